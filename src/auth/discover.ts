@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { CliError } from '../errors.js';
+import type { HttpClient } from '../http/client.js';
+import { assertSafeUrl } from '../http/transport.js';
+import { writeFileAtomic } from '../util/atomic.js';
+import { type AuthorizationServer, loadOAuth, requestOptions } from './oauth.js';
+
+export interface ServerInfo {
+  /** The API origin (and path, if any) the user gave, without a trailing slash. */
+  baseUrl: string;
+  /** RFC 8707 resource identifier, from the protected-resource metadata. */
+  resource?: string;
+  as: AuthorizationServer;
+}
+
+export function normalizeBaseUrl(input: string): string {
+  const url = assertSafeUrl(input.includes('://') ? input : `https://${input}`, 'base URL');
+  if (url.search || url.hash) throw new CliError(`The base URL must not have a query or fragment: ${input}`, { code: 'usage', exitCode: 2 });
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/**
+ * RFC 9728 protected-resource metadata names the authorization server; RFC 8414 metadata (OpenID
+ * discovery as fallback) names every endpoint. The metadata is authoritative: nothing is guessed.
+ */
+export async function discover(http: HttpClient, baseUrl: string, signal?: AbortSignal): Promise<ServerInfo> {
+  const oauth = await loadOAuth();
+  const opts = requestOptions(oauth, http, signal);
+  const resourceUrl = new URL(baseUrl);
+
+  let issuer = new URL(baseUrl);
+  let resource: string | undefined;
+  const prmResponse = await oauth.resourceDiscoveryRequest(resourceUrl, opts);
+  if (prmResponse.status === 200) {
+    let prm: Awaited<ReturnType<typeof oauth.processResourceDiscoveryResponse>>;
+    try {
+      prm = await oauth.processResourceDiscoveryResponse(resourceUrl, prmResponse);
+    } catch (err) {
+      throw new CliError(`The protected-resource metadata of ${baseUrl} is not valid: ${(err as Error).message}.`, { code: 'discovery_failed', cause: err });
+    }
+    resource = prm.resource;
+    const named = prm.authorization_servers?.[0];
+    if (named) issuer = assertSafeUrl(named, 'authorization server');
+  } else if (prmResponse.status !== 404) {
+    throw new CliError(`Discovery failed: ${baseUrl}/.well-known/oauth-protected-resource answered HTTP ${prmResponse.status}.`, { code: 'discovery_failed' });
+  }
+
+  let as: AuthorizationServer | undefined;
+  for (const algorithm of ['oauth2', 'oidc'] as const) {
+    const res = await oauth.discoveryRequest(issuer, { ...opts, algorithm });
+    if (res.status === 404) continue;
+    try {
+      as = await oauth.processDiscoveryResponse(issuer, res);
+    } catch (err) {
+      const msg = (err as Error).message;
+      throw new CliError(
+        /issuer/i.test(msg)
+          ? `The authorization server metadata at ${issuer.origin} claims a different issuer; refusing it.`
+          : `The authorization server metadata at ${issuer.origin} is not valid: ${msg}.`,
+        { code: 'discovery_failed', cause: err },
+      );
+    }
+    break;
+  }
+  if (!as) {
+    throw new CliError(`No authorization server metadata found for ${issuer.href.replace(/\/$/, '')} (RFC 8414 and OpenID discovery both answered 404).`, {
+      code: 'discovery_failed',
+      hint: 'Check the base URL.',
+    });
+  }
+  // Without S256 there is no protection for the code in transit: refuse rather than downgrade.
+  if (!as.code_challenge_methods_supported?.includes('S256')) {
+    throw new CliError(`The authorization server ${as.issuer} does not offer PKCE with S256; refusing to log in.`, { code: 'pkce_unsupported' });
+  }
+  for (const key of ['authorization_endpoint', 'token_endpoint'] as const) {
+    if (!as[key]) throw new CliError(`The authorization server metadata has no ${key}.`, { code: 'discovery_failed' });
+    assertSafeUrl(as[key]!, key.replace('_', ' '));
+  }
+  return { baseUrl, resource, as };
+}
+
+function serverCacheFile(cacheDir: string, baseUrl: string): string {
+  return join(cacheDir, 'servers', `${createHash('sha256').update(baseUrl).digest('hex').slice(0, 16)}.json`);
+}
+
+/** Keeps the metadata for completions and offline help; losing it costs nothing but a network call. */
+export async function cacheServerInfo(cacheDir: string, info: ServerInfo): Promise<void> {
+  const body = JSON.stringify({ fetchedAt: Math.floor(Date.now() / 1000), ...info }, null, 2);
+  await writeFileAtomic(serverCacheFile(cacheDir, info.baseUrl), `${body}\n`, 0o600).catch(() => undefined);
+}
+
+export { serverCacheFile };

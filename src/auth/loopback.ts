@@ -1,0 +1,126 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { CliError, InterruptedError } from '../errors.js';
+
+export interface LoopbackOptions {
+  /** 0 for an ephemeral port. */
+  port: number;
+  path: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export interface LoopbackListener {
+  redirectUri: string;
+  port: number;
+  /** The full callback URL of the first request to the exact callback path. */
+  callback: Promise<URL>;
+  /** Shows the final page in the browser tab that made the callback, then shuts the listener down. */
+  finish(result: { ok: boolean; title: string; message: string }): Promise<void>;
+  close(): Promise<void>;
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+export function resultPage(ok: boolean, title: string, message: string): string {
+  const colour = ok ? '#1a7f37' : '#cf222e';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>school: ${escapeHtml(title)}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1f2328}
+h1{color:${colour};font-size:1.5rem}</style></head>
+<body><h1 id="result" data-ok="${ok}">${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p></body></html>
+`;
+}
+
+/**
+ * A one-shot HTTP listener on 127.0.0.1 only (never a wildcard address): it accepts exactly one
+ * GET on its callback path, answers anything else with 404, and gives up after a timeout.
+ */
+export async function startLoopback(options: LoopbackOptions): Promise<LoopbackListener> {
+  const http = await import('node:http');
+  let pending: ServerResponse | undefined;
+  let received = false;
+  let resolveCallback!: (u: URL) => void;
+  let rejectCallback!: (e: Error) => void;
+  const callback = new Promise<URL>((resolve, reject) => {
+    resolveCallback = resolve;
+    rejectCallback = reject;
+  });
+  callback.catch(() => undefined); // the flow awaits it; an unobserved rejection must not crash
+
+  const server: Server = http.createServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', `http://127.0.0.1`);
+    if (req.method !== 'GET' || url.pathname !== options.path) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
+      res.end('Not found.\n');
+      return;
+    }
+    if (received) {
+      res.writeHead(409, { 'content-type': 'text/html; charset=utf-8', connection: 'close' });
+      res.end(resultPage(false, 'Already used', 'This sign-in response was already received. Return to the terminal.'));
+      return;
+    }
+    received = true;
+    pending = res;
+    resolveCallback(new URL(`http://127.0.0.1:${port}${req.url ?? '/'}`));
+  });
+  server.keepAliveTimeout = 1000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') {
+        reject(new CliError(`Port ${options.port} on 127.0.0.1 is already in use.`, { code: 'port_in_use', hint: 'Choose another with --port, or omit --port for a free one.' }));
+      } else if (err.code === 'EACCES') {
+        reject(new CliError(`Not allowed to listen on port ${options.port} of 127.0.0.1.`, { code: 'port_denied', hint: 'Choose a port above 1023 with --port.' }));
+      } else reject(err);
+    });
+    server.listen(options.port, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as { port: number }).port;
+
+  let closed = false;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      if (closed) return resolve();
+      closed = true;
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+
+  const timer = setTimeout(() => {
+    rejectCallback(
+      new CliError(`No sign-in response arrived within ${Math.round(options.timeoutMs / 1000)} seconds.`, {
+        code: 'timeout',
+        hint: 'Run `school login` again; use --timeout to wait longer.',
+      }),
+    );
+    void close();
+  }, options.timeoutMs);
+  timer.unref();
+
+  const onAbort = () => {
+    rejectCallback(new InterruptedError());
+    void close();
+  };
+  if (options.signal?.aborted) onAbort();
+  else options.signal?.addEventListener('abort', onAbort, { once: true });
+
+  return {
+    redirectUri: `http://127.0.0.1:${port}${options.path}`,
+    port,
+    callback,
+    async finish(result) {
+      clearTimeout(timer);
+      if (pending && !pending.headersSent) {
+        pending.writeHead(result.ok ? 200 : 400, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', connection: 'close' });
+        await new Promise<void>((r) => pending!.end(resultPage(result.ok, result.title, result.message), () => r()));
+      }
+      await close();
+    },
+    close,
+  };
+}

@@ -1,0 +1,113 @@
+import type { AuthMethod } from '../config/config.js';
+import type { TokenSet } from '../credentials/token-set.js';
+import type { HttpClient } from '../http/client.js';
+import { registerSecret } from '../util/redact.js';
+import { type AuthorizationServer, type OAuth, loadOAuth, requestOptions } from './oauth.js';
+
+export interface ClientIdentity {
+  clientId: string;
+  authMethod: AuthMethod;
+  clientSecret?: string;
+}
+
+function oauthClient(c: ClientIdentity) {
+  return { client_id: c.clientId, token_endpoint_auth_method: c.authMethod };
+}
+
+function clientAuth(oauth: OAuth, c: ClientIdentity) {
+  return c.authMethod === 'client_secret_post' && c.clientSecret ? oauth.ClientSecretPost(c.clientSecret) : oauth.None();
+}
+
+function resourceParams(resource: string | undefined) {
+  return resource ? { additionalParameters: { resource } } : {};
+}
+
+type TokenResponse = Awaited<ReturnType<OAuth['processAuthorizationCodeResponse']>>;
+
+export function toTokenSet(
+  res: TokenResponse,
+  ctx: { issuer: string; client: ClientIdentity; resource?: string; nowSeconds: number; previous?: TokenSet },
+): TokenSet {
+  registerSecret(res.access_token);
+  registerSecret(res.refresh_token);
+  return {
+    issuer: ctx.issuer,
+    clientId: ctx.client.clientId,
+    resource: ctx.resource,
+    accessToken: res.access_token,
+    tokenType: res.token_type ?? 'bearer',
+    expiresAt: typeof res.expires_in === 'number' ? ctx.nowSeconds + res.expires_in : undefined,
+    obtainedAt: ctx.nowSeconds,
+    // Without rotation the server sends no new refresh token: the old one stays valid.
+    refreshToken: res.refresh_token ?? ctx.previous?.refreshToken,
+    scope: res.scope ?? ctx.previous?.scope,
+    clientSecret: ctx.client.clientSecret,
+  };
+}
+
+/** Checks `state` and `iss` (RFC 9207) of the redirect and hands back its parameters. */
+export async function validateCallback(as: AuthorizationServer, client: ClientIdentity, callback: URL, expectedState: string): Promise<URLSearchParams> {
+  const oauth = await loadOAuth();
+  return oauth.validateAuthResponse(as, oauthClient(client), callback, expectedState);
+}
+
+export async function exchangeCode(
+  http: HttpClient,
+  as: AuthorizationServer,
+  client: ClientIdentity,
+  p: { params: URLSearchParams; redirectUri: string; codeVerifier: string; resource?: string; signal?: AbortSignal },
+): Promise<TokenResponse> {
+  const oauth = await loadOAuth();
+  registerSecret(p.params.get('code'));
+  const res = await oauth.authorizationCodeGrantRequest(as, oauthClient(client), clientAuth(oauth, client), p.params, p.redirectUri, p.codeVerifier, {
+    ...requestOptions(oauth, http, p.signal),
+    ...resourceParams(p.resource),
+  });
+  return oauth.processAuthorizationCodeResponse(as, oauthClient(client), res);
+}
+
+export async function refreshGrant(
+  http: HttpClient,
+  as: AuthorizationServer,
+  client: ClientIdentity,
+  p: { refreshToken: string; resource?: string; signal?: AbortSignal },
+): Promise<TokenResponse> {
+  const oauth = await loadOAuth();
+  const res = await oauth.refreshTokenGrantRequest(as, oauthClient(client), clientAuth(oauth, client), p.refreshToken, {
+    ...requestOptions(oauth, http, p.signal),
+    ...resourceParams(p.resource),
+  });
+  return oauth.processRefreshTokenResponse(as, oauthClient(client), res);
+}
+
+export async function revokeToken(
+  http: HttpClient,
+  as: AuthorizationServer,
+  client: ClientIdentity,
+  p: { token: string; hint: 'access_token' | 'refresh_token'; signal?: AbortSignal },
+): Promise<void> {
+  const oauth = await loadOAuth();
+  const res = await oauth.revocationRequest(as, oauthClient(client), clientAuth(oauth, client), p.token, {
+    ...requestOptions(oauth, http, p.signal),
+    additionalParameters: { token_type_hint: p.hint },
+  });
+  await oauth.processRevocationResponse(res);
+}
+
+/**
+ * Whether the server still knows a cached client: a token request with a made-up code is answered
+ * `invalid_client` for an unknown client and `invalid_grant` (or similar) for a known one. This
+ * avoids sending the user to an authorization page that can only show an error.
+ */
+export async function clientStillKnown(http: HttpClient, as: AuthorizationServer, client: ClientIdentity, redirectUri: string, signal?: AbortSignal): Promise<boolean> {
+  const oauth = await loadOAuth();
+  try {
+    const params = new URLSearchParams({ code: `probe-${oauth.generateRandomState()}` });
+    const res = await oauth.authorizationCodeGrantRequest(as, oauthClient(client), clientAuth(oauth, client), params, redirectUri, oauth.generateRandomCodeVerifier(), requestOptions(oauth, http, signal));
+    if (res.status < 400) return true;
+    const body = (await res.json().catch(() => ({}))) as { error?: string };
+    return body.error !== 'invalid_client';
+  } catch {
+    return true; // cannot tell: let the real flow find out
+  }
+}

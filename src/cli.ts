@@ -1,0 +1,93 @@
+import type { Deps } from './deps.js';
+import { ExitCode, describeError } from './errors.js';
+import { redactText } from './util/redact.js';
+
+/** Prints the one-line (or JSON) error and returns the exit code. The only place errors become exit codes. */
+export function reportError(err: unknown, stderr: NodeJS.WritableStream, json: boolean): number {
+  const report = describeError(err);
+  const message = redactText(report.message);
+  const hint = report.hint ? redactText(report.hint) : undefined;
+  if (json) {
+    const body: Record<string, string> = { error: report.error, message };
+    if (report.scope) body.scope = report.scope;
+    if (hint) body.hint = hint;
+    stderr.write(`${JSON.stringify(body)}\n`);
+  } else {
+    stderr.write(`school: ${message}\n`);
+    if (hint) stderr.write(`${hint}\n`);
+  }
+  return report.exitCode;
+}
+
+function wantsJson(argv: string[]): boolean {
+  return argv.includes('--json');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts += 1;
+    if (interrupts > 1) process.exit(ExitCode.interrupted);
+    controller.abort();
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
+
+  const json = wantsJson(argv);
+  try {
+    const { fastPath } = await import('./fast-path.js');
+    const fast = await fastPath(argv, controller.signal);
+    if (fast !== undefined) return fast;
+
+    const [{ buildProgram, mapCommanderError }, { systemDeps }, { CommanderError }] = await Promise.all([
+      import('./program.js'),
+      import('./deps-system.js'),
+      import('commander'),
+    ]);
+    let pending: Promise<void> | undefined;
+    const program = buildProgram(
+      (opts): Deps => systemDeps({ verbose: Boolean(opts.verbose), signal: controller.signal }),
+      (p) => (pending = p),
+    );
+    program.configureOutput({
+      writeOut: (s) => process.stdout.write(s),
+      writeErr: (s) => process.stderr.write(s),
+      outputError: () => undefined, // reported below, in one format
+    });
+    if (argv.length === 0) {
+      program.outputHelp();
+      return ExitCode.ok;
+    }
+    try {
+      await program.parseAsync(argv, { from: 'user' });
+    } catch (err) {
+      if (err instanceof CommanderError) {
+        const mapped = mapCommanderError(err);
+        if (typeof mapped === 'number') return mapped;
+        const code = reportError(mapped, process.stderr, json);
+        if (!json) process.stderr.write(`Run 'school --help' for usage.\n`);
+        return code;
+      }
+      throw err;
+    }
+    if (pending) await pending;
+    return controller.signal.aborted ? ExitCode.interrupted : ExitCode.ok;
+  } catch (err) {
+    if (controller.signal.aborted) return reportError(new (await import('./errors.js')).InterruptedError(), process.stderr, json);
+    return reportError(err, process.stderr, json);
+  } finally {
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    process.stderr.write(`school: ${redactText(String((err as Error)?.message ?? err))}\n`);
+    process.exitCode = ExitCode.failure;
+  },
+);

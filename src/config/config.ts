@@ -1,0 +1,84 @@
+import { CliError } from '../errors.js';
+import type { StorageKind } from '../credentials/store.js';
+import { readFileIfExists, writeFileAtomic } from '../util/atomic.js';
+import { withLock } from '../util/lock.js';
+import type { Paths } from './paths.js';
+
+export type AuthMethod = 'none' | 'client_secret_post';
+
+/** What the CLI remembers about one account on one school. Never holds a secret. */
+export interface Profile {
+  baseUrl: string;
+  issuer: string;
+  /** RFC 8707 resource the tokens are bound to (from the protected-resource metadata). */
+  resource?: string;
+  clientId: string;
+  authMethod: AuthMethod;
+  /** Where this profile's secrets live. */
+  storage: StorageKind;
+  user?: { sub?: string; name?: string; email?: string };
+  loggedInAt?: number;
+}
+
+/** A cached dynamic registration, reused by later logins to the same issuer. */
+export interface ClientRegistration {
+  clientId: string;
+  authMethod: AuthMethod;
+  redirectUri: string;
+  registeredAt: number;
+  /** Where its client secret lives, for a confidential client. */
+  secretStorage?: StorageKind;
+}
+
+export interface ConfigFile {
+  version: 1;
+  profiles: Record<string, Profile>;
+  clients: Record<string, ClientRegistration[]>;
+}
+
+export const DEFAULT_PROFILE = 'default';
+
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export function checkProfileName(name: string): string {
+  if (!PROFILE_NAME.test(name)) {
+    throw new CliError(`Invalid profile name "${name}": use letters, digits, ".", "_" or "-".`, { code: 'usage', exitCode: 2 });
+  }
+  return name;
+}
+
+function emptyConfig(): ConfigFile {
+  return { version: 1, profiles: {}, clients: {} };
+}
+
+export function parseConfig(text: string | undefined, path: string): ConfigFile {
+  if (text === undefined || text.trim() === '') return emptyConfig();
+  try {
+    const parsed = JSON.parse(text) as Partial<ConfigFile>;
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+    return {
+      version: 1,
+      profiles: parsed.profiles && typeof parsed.profiles === 'object' ? parsed.profiles : {},
+      clients: parsed.clients && typeof parsed.clients === 'object' ? parsed.clients : {},
+    };
+  } catch {
+    throw new CliError(`The configuration file ${path} is not valid JSON.`, {
+      code: 'corrupt_config',
+      hint: `Fix or remove ${path}, then run \`school login\`.`,
+    });
+  }
+}
+
+export async function loadConfig(paths: Paths): Promise<ConfigFile> {
+  return parseConfig(await readFileIfExists(paths.configFile), paths.configFile);
+}
+
+/** Read-modify-write under a lock, written atomically, so parallel logins to different profiles both stick. */
+export async function updateConfig<T>(paths: Paths, fn: (config: ConfigFile) => T | Promise<T>): Promise<T> {
+  return withLock(paths.lockDir, 'config', async () => {
+    const config = await loadConfig(paths);
+    const result = await fn(config);
+    await writeFileAtomic(paths.configFile, `${JSON.stringify(config, null, 2)}\n`, 0o600);
+    return result;
+  });
+}

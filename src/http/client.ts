@@ -1,0 +1,209 @@
+import type { IncomingMessage, RequestOptions } from 'node:http';
+import type { Writable } from 'node:stream';
+import { CliError } from '../errors.js';
+import { REDACTED, redactBody, redactText, redactUrl } from '../util/redact.js';
+import { proxyFor } from './proxy.js';
+import { assertSafeUrl } from './transport.js';
+
+export interface HttpRequest {
+  method?: string;
+  url: string | URL;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface HttpResponse {
+  status: number;
+  statusText: string;
+  /** Lower-case names; repeated headers joined with ", " (set-cookie kept as an array). */
+  headers: Record<string, string>;
+  rawHeaders: string[];
+  body: Buffer;
+  url: string;
+  httpVersion: string;
+}
+
+export interface HttpClient {
+  request(req: HttpRequest): Promise<HttpResponse>;
+}
+
+export interface HttpClientOptions {
+  env: Record<string, string | undefined>;
+  /** Where a redacted trace goes under --verbose. */
+  trace?: Writable;
+  userAgent?: string;
+  defaultTimeoutMs?: number;
+}
+
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'dpop']);
+
+function traceHeaders(prefix: string, headers: Record<string, string>): string {
+  return Object.entries(headers)
+    .map(([k, v]) => {
+      const lower = k.toLowerCase();
+      if (SECRET_HEADERS.has(lower)) {
+        const scheme = /^(\w+)\s/.exec(v)?.[1];
+        return `${prefix} ${k}: ${scheme ? `${scheme} ` : ''}${REDACTED}`;
+      }
+      return `${prefix} ${k}: ${redactText(v)}`;
+    })
+    .join('\n');
+}
+
+function traceBody(prefix: string, body: string, contentType?: string): string {
+  const shown = redactBody(body, contentType);
+  const limited = shown.length > 4000 ? `${shown.slice(0, 4000)}… (${shown.length} characters)` : shown;
+  return limited
+    .split('\n')
+    .map((l) => `${prefix} ${l}`)
+    .join('\n');
+}
+
+/**
+ * The one HTTP client of the CLI, on node:http(s): cheap to load (no fetch machinery at start-up),
+ * honours HTTPS_PROXY / HTTP_PROXY / NO_PROXY, refuses cleartext except to loopback, and traces with
+ * every secret redacted.
+ */
+export function createHttpClient(options: HttpClientOptions): HttpClient {
+  const ua = options.userAgent ?? 'school-cli';
+  return {
+    async request(req) {
+      const url = assertSafeUrl(typeof req.url === 'string' ? new URL(req.url) : req.url, 'request URL');
+      const method = (req.method ?? 'GET').toUpperCase();
+      const headers: Record<string, string> = { 'user-agent': ua, ...(req.headers ?? {}) };
+      const body = typeof req.body === 'string' ? Buffer.from(req.body) : req.body ? Buffer.from(req.body) : undefined;
+      if (body && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) {
+        headers['content-length'] = String(body.length);
+      }
+      const trace = options.trace;
+      const proxy = proxyFor(url, options.env);
+      if (trace) {
+        trace.write(`* ${method} ${redactUrl(url.toString())}${proxy ? ` (via proxy ${proxy.host})` : ''}\n`);
+        trace.write(`${traceHeaders('>', headers)}\n`);
+        if (body) {
+          const ct = Object.entries(headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1];
+          trace.write(`${traceBody('>', body.toString('utf8'), ct)}\n`);
+        }
+      }
+      const started = Date.now();
+      const res = await send(url, method, headers, body, proxy, req.signal, req.timeoutMs ?? options.defaultTimeoutMs ?? 30_000);
+      if (trace) {
+        trace.write(`< HTTP/${res.httpVersion} ${res.status} ${res.statusText} (${Date.now() - started} ms)\n`);
+        trace.write(`${traceHeaders('<', res.headers)}\n`);
+        if (res.body.length) trace.write(`${traceBody('<', res.body.toString('utf8'), res.headers['content-type'])}\n`);
+      }
+      return res;
+    },
+  };
+}
+
+async function send(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: Buffer | undefined,
+  proxy: URL | undefined,
+  signal: AbortSignal | undefined,
+  timeoutMs: number,
+): Promise<HttpResponse> {
+  const isHttps = url.protocol === 'https:';
+  const lib = isHttps ? await import('node:https') : await import('node:http');
+  const options: RequestOptions & { servername?: string } = {
+    method,
+    headers,
+    hostname: url.hostname.replace(/^\[|\]$/g, ''),
+    port: url.port || (isHttps ? 443 : 80),
+    path: `${url.pathname}${url.search}`,
+    signal,
+  };
+  if (proxy) {
+    if (isHttps) {
+      options.createConnection = undefined;
+      (options as { agent?: unknown }).agent = await tunnelAgent(proxy, url, signal);
+    } else {
+      // A plain-http request through a proxy is sent to the proxy with the absolute URL.
+      options.hostname = proxy.hostname;
+      options.port = proxy.port || 80;
+      options.path = url.toString();
+      const auth = proxyAuthorization(proxy);
+      if (auth) headers['proxy-authorization'] = auth;
+    }
+  }
+  return new Promise<HttpResponse>((resolve, reject) => {
+    const request = lib.request(options, (res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const flat: Record<string, string> = {};
+        for (const [k, v] of Object.entries(res.headers)) {
+          if (v === undefined) continue;
+          flat[k] = Array.isArray(v) ? v.join(', ') : v;
+        }
+        resolve({
+          status: res.statusCode ?? 0,
+          statusText: res.statusMessage ?? '',
+          headers: flat,
+          rawHeaders: res.rawHeaders,
+          body: Buffer.concat(chunks),
+          url: url.toString(),
+          httpVersion: res.httpVersion,
+        });
+      });
+    });
+    request.setTimeout(timeoutMs, () => {
+      request.destroy(new CliError(`No answer from ${url.origin} within ${Math.round(timeoutMs / 1000)} seconds.`, { code: 'network_error' }));
+    });
+    request.on('error', reject);
+    if (body) request.write(body);
+    request.end();
+  });
+}
+
+function proxyAuthorization(proxy: URL): string | undefined {
+  if (!proxy.username) return undefined;
+  const creds = `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`;
+  return `Basic ${Buffer.from(creds).toString('base64')}`;
+}
+
+/** An agent whose every connection is a TLS session inside a CONNECT tunnel through the proxy. */
+async function tunnelAgent(proxy: URL, target: URL, signal?: AbortSignal) {
+  const https = await import('node:https');
+  const http = await import('node:http');
+  const tls = await import('node:tls');
+  const net = await import('node:net');
+  const agent = new https.Agent({ keepAlive: false });
+  const port = target.port || '443';
+  const hostname = target.hostname.replace(/^\[|\]$/g, '');
+  (agent as unknown as { createConnection: unknown }).createConnection = (
+    _opts: unknown,
+    callback: (err: Error | null, socket?: import('node:net').Socket) => void,
+  ) => {
+    const headers: Record<string, string> = { host: `${hostname}:${port}` };
+    const auth = proxyAuthorization(proxy);
+    if (auth) headers['proxy-authorization'] = auth;
+    const connectReq = http.request({
+      hostname: proxy.hostname,
+      port: proxy.port || 80,
+      method: 'CONNECT',
+      path: `${hostname}:${port}`,
+      headers,
+      signal,
+    });
+    connectReq.on('connect', (res, socket: import('node:net').Socket) => {
+      if (res.statusCode !== 200) {
+        socket.destroy();
+        callback(new CliError(`The proxy ${proxy.host} refused to connect to ${hostname}:${port} (HTTP ${res.statusCode}).`, { code: 'network_error' }));
+        return;
+      }
+      const secure = tls.connect({ socket, servername: net.isIP(hostname) ? undefined : hostname });
+      callback(null, secure);
+    });
+    connectReq.on('error', (err) => callback(err));
+    connectReq.end();
+    return undefined;
+  };
+  return agent;
+}
