@@ -91,3 +91,36 @@ export async function cacheServerInfo(cacheDir: string, info: ServerInfo): Promi
 }
 
 export { serverCacheFile };
+
+/**
+ * The server metadata for a base URL: from the cache written at login when it names the expected
+ * issuer, else discovered again (and cached). Saves a round trip on every refresh and logout.
+ */
+export async function serverInfoFor(
+  http: HttpClient,
+  cacheDir: string,
+  baseUrl: string,
+  expectedIssuer?: string,
+  signal?: AbortSignal,
+): Promise<ServerInfo> {
+  const { readFileIfExists } = await import('../util/atomic.js');
+  const text = await readFileIfExists(serverCacheFile(cacheDir, baseUrl)).catch(() => undefined);
+  if (text) {
+    try {
+      const cached = JSON.parse(text) as ServerInfo;
+      if (cached.as?.issuer && (!expectedIssuer || cached.as.issuer === expectedIssuer) && cached.as.token_endpoint) return cached;
+    } catch {
+      // a damaged cache is just a miss
+    }
+  }
+  const info = await discover(http, baseUrl, signal);
+  if (expectedIssuer && info.as.issuer !== expectedIssuer) {
+    throw new CliError(`${baseUrl} is now served by the authorization server ${info.as.issuer}, not ${expectedIssuer} where these credentials came from.`, {
+      code: 'issuer_changed',
+      exitCode: 4,
+      hint: 'Run `school login` to sign in to the new server.',
+    });
+  }
+  await cacheServerInfo(cacheDir, info);
+  return info;
+}

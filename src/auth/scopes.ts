@@ -29,9 +29,13 @@ export function editDistance(a: string, b: string): number {
 }
 
 export function suggestScope(wrong: string, supported: string[]): string | undefined {
+  // `orders:write` where only `orders:read` exists: the same resource beats a closer spelling.
+  const resource = wrong.includes(':') ? wrong.slice(0, wrong.indexOf(':')).toLowerCase() : undefined;
+  const sameResource = resource ? supported.filter((s) => s.toLowerCase().startsWith(`${resource}:`)) : [];
+  const candidates = sameResource.length ? sameResource : supported;
   let best: string | undefined;
   let bestDistance = Infinity;
-  for (const s of supported) {
+  for (const s of candidates) {
     const d = editDistance(wrong.toLowerCase(), s.toLowerCase());
     if (d < bestDistance) {
       best = s;
@@ -39,6 +43,7 @@ export function suggestScope(wrong: string, supported: string[]): string | undef
     }
   }
   // Close enough to be a typo: a few edits, relative to the length.
+  if (sameResource.length) return best;
   return best !== undefined && bestDistance <= Math.max(2, Math.floor(wrong.length / 3)) ? best : undefined;
 }
 

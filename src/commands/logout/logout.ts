@@ -1,6 +1,70 @@
-import type { Deps } from '../../deps.js';
-import { CliError } from '../../errors.js';
+import { serverInfoFor } from '../../auth/discover.js';
+import { revokeToken } from '../../auth/tokens.js';
+import { type Profile, loadConfig, updateConfig } from '../../config/config.js';
+import { profileAccount } from '../../credentials/store.js';
+import { type TokenSet, parseTokenSet } from '../../credentials/token-set.js';
+import { type Deps, openStore } from '../../deps.js';
+import { CliError, describeError } from '../../errors.js';
+import { type GlobalOptions, profileName } from '../context.js';
 
-export async function logoutRun(_deps: Deps, _opts: object): Promise<void> {
-  throw new CliError('`school logout` is not yet implemented.', { code: 'not_implemented' });
+export interface LogoutOptions extends GlobalOptions {
+  all?: boolean;
+}
+
+/** Revokes at the server (refresh token first: it is the long-lived one), returning what failed. */
+async function revokeAll(deps: Deps, p: Profile, set: TokenSet): Promise<string | undefined> {
+  try {
+    const server = await serverInfoFor(deps.http, deps.paths.cacheDir, p.baseUrl, p.issuer, deps.signal);
+    if (!server.as.revocation_endpoint) return 'the server has no revocation endpoint';
+    const client = { clientId: set.clientId, authMethod: p.authMethod, clientSecret: set.clientSecret };
+    if (set.refreshToken) await revokeToken(deps.http, server.as, client, { token: set.refreshToken, hint: 'refresh_token', signal: deps.signal });
+    await revokeToken(deps.http, server.as, client, { token: set.accessToken, hint: 'access_token', signal: deps.signal });
+    return undefined;
+  } catch (err) {
+    return describeError(err).message.replace(/\.$/, '');
+  }
+}
+
+export async function logoutRun(deps: Deps, opts: LogoutOptions): Promise<void> {
+  const config = await loadConfig(deps.paths);
+  const names = opts.all ? Object.keys(config.profiles) : [profileName(opts, deps.env)];
+  if (deps.env.SCHOOL_TOKEN || deps.env.SCHOOL_REFRESH_TOKEN) {
+    deps.io.err.write('Note: credentials in the environment (SCHOOL_TOKEN / SCHOOL_REFRESH_TOKEN) are not affected by logout.\n');
+  }
+  const failures: string[] = [];
+  let any = false;
+  for (const name of names) {
+    const p = config.profiles[name];
+    if (!p) {
+      if (!opts.all) deps.io.err.write(`Not logged in${name === 'default' ? '' : ` (profile ${name})`}; nothing to do.\n`);
+      continue;
+    }
+    any = true;
+    let problem: string | undefined;
+    try {
+      const store = await openStore(deps, p.storage);
+      const text = await store.get(profileAccount(name));
+      if (text) problem = await revokeAll(deps, p, parseTokenSet(text, p.storage));
+      else problem = 'no stored tokens to revoke';
+      await store.delete(profileAccount(name));
+    } catch (err) {
+      problem = describeError(err).message.replace(/\.$/, '');
+    }
+    await updateConfig(deps.paths, (c) => {
+      delete c.profiles[name];
+    });
+    const label = `${p.baseUrl}${name === 'default' ? '' : ` (profile ${name})`}`;
+    if (problem) {
+      failures.push(name);
+      deps.io.err.write(`Logged out of ${label} locally, but the server-side revocation was not confirmed: ${problem}.\n`);
+    } else {
+      deps.io.err.write(`Logged out of ${label}; the server revoked the tokens.\n`);
+    }
+  }
+  if (opts.all && !any) deps.io.err.write('No profiles to log out of.\n');
+  if (failures.length) {
+    throw new CliError(`Server-side revocation was not confirmed for ${failures.map((f) => `"${f}"`).join(', ')}; the local credentials are gone.`, {
+      code: 'revocation_unconfirmed',
+    });
+  }
 }

@@ -1,6 +1,32 @@
+import { serverInfoFor } from '../../auth/discover.js';
+import { notLoggedIn, resolveSession } from '../../auth/session.js';
+import { describeUser, requestUserInfo } from '../../auth/userinfo.js';
 import type { Deps } from '../../deps.js';
-import { CliError } from '../../errors.js';
+import { AuthError, CliError } from '../../errors.js';
+import type { GlobalOptions } from '../context.js';
 
-export async function whoamiRun(_deps: Deps, _opts: object): Promise<void> {
-  throw new CliError('`school whoami` is not yet implemented.', { code: 'not_implemented' });
+export type WhoamiOptions = GlobalOptions;
+
+export async function whoamiRun(deps: Deps, opts: WhoamiOptions): Promise<void> {
+  let session = await resolveSession(deps, opts);
+  if (!session) throw notLoggedIn(deps, opts);
+  const server = await serverInfoFor(deps.http, deps.paths.cacheDir, session.baseUrl, session.issuer, deps.signal);
+  let info = await requestUserInfo(deps.http, server.as, session.accessToken, deps.signal);
+  // A 401 may just mean the token was revoked or expired early: renew once and try again.
+  if (!info.ok && info.status === 401 && session.refresh) {
+    session = await session.refresh();
+    info = await requestUserInfo(deps.http, server.as, session.accessToken, deps.signal);
+  }
+  if (!info.ok) {
+    if (info.status === 401 || info.status === 403) {
+      throw new AuthError(`The server rejected the access token (${info.error ?? `HTTP ${info.status}`}).`, {
+        code: 'token_rejected',
+        hint: session.source === 'env' ? 'Check the token in the environment.' : 'Run `school login`.',
+      });
+    }
+    if (info.error === 'no_userinfo_endpoint') throw new CliError('The authorization server has no userinfo endpoint.', { code: 'unsupported' });
+    throw new CliError(`The userinfo endpoint failed (HTTP ${info.status}).`, { code: 'userinfo_failed' });
+  }
+  if (opts.json) deps.io.out.write(`${JSON.stringify(info.claims, null, 2)}\n`);
+  else deps.io.out.write(`${describeUser(info.claims)}\n`);
 }

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { statusRun } from '../../src/commands/status/status.js';
+import { tokenRun } from '../../src/commands/token/token.js';
+import { updateConfig } from '../../src/config/config.js';
+import { profileAccount } from '../../src/credentials/store.js';
+import { serializeTokenSet } from '../../src/credentials/token-set.js';
+import { fakeDeps } from '../helpers/fake-deps.js';
+
+const NOW = 1_800_000_000_000;
+
+async function seedProfile(deps: ReturnType<typeof fakeDeps>, name: string, storage: 'keychain' | 'file', secret?: string) {
+  await updateConfig(deps.paths, (c) => {
+    c.profiles[name] = { baseUrl: 'https://school.example', issuer: 'https://auth.school.example', clientId: 'cid-1', authMethod: 'none', storage, user: { name: 'Ada Lovelace', email: 'ada@example.edu' } };
+  });
+  if (secret !== undefined) {
+    const store = storage === 'keychain' ? deps.keychainStore : deps.credentials.file();
+    await store.set(profileAccount(name), secret);
+  }
+}
+
+const tokens = {
+  issuer: 'https://auth.school.example',
+  clientId: 'cid-1',
+  accessToken: 'at-live-0123456789',
+  refreshToken: 'rt-live-0123456789',
+  tokenType: 'bearer',
+  obtainedAt: NOW / 1000 - 10,
+  expiresAt: NOW / 1000 + 3590,
+  scope: 'openid courses:read',
+};
+
+describe('school token (run)', () => {
+  it('prints the token and a newline, nothing else', async () => {
+    const deps = fakeDeps({ now: NOW });
+    await seedProfile(deps, 'default', 'keychain', serializeTokenSet(tokens));
+    await tokenRun(deps, {});
+    expect(deps.io.stdout()).toBe('at-live-0123456789\n');
+    expect(deps.io.stderr()).toBe('');
+  });
+
+  it('prints the documented JSON shape', async () => {
+    const deps = fakeDeps({ now: NOW });
+    await seedProfile(deps, 'default', 'file', serializeTokenSet(tokens));
+    await tokenRun(deps, { json: true });
+    expect(JSON.parse(deps.io.stdout())).toEqual({ access_token: 'at-live-0123456789', token_type: 'bearer', expires_at: tokens.expiresAt, scope: 'openid courses:read' });
+  });
+
+  it('exits 4 when not logged in', async () => {
+    const deps = fakeDeps({ now: NOW });
+    await expect(tokenRun(deps, {})).rejects.toMatchObject({ exitCode: 4, code: 'not_logged_in' });
+  });
+
+  it('does not read a locked keychain as logged out', async () => {
+    const deps = fakeDeps({ now: NOW, keychain: 'locked' });
+    await seedProfile(deps, 'default', 'keychain');
+    await expect(tokenRun(deps, {})).rejects.toMatchObject({ exitCode: 4, code: 'credentials_missing', message: expect.stringMatching(/locked/) });
+  });
+
+  it('uses SCHOOL_TOKEN as it is, but only with a base URL', async () => {
+    const deps = fakeDeps({ env: { SCHOOL_TOKEN: 'env-token-0123456789', SCHOOL_BASE_URL: 'https://school.example' } });
+    await tokenRun(deps, {});
+    expect(deps.io.stdout()).toBe('env-token-0123456789\n');
+    const bare = fakeDeps({ env: { SCHOOL_TOKEN: 'env-token-0123456789' } });
+    await expect(tokenRun(bare, {})).rejects.toMatchObject({ exitCode: 2 });
+  });
+});
+
+describe('school status (run)', () => {
+  it('reports every profile, broken ones included, and never a secret', async () => {
+    const deps = fakeDeps({ now: NOW });
+    await seedProfile(deps, 'default', 'keychain', serializeTokenSet(tokens));
+    await seedProfile(deps, 'broken', 'file', '{corrupt');
+    await seedProfile(deps, 'gone', 'keychain');
+    await statusRun(deps, { json: true });
+    const rows = JSON.parse(deps.io.stdout()) as Array<Record<string, unknown>>;
+    expect(rows.map((r) => r.profile)).toEqual(['broken', 'default', 'gone']);
+    const def = rows.find((r) => r.profile === 'default')!;
+    expect(def).toMatchObject({ active: true, storage: 'keychain', scopes: ['openid', 'courses:read'], expiresAt: tokens.expiresAt, clientId: 'cid-1' });
+    expect(rows.find((r) => r.profile === 'broken')!.problem).toMatch(/corrupted/);
+    expect(rows.find((r) => r.profile === 'gone')!.problem).toMatch(/keychain/);
+    expect(deps.io.stdout()).not.toMatch(/at-live|rt-live/);
+
+    const human = fakeDeps({ now: NOW });
+    await seedProfile(human, 'default', 'keychain', serializeTokenSet(tokens));
+    await statusRun(human, {});
+    expect(human.io.stdout()).toContain('default (active)');
+    expect(human.io.stdout()).toContain('Ada Lovelace ada@example.edu');
+    expect(human.io.stdout()).toMatch(/Expires: +\S+ \(in 60 min\)/);
+    expect(human.io.stdout()).not.toMatch(/at-live|rt-live/);
+  });
+});

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { needsRefresh, parseTokenSet, refreshMarginSeconds, type TokenSet } from '../../src/credentials/token-set.js';
+
+const base: TokenSet = { issuer: 'https://as.example', clientId: 'c', accessToken: 'at-0123456789', tokenType: 'bearer', obtainedAt: 1000, expiresAt: 4600 };
+
+describe('refresh policy', () => {
+  it('refreshes a minute early for long-lived tokens', () => {
+    expect(refreshMarginSeconds(base)).toBe(60);
+    expect(needsRefresh(base, 4539)).toBe(false);
+    expect(needsRefresh(base, 4540)).toBe(true);
+  });
+  it('uses at most half the lifetime for short-lived tokens, so a fresh one is not refreshed again', () => {
+    const short = { ...base, expiresAt: 1010 };
+    expect(refreshMarginSeconds(short)).toBe(5);
+    expect(needsRefresh(short, 1001)).toBe(false);
+    expect(needsRefresh(short, 1006)).toBe(true);
+  });
+  it('never refreshes a token without an expiry', () => {
+    expect(needsRefresh({ ...base, expiresAt: undefined }, 999999)).toBe(false);
+  });
+  it('reports corrupted entries as an authentication problem without echoing them', () => {
+    expect(() => parseTokenSet('{not json at-secret', 'the OS keychain')).toThrow(/corrupted/);
+    try {
+      parseTokenSet('{"foo":1}', 'x');
+    } catch (e) {
+      expect((e as { exitCode: number }).exitCode).toBe(4);
+    }
+  });
+});
