@@ -105,6 +105,12 @@ Exit status: 0 ok, 1 failure, 2 usage error, 4 authentication needed, 130 interr
     .argument('<shell>', 'bash, zsh or fish')
     .action(act(async () => (await import('./commands/completion/completion.js')).completionRun));
 
+  // Used by the completion scripts; hidden from help.
+  program
+    .command('__complete', { hidden: true })
+    .argument('<kind>', 'profiles, scopes or paths')
+    .action(act(async () => (await import('./commands/completion/complete.js')).completeRun));
+
   return program;
 }
 

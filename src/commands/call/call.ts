@@ -1,6 +1,161 @@
+import { readFile } from 'node:fs/promises';
+import { cachedOpenApi, fetchOpenApi, listOperations } from '../../api/openapi.js';
+import { type Session, resolveSession } from '../../auth/session.js';
+import { loadConfig } from '../../config/config.js';
 import type { Deps } from '../../deps.js';
-import { CliError } from '../../errors.js';
+import { AuthError, CliError, UsageError } from '../../errors.js';
+import type { HttpResponse } from '../../http/client.js';
+import { parseBearerChallenge } from '../../http/www-authenticate.js';
+import { type GlobalOptions, baseUrlFor, profileName } from '../context.js';
+import { buildFields, parseHeader, readAll, toQuery } from './fields.js';
+import { writeResponse } from './output.js';
 
-export async function callRun(_deps: Deps, _opts: object): Promise<void> {
-  throw new CliError('`school call` is not yet implemented.', { code: 'not_implemented' });
+export interface CallOptions extends GlobalOptions {
+  args?: unknown[];
+  method?: string;
+  header?: string[];
+  rawField?: string[];
+  field?: string[];
+  input?: string;
+  include?: boolean;
+  anonymous?: boolean;
+  list?: boolean;
+}
+
+/** The request URL: a path is joined to the base URL; an absolute URL is taken as it is. */
+export function targetUrl(baseUrl: string, path: string): URL {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) return new URL(path);
+  const base = new URL(baseUrl);
+  const joined = `${base.pathname.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+  return new URL(joined, base.origin);
+}
+
+function loginScopeHint(session: Session, needed: string[]): string {
+  const have = (session.scope ?? '').split(' ').filter(Boolean);
+  const all = [...new Set([...have, ...needed])];
+  const profile = session.profile === 'default' ? '' : ` --profile ${session.profile}`;
+  return `school login${profile} --scope "${all.join(' ')}"`;
+}
+
+async function listRun(deps: Deps, opts: CallOptions, baseUrl: string): Promise<void> {
+  const doc = (await fetchOpenApi(deps.http, deps.paths.cacheDir, baseUrl, deps.signal).catch(async (err) => {
+    const cached = await cachedOpenApi(deps.paths.cacheDir, baseUrl);
+    if (!cached) throw err;
+    deps.io.err.write('Could not fetch /openapi.json; showing the cached copy.\n');
+    return cached;
+  }))!;
+  const ops = listOperations(doc);
+  if (opts.json) {
+    deps.io.out.write(`${JSON.stringify(ops, null, 2)}\n`);
+    return;
+  }
+  const width = Math.max(...ops.map((o) => o.path.length), 4);
+  for (const op of ops) {
+    const scopes = op.scopes.length ? op.scopes.join(' ') : '-';
+    deps.io.out.write(`${op.method.padEnd(7)} ${op.path.padEnd(width)}  ${scopes}${op.anonymous && op.scopes.length ? ' (or anonymous)' : ''}${op.summary ? `  ${op.summary}` : ''}\n`);
+  }
+}
+
+export async function callRun(deps: Deps, opts: CallOptions): Promise<void> {
+  const path = typeof opts.args?.[0] === 'string' ? (opts.args[0] as string) : undefined;
+
+  let session: Session | undefined;
+  if (!opts.anonymous) session = await resolveSession(deps, opts);
+  const config = session ? undefined : await loadConfig(deps.paths);
+  const baseUrl = session?.baseUrl ?? baseUrlFor(opts, deps.env, config?.profiles[profileName(opts, deps.env)]);
+
+  if (opts.list) {
+    if (!baseUrl) throw new UsageError('No base URL: pass --base-url or log in first.');
+    return listRun(deps, opts, baseUrl);
+  }
+  if (!path) throw new UsageError('Missing the API path, e.g. `school call /api/courses`.');
+  const absolute = /^[a-z][a-z0-9+.-]*:\/\//i.test(path);
+  if (!baseUrl && !absolute) throw new UsageError('No base URL: pass --base-url, set SCHOOL_BASE_URL, or log in first.');
+  const url = targetUrl(baseUrl ?? path, path);
+
+  // The token goes only to the origin it was issued for.
+  if (session && url.origin !== new URL(session.baseUrl).origin) {
+    throw new UsageError(`Refusing to send the token for ${new URL(session.baseUrl).origin} to ${url.origin}.`, {
+      code: 'foreign_origin',
+      hint: 'Add --anonymous to send the request there without a token.',
+    });
+  }
+  if (!session && !opts.anonymous) deps.io.err.write('Not logged in: sending the request anonymously.\n');
+
+  const headers: Record<string, string> = {};
+  for (const h of opts.header ?? []) {
+    const [name, value] = parseHeader(h);
+    if (name.toLowerCase() === 'authorization' && session) throw new UsageError('Do not pass an Authorization header: the token is added for you (or use --anonymous).');
+    headers[name.toLowerCase()] = value;
+  }
+  headers.accept ??= 'application/json, */*;q=0.5';
+
+  const hasFields = Boolean(opts.rawField?.length || opts.field?.length);
+  const method = (opts.method ?? (hasFields || opts.input !== undefined ? 'POST' : 'GET')).toUpperCase();
+  if (!/^[A-Z]+$/.test(method)) throw new UsageError(`Invalid method "${opts.method}".`);
+
+  let body: Buffer | undefined;
+  if (hasFields) {
+    const fields = await buildFields(opts.rawField, opts.field, deps.io.in);
+    // With a raw body (--input), fields go to the query string, as they do for GET.
+    if (method === 'GET' || method === 'HEAD' || opts.input !== undefined) {
+      for (const [k, v] of toQuery(fields)) url.searchParams.append(k, v);
+    } else {
+      body = Buffer.from(JSON.stringify(fields));
+      headers['content-type'] ??= 'application/json';
+    }
+  }
+  if (opts.input !== undefined) {
+    try {
+      body = opts.input === '-' ? await readAll(deps.io.in) : await readFile(opts.input);
+    } catch (err) {
+      throw new UsageError(`Cannot read ${opts.input}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`);
+    }
+  }
+
+  const send = (s: Session | undefined): Promise<HttpResponse> =>
+    deps.http.request({
+      method,
+      url,
+      headers: s ? { ...headers, authorization: `Bearer ${s.accessToken}` } : headers,
+      body,
+      signal: deps.signal,
+    });
+
+  let res = await send(session);
+  let challenge = parseBearerChallenge(res.headers['www-authenticate']);
+  // An invalid token gets one refresh and one retry.
+  if (res.status === 401 && session?.refresh) {
+    session = await session.refresh();
+    res = await send(session);
+    challenge = parseBearerChallenge(res.headers['www-authenticate']);
+  }
+
+  await writeResponse(deps.io, res, Boolean(opts.include));
+
+  if (res.status >= 200 && res.status < 300) return;
+  const summary = `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''} (${method} ${url.pathname})`;
+  if (session && res.status === 401) {
+    throw new AuthError(`${summary}: the server rejected the token${challenge?.error ? ` (${challenge.error})` : ''}.`, {
+      code: 'token_rejected',
+      hint: session.source === 'env' ? 'Check the token in the environment.' : 'Run `school login`.',
+    });
+  }
+  if (res.status === 403 && (challenge?.error === 'insufficient_scope' || challenge?.scope)) {
+    const needed = (challenge.scope ?? '').split(' ').filter(Boolean);
+    const scopeText = needed.length ? needed.join(' ') : 'a scope it does not have';
+    if (session) {
+      throw new AuthError(`${summary}: the token lacks the scope ${scopeText}.`, {
+        code: 'insufficient_scope',
+        scope: needed.join(' ') || undefined,
+        hint: session.source === 'env' ? `Use a token that has the scope ${scopeText}.` : `Run: ${loginScopeHint(session, needed)}`,
+      });
+    }
+    throw new AuthError(`${summary}: this request needs the scope ${scopeText}.`, {
+      code: 'insufficient_scope',
+      scope: needed.join(' ') || undefined,
+      hint: `Run: school login --scope "${['openid', ...needed].join(' ')}"`,
+    });
+  }
+  throw new CliError(summary, { code: 'http_error' });
 }

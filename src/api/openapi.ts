@@ -1,0 +1,69 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { CliError } from '../errors.js';
+import type { HttpClient } from '../http/client.js';
+import { readFileIfExists, writeFileAtomic } from '../util/atomic.js';
+
+export interface Operation {
+  method: string;
+  path: string;
+  scopes: string[];
+  /** True when the operation also answers requests without a token. */
+  anonymous: boolean;
+  summary?: string;
+}
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'];
+
+export function openapiCacheFile(cacheDir: string, baseUrl: string): string {
+  return join(cacheDir, 'openapi', `${createHash('sha256').update(baseUrl).digest('hex').slice(0, 16)}.json`);
+}
+
+type OpenApiDoc = {
+  paths?: Record<string, Record<string, { summary?: string; operationId?: string; security?: Array<Record<string, string[]>> }>>;
+  security?: Array<Record<string, string[]>>;
+};
+
+/** Operations with the scopes each needs, read from the OpenAPI `security` requirements. */
+export function listOperations(doc: OpenApiDoc): Operation[] {
+  const ops: Operation[] = [];
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const method of METHODS) {
+      const op = item?.[method];
+      if (!op) continue;
+      const security = op.security ?? doc.security ?? [];
+      const scopes = new Set<string>();
+      let anonymous = security.length === 0;
+      for (const requirement of security) {
+        const entries = Object.values(requirement ?? {});
+        if (entries.length === 0) anonymous = true;
+        for (const list of entries) for (const s of list ?? []) scopes.add(s);
+      }
+      ops.push({ method: method.toUpperCase(), path, scopes: [...scopes], anonymous, summary: op.summary ?? op.operationId });
+    }
+  }
+  return ops;
+}
+
+/** Fetches /openapi.json (anonymously: it is public) and keeps a copy for completions. */
+export async function fetchOpenApi(http: HttpClient, cacheDir: string, baseUrl: string, signal?: AbortSignal): Promise<OpenApiDoc> {
+  const res = await http.request({ url: `${baseUrl}/openapi.json`, headers: { accept: 'application/json' }, signal });
+  if (res.status !== 200) throw new CliError(`${baseUrl}/openapi.json answered HTTP ${res.status}.`, { code: 'openapi_unavailable' });
+  let doc: OpenApiDoc;
+  try {
+    doc = JSON.parse(res.body.toString('utf8')) as OpenApiDoc;
+  } catch {
+    throw new CliError(`${baseUrl}/openapi.json is not valid JSON.`, { code: 'openapi_invalid' });
+  }
+  await writeFileAtomic(openapiCacheFile(cacheDir, baseUrl), JSON.stringify(doc), 0o600).catch(() => undefined);
+  return doc;
+}
+
+export async function cachedOpenApi(cacheDir: string, baseUrl: string): Promise<OpenApiDoc | undefined> {
+  try {
+    const text = await readFileIfExists(openapiCacheFile(cacheDir, baseUrl));
+    return text ? (JSON.parse(text) as OpenApiDoc) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,106 @@
+import { readFile } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { UsageError } from '../../errors.js';
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [k: string]: JsonValue };
+
+export async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of stream) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c as string));
+  return Buffer.concat(chunks);
+}
+
+function splitField(field: string, flag: string): [string, string] {
+  const eq = field.indexOf('=');
+  if (eq <= 0) throw new UsageError(`Invalid ${flag} "${field}": use key=value.`);
+  return [field.slice(0, eq), field.slice(eq + 1)];
+}
+
+/** `-F` values: numbers, booleans and null become JSON types; `@file` reads a file (`@-`: stdin). */
+async function typedValue(raw: string, stdin: Readable): Promise<JsonValue> {
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  if (raw === 'null') return null;
+  if (/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(raw)) return Number(raw);
+  if (raw.startsWith('@')) {
+    const file = raw.slice(1);
+    try {
+      return file === '-' ? (await readAll(stdin)).toString('utf8') : await readFile(file, 'utf8');
+    } catch (err) {
+      throw new UsageError(`Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`);
+    }
+  }
+  return raw;
+}
+
+/** `a[b][c]` → ['a','b','c']; `tags[]` appends to an array. */
+export function keyPath(key: string): string[] {
+  const m = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(key);
+  if (!m) throw new UsageError(`Invalid field name "${key}".`);
+  const parts = [m[1]];
+  for (const seg of m[2].matchAll(/\[([^[\]]*)\]/g)) parts.push(seg[1]);
+  return parts;
+}
+
+function assign(target: { [k: string]: JsonValue }, path: string[], value: JsonValue, key: string): void {
+  let node: { [k: string]: JsonValue } | JsonValue[] = target;
+  for (let i = 0; i < path.length; i++) {
+    const last = i === path.length - 1;
+    const part = path[i];
+    const nextIsArray = !last && path[i + 1] === '';
+    if (Array.isArray(node)) {
+      if (part !== '') throw new UsageError(`Field "${key}" mixes an array and an object.`);
+      if (last) {
+        node.push(value);
+        return;
+      }
+      const child: { [k: string]: JsonValue } | JsonValue[] = nextIsArray ? [] : {};
+      node.push(child);
+      node = child;
+      continue;
+    }
+    if (part === '') throw new UsageError(`Field "${key}" has an empty name.`);
+    if (last) {
+      node[part] = value;
+      return;
+    }
+    const existing: JsonValue | undefined = node[part];
+    if (existing === undefined || existing === null || typeof existing !== 'object') {
+      node[part] = nextIsArray ? [] : {};
+    } else if (Array.isArray(existing) !== nextIsArray) {
+      throw new UsageError(`Field "${key}" mixes an array and an object.`);
+    }
+    node = node[part] as { [k: string]: JsonValue } | JsonValue[];
+  }
+}
+
+/** Builds the parameters from -f (strings) and -F (typed) fields. */
+export async function buildFields(raw: string[] = [], typed: string[] = [], stdin: Readable): Promise<{ [k: string]: JsonValue }> {
+  const out: { [k: string]: JsonValue } = {};
+  const items = [...raw.map((field) => ({ field, typed: false })), ...typed.map((field) => ({ field, typed: true }))];
+  for (const item of items) {
+    const [key, value] = splitField(item.field, item.typed ? '-F' : '-f');
+    assign(out, keyPath(key), item.typed ? await typedValue(value, stdin) : value, key);
+  }
+  return out;
+}
+
+/** GET fields go in the query string; nested values use the bracket form they came in. */
+export function toQuery(fields: { [k: string]: JsonValue }): URLSearchParams {
+  const q = new URLSearchParams();
+  const walk = (prefix: string, v: JsonValue) => {
+    if (Array.isArray(v)) v.forEach((x) => walk(`${prefix}[]`, x));
+    else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(`${prefix}[${k}]`, x);
+    else q.append(prefix, v === null ? '' : String(v));
+  };
+  for (const [k, v] of Object.entries(fields)) walk(k, v);
+  return q;
+}
+
+export function parseHeader(h: string): [string, string] {
+  const i = h.indexOf(':');
+  if (i <= 0) throw new UsageError(`Invalid header "${h}": use 'Name: value'.`);
+  const name = h.slice(0, i).trim();
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`Invalid header name "${name}".`);
+  return [name, h.slice(i + 1).trim()];
+}
