@@ -96,7 +96,7 @@ async function refreshLocked(
 
 async function profileSession(deps: Deps, name: string, profile: Profile, opts: GlobalOptions): Promise<Session> {
   const store = await openStore(deps, profile.storage);
-  const account = profileAccount(name);
+  const account = profileAccount(deps.paths.configDir, name);
   const read = async (): Promise<TokenSet | undefined> => {
     const text = await store.get(account);
     if (text === null) {

@@ -13,8 +13,12 @@ export interface CredentialStore {
 /** The service name under which every secret of this CLI is filed in the OS keychain. */
 export const KEYCHAIN_SERVICE = 'school-cli';
 
-export function profileAccount(profile: string): string {
-  return `profile:${profile}`;
+/**
+ * The keychain is shared by every config dir of the user, so the account names the config dir
+ * too: two setups (say, SCHOOL_CONFIG_DIR for a second school) never overwrite each other.
+ */
+export function profileAccount(configDir: string, profile: string): string {
+  return `profile:${profile}@${configDir}`;
 }
 
 export function clientAccount(issuer: string, clientId: string): string {

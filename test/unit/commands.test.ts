@@ -14,7 +14,7 @@ async function seedProfile(deps: ReturnType<typeof fakeDeps>, name: string, stor
   });
   if (secret !== undefined) {
     const store = storage === 'keychain' ? deps.keychainStore : deps.credentials.file();
-    await store.set(profileAccount(name), secret);
+    await store.set(profileAccount(deps.paths.configDir, name), secret);
   }
 }
 

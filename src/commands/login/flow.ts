@@ -253,7 +253,7 @@ export async function loginFlow(deps: Deps, req: LoginRequest): Promise<LoginRes
     if (info?.ok) claims = info.claims;
     else claims = oauth.getValidatedIdTokenClaims(tokenResponse) as Record<string, unknown> | undefined;
 
-    await store.set(profileAccount(req.profile), serializeTokenSet(tokens));
+    await store.set(profileAccount(deps.paths.configDir, req.profile), serializeTokenSet(tokens));
     const profile: Profile = {
       baseUrl: server.baseUrl,
       issuer: as.issuer,
@@ -278,7 +278,7 @@ export async function loginFlow(deps: Deps, req: LoginRequest): Promise<LoginRes
     // A profile that moved between keychain and file must not leave its old secrets behind.
     if (previous && previous.storage !== store.kind) {
       await openStore(deps, previous.storage)
-        .then((old) => old.delete(profileAccount(req.profile)))
+        .then((old) => old.delete(profileAccount(deps.paths.configDir, req.profile)))
         .catch(() => undefined);
     }
     finished = true;

@@ -43,10 +43,10 @@ export async function logoutRun(deps: Deps, opts: LogoutOptions): Promise<void> 
     let problem: string | undefined;
     try {
       const store = await openStore(deps, p.storage);
-      const text = await store.get(profileAccount(name));
+      const text = await store.get(profileAccount(deps.paths.configDir, name));
       if (text) problem = await revokeAll(deps, p, parseTokenSet(text, p.storage));
       else problem = 'no stored tokens to revoke';
-      await store.delete(profileAccount(name));
+      await store.delete(profileAccount(deps.paths.configDir, name));
     } catch (err) {
       problem = describeError(err).message.replace(/\.$/, '');
     }

@@ -50,7 +50,7 @@ export async function statusRun(deps: Deps, opts: StatusOptions): Promise<void> 
     };
     try {
       const store = await openStore(deps, p.storage);
-      const text = await store.get(profileAccount(name));
+      const text = await store.get(profileAccount(deps.paths.configDir, name));
       if (text === null) {
         row.problem = p.storage === 'keychain' ? 'no credentials in the OS keychain (locked, or removed)' : 'no credentials in the credential file';
       } else {
