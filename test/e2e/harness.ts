@@ -1,0 +1,127 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const REPO = resolve(import.meta.dirname, '..', '..');
+export const SCHOOL_BIN = join(REPO, 'bin', 'school');
+export const BROWSER_DRIVER = join(REPO, 'test', 'helpers', 'browser-driver.mjs');
+
+export type Env = Record<string, string | undefined>;
+
+/** A fresh home for one simulated user: config, state and cache all under it. */
+export function userEnv(extra: Env = {}): Env & { HOME: string; SCHOOL_CONFIG_DIR: string } {
+  const home = mkdtempSync(join(tmpdir(), 'school-e2e-'));
+  const base: Env = {};
+  // Only what a CLI legitimately reads from a clean environment; nothing of the test runner's.
+  for (const k of ['PATH', 'DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR', 'LANG', 'TERM']) if (process.env[k]) base[k] = process.env[k];
+  return {
+    ...base,
+    HOME: home,
+    SCHOOL_CONFIG_DIR: join(home, 'config'),
+    BROWSER: `node ${BROWSER_DRIVER}`,
+    BROWSER_DRIVER_LOG: join(home, 'browser-driver.log'),
+    NO_COLOR: '1',
+    ...extra,
+  } as Env & { HOME: string; SCHOOL_CONFIG_DIR: string };
+}
+
+/** The environment of a machine without a Secret Service: no session bus. */
+export function withoutKeychain(env: Env): Env {
+  const copy = { ...env };
+  delete copy.DBUS_SESSION_BUS_ADDRESS;
+  delete copy.DISPLAY;
+  return copy;
+}
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface Running {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  done: Promise<RunResult>;
+}
+
+function cleanEnv(env: Env): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+export function startSchool(args: string[], env: Env, input?: string): Running {
+  const child = spawn(process.execPath, [SCHOOL_BIN, ...args], { env: cleanEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (c) => (out += c));
+  child.stderr!.on('data', (c) => (err += c));
+  if (input !== undefined) child.stdin!.end(input);
+  else child.stdin!.end();
+  const done = new Promise<RunResult>((resolveDone) => child.on('close', (code) => resolveDone({ code, stdout: out, stderr: err })));
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    done,
+    waitForStderr(pattern, timeoutMs = 20_000) {
+      return new Promise((res, rej) => {
+        const started = Date.now();
+        const tick = () => {
+          const m = err.match(pattern);
+          if (m) return res(m);
+          if (child.exitCode !== null) return rej(new Error(`school exited (${child.exitCode}) before printing ${pattern}: ${err}`));
+          if (Date.now() - started > timeoutMs) return rej(new Error(`timed out waiting for ${pattern}; stderr so far: ${err}`));
+          setTimeout(tick, 25);
+        };
+        tick();
+      });
+    },
+  };
+}
+
+export function runSchool(args: string[], env: Env, input?: string): Promise<RunResult> {
+  return startSchool(args, env, input).done;
+}
+
+/** Every file under dir whose bytes contain the needle: where a secret must not be. */
+export function filesContaining(dir: string, needle: string): string[] {
+  const hits: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      const st = statSync(p);
+      if (st.isDirectory()) walk(p);
+      else if (st.isFile() && readFileSync(p).includes(needle)) hits.push(p);
+    }
+  };
+  walk(dir);
+  return hits;
+}
+
+export function modeOf(path: string): number {
+  return statSync(path).mode & 0o777;
+}
+
+/** The authorization URL a `--no-browser` login prints alone on its own line. */
+export const AUTH_URL_LINE = /^(http:\/\/127\.0\.0\.1:\d+\/\S*authorize\?\S+)$/m;
+
+/** Waits until a file (a log written by a detached process) matches. */
+export async function waitForFileText(path: string, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
+  const started = Date.now();
+  for (;;) {
+    let text = '';
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch {
+      // not written yet
+    }
+    if (pattern.test(text)) return text;
+    if (Date.now() - started > timeoutMs) throw new Error(`${path} did not match ${pattern} within ${timeoutMs} ms: ${text}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
