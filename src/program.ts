@@ -78,6 +78,7 @@ Exit status: 0 ok, 1 failure, 2 usage error, 4 authentication needed, 130 interr
   program
     .command('token')
     .description('print a valid access token (refreshed when about to expire)')
+    .option('--for-ci', 'print SCHOOL_BASE_URL, SCHOOL_CLIENT_ID and SCHOOL_REFRESH_TOKEN for a CI secret store and hand the profile over')
     .action(act(async () => (await import('./commands/token/token.js')).tokenRun));
 
   program

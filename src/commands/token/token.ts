@@ -1,11 +1,52 @@
 import { notLoggedIn, resolveSession } from '../../auth/session.js';
-import type { Deps } from '../../deps.js';
-import type { GlobalOptions } from '../context.js';
+import { loadConfig, updateConfig } from '../../config/config.js';
+import { profileAccount } from '../../credentials/store.js';
+import { parseTokenSet } from '../../credentials/token-set.js';
+import { type Deps, openStore } from '../../deps.js';
+import { UsageError } from '../../errors.js';
+import { type GlobalOptions, profileName } from '../context.js';
 
-export type TokenOptions = GlobalOptions;
+export interface TokenOptions extends GlobalOptions {
+  forCi?: boolean;
+}
+
+/**
+ * Hands a dedicated grant over to a CI secret store: prints SCHOOL_BASE_URL, SCHOOL_CLIENT_ID and
+ * SCHOOL_REFRESH_TOKEN (and SCHOOL_CLIENT_SECRET) and forgets the profile locally without revoking
+ * it, because a rotating refresh token must have exactly one holder from now on.
+ */
+async function handOverToCi(deps: Deps, opts: TokenOptions): Promise<void> {
+  const name = profileName(opts, deps.env);
+  if (name === 'default' && !opts.profile && !deps.env.SCHOOL_PROFILE) {
+    throw new UsageError('--for-ci hands a whole profile over to CI: name a dedicated one with --profile.', {
+      hint: 'school login --profile ci-myjob --scope "…" && school token --profile ci-myjob --for-ci',
+    });
+  }
+  const profile = (await loadConfig(deps.paths)).profiles[name];
+  if (!profile) throw notLoggedIn(deps, opts);
+  const store = await openStore(deps, profile.storage);
+  const account = profileAccount(deps.paths.configDir, name);
+  const text = await store.get(account);
+  if (!text) throw notLoggedIn(deps, opts);
+  const set = parseTokenSet(text, profile.storage);
+  if (!set.refreshToken) throw new UsageError(`Profile "${name}" has no refresh token to hand over.`);
+  const values: Record<string, string> = {
+    SCHOOL_BASE_URL: profile.baseUrl,
+    SCHOOL_CLIENT_ID: set.clientId,
+    SCHOOL_REFRESH_TOKEN: set.refreshToken,
+  };
+  if (set.clientSecret) values.SCHOOL_CLIENT_SECRET = set.clientSecret;
+  deps.io.out.write(opts.json ? `${JSON.stringify(values)}\n` : Object.entries(values).map(([k, v]) => `${k}=${v}\n`).join(''));
+  await store.delete(account);
+  await updateConfig(deps.paths, (c) => {
+    delete c.profiles[name];
+  });
+  deps.io.err.write(`Profile "${name}" was handed over: store these values as CI secrets; this machine no longer uses them.\n`);
+}
 
 /** Prints a valid access token and nothing else: the one command whose stdout is a secret. */
 export async function tokenRun(deps: Deps, opts: TokenOptions): Promise<void> {
+  if (opts.forCi) return handOverToCi(deps, opts);
   const session = await resolveSession(deps, opts);
   if (!session) throw notLoggedIn(deps, opts);
   if (opts.json) {

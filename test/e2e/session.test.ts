@@ -1,0 +1,248 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../sandbox/index.js';
+import { type Env, filesContaining, modeOf, runSchool, userEnv, withoutKeychain } from './harness.js';
+
+// Short-lived access tokens: refresh happens within a couple of seconds (half the lifetime).
+const TTL = 4;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const waitForRefreshWindow = () => sleep((TTL / 2) * 1000 + 400);
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox({ quiet: true, accessTokenTtl: TTL });
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+const refreshGrants = (sb: Sandbox) => sb.events.filter((e) => e.type === 'token' && e.grant_type === 'refresh_token');
+
+async function login(env: Env, sb = sandbox, extra: string[] = []) {
+  const res = await runSchool(['login', '--base-url', sb.baseUrl, ...extra], env);
+  expect(res.stderr).toContain('Logged in as');
+  expect(res.code).toBe(0);
+}
+
+async function keychainEntry(account: string): Promise<string | null> {
+  const { default: keytar } = (await import('keytar')) as unknown as { default: typeof import('keytar') };
+  return keytar.getPassword('school-cli', account);
+}
+
+describe('token refresh', () => {
+  it('refreshes an expiring token once, and twelve parallel processes share that one refresh', async () => {
+    const env = userEnv();
+    await login(env);
+    const first = (await runSchool(['token'], env)).stdout.trim();
+    await waitForRefreshWindow();
+    const before = refreshGrants(sandbox).length;
+    const second = await runSchool(['token', '--json'], env);
+    expect(second.code).toBe(0);
+    const json = JSON.parse(second.stdout);
+    expect(json.access_token).not.toBe(first);
+    expect(Object.keys(json).sort()).toEqual(['access_token', 'expires_at', 'scope', 'token_type']);
+    expect(json.expires_at).toBeGreaterThan(Date.now() / 1000);
+    expect(refreshGrants(sandbox).length).toBe(before + 1);
+
+    await waitForRefreshWindow();
+    const mid = refreshGrants(sandbox).length;
+    const runs = await Promise.all(Array.from({ length: 12 }, () => runSchool(['token'], env)));
+    for (const r of runs) {
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+    }
+    const tokens = new Set(runs.map((r) => r.stdout));
+    expect(tokens.size).toBe(1);
+    expect([...tokens][0]).not.toBe(`${json.access_token}\n`);
+    expect(refreshGrants(sandbox).length).toBe(mid + 1);
+    expect(refreshGrants(sandbox).slice(mid).every((e) => e.ok === true)).toBe(true);
+  });
+
+  it('ends in exit 4 and "school login" when the refresh is refused', async () => {
+    const env = userEnv();
+    await login(env);
+    const stored = JSON.parse((await keychainEntry(`profile:default@${env.SCHOOL_CONFIG_DIR}`))!);
+    // Revoking the refresh token server-side makes the next refresh fail with invalid_grant.
+    const revoke = await fetch(`${sandbox.issuer}/api/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: stored.refreshToken, client_id: stored.clientId }),
+    });
+    expect(revoke.status).toBe(200);
+    await waitForRefreshWindow();
+    const res = await runSchool(['token'], env);
+    expect(res.code).toBe(4);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toMatch(/refused to renew the session \(invalid_grant/);
+    expect(res.stderr).toContain('school login');
+  });
+});
+
+describe('whoami, status, logout', () => {
+  it('shows the user and the profiles, never a secret', async () => {
+    const env = userEnv();
+    await login(env);
+    await login({ ...env, SANDBOX_USER: 'alan', SANDBOX_PASSWORD: 'turing' }, sandbox, ['--profile', 'second']);
+    const who = await runSchool(['whoami'], env);
+    expect(who.stdout).toBe('Ada Lovelace ada@example.edu\n');
+    const whoJson = JSON.parse((await runSchool(['whoami', '--json', '--profile', 'second'], env)).stdout);
+    expect(whoJson).toMatchObject({ name: 'Alan Turing', email: 'alan@example.edu' });
+    const status = await runSchool(['status'], env);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/default \(active\)[\s\S]*Ada Lovelace[\s\S]*second\n[\s\S]*Alan Turing/);
+    const rows = JSON.parse((await runSchool(['status', '--json'], env)).stdout);
+    expect(rows.map((r: { profile: string }) => r.profile)).toEqual(['default', 'second']);
+    const token = (await runSchool(['token'], env)).stdout.trim();
+    expect(status.stdout + JSON.stringify(rows)).not.toContain(token);
+  });
+
+  it('revokes both tokens at logout (introspection says inactive) and forgets them', async () => {
+    const env = userEnv();
+    await login(env);
+    const account = `profile:default@${env.SCHOOL_CONFIG_DIR}`;
+    const stored = JSON.parse((await keychainEntry(account))!);
+    expect((await sandbox.introspect(stored.accessToken)).active).toBe(true);
+    expect((await sandbox.introspect(stored.refreshToken)).active).toBe(true);
+    const res = await runSchool(['logout'], env);
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain('the server revoked the tokens');
+    expect((await sandbox.introspect(stored.accessToken)).active).toBe(false);
+    expect((await sandbox.introspect(stored.refreshToken)).active).toBe(false);
+    expect(await keychainEntry(account)).toBeNull();
+    expect((await runSchool(['token'], env)).code).toBe(4);
+  });
+
+  it('forgets locally and exits 1 when the server cannot confirm the revocation', async () => {
+    const down = await startSandbox({ quiet: true });
+    const env = withoutKeychain(userEnv());
+    await login(env, down);
+    await down.close();
+    const res = await runSchool(['logout'], env);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/revocation was not confirmed/);
+    expect(JSON.parse((await runSchool(['status', '--json'], env)).stdout)).toEqual([]);
+    const creds = JSON.parse(readFileSync(join(env.SCHOOL_CONFIG_DIR!, 'credentials.json'), 'utf8'));
+    expect(creds.entries).toEqual({});
+  });
+
+  it('logs out of every profile with --all, leaving none', async () => {
+    const env = userEnv();
+    await login(env);
+    await login(env, sandbox, ['--profile', 'two']);
+    const res = await runSchool(['logout', '--all'], env);
+    expect(res.code).toBe(0);
+    expect(res.stderr.match(/the server revoked the tokens/g)?.length).toBe(2);
+    expect(JSON.parse((await runSchool(['status', '--json'], env)).stdout)).toEqual([]);
+  });
+
+  it('reports corrupted and missing store entries clearly', async () => {
+    const env = withoutKeychain(userEnv());
+    await login(env);
+    const file = join(env.SCHOOL_CONFIG_DIR!, 'credentials.json');
+    const shape = JSON.parse(readFileSync(file, 'utf8'));
+    const account = Object.keys(shape.entries)[0];
+    shape.entries[account] = '{"not":"tokens"}';
+    writeFileSync(file, JSON.stringify(shape), { mode: 0o600 });
+    const bad = await runSchool(['token'], env);
+    expect(bad.code).toBe(4);
+    expect(bad.stderr).toMatch(/stored credentials .* are incomplete/);
+    expect(bad.stderr).toContain('school login');
+    const status = JSON.parse((await runSchool(['status', '--json'], env)).stdout);
+    expect(status[0].problem).toMatch(/incomplete/);
+
+    writeFileSync(file, '{garbage', { mode: 0o600 });
+    const garbage = await runSchool(['token'], env);
+    expect(garbage.code).not.toBe(0);
+    expect(garbage.stderr).toMatch(/credential file .* is corrupted/);
+    expect(garbage.stderr.split('\n').filter(Boolean).length).toBeLessThanOrEqual(2);
+
+    const keyEnv = userEnv();
+    await login(keyEnv);
+    const { default: keytar } = (await import('keytar')) as unknown as { default: typeof import('keytar') };
+    await keytar.deletePassword('school-cli', `profile:default@${keyEnv.SCHOOL_CONFIG_DIR}`);
+    const missing = await runSchool(['token'], keyEnv);
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toMatch(/No credentials for profile "default" in the OS keychain/);
+  });
+});
+
+describe('a confidential client', () => {
+  it('registers with client_secret_post, keeps the secret off disk, refreshes and revokes', async () => {
+    const env = userEnv();
+    await login(env, sandbox, ['--confidential']);
+    const reg = sandbox.events.filter((e) => e.type === 'register').at(-1)!;
+    expect(reg.token_endpoint_auth_method).toBe('client_secret_post');
+    const stored = JSON.parse((await keychainEntry(`profile:default@${env.SCHOOL_CONFIG_DIR}`))!);
+    expect(stored.clientSecret).toBeTruthy();
+    expect(filesContaining(env.HOME, stored.clientSecret)).toEqual([]);
+    await waitForRefreshWindow();
+    const before = refreshGrants(sandbox).length;
+    expect((await runSchool(['token'], env)).code).toBe(0);
+    expect(refreshGrants(sandbox).at(-1)).toMatchObject({ ok: true, client_id: reg.client_id });
+    expect(refreshGrants(sandbox).length).toBe(before + 1);
+    expect((await runSchool(['logout'], env)).code).toBe(0);
+    expect(sandbox.events.filter((e) => e.type === 'revoke' && e.client_id === reg.client_id).every((e) => e.ok)).toBe(true);
+  });
+});
+
+describe('CI and scripts without a keychain', () => {
+  it('uses SCHOOL_TOKEN as it is, without a store', async () => {
+    const env = userEnv();
+    await login(env);
+    const token = (await runSchool(['token'], env)).stdout.trim();
+    const ci = withoutKeychain(userEnv({ SCHOOL_TOKEN: token, SCHOOL_BASE_URL: sandbox.baseUrl }));
+    const res = await runSchool(['token'], ci);
+    expect(res.stdout).toBe(`${token}\n`);
+    const call = await runSchool(['call', '/api/students'], ci);
+    expect(call.code).toBe(0);
+    expect(JSON.parse(call.stdout).anonymous).toBe(false);
+    expect(JSON.parse((await runSchool(['status', '--json'], ci)).stdout)[0]).toMatchObject({ storage: 'env', baseUrl: sandbox.baseUrl });
+    expect(existsSync(join(ci.SCHOOL_CONFIG_DIR!, 'credentials.json'))).toBe(false);
+  });
+
+  for (const rotate of [true, false]) {
+    it(`runs a job from a handed-over seed over several invocations (rotation ${rotate ? 'on' : 'off'})`, async () => {
+      const sb = rotate ? sandbox : await startSandbox({ quiet: true, accessTokenTtl: TTL, rotateRefreshTokens: false });
+      try {
+        const dev = userEnv();
+        await login(dev, sb, ['--profile', 'ci-nightly', '--scope', 'openid courses:read']);
+        const handed = await runSchool(['token', '--profile', 'ci-nightly', '--for-ci'], dev);
+        expect(handed.code).toBe(0);
+        const values = Object.fromEntries(handed.stdout.trim().split('\n').map((l) => l.split(/=(.*)/s).slice(0, 2)));
+        expect(Object.keys(values).sort()).toEqual(['SCHOOL_BASE_URL', 'SCHOOL_CLIENT_ID', 'SCHOOL_REFRESH_TOKEN']);
+        expect(JSON.parse((await runSchool(['status', '--json'], dev)).stdout)).toEqual([]);
+
+        const job = withoutKeychain(userEnv(values));
+        const grants = () => refreshGrants(sb).filter((e) => e.client_id === values.SCHOOL_CLIENT_ID);
+        const a = await runSchool(['token'], job);
+        expect(a.code).toBe(0);
+        expect(grants().length).toBe(1);
+        if (rotate) expect(a.stderr).toMatch(/SCHOOL_REFRESH_TOKEN is now spent/);
+        else expect(a.stderr).toBe('');
+        const b = await runSchool(['token'], job);
+        expect(b.stdout).toBe(a.stdout);
+        expect(b.stderr).toBe('');
+        expect(grants().length).toBe(1);
+        await waitForRefreshWindow();
+        const c = await runSchool(['call', '/api/courses'], job);
+        expect(c.code).toBe(0);
+        expect(JSON.parse(c.stdout).anonymous).toBe(false);
+        expect(grants().length).toBe(2);
+        expect(grants().every((e) => e.ok)).toBe(true);
+        // The rotated refresh token lives in a 0600 file in the state dir, never the seed's replay.
+        const stateDir = join(job.SCHOOL_CONFIG_DIR!, 'state');
+        for (const f of readdirSync(stateDir)) expect(modeOf(join(stateDir, f))).toBe(0o600);
+        expect(sb.events.some((e) => e.type === 'token' && e.client_id === values.SCHOOL_CLIENT_ID && e.ok === false)).toBe(false);
+      } finally {
+        if (!rotate) await sb.close();
+      }
+    });
+  }
+
+  it('needs a named profile to hand over', async () => {
+    const res = await runSchool(['token', '--for-ci'], userEnv());
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('--profile');
+  });
+});
