@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-
 export interface BrowserOpener {
   /** Tries to show the URL to the user; never throws. */
   open(url: string): Promise<{ opened: boolean; reason?: string }>;
@@ -35,7 +33,8 @@ export function splitCommandLine(line: string): string[] {
   return args;
 }
 
-function spawnDetached(command: string, args: string[]): Promise<{ opened: boolean; reason?: string }> {
+async function spawnDetached(command: string, args: string[]): Promise<{ opened: boolean; reason?: string }> {
+  const { spawn } = await import('node:child_process');
   return new Promise((resolve) => {
     try {
       const child = spawn(command, args, { detached: true, stdio: 'ignore' });

@@ -46,7 +46,7 @@ export async function main(argv: string[]): Promise<number> {
       import('commander'),
     ]);
     let pending: Promise<void> | undefined;
-    const program = buildProgram(
+    const program = await buildProgram(
       (opts): Deps => systemDeps({ verbose: Boolean(opts.verbose), signal: controller.signal }),
       (p) => (pending = p),
     );

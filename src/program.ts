@@ -1,4 +1,4 @@
-import { Command, CommanderError, Option } from 'commander';
+import type { Command, CommanderError } from 'commander';
 import type { Deps } from './deps.js';
 import { ExitCode, UsageError } from './errors.js';
 import type { GlobalOptions } from './commands/context.js';
@@ -15,7 +15,9 @@ export const VERSION = '0.1.0';
  * The command tree. Each action only gathers options and hands them, with the injected
  * dependencies, to the command's `run` function, loaded when that command is used.
  */
-export function buildProgram(makeDeps: DepsFactory, onResult: (p: Promise<void>) => void): Command {
+export async function buildProgram(makeDeps: DepsFactory, onResult: (p: Promise<void>) => void): Promise<Command> {
+  // Loaded here, not at the top, so the bundled CLI only pays for it when the full parser runs.
+  const { Command, Option } = await import('commander');
   const program = new Command('school');
   program
     .description('Sign in to a school and script its API from the terminal.')

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { cacheKey } from '../util/cache-key.js';
 import { join } from 'node:path';
 import { CliError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
@@ -15,8 +15,8 @@ export interface Operation {
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'];
 
-export function openapiCacheFile(cacheDir: string, baseUrl: string): string {
-  return join(cacheDir, 'openapi', `${createHash('sha256').update(baseUrl).digest('hex').slice(0, 16)}.json`);
+export async function openapiCacheFile(cacheDir: string, baseUrl: string): Promise<string> {
+  return join(cacheDir, 'openapi', `${await cacheKey(baseUrl)}.json`);
 }
 
 type OpenApiDoc = {
@@ -55,13 +55,13 @@ export async function fetchOpenApi(http: HttpClient, cacheDir: string, baseUrl: 
   } catch {
     throw new CliError(`${baseUrl}/openapi.json is not valid JSON.`, { code: 'openapi_invalid' });
   }
-  await writeFileAtomic(openapiCacheFile(cacheDir, baseUrl), JSON.stringify(doc), 0o600).catch(() => undefined);
+  await writeFileAtomic(await openapiCacheFile(cacheDir, baseUrl), JSON.stringify(doc), 0o600).catch(() => undefined);
   return doc;
 }
 
 export async function cachedOpenApi(cacheDir: string, baseUrl: string): Promise<OpenApiDoc | undefined> {
   try {
-    const text = await readFileIfExists(openapiCacheFile(cacheDir, baseUrl));
+    const text = await readFileIfExists(await openapiCacheFile(cacheDir, baseUrl));
     return text ? (JSON.parse(text) as OpenApiDoc) : undefined;
   } catch {
     return undefined;

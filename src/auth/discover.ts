@@ -1,9 +1,10 @@
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { CliError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import { assertSafeUrl } from '../http/transport.js';
 import { writeFileAtomic } from '../util/atomic.js';
+import { cacheKey } from '../util/cache-key.js';
+export { normalizeBaseUrl } from '../config/base-url.js';
 import { type AuthorizationServer, loadOAuth, requestOptions } from './oauth.js';
 
 export interface ServerInfo {
@@ -12,12 +13,6 @@ export interface ServerInfo {
   /** RFC 8707 resource identifier, from the protected-resource metadata. */
   resource?: string;
   as: AuthorizationServer;
-}
-
-export function normalizeBaseUrl(input: string): string {
-  const url = assertSafeUrl(input.includes('://') ? input : `https://${input}`, 'base URL');
-  if (url.search || url.hash) throw new CliError(`The base URL must not have a query or fragment: ${input}`, { code: 'usage', exitCode: 2 });
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 /**
@@ -80,14 +75,14 @@ export async function discover(http: HttpClient, baseUrl: string, signal?: Abort
   return { baseUrl, resource, as };
 }
 
-function serverCacheFile(cacheDir: string, baseUrl: string): string {
-  return join(cacheDir, 'servers', `${createHash('sha256').update(baseUrl).digest('hex').slice(0, 16)}.json`);
+async function serverCacheFile(cacheDir: string, baseUrl: string): Promise<string> {
+  return join(cacheDir, 'servers', `${await cacheKey(baseUrl)}.json`);
 }
 
 /** Keeps the metadata for completions and offline help; losing it costs nothing but a network call. */
 export async function cacheServerInfo(cacheDir: string, info: ServerInfo): Promise<void> {
   const body = JSON.stringify({ fetchedAt: Math.floor(Date.now() / 1000), ...info }, null, 2);
-  await writeFileAtomic(serverCacheFile(cacheDir, info.baseUrl), `${body}\n`, 0o600).catch(() => undefined);
+  await writeFileAtomic(await serverCacheFile(cacheDir, info.baseUrl), `${body}\n`, 0o600).catch(() => undefined);
 }
 
 export { serverCacheFile };
@@ -104,7 +99,7 @@ export async function serverInfoFor(
   signal?: AbortSignal,
 ): Promise<ServerInfo> {
   const { readFileIfExists } = await import('../util/atomic.js');
-  const text = await readFileIfExists(serverCacheFile(cacheDir, baseUrl)).catch(() => undefined);
+  const text = await readFileIfExists(await serverCacheFile(cacheDir, baseUrl)).catch(() => undefined);
   if (text) {
     try {
       const cached = JSON.parse(text) as ServerInfo;

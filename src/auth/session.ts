@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Profile } from '../config/config.js';
 import { loadConfig } from '../config/config.js';
@@ -131,7 +130,8 @@ async function profileSession(deps: Deps, name: string, profile: Profile, opts: 
   return make(set);
 }
 
-function ciKey(seed: string, clientId: string, baseUrl: string): string {
+async function ciKey(seed: string, clientId: string, baseUrl: string): Promise<string> {
+  const { createHash } = await import('node:crypto');
   return createHash('sha256').update(`${baseUrl}\n${clientId}\n${seed}`).digest('hex').slice(0, 20);
 }
 
@@ -152,7 +152,7 @@ async function headlessSession(deps: Deps, opts: GlobalOptions, profile: string)
   const baseUrl = baseUrlFor(opts, env, config.profiles[profile]);
   if (!baseUrl) throw new UsageError('SCHOOL_REFRESH_TOKEN needs SCHOOL_BASE_URL (or --base-url).');
 
-  const key = ciKey(seed, clientId, baseUrl);
+  const key = await ciKey(seed, clientId, baseUrl);
   const markerFile = join(deps.paths.stateDir, `ci-${key}.json`);
   const account = `ci:${key}`;
   type Marker = { storage: 'keychain' | 'file'; rotationNoticeShown?: boolean };

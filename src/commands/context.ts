@@ -1,4 +1,4 @@
-import { normalizeBaseUrl } from '../auth/discover.js';
+import { normalizeBaseUrl } from '../config/base-url.js';
 import { DEFAULT_PROFILE, type Profile, checkProfileName } from '../config/config.js';
 import type { Env } from '../deps.js';
 

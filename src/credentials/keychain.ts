@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { CliError } from '../errors.js';
 import { type CredentialStore, KEYCHAIN_SERVICE } from './store.js';
 
@@ -51,6 +50,7 @@ export async function openKeychain(timeoutMs = 5_000): Promise<CredentialStore> 
  */
 export async function probeKeychain(timeoutMs = 3_000): Promise<{ ok: true; store: CredentialStore } | { ok: false; reason: string }> {
   try {
+    const { randomBytes } = await import('node:crypto');
     const store = await openKeychain(timeoutMs);
     const account = `probe:${process.pid}:${randomBytes(4).toString('hex')}`;
     const value = randomBytes(8).toString('hex');

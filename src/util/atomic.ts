@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 
@@ -7,6 +6,7 @@ import { dirname, basename, join } from 'node:path';
  * The temporary file is created with the final mode, so a secret is never briefly world-readable.
  */
 export async function writeFileAtomic(path: string, data: string, mode = 0o600): Promise<void> {
+  const { randomBytes } = await import('node:crypto');
   const dir = dirname(path);
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);

@@ -12,7 +12,7 @@ export interface CompleteOptions extends GlobalOptions {
 
 async function cachedScopes(deps: Deps, baseUrl: string | undefined): Promise<string[]> {
   const files = baseUrl
-    ? [serverCacheFile(deps.paths.cacheDir, baseUrl)]
+    ? [await serverCacheFile(deps.paths.cacheDir, baseUrl)]
     : (await readdir(join(deps.paths.cacheDir, 'servers')).catch(() => [] as string[])).map((f) => join(deps.paths.cacheDir, 'servers', f));
   const scopes = new Set<string>();
   for (const f of files) {

@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline';
 import { cacheServerInfo, discover, type ServerInfo } from '../../auth/discover.js';
 import { loadOAuth } from '../../auth/oauth.js';
 import { startLoopback, type LoopbackListener } from '../../auth/loopback.js';
@@ -124,7 +123,8 @@ async function resolveClient(
 }
 
 /** Reads a redirect URL pasted on a terminal, for a browser that runs on another machine. */
-function readPastedRedirect(deps: Deps, listener: LoopbackListener): { result: Promise<URL>; stop(): void } {
+async function readPastedRedirect(deps: Deps, listener: LoopbackListener): Promise<{ result: Promise<URL>; stop(): void }> {
+  const { createInterface } = await import('node:readline');
   const rl = createInterface({ input: deps.io.in, terminal: false });
   const result = new Promise<URL>((resolve) => {
     rl.on('line', (line) => {
@@ -158,7 +158,7 @@ async function waitForRedirect(deps: Deps, req: LoginRequest, listener: Loopback
     if (canPaste) io.err.write(`The browser will be sent to ${listener.redirectUri}; if that page does not load (browser on another machine), paste its full address here.\n`);
   }
   const spinner = await startSpinner(io, `Waiting for the sign-in to finish (${req.timeoutSeconds} s; Ctrl-C to cancel)…`);
-  const paste = canPaste ? readPastedRedirect(deps, listener) : undefined;
+  const paste = canPaste ? await readPastedRedirect(deps, listener) : undefined;
   try {
     return await (paste ? Promise.race([listener.callback, paste.result]) : listener.callback);
   } finally {
