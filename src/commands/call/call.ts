@@ -49,10 +49,12 @@ async function listRun(deps: Deps, opts: CallOptions, baseUrl: string): Promise<
     deps.io.out.write(`${JSON.stringify(ops, null, 2)}\n`);
     return;
   }
-  const width = Math.max(...ops.map((o) => o.path.length), 4);
+  const scopesOf = (o: (typeof ops)[number]) => `${o.scopes.length ? o.scopes.join(' ') : '-'}${o.anonymous && o.scopes.length ? ' (or anonymous)' : ''}`;
+  const pathWidth = Math.max(...ops.map((o) => o.path.length), 4);
+  const scopeWidth = Math.max(...ops.map((o) => scopesOf(o).length), 5);
   for (const op of ops) {
-    const scopes = op.scopes.length ? op.scopes.join(' ') : '-';
-    deps.io.out.write(`${op.method.padEnd(7)} ${op.path.padEnd(width)}  ${scopes}${op.anonymous && op.scopes.length ? ' (or anonymous)' : ''}${op.summary ? `  ${op.summary}` : ''}\n`);
+    const line = `${op.method.padEnd(7)} ${op.path.padEnd(pathWidth)}  ${scopesOf(op).padEnd(scopeWidth)}  ${op.summary ?? ''}`;
+    deps.io.out.write(`${line.trimEnd()}\n`);
   }
 }
 
