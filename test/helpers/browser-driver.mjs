@@ -1,0 +1,192 @@
+#!/usr/bin/env node
+// Drives the sandbox's sign-in and consent pages in a real headless Chromium.
+//
+// Used two ways:
+//   * as the BROWSER command of the CLI under test: `node test/helpers/browser-driver.mjs <url>`
+//     (the CLI appends the URL and detaches, so everything worth knowing goes to the file
+//     named by BROWSER_DRIVER_LOG and to the exit code);
+//   * in-process through driveLogin(), re-exported with types by browser-driver.ts.
+// It is plain ESM on purpose: it must start with `node` alone, without a TypeScript loader.
+//
+// Environment: SANDBOX_USER / SANDBOX_PASSWORD (default ada / lovelace), SANDBOX_CONSENT
+// (approve | deny), BROWSER_DRIVER_LOG (append a log), SANDBOX_CHROMIUM (binary path).
+
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+import { chromium } from 'playwright-core';
+
+export const CHROMIUM_PATH = process.env.SANDBOX_CHROMIUM || '/usr/bin/chromium';
+
+// Debian's Chromium, never a downloaded one. The flags keep it from phoning home (this
+// machine has no internet, and such requests stall page loads).
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+const OVERALL_TIMEOUT_MS = 60_000;
+
+function withoutQuery(href) {
+  try {
+    const u = new URL(href);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return String(href).split('?')[0];
+  }
+}
+
+async function bodyText(page) {
+  try {
+    return (await page.innerText('body', { timeout: 2000 })).trim();
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Opens `url` (an authorization request), signs in, answers the consent page and waits
+ * until the browser has loaded the client's loopback callback page.
+ *
+ * @param {string} url
+ * @param {{ user?: string, password?: string, consent?: 'approve'|'deny',
+ *           timeoutMs?: number, log?: (line: string) => void }} [options]
+ * @returns {Promise<{ finalUrl: string, finalText: string }>}
+ */
+export async function driveLogin(url, options = {}) {
+  const {
+    user = 'ada',
+    password = 'lovelace',
+    consent = 'approve',
+    timeoutMs = OVERALL_TIMEOUT_MS,
+    log = () => {},
+  } = options;
+  const deadline = Date.now() + timeoutMs;
+  const remaining = () => Math.max(1, deadline - Date.now());
+
+  // The authorization server's origin; every other 127.0.0.1 origin is the client's.
+  const sandboxOrigins = new Set([new URL(url).origin]);
+  const profile = mkdtempSync(join(tmpdir(), 'school-browser-'));
+  let context;
+  try {
+    log(`launch ${CHROMIUM_PATH}`);
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      timeout: remaining(),
+    });
+    // Only loopback traffic on 127.0.0.1 is allowed out of the browser.
+    await context.route('**/*', (route) => {
+      const target = route.request().url();
+      let host = '';
+      try { host = new URL(target).hostname; } catch { /* aborted below */ }
+      if (host === '127.0.0.1') return route.continue();
+      log(`blocked ${withoutQuery(target)}`);
+      return route.abort('blockedbyclient');
+    });
+    const page = context.pages()[0] ?? await context.newPage();
+
+    log(`open ${withoutQuery(url)}`);
+    await page.goto(url, { waitUntil: 'load', timeout: remaining() });
+
+    const submit = async (selector, what) => {
+      const before = page.url();
+      log(`${what} on ${withoutQuery(before)}`);
+      await Promise.all([
+        page.waitForURL((u) => u.href !== before, { waitUntil: 'load', timeout: remaining() }),
+        page.click(selector, { timeout: remaining() }),
+      ]);
+    };
+
+    let signedIn = false;
+    let answered = false;
+    for (;;) {
+      if (Date.now() >= deadline) throw new Error('timed out');
+      const current = new URL(page.url());
+      const hasSignIn = await page.locator('input[name="username"]').count() > 0;
+      const hasConsent = await page.locator('#approve').count() > 0;
+
+      if (hasSignIn) {
+        sandboxOrigins.add(current.origin);
+        if (signedIn) throw new Error(`sign-in as ${user} failed: ${(await bodyText(page)).slice(0, 300)}`);
+        await page.fill('input[name="username"]', user, { timeout: remaining() });
+        await page.fill('input[name="password"]', password, { timeout: remaining() });
+        await submit('#sign-in', `sign in as ${user}`);
+        signedIn = true;
+        continue;
+      }
+      if (hasConsent) {
+        sandboxOrigins.add(current.origin);
+        if (answered) throw new Error('the consent page came back after it was answered');
+        await submit(consent === 'deny' ? '#deny' : '#approve', consent === 'deny' ? 'deny consent' : 'approve consent');
+        answered = true;
+        continue;
+      }
+      if (current.protocol === 'http:' && current.hostname === '127.0.0.1' && !sandboxOrigins.has(current.origin)) {
+        break; // the client's loopback callback
+      }
+      const text = await bodyText(page);
+      throw new Error(`stopped on ${withoutQuery(page.url())}, which is neither a sign-in, consent nor callback page: ${text.slice(0, 500)}`);
+    }
+
+    await page.waitForLoadState('load', { timeout: remaining() });
+    const finalUrl = page.url();
+    const finalText = await bodyText(page);
+    log(`landed on ${withoutQuery(finalUrl)}`);
+    log(`page text: ${finalText.slice(0, 1000).replace(/\s+/g, ' ')}`);
+    return { finalUrl, finalText };
+  } finally {
+    await context?.close().catch(() => {});
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  const logFile = process.env.BROWSER_DRIVER_LOG;
+  const log = (line) => {
+    if (!logFile) return;
+    try {
+      appendFileSync(logFile, `${new Date().toISOString()} browser-driver: ${line}\n`);
+    } catch { /* logging must never fail the run */ }
+  };
+  const url = process.argv[process.argv.length - 1];
+  if (process.argv.length < 3 || !/^https?:\/\//.test(url)) {
+    log(`usage error, argv: ${process.argv.slice(2).join(' ')}`);
+    console.error('usage: browser-driver.mjs <authorization-url>');
+    process.exit(64);
+  }
+  const timer = setTimeout(() => {
+    log(`giving up after ${OVERALL_TIMEOUT_MS / 1000} s`);
+    process.exit(3);
+  }, OVERALL_TIMEOUT_MS + 2000);
+  timer.unref();
+
+  const consent = process.env.SANDBOX_CONSENT === 'deny' ? 'deny' : 'approve';
+  try {
+    await driveLogin(url, {
+      user: process.env.SANDBOX_USER || 'ada',
+      password: process.env.SANDBOX_PASSWORD || 'lovelace',
+      consent,
+      log,
+    });
+    log('done');
+    process.exit(0);
+  } catch (err) {
+    log(`error: ${err instanceof Error ? err.message : String(err)}`);
+    console.error(`browser-driver: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await main();
+}

@@ -1,0 +1,26 @@
+// Typed entry point to the browser driver for in-process use by tests. The implementation
+// lives in browser-driver.mjs so that the very same code also runs under plain `node` as
+// the BROWSER command of the CLI under test.
+// @ts-ignore -- plain ESM module without type declarations
+import * as impl from './browser-driver.mjs';
+
+export interface DriveLoginOptions {
+  user?: string;
+  password?: string;
+  consent?: 'approve' | 'deny';
+  timeoutMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface DriveLoginResult {
+  finalUrl: string;
+  finalText: string;
+}
+
+export const driveLogin: (url: string, options?: DriveLoginOptions) => Promise<DriveLoginResult> = impl.driveLogin;
+export const CHROMIUM_PATH: string = impl.CHROMIUM_PATH;
+export const CHROMIUM_ARGS: readonly string[] = impl.CHROMIUM_ARGS;
+
+// The command line that makes a CLI use the driver as its browser (`$BROWSER <url>`).
+export const BROWSER_DRIVER_SCRIPT = new URL('./browser-driver.mjs', import.meta.url).pathname;
+export const BROWSER_COMMAND = `${process.execPath} ${BROWSER_DRIVER_SCRIPT}`;

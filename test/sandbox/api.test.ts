@@ -1,0 +1,183 @@
+import * as oauth from 'oauth4webapi';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { startSandbox, type Sandbox } from './index.js';
+import { discover, eventsOf, insecure, obtainTokens, register, type RegisteredClient } from './testkit.js';
+
+let sb: Sandbox;
+let as: oauth.AuthorizationServer;
+let reg: RegisteredClient;
+let readToken: string;     // courses:read students:read
+let writeToken: string;    // courses:write
+let profileToken: string;  // openid profile email
+
+beforeAll(async () => {
+  sb = await startSandbox({ quiet: true });
+  as = await discover(sb.issuer);
+  reg = await register(as);
+  readToken = (await obtainTokens(as, reg, 'openid courses:read students:read')).access_token;
+  writeToken = (await obtainTokens(as, reg, 'courses:write')).access_token;
+  profileToken = (await obtainTokens(as, reg, 'openid profile email', { user: 'alan', password: 'turing' })).access_token;
+});
+afterAll(async () => { await sb?.close(); });
+
+function call(path: string, init: RequestInit & { token?: string } = {}) {
+  const headers = new Headers(init.headers);
+  if (init.token) headers.set('authorization', `Bearer ${init.token}`);
+  return fetch(`${sb.baseUrl}${path}`, { ...init, headers });
+}
+
+function challenge(res: Response) {
+  return res.headers.get('www-authenticate') ?? '';
+}
+
+const prmUrl = () => `${sb.baseUrl}/.well-known/oauth-protected-resource`;
+
+describe('anonymous requests', () => {
+  it('are served, never challenged', async () => {
+    const res = await call('/api/courses');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('www-authenticate')).toBeNull();
+    const body = await res.json();
+    expect(body.anonymous).toBe(true);
+    expect(body.courses.length).toBeGreaterThan(0);
+    expect(body.courses.every((c: { visibility: string }) => c.visibility === 'public')).toBe(true);
+    const students = await (await call('/api/students')).json();
+    expect(students).toEqual({ anonymous: true, students: [] });
+    expect(eventsOf(sb, 'api').at(-1)).toMatchObject({ method: 'GET', path: '/api/students', status: 200, authenticated: false, authorization_header: false });
+  });
+
+  it('cannot write: 403 forbidden without a WWW-Authenticate challenge', async () => {
+    const res = await call('/api/courses', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"title":"x"}' });
+    expect(res.status).toBe(403);
+    expect(res.headers.get('www-authenticate')).toBeNull();
+    expect((await res.json()).error).toBe('forbidden');
+  });
+});
+
+describe('bearer tokens', () => {
+  it('a valid token with the scope gets the full data', async () => {
+    const res = await call('/api/courses', { token: readToken });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.anonymous).toBe(false);
+    expect(body.courses.some((c: { visibility: string }) => c.visibility === 'private')).toBe(true);
+    expect((await call('/api/courses/c-201', { token: readToken })).status).toBe(200);
+    expect((await call('/api/courses/c-201')).status).toBe(404);
+    expect(eventsOf(sb, 'api').at(-2)).toMatchObject({ path: '/api/courses/c-201', authenticated: true, authorization_header: true, status: 200 });
+  });
+
+  it('an invalid token gets 401 invalid_token pointing at the protected resource metadata', async () => {
+    const res = await call('/api/courses', { token: 'not-a-real-token' });
+    expect(res.status).toBe(401);
+    const body = await res.json();
+    expect(body.error).toBe('invalid_token');
+    expect(typeof body.error_description).toBe('string');
+    const h = challenge(res);
+    expect(h).toMatch(/^Bearer /);
+    expect(h).toContain('error="invalid_token"');
+    expect(h).toContain('error_description="');
+    expect(h).toContain(`resource_metadata="${prmUrl()}"`);
+    expect(eventsOf(sb, 'api').at(-1)).toMatchObject({ status: 401, authenticated: false, authorization_header: true });
+  });
+
+  it('a non-Bearer Authorization header is a malformed token, not anonymous', async () => {
+    const res = await call('/api/echo', { headers: { authorization: 'Basic dXNlcjpwYXNz' } });
+    expect(res.status).toBe(401);
+    expect(challenge(res)).toContain('error="invalid_token"');
+  });
+
+  it('a token lacking the scope gets 403 insufficient_scope naming the scope', async () => {
+    const res = await call('/api/courses', { method: 'POST', token: readToken, headers: { 'content-type': 'application/json' }, body: '{"title":"x"}' });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({ error: 'insufficient_scope', scope: 'courses:write' });
+    const h = challenge(res);
+    expect(h).toContain('error="insufficient_scope"');
+    expect(h).toContain('scope="courses:write"');
+    expect(h).toContain(`resource_metadata="${prmUrl()}"`);
+    const read = await call('/api/students', { token: writeToken });
+    expect(read.status).toBe(403);
+    expect(challenge(read)).toContain('scope="students:read"');
+  });
+
+  it('writes with the right scope: 201 and the created course echoed back', async () => {
+    const res = await call('/api/courses', {
+      method: 'POST', token: writeToken, headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Difference Engines', visibility: 'public', seats: 12 }),
+    });
+    expect(res.status).toBe(201);
+    const course = await res.json();
+    expect(course).toMatchObject({ title: 'Difference Engines', visibility: 'public', seats: 12 });
+    expect(course.id).toMatch(/^c-/);
+    expect(res.headers.get('location')).toBe(`${sb.baseUrl}/api/courses/${course.id}`);
+    const bad = await call('/api/courses', { method: 'POST', token: writeToken, headers: { 'content-type': 'application/json' }, body: '{"seats":1}' });
+    expect(bad.status).toBe(400);
+  });
+
+  it('an expired token is invalid_token', async () => {
+    const short = await startSandbox({ quiet: true, accessTokenTtl: 1 });
+    try {
+      const sas = await discover(short.issuer);
+      const r = await register(sas);
+      const t = await obtainTokens(sas, r, 'courses:read');
+      expect(t.expires_in).toBeLessThanOrEqual(1);
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      const res = await fetch(`${short.baseUrl}/api/courses`, { headers: { authorization: `Bearer ${t.access_token}` } });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toContain(`resource_metadata="${short.baseUrl}/.well-known/oauth-protected-resource"`);
+    } finally {
+      await short.close();
+    }
+  });
+});
+
+describe('/api/echo', () => {
+  it('reflects the request, without the Authorization value', async () => {
+    const res = await call('/api/echo?a=1&b=2&b=3', {
+      method: 'PATCH', token: readToken,
+      headers: { 'content-type': 'application/json', 'X-Custom': 'Yes' },
+      body: JSON.stringify({ hello: 'world' }),
+    });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({
+      method: 'PATCH', path: '/api/echo', query: { a: '1', b: ['2', '3'] },
+      authorization: 'present', body: { hello: 'world' }, authenticated: true,
+    });
+    expect(body.headers['x-custom']).toBe('Yes');
+    expect(body.headers.authorization).toBeUndefined();
+    expect(JSON.stringify(body)).not.toContain(readToken);
+    expect(body.scopes.sort()).toEqual(['courses:read', 'openid', 'students:read']);
+  });
+
+  it('serves anonymous callers and text bodies', async () => {
+    const res = await call('/api/echo', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'plain text' });
+    const body = await res.json();
+    expect(body).toMatchObject({ method: 'POST', authorization: 'absent', body: 'plain text', authenticated: false, scopes: [] });
+    expect((await call('/api/echo', { method: 'DELETE' })).status).toBe(200);
+    expect((await call('/api/echo', { method: 'PUT' })).status).toBe(200);
+  });
+});
+
+describe('userinfo', () => {
+  it('returns claims according to the granted scopes', async () => {
+    const response = await oauth.userInfoRequest(as, reg.client, profileToken, insecure);
+    const claims = await oauth.processUserInfoResponse(as, reg.client, oauth.skipSubjectCheck, response);
+    expect(claims).toMatchObject({ sub: sb.users[1]!.sub, name: 'Alan Turing', email: 'alan@example.edu' });
+    const narrow = await (await fetch(as.userinfo_endpoint!, { headers: { authorization: `Bearer ${readToken}` } })).json();
+    expect(narrow).toEqual({ sub: sb.users[0]!.sub });
+    expect(eventsOf(sb, 'userinfo').at(-1)).toMatchObject({ status: 200 });
+  });
+
+  it('refuses a bad token with 401 invalid_token and a challenge, and a token without openid with 403', async () => {
+    const bad = await fetch(as.userinfo_endpoint!, { headers: { authorization: 'Bearer nope' } });
+    expect(bad.status).toBe(401);
+    expect((await bad.json()).error).toBe('invalid_token');
+    expect(bad.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    const none = await fetch(as.userinfo_endpoint!);
+    expect(none.status).toBe(401);
+    const noOpenid = await fetch(as.userinfo_endpoint!, { headers: { authorization: `Bearer ${writeToken}` } });
+    expect(noOpenid.status).toBe(403);
+    expect(eventsOf(sb, 'userinfo').slice(-3).map((e) => e.status)).toEqual([401, 401, 403]);
+  });
+});

@@ -1,0 +1,357 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import { buildOpenApi } from './openapi.js';
+import { userClaims, type Emit } from './provider.js';
+import { DATA_SCOPES } from './scopes.js';
+import type { SandboxUser } from './users.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Any = any;
+
+export interface TokenInfo {
+  clientId: string;
+  sub: string | undefined;
+  scopes: Set<string>;
+  aud: string | undefined;
+}
+
+export type BearerResult =
+  | { state: 'absent' }
+  | { state: 'invalid'; description: string }
+  | { state: 'valid'; token: TokenInfo };
+
+// Validates a bearer token by looking it up in the provider's own store, with the same
+// checks its introspection endpoint applies (expiry, live grant, matching client/account).
+export async function checkBearer(req: IncomingMessage, provider: Any, audience: string): Promise<BearerResult> {
+  const header = req.headers.authorization;
+  if (header === undefined) return { state: 'absent' };
+  const m = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
+  if (!m) return { state: 'invalid', description: 'the Authorization header must carry a Bearer access token' };
+  const value = m[1]!;
+  let token: Any;
+  try {
+    token = await provider.AccessToken.find(value);
+  } catch {
+    token = undefined;
+  }
+  if (!token || !token.isValid) return { state: 'invalid', description: 'the access token is unknown, expired or revoked' };
+  if (token.grantId) {
+    const grant = await provider.Grant.find(token.grantId);
+    if (!grant || grant.isExpired || grant.clientId !== token.clientId || grant.accountId !== token.accountId) {
+      return { state: 'invalid', description: 'the access token is unknown, expired or revoked' };
+    }
+  }
+  if (token.aud !== audience) {
+    return { state: 'invalid', description: `the access token was not issued for ${audience}` };
+  }
+  return {
+    state: 'valid',
+    token: {
+      clientId: token.clientId,
+      sub: token.accountId,
+      scopes: new Set(String(token.scope ?? '').split(' ').filter(Boolean)),
+      aud: token.aud,
+    },
+  };
+}
+
+function quote(value: string): string {
+  return `"${value.replace(/["\\]/g, '\\$&')}"`;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  const text = JSON.stringify(body, null, 2);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-store');
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  res.end(text);
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > 1024 * 1024) throw new Error('body too large');
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function isJson(req: IncomingMessage): boolean {
+  const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  return type === 'application/json' || type.endsWith('+json');
+}
+
+export interface ResourceServerContext {
+  baseUrl: string;
+  issuer: string;
+  provider: Any;
+  users: SandboxUser[];
+  emit: Emit;
+  oauthUrls: { authorization_endpoint: string; token_endpoint: string };
+}
+
+interface Course { id: string; title: string; visibility: 'public' | 'private'; lecturer?: string; [k: string]: unknown }
+interface Student { id: string; name: string; email?: string; [k: string]: unknown }
+
+// The protected resource: RFC 9728 metadata, /openapi.json and a small data API whose
+// operations are guarded by the platform's scopes. No token means anonymous, never a challenge.
+export function createResourceServer(ctx: ResourceServerContext) {
+  const { baseUrl, issuer, provider, emit } = ctx;
+  const resourceMetadataUrl = `${baseUrl}/.well-known/oauth-protected-resource`;
+  const courses: Course[] = [
+    { id: 'c-101', title: 'Analytical Engines for Beginners', visibility: 'public', lecturer: 'Ada Lovelace' },
+    { id: 'c-102', title: 'On Computable Numbers', visibility: 'public', lecturer: 'Alan Turing' },
+    { id: 'c-201', title: 'Cryptanalysis Seminar', visibility: 'private', lecturer: 'Alan Turing' },
+  ];
+  const students: Student[] = [
+    { id: 's-1', name: 'Grace Hopper', email: 'grace@example.edu' },
+    { id: 's-2', name: 'Edsger Dijkstra', email: 'edsger@example.edu' },
+  ];
+
+  function invalidToken(res: ServerResponse, description: string) {
+    sendJson(res, 401, { error: 'invalid_token', error_description: description }, {
+      'WWW-Authenticate': `Bearer error="invalid_token", error_description=${quote(description)}, resource_metadata=${quote(resourceMetadataUrl)}`,
+    });
+  }
+
+  function insufficientScope(res: ServerResponse, scope: string) {
+    const description = `this operation needs the ${scope} scope`;
+    sendJson(res, 403, { error: 'insufficient_scope', error_description: description, scope }, {
+      'WWW-Authenticate': `Bearer error="insufficient_scope", error_description=${quote(description)}, scope=${quote(scope)}, resource_metadata=${quote(resourceMetadataUrl)}`,
+    });
+  }
+
+  function forbiddenAnonymous(res: ServerResponse, scope: string) {
+    // Anonymous callers are never challenged (the interface is explicit about it), so this
+    // 403 deliberately has no WWW-Authenticate header.
+    sendJson(res, 403, { error: 'forbidden', error_description: `anonymous requests cannot do this; it needs an access token with the ${scope} scope`, scope });
+  }
+
+  async function jsonBody(req: IncomingMessage, res: ServerResponse): Promise<Record<string, unknown> | undefined> {
+    const raw = await readBody(req);
+    if (!isJson(req)) {
+      sendJson(res, 415, { error: 'invalid_request', error_description: 'send a JSON body (Content-Type: application/json)' });
+      return undefined;
+    }
+    try {
+      const parsed = JSON.parse(raw.toString('utf8'));
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed;
+    } catch { /* reported below */ }
+    sendJson(res, 400, { error: 'invalid_request', error_description: 'the body must be a JSON object' });
+    return undefined;
+  }
+
+  const prm = () => ({
+    resource: baseUrl,
+    authorization_servers: [issuer],
+    scopes_supported: [...DATA_SCOPES],
+    bearer_methods_supported: ['header'],
+    resource_name: 'School API (sandbox)',
+  });
+
+  // Returns false when the path is not served by the resource server.
+  return async function handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+    const method = req.method ?? 'GET';
+    const path = url.pathname;
+
+    if (path === '/.well-known/oauth-protected-resource') {
+      if (method !== 'GET' && method !== 'HEAD') return methodNotAllowed(res, 'GET');
+      sendJson(res, 200, prm());
+      return true;
+    }
+    if (path === '/openapi.json') {
+      if (method !== 'GET' && method !== 'HEAD') return methodNotAllowed(res, 'GET');
+      sendJson(res, 200, buildOpenApi(baseUrl, ctx.oauthUrls));
+      return true;
+    }
+
+    const courseMatch = /^\/api\/courses\/([^/]+)$/.exec(path);
+    let allowed: string[];
+    if (path === '/api/courses' || path === '/api/students') allowed = ['GET', 'POST'];
+    else if (courseMatch) allowed = ['GET'];
+    else if (path === '/api/echo') allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+    else return false;
+    if (!allowed.includes(method)) return methodNotAllowed(res, allowed.join(', '));
+
+    const auth = await checkBearer(req, provider, baseUrl);
+    const authenticated = auth.state === 'valid';
+    const token = auth.state === 'valid' ? auth.token : undefined;
+    res.on('finish', () => emit('api', {
+      method,
+      path,
+      status: res.statusCode,
+      authenticated,
+      authorization_header: req.headers.authorization !== undefined,
+      ...(token ? { client_id: token.clientId, sub: token.sub } : {}),
+    }));
+
+    if (auth.state === 'invalid') {
+      await readBody(req).catch(() => undefined);
+      invalidToken(res, auth.description);
+      return true;
+    }
+
+    // Scope rule shared by every data operation: anonymous reads are served, anonymous
+    // writes refused without a challenge, tokens must carry the operation's scope.
+    const guard = (scope: string, anonymousAllowed: boolean): boolean => {
+      if (!token) {
+        if (anonymousAllowed) return true;
+        forbiddenAnonymous(res, scope);
+        return false;
+      }
+      if (!token.scopes.has(scope)) {
+        insufficientScope(res, scope);
+        return false;
+      }
+      return true;
+    };
+
+    if (path === '/api/echo') {
+      const raw = await readBody(req);
+      let body: unknown = null;
+      if (raw.length) {
+        const text = raw.toString('utf8');
+        body = text;
+        if (isJson(req)) {
+          try { body = JSON.parse(text); } catch { body = text; }
+        }
+      }
+      const query: Record<string, string | string[]> = {};
+      for (const key of new Set(url.searchParams.keys())) {
+        const all = url.searchParams.getAll(key);
+        query[key] = all.length === 1 ? all[0]! : all;
+      }
+      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'authorization'));
+      sendJson(res, 200, {
+        method,
+        path,
+        query,
+        headers,
+        authorization: req.headers.authorization !== undefined ? 'present' : 'absent',
+        body,
+        authenticated,
+        scopes: token ? [...token.scopes] : [],
+        ...(token ? { client_id: token.clientId, sub: token.sub } : {}),
+      });
+      return true;
+    }
+
+    if (path === '/api/courses' && method === 'GET') {
+      if (!guard('courses:read', true)) return true;
+      sendJson(res, 200, { anonymous: !token, courses: token ? courses : courses.filter((c) => c.visibility === 'public') });
+      return true;
+    }
+    if (courseMatch) {
+      if (!guard('courses:read', true)) return true;
+      const id = decodeURIComponent(courseMatch[1]!);
+      const course = courses.find((c) => c.id === id && (token || c.visibility === 'public'));
+      if (!course) sendJson(res, 404, { error: 'not_found', error_description: `no course ${id}` });
+      else sendJson(res, 200, { anonymous: !token, ...course });
+      return true;
+    }
+    if (path === '/api/courses' && method === 'POST') {
+      if (!guard('courses:write', false)) { await readBody(req).catch(() => undefined); return true; }
+      const input = await jsonBody(req, res);
+      if (!input) return true;
+      if (typeof input.title !== 'string' || !input.title.trim()) {
+        sendJson(res, 400, { error: 'invalid_request', error_description: 'title (a non-empty string) is required' });
+        return true;
+      }
+      const course: Course = {
+        visibility: 'private',
+        ...input,
+        title: input.title,
+        id: `c-${randomUUID().slice(0, 8)}`,
+        created_by: token!.sub,
+      };
+      courses.push(course);
+      sendJson(res, 201, course, { Location: `${baseUrl}/api/courses/${course.id}` });
+      return true;
+    }
+    if (path === '/api/students' && method === 'GET') {
+      if (!guard('students:read', true)) return true;
+      sendJson(res, 200, { anonymous: !token, students: token ? students : [] });
+      return true;
+    }
+    if (path === '/api/students' && method === 'POST') {
+      if (!guard('students:write', false)) { await readBody(req).catch(() => undefined); return true; }
+      const input = await jsonBody(req, res);
+      if (!input) return true;
+      if (typeof input.name !== 'string' || !input.name.trim()) {
+        sendJson(res, 400, { error: 'invalid_request', error_description: 'name (a non-empty string) is required' });
+        return true;
+      }
+      const student: Student = { ...input, name: input.name, id: `s-${randomUUID().slice(0, 8)}` };
+      students.push(student);
+      sendJson(res, 201, student, { Location: `${baseUrl}/api/students/${student.id}` });
+      return true;
+    }
+    return false;
+  };
+}
+
+function methodNotAllowed(res: ServerResponse, allow: string): true {
+  sendJson(res, 405, { error: 'method_not_allowed', error_description: `allowed: ${allow}` }, { Allow: allow });
+  return true;
+}
+
+export interface UserinfoContext {
+  issuer: string;
+  resource: string;
+  provider: Any;
+  users: SandboxUser[];
+  emit: Emit;
+}
+
+// OpenID Connect UserInfo, served here because oidc-provider's own endpoint refuses access
+// tokens bound to a resource. Claims follow the granted scopes.
+export async function handleUserinfo(req: IncomingMessage, res: ServerResponse, ctx: UserinfoContext): Promise<void> {
+  const method = req.method ?? 'GET';
+  const finish = (status: number, extra: Record<string, unknown> = {}) => ctx.emit('userinfo', { status, ...extra });
+  if (method !== 'GET' && method !== 'POST') {
+    methodNotAllowed(res, 'GET, POST');
+    finish(405);
+    return;
+  }
+  await readBody(req).catch(() => undefined);
+  const challenge = (error: string, description: string, extra = '') =>
+    `Bearer realm=${quote(ctx.issuer)}, error=${quote(error)}, error_description=${quote(description)}${extra}`;
+
+  const auth = await checkBearer(req, ctx.provider, ctx.resource);
+  if (auth.state !== 'valid') {
+    const description = auth.state === 'absent' ? 'no access token provided' : auth.description;
+    sendJson(res, 401, { error: 'invalid_token', error_description: description }, { 'WWW-Authenticate': challenge('invalid_token', description) });
+    finish(401);
+    return;
+  }
+  const { token } = auth;
+  if (!token.scopes.has('openid')) {
+    const description = "access token missing 'openid' scope";
+    sendJson(res, 403, { error: 'insufficient_scope', error_description: description, scope: 'openid' }, {
+      'WWW-Authenticate': challenge('insufficient_scope', description, ', scope="openid"'),
+    });
+    finish(403, { client_id: token.clientId });
+    return;
+  }
+  const user = ctx.users.find((u) => u.sub === token.sub);
+  if (!user) {
+    sendJson(res, 401, { error: 'invalid_token', error_description: 'the account no longer exists' }, { 'WWW-Authenticate': challenge('invalid_token', 'the account no longer exists') });
+    finish(401);
+    return;
+  }
+  const all = userClaims(user);
+  const claims: Record<string, unknown> = { sub: all.sub };
+  if (token.scopes.has('profile')) {
+    for (const k of ['name', 'given_name', 'family_name', 'preferred_username']) if (all[k] !== undefined) claims[k] = all[k];
+  }
+  if (token.scopes.has('email')) {
+    claims.email = all.email;
+    claims.email_verified = all.email_verified;
+  }
+  sendJson(res, 200, claims);
+  finish(200, { client_id: token.clientId });
+}

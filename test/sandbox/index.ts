@@ -1,0 +1,6 @@
+// Public entry point of the school sandbox: an authorization server and protected API
+// that emulate the platform's interface for tests and demonstrations.
+export { startSandbox } from './server.js';
+export type { Sandbox, SandboxEvent, SandboxOptions } from './server.js';
+export type { SandboxUser } from './users.js';
+export { ALL_SCOPES, DATA_SCOPES, IDENTITY_SCOPES } from './scopes.js';

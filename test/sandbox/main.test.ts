@@ -1,0 +1,71 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const tsx = join(root, 'node_modules', '.bin', 'tsx');
+const scratch = mkdtempSync(join(tmpdir(), 'sandbox-main-test-'));
+const children: ChildProcess[] = [];
+
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+function start(args: string[]) {
+  const child = spawn(tsx, ['test/sandbox/main.ts', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let stderr = '';
+  child.stderr!.on('data', (d) => { stderr += d; });
+  const firstLine = new Promise<string>((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout! });
+    rl.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, firstLine, exited, stderr: () => stderr };
+}
+
+describe('tsx test/sandbox/main.ts', () => {
+  it('prints the base URL first on stdout, writes events as JSON lines and stops cleanly on SIGTERM', async () => {
+    const events = join(scratch, 'events.jsonl');
+    const run = start(['--split-origins', '--alt-paths', '--events', events]);
+    const baseUrl = await run.firstLine;
+    expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const prm = await (await fetch(`${baseUrl}/.well-known/oauth-protected-resource`)).json();
+    const issuer = prm.authorization_servers[0];
+    expect(issuer).not.toBe(baseUrl);
+    const md = await (await fetch(`${issuer}/.well-known/oauth-authorization-server`)).json();
+    expect(md.token_endpoint).toBe(`${issuer}/connect/token`);
+    expect(run.stderr()).toContain(`School sandbox running at ${baseUrl}`);
+    expect(run.stderr()).toContain(issuer);
+    expect(run.stderr()).toContain('ada');
+    expect(run.stderr()).not.toContain('Unsupported runtime');
+
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+    const lines = readFileSync(events, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.some((e) => e.type === 'request' && e.path === '/.well-known/oauth-protected-resource')).toBe(true);
+    expect(lines.some((e) => e.type === 'metadata')).toBe(true);
+  });
+
+  it('honours --port and stops on SIGINT', async () => {
+    const probe = spawn(process.execPath, ['-e', "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"]);
+    const port = Number(await new Promise<string>((resolve) => probe.stdout!.once('data', (d) => resolve(String(d).trim()))));
+    const run = start(['--port', String(port), '--quiet', '--no-rotation', '--access-ttl', '60']);
+    expect(await run.firstLine).toBe(`http://127.0.0.1:${port}`);
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+  });
+
+  it('rejects unknown arguments', async () => {
+    const run = start(['--bogus']);
+    await expect(run.firstLine).rejects.toThrow(/unknown argument --bogus/);
+    expect(await run.exited).toBe(64);
+  });
+});

@@ -1,0 +1,101 @@
+// Command-line entry of the sandbox, for demos and for driving the CLI by hand:
+//
+//   tsx test/sandbox/main.ts [--port N] [--split-origins] [--alt-paths] [--access-ttl S]
+//                            [--refresh-ttl S] [--no-rotation] [--events FILE] [--quiet]
+//
+// The first line on stdout is the base URL alone, so scripts can read it; everything meant
+// for people goes to stderr.
+import { appendFileSync, writeFileSync } from 'node:fs';
+
+import { startSandbox, type SandboxEvent, type SandboxOptions } from './index.js';
+
+const USAGE = 'usage: tsx test/sandbox/main.ts [--port N] [--split-origins] [--alt-paths] [--access-ttl S] [--refresh-ttl S] [--no-rotation] [--events FILE] [--quiet]';
+
+function parseArgs(argv: string[]) {
+  const opts: SandboxOptions & { eventsFile?: string; showEvents: boolean } = { showEvents: true };
+  const number = (flag: string, value: string | undefined) => {
+    const n = Number(value);
+    if (value === undefined || !Number.isInteger(n) || n < 0) throw new Error(`${flag} needs a non-negative integer`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = () => inline ?? argv[++i];
+    switch (flag) {
+      case '--port': opts.port = number(flag, value()); break;
+      case '--split-origins': opts.splitOrigins = true; break;
+      case '--alt-paths': opts.altPaths = true; break;
+      case '--access-ttl': opts.accessTokenTtl = number(flag, value()); break;
+      case '--refresh-ttl': opts.refreshTokenTtl = number(flag, value()); break;
+      case '--no-rotation': opts.rotateRefreshTokens = false; break;
+      case '--events': {
+        const file = value();
+        if (!file) throw new Error('--events needs a file name');
+        opts.eventsFile = file;
+        break;
+      }
+      case '--quiet': opts.quiet = true; opts.showEvents = false; break;
+      case '-h': case '--help':
+        console.error(USAGE);
+        process.exit(0);
+        break;
+      default: throw new Error(`unknown argument ${arg}`);
+    }
+  }
+  return opts;
+}
+
+function describeEvent(e: SandboxEvent): string {
+  const { at, type, ...rest } = e;
+  const fields = Object.entries(rest)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(' ');
+  return `${new Date(at).toISOString().slice(11, 23)} ${type} ${fields}`;
+}
+
+async function main() {
+  let opts: ReturnType<typeof parseArgs>;
+  try {
+    opts = parseArgs(process.argv.slice(2));
+  } catch (err) {
+    console.error(`sandbox: ${(err as Error).message}\n${USAGE}`);
+    process.exit(64);
+  }
+  const { eventsFile, showEvents, ...sandboxOpts } = opts;
+  if (eventsFile) writeFileSync(eventsFile, '');
+
+  const sandbox = await startSandbox({
+    ...sandboxOpts,
+    onEvent: (event) => {
+      if (eventsFile) appendFileSync(eventsFile, `${JSON.stringify(event)}\n`);
+      if (showEvents && event.type !== 'request') console.error(describeEvent(event));
+    },
+  });
+
+  process.stdout.write(`${sandbox.baseUrl}\n`);
+  console.error(`School sandbox running at ${sandbox.baseUrl}`);
+  console.error(`Authorization server (issuer): ${sandbox.issuer}`);
+  console.error(`Metadata: ${sandbox.issuer}/.well-known/oauth-authorization-server`);
+  console.error(`Users: ${sandbox.users.map((u) => `${u.username} / ${u.password} (${u.name})`).join(', ')}`);
+  if (eventsFile) console.error(`Events: ${eventsFile}`);
+  console.error('Press Ctrl-C to stop.');
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    if (showEvents) console.error(`sandbox: ${signal}, shutting down`);
+    const force = setTimeout(() => process.exit(0), 3000);
+    force.unref();
+    sandbox.close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((err) => {
+  console.error('sandbox: failed to start:', err);
+  process.exit(1);
+});
