@@ -102,8 +102,8 @@ export async function revokeToken(
 export async function clientStillKnown(http: HttpClient, as: AuthorizationServer, client: ClientIdentity, redirectUri: string, signal?: AbortSignal): Promise<boolean> {
   const oauth = await loadOAuth();
   try {
-    const params = new URLSearchParams({ code: `probe-${oauth.generateRandomState()}` });
-    const res = await oauth.authorizationCodeGrantRequest(as, oauthClient(client), clientAuth(oauth, client), params, redirectUri, oauth.generateRandomCodeVerifier(), requestOptions(oauth, http, signal));
+    const params = { code: `probe-${oauth.generateRandomState()}`, redirect_uri: redirectUri, code_verifier: oauth.generateRandomCodeVerifier() };
+    const res = await oauth.genericTokenEndpointRequest(as, oauthClient(client), clientAuth(oauth, client), 'authorization_code', params, requestOptions(oauth, http, signal));
     if (res.status < 400) return true;
     const body = (await res.json().catch(() => ({}))) as { error?: string };
     return body.error !== 'invalid_client';
