@@ -50,11 +50,6 @@ export async function main(argv: string[]): Promise<number> {
       (opts): Deps => systemDeps({ verbose: Boolean(opts.verbose), signal: controller.signal }),
       (p) => (pending = p),
     );
-    program.configureOutput({
-      writeOut: (s) => process.stdout.write(s),
-      writeErr: (s) => process.stderr.write(s),
-      outputError: () => undefined, // reported below, in one format
-    });
     if (argv.length === 0) {
       program.outputHelp();
       return ExitCode.ok;

@@ -29,6 +29,12 @@ export async function buildProgram(makeDeps: DepsFactory, onResult: (p: Promise<
     .option('--verbose', 'trace HTTP on stderr, with every secret redacted')
     .showSuggestionAfterError(true)
     .exitOverride()
+    // Set before the subcommands exist so they inherit it: errors are reported once, by the caller.
+    .configureOutput({
+      writeOut: (s) => process.stdout.write(s),
+      writeErr: (s) => process.stderr.write(s),
+      outputError: () => undefined,
+    })
     .addHelpText(
       'after',
       `

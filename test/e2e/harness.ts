@@ -125,3 +125,9 @@ export async function waitForFileText(path: string, pattern: RegExp, timeoutMs =
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** Asserts a run succeeded, with its stderr in the failure message. */
+export function expectSuccess(res: RunResult): RunResult {
+  if (res.code !== 0) throw new Error(`school exited ${res.code}; stderr:\n${res.stderr}`);
+  return res;
+}

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../sandbox/index.js';
-import { type Env, filesContaining, modeOf, runSchool, userEnv, withoutKeychain } from './harness.js';
+import { type Env, expectSuccess, filesContaining, modeOf, runSchool, userEnv, withoutKeychain } from './harness.js';
 
 // Short-lived access tokens: refresh happens within a couple of seconds (half the lifetime).
 const TTL = 4;
@@ -178,7 +178,7 @@ describe('a confidential client', () => {
     expect(filesContaining(env.HOME, stored.clientSecret)).toEqual([]);
     await waitForRefreshWindow();
     const before = refreshGrants(sandbox).length;
-    expect((await runSchool(['token'], env)).code).toBe(0);
+    expectSuccess(await runSchool(['token'], env));
     expect(refreshGrants(sandbox).at(-1)).toMatchObject({ ok: true, client_id: reg.client_id });
     expect(refreshGrants(sandbox).length).toBe(before + 1);
     expect((await runSchool(['logout'], env)).code).toBe(0);

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { runSchool, userEnv } from './harness.js';
+
+describe('the command line surface', () => {
+  it('lists every command of the contract in --help, on stdout, exit 0', async () => {
+    const res = await runSchool(['--help'], userEnv());
+    expect(res.code).toBe(0);
+    for (const cmd of ['login', 'logout', 'whoami', 'token', 'call', 'status', 'completion']) expect(res.stdout).toMatch(new RegExp(`^  ${cmd}\\b`, 'm'));
+    expect(res.stdout).not.toContain('__complete');
+    expect(res.stderr).toBe('');
+  });
+
+  it('prints the version', async () => {
+    const res = await runSchool(['--version'], userEnv());
+    expect(res.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
+  it.each([
+    [['login', '--bogus'], "unknown option '--bogus'"],
+    [['completion'], "missing required argument 'shell'"],
+    [['logn'], "unknown command 'logn'"],
+    [['call', '/x', '--method'], "option '-X, --method <method>' argument missing"],
+  ])('reports %j once, as a usage error (exit 2)', async (args, message) => {
+    const res = await runSchool(args, userEnv());
+    expect(res.code).toBe(2);
+    expect(res.stdout).toBe('');
+    expect(res.stderr.split(message).length - 1).toBe(1);
+    expect(res.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it('gives JSON errors on stderr with --json, wherever --json stands', async () => {
+    for (const args of [['--json', 'whoami'], ['whoami', '--json']]) {
+      const res = await runSchool(args, userEnv());
+      expect(res.code).toBe(4);
+      expect(JSON.parse(res.stderr)).toMatchObject({ error: 'not_logged_in', message: 'Not logged in.', hint: expect.stringContaining('school login') });
+    }
+    const usage = await runSchool(['login', '--bogus', '--json'], userEnv());
+    expect(usage.code).toBe(2);
+    expect(JSON.parse(usage.stderr)).toMatchObject({ error: 'usage' });
+  });
+
+  it('refuses an invalid profile name', async () => {
+    const res = await runSchool(['status', '--profile', '../etc'], userEnv());
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/Invalid profile name/);
+  });
+});

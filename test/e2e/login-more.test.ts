@@ -1,0 +1,88 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { driveLogin } from '../helpers/browser-driver.js';
+import { type Sandbox, startSandbox } from '../sandbox/index.js';
+import { AUTH_URL_LINE, runSchool, startSchool, userEnv } from './harness.js';
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox({ quiet: true });
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+/** Whether the listener is up; asks for another path (404), since /callback is accepted only once. */
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    request({ host: '127.0.0.1', port, path: '/probe' }, () => resolve(true))
+      .on('error', () => resolve(false))
+      .end();
+  });
+}
+
+describe('school login, continued', () => {
+  it('stops cleanly on Ctrl-C: exit 130 and the listener closed', async () => {
+    const env = userEnv();
+    const run = startSchool(['login', '--base-url', sandbox.baseUrl, '--no-browser'], env);
+    const [, url] = await run.waitForStderr(AUTH_URL_LINE);
+    const port = Number(new URL(new URL(url).searchParams.get('redirect_uri')!).port);
+    expect(await canConnect(port)).toBe(true);
+    run.child.kill('SIGINT');
+    const res = await run.done;
+    expect(res.code).toBe(130);
+    expect(res.stderr).toMatch(/Interrupted/);
+    expect(await canConnect(port)).toBe(false);
+  });
+
+  it('prints the URL and keeps waiting when the browser cannot be started', async () => {
+    const env = userEnv({ BROWSER: '/nonexistent/browser --flag' });
+    const run = startSchool(['login', '--base-url', sandbox.baseUrl], env);
+    const [, url] = await run.waitForStderr(AUTH_URL_LINE);
+    expect(run.stderr()).toMatch(/Could not open a browser \(\/nonexistent\/browser: ENOENT\)/);
+    await driveLogin(url);
+    const res = await run.done;
+    expect(res.code).toBe(0);
+  });
+
+  it('registers again when the server no longer knows the saved client', async () => {
+    const env = userEnv();
+    const first = await startSandbox({ quiet: true });
+    const port = Number(new URL(first.baseUrl).port);
+    expect((await runSchool(['login', '--base-url', first.baseUrl], env)).code).toBe(0);
+    await first.close();
+    // The same address, a server with no memory of the client.
+    const second = await startSandbox({ quiet: true, port });
+    try {
+      const res = await runSchool(['login'], env);
+      expect(res.code).toBe(0);
+      expect(res.stderr).toContain('no longer knows the saved client registration');
+      expect(second.events.filter((e) => e.type === 'register')).toHaveLength(1);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('redacts every secret in a --verbose login, confidential client included', async () => {
+    const env = userEnv();
+    const res = await runSchool(['login', '--base-url', sandbox.baseUrl, '--confidential', '--verbose'], env);
+    expect(res.code).toBe(0);
+    expect(res.stderr).toMatch(/\* POST http:\/\/127\.0\.0\.1:\d+\/api\/oauth\/token/);
+    expect(res.stderr).toMatch(/code=\[REDACTED\]/);
+    expect(res.stderr).toMatch(/code_verifier=\[REDACTED\]/);
+    expect(res.stderr).toMatch(/client_secret=\[REDACTED\]/);
+    expect(res.stderr).toMatch(/"client_secret":"\[REDACTED\]"/);
+    const { default: keytar } = (await import('keytar')) as unknown as { default: typeof import('keytar') };
+    const stored = JSON.parse((await keytar.getPassword('school-cli', `profile:default@${env.SCHOOL_CONFIG_DIR}`))!);
+    for (const secret of [stored.accessToken, stored.refreshToken, stored.clientSecret]) {
+      expect(secret).toBeTruthy();
+      expect(res.stderr).not.toContain(secret);
+    }
+  });
+
+  it('refuses a client metadata URL where the server does not support it', async () => {
+    const res = await runSchool(['login', '--base-url', sandbox.baseUrl, '--client-metadata-url', 'https://tools.example/school.json'], userEnv());
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('does not support client ID metadata documents');
+  });
+});
