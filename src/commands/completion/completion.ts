@@ -1,20 +1,35 @@
 import { readFile } from 'node:fs/promises';
 import type { Deps } from '../../deps.js';
-import { UsageError } from '../../errors.js';
+import { CliError, UsageError } from '../../errors.js';
 import type { GlobalOptions } from '../context.js';
 
 // The scripts ship as plain files in the package's completions/ folder (users may also copy them
 // from there), so the command prints those very files rather than a second copy kept in code.
-// Resolved from this module, not the cwd: dist/commands/completion/ → the package root.
 const SCRIPTS: Record<string, string> = {
   bash: 'school.bash',
   zsh: '_school',
   fish: 'school.fish',
 };
 
+// Found from this module, never from the cwd. In the bundle this module is dist/cli.js; run from
+// the sources it is src/commands/completion/completion.ts. Both lie inside the package.
+const FOLDERS = ['../completions/', '../../../completions/'];
+
 export async function completionRun(deps: Deps, opts: { args?: unknown[] } & GlobalOptions): Promise<void> {
   const shell = String(opts.args?.[0] ?? '');
   const file = Object.hasOwn(SCRIPTS, shell) ? SCRIPTS[shell] : undefined;
   if (!file) throw new UsageError(`Unknown shell "${shell}": use bash, zsh or fish.`);
-  deps.io.out.write(await readFile(new URL(`../../../completions/${file}`, import.meta.url)));
+  for (const folder of FOLDERS) {
+    const url = new URL(folder + file, import.meta.url);
+    let script: Buffer;
+    try {
+      script = await readFile(url);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw err;
+    }
+    deps.io.out.write(script);
+    return;
+  }
+  throw new CliError(`This installation of school has no completions/${file}: reinstall it.`, { code: 'missing_file' });
 }

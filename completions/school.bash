@@ -1,0 +1,190 @@
+# bash completion for school                                -*- shell-script -*-
+#
+# Load it in the current shell:  source <(school completion bash)
+# or install it for every shell: copy it to ~/.local/share/bash-completion/completions/school
+# Needs bash 4 or later. Profiles, scopes and API paths come from `school __complete`, which
+# reads local caches only, so completing never waits on the network.
+
+# Options followed by a value: the word after them is that value, never a command or a path.
+_school_takes_value() {
+    case $1 in
+        --base-url | --profile | --scope | --port | --timeout | --client-metadata-url | \
+            -X | --method | -H | --header | -f | --raw-field | -F | --field | --input)
+            return 0 ;;
+    esac
+    return 1
+}
+
+# Sets _school_opt to the option of word $1 whose value is the next word, if any: --opt, or the
+# last of a cluster of short options such as -iX (in -XPOST the value is already there).
+_school_value_option() {
+    local w=$1 k
+    _school_opt=''
+    if [[ $w == --* ]]; then
+        [[ $w != *=* ]] && _school_takes_value "$w" && _school_opt=$w
+        return 0
+    fi
+    for ((k = 1; k < ${#w}; k++)); do
+        if _school_takes_value "-${w:k:1}"; then
+            ((k == ${#w} - 1)) && _school_opt=-${w:k:1}
+            return 0
+        fi
+    done
+    return 0
+}
+
+# Adds "$1$c" to COMPREPLY for each candidate c (from $3 on) that starts with $2.
+_school_add() {
+    local keep=$1 cur=$2 c
+    shift 2
+    for c; do
+        [[ $c == "$cur"* ]] && COMPREPLY+=("$keep$c")
+    done
+}
+
+# File names under $2, each prefixed with $1; directories get a slash and no trailing space.
+_school_add_files() {
+    local keep=$1 f
+    while IFS= read -r f; do
+        if [[ -d $f ]]; then
+            COMPREPLY+=("$keep$f/")
+            compopt -o nospace 2>/dev/null
+        else
+            COMPREPLY+=("$keep$f")
+        fi
+    done < <(compgen -f -- "$2")
+}
+
+_school() {
+    # The line is split here rather than taken from COMP_WORDS, which breaks words at ':' and
+    # '=': a scope such as courses:read or a URL with a port must stay one word.
+    local line=${COMP_LINE:0:COMP_POINT}
+    local -a words
+    read -r -a words <<<"$line"
+    if [[ ${#words[@]} -eq 0 || $line == *[[:space:]] ]]; then
+        words+=('')
+    fi
+    local n=${#words[@]}
+    local word=${words[n-1]}
+
+    # What precedes the word being completed: the subcommand, how many arguments it has, the
+    # option whose value is being typed, and any --profile/--base-url for `school __complete`.
+    local cmd='' nargs=0 valopt='' dashdash='' i w _school_opt
+    local -a ctx=()
+    for ((i = 1; i < n - 1; i++)); do
+        w=${words[i]}
+        if [[ -z $dashdash ]]; then
+            case $w in
+                --)
+                    dashdash=1
+                    continue ;;
+                --profile=* | --base-url=*)
+                    ctx+=("$(_school_dequote "$w")")
+                    continue ;;
+                -*)
+                    _school_value_option "$w"
+                    if [[ -n $_school_opt ]]; then
+                        if ((i + 1 == n - 1)); then
+                            valopt=$_school_opt
+                        elif [[ $w == --profile || $w == --base-url ]]; then
+                            ctx+=("$w" "$(_school_dequote "${words[i+1]}")")
+                        fi
+                        i=$((i + 1))
+                    fi
+                    continue ;;
+            esac
+        fi
+        if [[ -z $cmd ]]; then
+            cmd=$w
+        else
+            nargs=$((nargs + 1))
+        fi
+    done
+
+    # keep: the part of the word that stays as typed; cur: the part being completed.
+    local keep='' cur=$word
+    if [[ -z $valopt && -z $dashdash && $cur == --*=* ]] && _school_takes_value "${cur%%=*}"; then
+        valopt=${cur%%=*}
+        keep="$valopt="
+        cur=${cur#*=}
+    fi
+
+    COMPREPLY=()
+    local -a list
+    if [[ -n $valopt ]]; then
+        case $valopt in
+            --profile)
+                mapfile -t list < <(command school "${ctx[@]}" __complete profiles 2>/dev/null)
+                _school_add "$keep" "$cur" "${list[@]}" ;;
+            --scope)
+                # A list separated by commas: complete its last item, without repeating the others.
+                local chosen=${cur%"${cur##*,}"} s
+                keep+=$chosen
+                cur=${cur##*,}
+                mapfile -t list < <(command school "${ctx[@]}" __complete scopes 2>/dev/null)
+                for s in "${list[@]}"; do
+                    [[ ,$chosen == *",$s,"* ]] || _school_add "$keep" "$cur" "$s"
+                done ;;
+            -X | --method)
+                _school_add "$keep" "$cur" GET POST PUT PATCH DELETE HEAD OPTIONS ;;
+            --input)
+                _school_add "$keep" "$cur" -
+                # Readline quotes and marks file names itself when told they are file names.
+                if [[ -z $keep ]] && compopt -o filenames 2>/dev/null; then
+                    mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -f -- "$cur")
+                else
+                    _school_add_files "$keep" "$cur"
+                fi ;;
+            -F | --field)
+                # key=@file reads the file: complete the file name after the @.
+                if [[ $cur == *=@* ]]; then
+                    _school_add_files "$keep${cur%%=@*}=@" "${cur#*=@}"
+                fi ;;
+        esac
+    elif [[ -z $dashdash && $cur == -* ]]; then
+        local -a opts=(--base-url --profile --json --verbose -h --help)
+        case $cmd in
+            '') opts+=(--version) ;;
+            login) opts+=(--scope --no-browser --port --timeout --confidential --insecure-storage --client-metadata-url) ;;
+            logout) opts+=(--all) ;;
+            token) opts+=(--for-ci) ;;
+            call) opts+=(-X --method -H --header -f --raw-field -F --field --input -i --include --anonymous --list) ;;
+        esac
+        _school_add "" "$cur" "${opts[@]}"
+    else
+        local -a commands=(login logout whoami token call status completion help)
+        case $cmd/$nargs in
+            /*) _school_add "" "$cur" "${commands[@]}" ;;
+            help/0) _school_add "" "$cur" "${commands[@]}" ;;
+            completion/0) _school_add "" "$cur" bash zsh fish ;;
+            call/0)
+                mapfile -t list < <(command school "${ctx[@]}" __complete paths 2>/dev/null)
+                _school_add "" "$cur" "${list[@]}" ;;
+        esac
+    fi
+
+    # Readline replaces only the text after the last COMP_WORDBREAKS character of the word
+    # (':', '=' and '@' by default; bash keeps '@' and '$' in the replaced text), so each
+    # candidate loses what comes before.
+    local k
+    for ((k = ${#word}; k > 0; k--)); do
+        [[ $COMP_WORDBREAKS == *"${word:k-1:1}"* ]] && break
+    done
+    [[ $k -gt 0 && ${word:k-1:1} == [@\$] ]] && k=$((k - 1))
+    if ((k > 0)); then
+        local brk=${word:0:k}
+        COMPREPLY=("${COMPREPLY[@]#"$brk"}")
+    fi
+    return 0
+}
+
+# Removes one pair of quotes around a word, or around the value of --opt='value'.
+_school_dequote() {
+    local w=$1
+    if [[ $w =~ ^(--[a-z-]+=)?([\"\'])(.*)\2$ ]]; then
+        w=${BASH_REMATCH[1]}${BASH_REMATCH[3]}
+    fi
+    printf '%s' "$w"
+}
+
+complete -F _school school

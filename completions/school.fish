@@ -1,0 +1,152 @@
+# fish completion for school
+#
+# Install: copy this file to ~/.config/fish/completions/school.fish
+# Or load it in the current shell:  school completion fish | source
+# Profiles, scopes and API paths come from `school __complete`, which reads local caches only,
+# so completing never waits on the network.
+
+# Prints two lines: the subcommand on the command line (empty if none yet) and how many
+# arguments it has before the cursor. The values of options are skipped, so that
+# `school --profile work call` is the call command.
+function __school_state
+    set -l tokens (commandline -opc)
+    set -e tokens[1]
+    set -l cmd ''
+    set -l nargs 0
+    set -l skip 0
+    set -l dashdash 0
+    for t in $tokens
+        if test $skip = 1
+            set skip 0
+            continue
+        end
+        if test $dashdash = 0
+            switch $t
+                case --
+                    set dashdash 1
+                    continue
+                case --base-url --profile --scope --port --timeout --client-metadata-url -X --method -H --header -f --raw-field -F --field --input
+                    set skip 1
+                    continue
+                case '-*'
+                    # In a cluster such as -iX, a last short option that takes a value takes the next word.
+                    string match -qr -- '^-[^-XHfF]*[XHfF]$' $t; and set skip 1
+                    continue
+            end
+        end
+        if test -z "$cmd"
+            set cmd $t
+        else
+            set nargs (math $nargs + 1)
+        end
+    end
+    printf '%s\n' "$cmd" $nargs
+end
+
+function __school_needs_command
+    set -l state (__school_state)
+    test -z "$state[1]"
+end
+
+function __school_using -a name
+    set -l state (__school_state)
+    test "$state[1]" = "$name"
+end
+
+# True at the first argument of the given subcommand.
+function __school_first_arg -a name
+    set -l state (__school_state)
+    test "$state[1]" = "$name" -a "$state[2]" = 0
+end
+
+# Candidates of one kind, for the --profile/--base-url already on the command line.
+function __school_complete -a kind
+    set -l tokens (commandline -opc)
+    set -l ctx
+    set -l n (count $tokens)
+    for i in (seq 2 $n)
+        switch $tokens[$i]
+            case --
+                break
+            case --profile --base-url
+                if test $i -lt $n
+                    set -a ctx $tokens[$i] $tokens[(math $i + 1)]
+                end
+            case '--profile=*' '--base-url=*'
+                set -a ctx $tokens[$i]
+        end
+    end
+    command school $ctx __complete $kind 2>/dev/null
+end
+
+# --scope takes a list separated by commas: complete its last item, leaving out the ones
+# already there.
+function __school_scopes
+    set -l token (string replace -r -- '^--scope=' '' (commandline -ct))
+    set -l head (string match -r -- '^.*,' $token)
+    set -l chosen (string split , -- $head)
+    for scope in (__school_complete scopes)
+        contains -- $scope $chosen; or printf '%s%s\n' "$head" $scope
+    end
+end
+
+# -F key=@file reads the file: complete the file name after the @.
+function __school_field
+    set -l token (string replace -r -- '^--field=' '' (commandline -ct))
+    set -l head (string match -r -- '^[^=]*=@' $token)
+    or return
+    for path in (__fish_complete_path (string sub -s (math (string length -- $head) + 1) -- $token))
+        printf '%s%s\n' $head $path
+    end
+end
+
+# No file names unless an option takes a file.
+complete -c school -f
+
+# Options every command accepts.
+complete -c school -l base-url -x -d 'The school service origin'
+complete -c school -l profile -x -a '(__school_complete profiles)' -d 'Which account or school to use'
+complete -c school -l json -d 'Structured output (and JSON errors on stderr)'
+complete -c school -l verbose -d 'Trace HTTP on stderr, secrets redacted'
+complete -c school -s h -l help -d 'Show help'
+complete -c school -n __school_needs_command -l version -d 'Print the version'
+
+# Commands.
+complete -c school -n __school_needs_command -a login -d 'Sign in through the browser'
+complete -c school -n __school_needs_command -a logout -d 'Revoke the tokens and forget them locally'
+complete -c school -n __school_needs_command -a whoami -d 'Show who is logged in'
+complete -c school -n __school_needs_command -a token -d 'Print a valid access token'
+complete -c school -n __school_needs_command -a call -d 'Make an authenticated request to the school API'
+complete -c school -n __school_needs_command -a status -d 'Show every profile'
+complete -c school -n __school_needs_command -a completion -d 'Print the shell completion script'
+complete -c school -n __school_needs_command -a help -d 'Display help for a command'
+
+# login
+complete -c school -n '__school_using login' -l scope -x -a '(__school_scopes)' -d 'Scopes to request, comma-separated'
+complete -c school -n '__school_using login' -l no-browser -d 'Print the URL instead of opening a browser'
+complete -c school -n '__school_using login' -l port -x -d 'Loopback port for the redirect'
+complete -c school -n '__school_using login' -l timeout -x -d 'Seconds to wait for the browser'
+complete -c school -n '__school_using login' -l confidential -d 'Register as a confidential client'
+complete -c school -n '__school_using login' -l insecure-storage -d 'Store secrets in a 0600 file, not the keychain'
+complete -c school -n '__school_using login' -l client-metadata-url -x -d 'Client ID metadata document URL'
+
+# logout
+complete -c school -n '__school_using logout' -l all -d 'Log out of every profile'
+
+# token
+complete -c school -n '__school_using token' -l for-ci -d 'Print the variables a CI job needs, hand the profile over'
+
+# call
+complete -c school -n '__school_first_arg call' -a '(__school_complete paths)' -d 'API path'
+complete -c school -n '__school_using call' -s X -l method -x -a 'GET POST PUT PATCH DELETE HEAD OPTIONS' -d 'HTTP method'
+complete -c school -n '__school_using call' -s H -l header -x -d "Add a request header 'Name: value'"
+complete -c school -n '__school_using call' -s f -l raw-field -x -d 'Add a string field key=value'
+complete -c school -n '__school_using call' -s F -l field -x -a '(__school_field)' -d 'Add a typed field key=value (@file reads a file)'
+complete -c school -n '__school_using call' -l input -r -F -d 'Send the file as the request body (- for stdin)'
+complete -c school -n '__school_using call' -s i -l include -d 'Print the status line and headers too'
+complete -c school -n '__school_using call' -l anonymous -d 'Send no token'
+complete -c school -n '__school_using call' -l list -d 'List the API operations and the scope each needs'
+
+# completion, help
+complete -c school -n '__school_first_arg completion' -a 'bash zsh fish' -d 'Shell'
+complete -c school -n '__school_first_arg help' -a 'login logout whoami token call status completion help' -d 'Command'
