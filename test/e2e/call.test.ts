@@ -65,10 +65,19 @@ describe('school call: building requests', () => {
   });
 
   it('refuses malformed input as a usage error', async () => {
-    expect((await runSchool(['call', '/api/echo', '-f', 'novalue'], env)).code).toBe(2);
-    expect((await runSchool(['call', '/api/echo', '-H', 'NoColon'], env)).code).toBe(2);
-    expect((await runSchool(['call', '/api/echo', '--input', '/nonexistent/x'], env)).code).toBe(2);
-    expect((await runSchool(['call'], env)).code).toBe(2);
+    const runs = await Promise.all([
+      runSchool(['call', '/api/echo', '-f', 'novalue'], env),
+      runSchool(['call', '/api/echo', '-H', 'NoColon'], env),
+      runSchool(['call', '/api/echo', '--input', '/nonexistent/x'], env),
+      runSchool(['call'], env),
+    ]);
+    expect(runs.map((r) => [r.code, r.stdout])).toEqual(Array(4).fill([2, '']));
+    expect(runs.map((r) => r.stderr.split('\n')[0])).toEqual([
+      'school: Invalid -f "novalue": use key=value.',
+      "school: Invalid header \"NoColon\": use 'Name: value'.",
+      'school: Cannot read /nonexistent/x: ENOENT.',
+      'school: Missing the API path, e.g. `school call /api/courses`.',
+    ]);
   });
 });
 
