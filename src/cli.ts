@@ -23,7 +23,17 @@ function wantsJson(argv: string[]): boolean {
   return argv.includes('--json');
 }
 
+/** A reader that closed the pipe (`school call … | head`) has all it wants: stop quietly. */
+function exitQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(ExitCode.ok);
+    throw err;
+  });
+}
+
 export async function main(argv: string[]): Promise<number> {
+  exitQuietlyOnClosedPipe(process.stdout);
+  exitQuietlyOnClosedPipe(process.stderr);
   const controller = new AbortController();
   let interrupts = 0;
   const onSigint = () => {
@@ -40,11 +50,7 @@ export async function main(argv: string[]): Promise<number> {
     const fast = await fastPath(argv, controller.signal);
     if (fast !== undefined) return fast;
 
-    const [{ buildProgram, mapCommanderError }, { systemDeps }, { CommanderError }] = await Promise.all([
-      import('./program.js'),
-      import('./deps-system.js'),
-      import('commander'),
-    ]);
+    const [{ buildProgram, isCommanderError, mapCommanderError }, { systemDeps }] = await Promise.all([import('./program.js'), import('./deps-system.js')]);
     let pending: Promise<void> | undefined;
     const program = await buildProgram(
       (opts): Deps => systemDeps({ verbose: Boolean(opts.verbose), signal: controller.signal }),
@@ -57,7 +63,7 @@ export async function main(argv: string[]): Promise<number> {
     try {
       await program.parseAsync(argv, { from: 'user' });
     } catch (err) {
-      if (err instanceof CommanderError) {
+      if (isCommanderError(err)) {
         const mapped = mapCommanderError(err);
         if (typeof mapped === 'number') return mapped;
         const code = reportError(mapped, process.stderr, json);

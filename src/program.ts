@@ -1,6 +1,7 @@
 import type { Command, CommanderError } from 'commander';
 import type { Deps } from './deps.js';
 import { ExitCode, UsageError } from './errors.js';
+import { requireCommonJs } from './util/require.js';
 import type { GlobalOptions } from './commands/context.js';
 
 export type DepsFactory = (opts: GlobalOptions) => Deps;
@@ -17,7 +18,7 @@ export const VERSION = '0.1.0';
  */
 export async function buildProgram(makeDeps: DepsFactory, onResult: (p: Promise<void>) => void): Promise<Command> {
   // Loaded here, not at the top, so the bundled CLI only pays for it when the full parser runs.
-  const { Command, Option } = await import('commander');
+  const { Command, Option } = requireCommonJs('commander') as typeof import('commander');
   const program = new Command('school');
   program
     .description('Sign in to a school and script its API from the terminal.')
@@ -121,6 +122,10 @@ Exit status: 0 ok, 1 failure, 2 usage error, 4 authentication needed, 130 interr
     .action(act(async () => (await import('./commands/completion/complete.js')).completeRun));
 
   return program;
+}
+
+export function isCommanderError(err: unknown): err is CommanderError {
+  return typeof (err as { code?: unknown })?.code === 'string' && (err as { code: string }).code.startsWith('commander.');
 }
 
 /** Commander's own parse errors are usage errors (exit 2); help and version are success. */

@@ -1,4 +1,5 @@
 import { CliError } from '../errors.js';
+import { requireCommonJs } from '../util/require.js';
 import { type CredentialStore, KEYCHAIN_SERVICE } from './store.js';
 
 type Keytar = {
@@ -17,8 +18,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 
 async function loadKeytar(): Promise<Keytar> {
   try {
-    const mod = (await import('keytar')) as unknown as { default?: Keytar } & Keytar;
-    return mod.default ?? mod;
+    return requireCommonJs('keytar') as Keytar;
   } catch (err) {
     throw new Error(`the keychain module could not be loaded (${(err as Error).message.split('\n')[0]})`);
   }

@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { CliError } from '../errors.js';
+import { requireCommonJs } from './require.js';
 
 /**
  * Runs `fn` while holding a named lock shared by every `school` process on this machine.
@@ -8,7 +9,7 @@ import { CliError } from '../errors.js';
  * read-modify-write of shared files never interleaves.
  */
 export async function withLock<T>(lockDir: string, name: string, fn: () => Promise<T>, waitMs = 30_000): Promise<T> {
-  const { default: lockfile } = await import('proper-lockfile');
+  const lockfile = requireCommonJs('proper-lockfile') as typeof import('proper-lockfile');
   await fs.mkdir(lockDir, { recursive: true, mode: 0o700 });
   const target = join(lockDir, name.replace(/[^A-Za-z0-9._-]/g, '_'));
   const retries = Math.ceil(waitMs / 100);

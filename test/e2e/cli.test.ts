@@ -45,3 +45,19 @@ describe('the command line surface', () => {
     expect(res.stderr).toMatch(/Invalid profile name/);
   });
 });
+
+describe('pipes', () => {
+  it('stops quietly when the reader closes the pipe early', async () => {
+    const { spawn } = await import('node:child_process');
+    const { SCHOOL_BIN } = await import('./harness.js');
+    const res = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [SCHOOL_BIN, '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (c) => (stderr += c));
+      child.stdout.destroy(); // the reader is gone before the first write, like `| head -0`
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+  });
+});
