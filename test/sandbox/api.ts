@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+import { readBody } from './body.js';
 import { buildOpenApi } from './openapi.js';
 import { userClaims, type Emit } from './provider.js';
 import { DATA_SCOPES } from './scopes.js';
@@ -69,15 +70,10 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(text);
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > 1024 * 1024) throw new Error('body too large');
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+const API_BODY_LIMIT = 1024 * 1024;
+
+function readApiBody(req: IncomingMessage): Promise<Buffer> {
+  return readBody(req, API_BODY_LIMIT);
 }
 
 function isJson(req: IncomingMessage): boolean {
@@ -132,7 +128,7 @@ export function createResourceServer(ctx: ResourceServerContext) {
   }
 
   async function jsonBody(req: IncomingMessage, res: ServerResponse): Promise<Record<string, unknown> | undefined> {
-    const raw = await readBody(req);
+    const raw = await readApiBody(req);
     if (!isJson(req)) {
       sendJson(res, 415, { error: 'invalid_request', error_description: 'send a JSON body (Content-Type: application/json)' });
       return undefined;
@@ -190,7 +186,7 @@ export function createResourceServer(ctx: ResourceServerContext) {
     }));
 
     if (auth.state === 'invalid') {
-      await readBody(req).catch(() => undefined);
+      await readApiBody(req).catch(() => undefined);
       invalidToken(res, auth.description);
       return true;
     }
@@ -211,7 +207,7 @@ export function createResourceServer(ctx: ResourceServerContext) {
     };
 
     if (path === '/api/echo') {
-      const raw = await readBody(req);
+      const raw = await readApiBody(req);
       let body: unknown = null;
       if (raw.length) {
         const text = raw.toString('utf8');
@@ -254,7 +250,7 @@ export function createResourceServer(ctx: ResourceServerContext) {
       return true;
     }
     if (path === '/api/courses' && method === 'POST') {
-      if (!guard('courses:write', false)) { await readBody(req).catch(() => undefined); return true; }
+      if (!guard('courses:write', false)) { await readApiBody(req).catch(() => undefined); return true; }
       const input = await jsonBody(req, res);
       if (!input) return true;
       if (typeof input.title !== 'string' || !input.title.trim()) {
@@ -278,7 +274,7 @@ export function createResourceServer(ctx: ResourceServerContext) {
       return true;
     }
     if (path === '/api/students' && method === 'POST') {
-      if (!guard('students:write', false)) { await readBody(req).catch(() => undefined); return true; }
+      if (!guard('students:write', false)) { await readApiBody(req).catch(() => undefined); return true; }
       const input = await jsonBody(req, res);
       if (!input) return true;
       if (typeof input.name !== 'string' || !input.name.trim()) {
@@ -317,7 +313,7 @@ export async function handleUserinfo(req: IncomingMessage, res: ServerResponse, 
     finish(405);
     return;
   }
-  await readBody(req).catch(() => undefined);
+  await readApiBody(req).catch(() => undefined);
   const challenge = (error: string, description: string, extra = '') =>
     `Bearer realm=${quote(ctx.issuer)}, error=${quote(error)}, error_description=${quote(description)}${extra}`;
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+import { readBody } from './body.js';
 import { describeScope } from './scopes.js';
 import type { SandboxUser } from './users.js';
 
@@ -69,14 +70,7 @@ function send(res: ServerResponse, status: number, html: string) {
 }
 
 async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > 64 * 1024) throw new Error('form too large');
-    chunks.push(chunk as Buffer);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  return new URLSearchParams((await readBody(req, 64 * 1024)).toString('utf8'));
 }
 
 export interface InteractionContext {
