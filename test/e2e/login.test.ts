@@ -63,6 +63,9 @@ describe('school login', () => {
     const status = JSON.parse((await runSchool(['status', '--json'], env)).stdout);
     expect(status[0]).toMatchObject({ profile: 'default', storage: 'keychain', issuer: sandbox.issuer, user: { name: 'Ada Lovelace' } });
     expect(status[0].scopes).toContain('courses:read');
+    // Completion works right after login, from the cached metadata and API description.
+    expect((await runSchool(['__complete', 'paths'], env)).stdout).toContain('/api/courses\n');
+    expect((await runSchool(['__complete', 'scopes'], env)).stdout).toContain('courses:write\n');
 
     // The exchange carried PKCE and the resource indicator; introspection shows the binding.
     const info = await sandbox.introspect(stored.accessToken);

@@ -1,3 +1,4 @@
+import { fetchOpenApi } from '../../api/openapi.js';
 import { cacheServerInfo, discover, type ServerInfo } from '../../auth/discover.js';
 import { loadOAuth } from '../../auth/oauth.js';
 import { startLoopback, type LoopbackListener } from '../../auth/loopback.js';
@@ -283,6 +284,8 @@ export async function loginFlow(deps: Deps, req: LoginRequest): Promise<LoginRes
     }
     finished = true;
     await listener.finish({ ok: true, title: 'Logged in', message: 'You are logged in to school. You can close this tab and return to the terminal.' });
+    // Path completion reads the API description from the cache; a failure here costs nothing.
+    await fetchOpenApi(deps.http, deps.paths.cacheDir, server.baseUrl, AbortSignal.any([deps.signal, AbortSignal.timeout(3000)])).catch(() => undefined);
     return { profile, user: describeUser(claims), storage: store };
   } finally {
     if (!finished) await fail('Sign-in cancelled', 'The command-line login stopped. Return to the terminal.');
