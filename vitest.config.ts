@@ -8,5 +8,6 @@ export default defineConfig({
     // Each file gets its own process: sandboxes, browsers and keyring sessions never share state.
     pool: 'forks',
     fileParallelism: true,
+    reporters: ['default', './test/summary-reporter.ts'],
   },
 });
