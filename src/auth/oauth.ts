@@ -17,9 +17,9 @@ export function loadOAuth(): Promise<OAuth> {
  * Request options for every oauth4webapi call: requests go through our HTTP client, which already
  * refuses http:// to anything but loopback, so oauth4webapi's own https-only check can stand aside.
  */
-export function requestOptions(oauth: OAuth, http: HttpClient, signal?: AbortSignal) {
+export function requestOptions(oauth: OAuth, http: HttpClient, signal?: AbortSignal, timeoutMs?: number) {
   return {
-    [oauth.customFetch]: fetchFor(http) as unknown as typeof fetch,
+    [oauth.customFetch]: fetchFor(http, timeoutMs) as unknown as typeof fetch,
     [oauth.allowInsecureRequests]: true,
     signal,
   };

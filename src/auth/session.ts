@@ -13,6 +13,8 @@ import { type GlobalOptions, baseUrlFor, profileName } from '../commands/context
 
 export type SecretSource = 'keychain' | 'file' | 'env';
 
+const REFRESH_TIMEOUT_MS = 120_000;
+
 /** A usable access token and what it may be used for. */
 export interface Session {
   profile: string;
@@ -58,7 +60,7 @@ async function refreshLocked(
   write: (set: TokenSet) => Promise<void>,
   ctx: { baseUrl: string; profile: string; force: boolean; seenAccessToken?: string; clientSecret?: string },
 ): Promise<{ set: TokenSet; refreshed: boolean; previousRefresh?: string }> {
-  return withLock(deps.paths.lockDir, lockName, async () => {
+  return withLock(deps.paths.lockDir, lockName, deps.signal, async () => {
     const current = await read();
     if (!current) throw new AuthError(`Not logged in${ctx.profile === 'default' ? '' : ` (profile ${ctx.profile})`}.`, { hint: loginHint(ctx.profile, ctx.baseUrl) });
     const stillNeeded = ctx.force ? current.accessToken === ctx.seenAccessToken : needsRefresh(current, nowSeconds(deps));
@@ -75,7 +77,9 @@ async function refreshLocked(
       clientSecret: current.clientSecret ?? ctx.clientSecret,
     };
     try {
-      const res = await refreshGrant(deps.http, server.as, client, { refreshToken: current.refreshToken, resource: current.resource, signal: deps.signal });
+      // Once sent, a rotating refresh cannot be taken back: the server may already have spent the
+      // old token. So neither Ctrl-C nor a short timeout may cut it off before the answer is stored.
+      const res = await refreshGrant(deps.http, server.as, client, { refreshToken: current.refreshToken, resource: current.resource, timeoutMs: REFRESH_TIMEOUT_MS });
       const next = toTokenSet(res, { issuer: current.issuer, client, resource: current.resource, nowSeconds: nowSeconds(deps), previous: current });
       if (!current.clientSecret) delete next.clientSecret;
       await write(next);

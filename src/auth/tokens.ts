@@ -70,11 +70,12 @@ export async function refreshGrant(
   http: HttpClient,
   as: AuthorizationServer,
   client: ClientIdentity,
-  p: { refreshToken: string; resource?: string; signal?: AbortSignal },
+  p: { refreshToken: string; resource?: string; timeoutMs?: number },
 ): Promise<TokenResponse> {
   const oauth = await loadOAuth();
   const res = await oauth.refreshTokenGrantRequest(as, oauthClient(client), clientAuth(oauth, client), p.refreshToken, {
-    ...requestOptions(oauth, http, p.signal),
+    // Deliberately not abortable: see refreshLocked.
+    ...requestOptions(oauth, http, undefined, p.timeoutMs),
     ...resourceParams(p.resource),
   });
   return oauth.processRefreshTokenResponse(as, oauthClient(client), res);

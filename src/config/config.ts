@@ -75,7 +75,7 @@ export async function loadConfig(paths: Paths): Promise<ConfigFile> {
 
 /** Read-modify-write under a lock, written atomically, so parallel logins to different profiles both stick. */
 export async function updateConfig<T>(paths: Paths, fn: (config: ConfigFile) => T | Promise<T>): Promise<T> {
-  return withLock(paths.lockDir, 'config', async () => {
+  return withLock(paths.lockDir, 'config', undefined, async () => {
     const config = await loadConfig(paths);
     const result = await fn(config);
     await writeFileAtomic(paths.configFile, `${JSON.stringify(config, null, 2)}\n`, 0o600);

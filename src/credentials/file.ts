@@ -30,7 +30,7 @@ async function readEntries(path: string): Promise<FileShape> {
  */
 export function openFileStore(path: string, lockDir: string): CredentialStore {
   const update = (fn: (entries: Record<string, string>) => boolean) =>
-    withLock(lockDir, 'credentials-file', async () => {
+    withLock(lockDir, 'credentials-file', undefined, async () => {
       const shape = await readEntries(path);
       const changed = fn(shape.entries);
       if (changed) await writeFileAtomic(path, `${JSON.stringify(shape, null, 2)}\n`, 0o600);

@@ -8,7 +8,7 @@ export type CustomFetch = (
 const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
 
 /** Lets oauth4webapi send its requests through our HTTP client (proxy, transport guard, redacted trace). */
-export function fetchFor(http: HttpClient): CustomFetch {
+export function fetchFor(http: HttpClient, timeoutMs?: number): CustomFetch {
   return async (url, options) => {
     const headers: Record<string, string> = {};
     if (options.headers) {
@@ -18,7 +18,7 @@ export function fetchFor(http: HttpClient): CustomFetch {
       }
     }
     const body = options.body == null ? undefined : String(options.body);
-    const res = await http.request({ method: options.method, url, headers, body, signal: options.signal });
+    const res = await http.request({ method: options.method, url, headers, body, signal: options.signal, timeoutMs });
     return new Response(NULL_BODY_STATUS.has(res.status) ? null : new Uint8Array(res.body), {
       status: res.status,
       statusText: res.statusText,

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { createServer, type IncomingHttpHeaders, request as httpRequest, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../sandbox/index.js';
-import { type Env, SCHOOL_BIN, runSchool, userEnv } from './harness.js';
+import { type Env, SCHOOL_BIN, forwardProxy, runSchool, userEnv } from './harness.js';
 
 let sandbox: Sandbox;
 let env: ReturnType<typeof userEnv>;
@@ -139,7 +139,7 @@ describe('school call: authentication', () => {
     expect(res.code).toBe(4);
     expect(JSON.parse(res.stdout).error).toBe('insufficient_scope');
     expect(res.stderr).toContain('lacks the scope courses:write');
-    expect(res.stderr).toContain('school login --scope "openid profile email courses:read students:read courses:write"');
+    expect(res.stderr).toContain("school login --scope 'openid profile email courses:read students:read courses:write'");
     const json = await runSchool(['call', '-X', 'POST', '/api/courses', '-f', 'title=Algebra', '--json'], env);
     expect(JSON.parse(json.stderr)).toMatchObject({ error: 'insufficient_scope', scope: 'courses:write', hint: expect.stringContaining('courses:write') });
   });
@@ -206,23 +206,6 @@ describe('school call: output', () => {
 });
 
 describe('school call: proxies', () => {
-  /** A forward proxy for plain http that records the absolute URLs it relays. */
-  async function forwardProxy() {
-    const seen: string[] = [];
-    const server = createServer((req, res) => {
-      seen.push(`${req.method} ${req.url}`);
-      const target = new URL(req.url!);
-      const upstream = httpRequest({ host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: req.method, headers: req.headers }, (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      });
-      upstream.on('error', () => res.writeHead(502).end());
-      req.pipe(upstream);
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, seen, close: () => new Promise<void>((r) => server.close(() => r())) };
-  }
-
   it('sends API and protocol requests through HTTP_PROXY, and not when NO_PROXY matches', async () => {
     const proxy = await forwardProxy();
     try {

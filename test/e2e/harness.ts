@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer, request as httpRequest } from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -130,4 +131,36 @@ export async function waitForFileText(path: string, pattern: RegExp, timeoutMs =
 export function expectSuccess(res: RunResult): RunResult {
   if (res.code !== 0) throw new Error(`school exited ${res.code}; stderr:\n${res.stderr}`);
   return res;
+}
+
+/**
+ * A forward proxy for plain http on loopback that records the absolute URLs it relays; `holdMs`
+ * delays the answers to requests whose URL matches `hold`, after they reached the server.
+ */
+export async function forwardProxy(options: { hold?: RegExp; holdMs?: number } = {}) {
+  const seen: string[] = [];
+  let held = 0;
+  const server = createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    const target = new URL(req.url!);
+    const upstream = httpRequest({ host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: req.method, headers: req.headers }, (r) => {
+      const relay = () => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      };
+      if (options.hold?.test(req.url!)) {
+        held += 1;
+        setTimeout(relay, options.holdMs ?? 2000);
+      } else relay();
+    });
+    upstream.on('error', () => res.writeHead(502).end());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    seen,
+    held: () => held,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }

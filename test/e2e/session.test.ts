@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../sandbox/index.js';
-import { type Env, expectSuccess, filesContaining, modeOf, runSchool, userEnv, withoutKeychain } from './harness.js';
+import { type Env, expectSuccess, filesContaining, forwardProxy, modeOf, runSchool, startSchool, userEnv, withoutKeychain } from './harness.js';
 
 // Short-lived access tokens: refresh happens within a couple of seconds (half the lifetime).
 const TTL = 4;
@@ -57,6 +57,29 @@ describe('token refresh', () => {
     expect([...tokens][0]).not.toBe(`${json.access_token}\n`);
     expect(refreshGrants(sandbox).length).toBe(mid + 1);
     expect(refreshGrants(sandbox).slice(mid).every((e) => e.ok === true)).toBe(true);
+  });
+
+  it('keeps the session when Ctrl-C arrives while a rotating refresh is in flight', async () => {
+    const env = userEnv();
+    await login(env);
+    await waitForRefreshWindow();
+    const proxy = await forwardProxy({ hold: /\/api\/oauth\/token$/, holdMs: 2500 });
+    try {
+      const before = refreshGrants(sandbox).length;
+      const run = startSchool(['token'], { ...env, HTTP_PROXY: proxy.url });
+      while (proxy.held() === 0) await sleep(20); // the server has rotated; its answer is on hold
+      expect(refreshGrants(sandbox).length).toBe(before + 1);
+      run.child.kill('SIGINT');
+      const res = await run.done;
+      expect(res.code).toBe(130);
+      expect(res.stdout).toBe('');
+    } finally {
+      await proxy.close();
+    }
+    // The rotated refresh token was stored: the session lives on and no spent token is replayed.
+    const next = await runSchool(['token'], env);
+    expectSuccess(next);
+    expect(refreshGrants(sandbox).filter((e) => e.ok === false)).toEqual([]);
   });
 
   it('ends in exit 4 and "school login" when the refresh is refused', async () => {

@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { cachedOpenApi, fetchOpenApi, listOperations } from '../../api/openapi.js';
+import { insufficientScopeError, readChallenge } from '../../auth/challenge.js';
 import { type Session, resolveSession } from '../../auth/session.js';
 import { loadConfig } from '../../config/config.js';
 import type { Deps } from '../../deps.js';
 import { AuthError, CliError, UsageError } from '../../errors.js';
 import type { HttpResponse } from '../../http/client.js';
-import { parseBearerChallenge } from '../../http/www-authenticate.js';
 import { type GlobalOptions, baseUrlFor, profileName } from '../context.js';
 import { buildFields, parseHeader, readAll, toQuery } from './fields.js';
 import { writeResponse } from './output.js';
@@ -28,13 +28,6 @@ export function targetUrl(baseUrl: string, path: string): URL {
   const base = new URL(baseUrl);
   const joined = `${base.pathname.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
   return new URL(joined, base.origin);
-}
-
-function loginScopeHint(session: Session, needed: string[]): string {
-  const have = (session.scope ?? '').split(' ').filter(Boolean);
-  const all = [...new Set([...have, ...needed])];
-  const profile = session.profile === 'default' ? '' : ` --profile ${session.profile}`;
-  return `school login${profile} --scope "${all.join(' ')}"`;
 }
 
 async function listRun(deps: Deps, opts: CallOptions, baseUrl: string): Promise<void> {
@@ -125,12 +118,12 @@ export async function callRun(deps: Deps, opts: CallOptions): Promise<void> {
     });
 
   let res = await send(session);
-  let challenge = parseBearerChallenge(res.headers['www-authenticate']);
-  // An invalid token gets one refresh and one retry.
-  if (res.status === 401 && session?.refresh) {
+  let outcome = readChallenge(res.status, res.headers['www-authenticate']);
+  // An invalid token gets one refresh and one retry; other 401s are not worth a rotating refresh.
+  if (outcome.refresh && session?.refresh) {
     session = await session.refresh();
     res = await send(session);
-    challenge = parseBearerChallenge(res.headers['www-authenticate']);
+    outcome = readChallenge(res.status, res.headers['www-authenticate']);
   }
 
   await writeResponse(deps.io, res, Boolean(opts.include));
@@ -138,26 +131,11 @@ export async function callRun(deps: Deps, opts: CallOptions): Promise<void> {
   if (res.status >= 200 && res.status < 300) return;
   const summary = `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''} (${method} ${url.pathname})`;
   if (session && res.status === 401) {
-    throw new AuthError(`${summary}: the server rejected the token${challenge?.error ? ` (${challenge.error})` : ''}.`, {
+    throw new AuthError(`${summary}: the server rejected the token${outcome.error ? ` (${outcome.error})` : ''}.`, {
       code: 'token_rejected',
       hint: session.source === 'env' ? 'Check the token in the environment.' : 'Run `school login`.',
     });
   }
-  if (res.status === 403 && (challenge?.error === 'insufficient_scope' || challenge?.scope)) {
-    const needed = (challenge.scope ?? '').split(' ').filter(Boolean);
-    const scopeText = needed.length ? needed.join(' ') : 'a scope it does not have';
-    if (session) {
-      throw new AuthError(`${summary}: the token lacks the scope ${scopeText}.`, {
-        code: 'insufficient_scope',
-        scope: needed.join(' ') || undefined,
-        hint: session.source === 'env' ? `Use a token that has the scope ${scopeText}.` : `Run: ${loginScopeHint(session, needed)}`,
-      });
-    }
-    throw new AuthError(`${summary}: this request needs the scope ${scopeText}.`, {
-      code: 'insufficient_scope',
-      scope: needed.join(' ') || undefined,
-      hint: `Run: school login --scope "${['openid', ...needed].join(' ')}"`,
-    });
-  }
+  if (outcome.insufficientScope) throw insufficientScopeError(summary, session, outcome.insufficientScope);
   throw new CliError(summary, { code: 'http_error' });
 }

@@ -3,7 +3,7 @@ import { loadConfig, updateConfig } from '../../config/config.js';
 import { profileAccount } from '../../credentials/store.js';
 import { parseTokenSet } from '../../credentials/token-set.js';
 import { type Deps, openStore } from '../../deps.js';
-import { UsageError } from '../../errors.js';
+import { InterruptedError, UsageError } from '../../errors.js';
 import { type GlobalOptions, profileName } from '../context.js';
 
 export interface TokenOptions extends GlobalOptions {
@@ -49,6 +49,8 @@ export async function tokenRun(deps: Deps, opts: TokenOptions): Promise<void> {
   if (opts.forCi) return handOverToCi(deps, opts);
   const session = await resolveSession(deps, opts);
   if (!session) throw notLoggedIn(deps, opts);
+  // Ctrl-C during a refresh still lets the new tokens be stored; the command then stops there.
+  if (deps.signal.aborted) throw new InterruptedError();
   if (opts.json) {
     const body = {
       access_token: session.accessToken,
