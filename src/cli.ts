@@ -1,12 +1,13 @@
 import type { Deps } from './deps.js';
 import { ExitCode, describeError } from './errors.js';
+import { printable } from './util/printable.js';
 import { redactText } from './util/redact.js';
 
 /** Prints the one-line (or JSON) error and returns the exit code. The only place errors become exit codes. */
 export function reportError(err: unknown, stderr: NodeJS.WritableStream, json: boolean): number {
   const report = describeError(err);
-  const message = redactText(report.message);
-  const hint = report.hint ? redactText(report.hint) : undefined;
+  const message = printable(redactText(report.message));
+  const hint = report.hint ? printable(redactText(report.hint)) : undefined;
   if (json) {
     const body: Record<string, string> = { error: report.error, message };
     if (report.scope) body.scope = report.scope;

@@ -36,7 +36,7 @@ export async function discover(http: HttpClient, baseUrl: string, signal?: Abort
     }
     resource = prm.resource;
     const named = prm.authorization_servers?.[0];
-    if (named) issuer = assertSafeUrl(named, 'authorization server');
+    if (named) issuer = assertSafeUrl(named, 'authorization server (authorization_servers)', 'server');
   } else if (prmResponse.status !== 404) {
     throw new CliError(`Discovery failed: ${baseUrl}/.well-known/oauth-protected-resource answered HTTP ${prmResponse.status}.`, { code: 'discovery_failed' });
   }
@@ -70,7 +70,10 @@ export async function discover(http: HttpClient, baseUrl: string, signal?: Abort
   }
   for (const key of ['authorization_endpoint', 'token_endpoint'] as const) {
     if (!as[key]) throw new CliError(`The authorization server metadata has no ${key}.`, { code: 'discovery_failed' });
-    assertSafeUrl(as[key]!, key.replace('_', ' '));
+  }
+  // Every endpoint we may use is checked now, naming the field, rather than failing later mid-login.
+  for (const key of ['authorization_endpoint', 'token_endpoint', 'registration_endpoint', 'userinfo_endpoint', 'revocation_endpoint'] as const) {
+    if (as[key] !== undefined) assertSafeUrl(String(as[key]), key, 'server');
   }
   return { baseUrl, resource, as };
 }

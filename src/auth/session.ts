@@ -58,7 +58,7 @@ async function refreshLocked(
   lockName: string,
   read: () => Promise<TokenSet | undefined>,
   write: (set: TokenSet) => Promise<void>,
-  ctx: { baseUrl: string; profile: string; force: boolean; seenAccessToken?: string; clientSecret?: string },
+  ctx: { baseUrl: string; profile: string; force: boolean; seenAccessToken?: string; clientSecret?: string; refusedHint?: string },
 ): Promise<{ set: TokenSet; refreshed: boolean; previousRefresh?: string }> {
   return withLock(deps.paths.lockDir, lockName, deps.signal, async () => {
     const current = await read();
@@ -89,7 +89,7 @@ async function refreshLocked(
       if (e.error === 'invalid_grant' || e.error === 'invalid_client' || e.error === 'unauthorized_client') {
         throw new AuthError(`The server refused to renew the session (${e.error}${e.error_description ? `: ${e.error_description}` : ''}).`, {
           code: 'refresh_refused',
-          hint: loginHint(ctx.profile, ctx.baseUrl),
+          hint: ctx.refusedHint ?? loginHint(ctx.profile, ctx.baseUrl),
         });
       }
       throw err;
@@ -119,9 +119,11 @@ async function profileSession(deps: Deps, name: string, profile: Profile, opts: 
   };
   const write = (set: TokenSet) => store.set(account, serializeTokenSet(set));
   const baseUrl = profile.baseUrl;
-  if (opts.baseUrl && baseUrlFor(opts, {}) !== baseUrl) {
-    throw new UsageError(`Profile "${name}" is logged in to ${baseUrl}, not ${baseUrlFor(opts, {})}.`, {
-      hint: `Use another --profile for a second school, or ${loginHint(name, baseUrlFor(opts, {})).toLowerCase()}`,
+  // --base-url and SCHOOL_BASE_URL both name the server explicitly: never quietly use another one.
+  const explicit = baseUrlFor(opts, deps.env);
+  if (explicit && explicit !== baseUrl) {
+    throw new UsageError(`Profile "${name}" is logged in to ${baseUrl}, not ${explicit}.`, {
+      hint: `Use another --profile for a second school, or ${loginHint(name, explicit).toLowerCase()}`,
     });
   }
   const base = { profile: name, baseUrl, source: store.kind } as const;
@@ -152,8 +154,8 @@ async function headlessSession(deps: Deps, opts: GlobalOptions, profile: string)
   registerSecret(seed);
   registerSecret(clientSecret);
   if (!clientId) throw new UsageError('SCHOOL_REFRESH_TOKEN needs SCHOOL_CLIENT_ID (the client the token was issued to).');
-  const config = await loadConfig(deps.paths);
-  const baseUrl = baseUrlFor(opts, env, config.profiles[profile]);
+  // Never a profile's server: the seed belongs to the server the job names.
+  const baseUrl = baseUrlFor(opts, env);
   if (!baseUrl) throw new UsageError('SCHOOL_REFRESH_TOKEN needs SCHOOL_BASE_URL (or --base-url).');
 
   const key = await ciKey(seed, clientId, baseUrl);
@@ -214,13 +216,15 @@ async function headlessSession(deps: Deps, opts: GlobalOptions, profile: string)
     return r.set;
   };
   const base = { profile, baseUrl, source: 'env' } as const;
+  const refusedHint =
+    'The seed in SCHOOL_REFRESH_TOKEN is spent or revoked: restore the cached SCHOOL_CONFIG_DIR, or mint a new seed with `school login --profile <name>` and `school token --profile <name> --for-ci`.';
   const make = (set: TokenSet): Session =>
     sessionFrom(set, base, async () =>
-      make(await afterRefresh(await refreshLocked(deps, `ci-${key}`, readForRefresh, write, { baseUrl, profile, force: true, seenAccessToken: set.accessToken, clientSecret }))),
+      make(await afterRefresh(await refreshLocked(deps, `ci-${key}`, readForRefresh, write, { baseUrl, profile, force: true, seenAccessToken: set.accessToken, clientSecret, refusedHint }))),
     );
   let set = await read();
   if (!set.accessToken || needsRefresh(set, nowSeconds(deps))) {
-    set = await afterRefresh(await refreshLocked(deps, `ci-${key}`, readForRefresh, write, { baseUrl, profile, force: false, clientSecret }));
+    set = await afterRefresh(await refreshLocked(deps, `ci-${key}`, readForRefresh, write, { baseUrl, profile, force: false, clientSecret, refusedHint }));
   }
   return make(set);
 }

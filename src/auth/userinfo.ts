@@ -1,4 +1,5 @@
 import type { HttpClient } from '../http/client.js';
+import { printable } from '../util/printable.js';
 import type { AuthorizationServer } from './oauth.js';
 
 export type UserInfoResult =
@@ -40,6 +41,6 @@ export function describeUser(claims: { name?: unknown; email?: unknown; preferre
   const name = typeof claims.name === 'string' ? claims.name : typeof claims.preferred_username === 'string' ? claims.preferred_username : undefined;
   const email = typeof claims.email === 'string' ? claims.email : undefined;
   const parts = [name, email].filter(Boolean);
-  if (parts.length) return parts.join(' ');
-  return typeof claims.sub === 'string' ? `user ${claims.sub}` : 'an unknown user';
+  if (parts.length) return printable(parts.join(' '));
+  return typeof claims.sub === 'string' ? printable(`user ${claims.sub}`) : 'an unknown user';
 }

@@ -70,7 +70,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const ua = options.userAgent ?? 'school-cli';
   return {
     async request(req) {
-      const url = assertSafeUrl(typeof req.url === 'string' ? new URL(req.url) : req.url, 'request URL');
+      // Callers check URLs the user typed; anything reaching this point came from a server.
+      const url = assertSafeUrl(req.url, 'request URL', 'server');
       const method = (req.method ?? 'GET').toUpperCase();
       const headers: Record<string, string> = { 'user-agent': ua, ...(req.headers ?? {}) };
       const body = typeof req.body === 'string' ? Buffer.from(req.body) : req.body ? Buffer.from(req.body) : undefined;

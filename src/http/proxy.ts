@@ -1,3 +1,5 @@
+import { isLoopbackHost } from './transport.js';
+
 type Env = Record<string, string | undefined>;
 
 function envValue(env: Env, name: string): string | undefined {
@@ -32,13 +34,20 @@ export function bypassesProxy(url: URL, env: Env): boolean {
   return false;
 }
 
-/** The proxy to use for a request, from HTTPS_PROXY / HTTP_PROXY / NO_PROXY. */
+/**
+ * The proxy to use for a request, from HTTPS_PROXY / HTTP_PROXY / NO_PROXY. Plain http is only
+ * ever allowed to loopback, and its cleartext must not leave the machine through a proxy: such a
+ * request goes through a proxy only when the proxy is on loopback too.
+ */
 export function proxyFor(url: URL, env: Env): URL | undefined {
   const value = url.protocol === 'https:' ? envValue(env, 'https_proxy') : envValue(env, 'http_proxy');
   if (!value || bypassesProxy(url, env)) return undefined;
+  let proxy: URL;
   try {
-    return new URL(value.includes('://') ? value : `http://${value}`);
+    proxy = new URL(value.includes('://') ? value : `http://${value}`);
   } catch {
     return undefined;
   }
+  if (url.protocol === 'http:' && !isLoopbackHost(proxy.hostname)) return undefined;
+  return proxy;
 }

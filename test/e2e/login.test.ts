@@ -78,8 +78,11 @@ describe('school login', () => {
     const before = sandbox.events.filter((e) => e.type === 'register').length;
     expect((await runSchool(['login', '--base-url', sandbox.baseUrl], env)).code).toBe(0);
     const clientId = JSON.parse(readFileSync(join(env.SCHOOL_CONFIG_DIR, 'config.json'), 'utf8')).profiles.default.clientId;
+    const firstGrant = JSON.parse((await keychainEntry(`profile:default@${env.SCHOOL_CONFIG_DIR}`))!);
     const second = await runSchool(['login'], env); // the base URL is remembered
     expect(second.code).toBe(0);
+    // The grant the second login replaced is ended at the server.
+    expect((await sandbox.introspect(firstGrant.refreshToken)).active).toBe(false);
     expect(sandbox.events.filter((e) => e.type === 'register').length).toBe(before + 1);
     expect(JSON.parse(readFileSync(join(env.SCHOOL_CONFIG_DIR, 'config.json'), 'utf8')).profiles.default.clientId).toBe(clientId);
   });
@@ -96,6 +99,17 @@ describe('school login', () => {
     expect(readFileSync(file, 'utf8')).toContain(token);
     expect(filesContaining(env.HOME, token)).toEqual([file]);
     expect(JSON.parse((await runSchool(['status', '--json'], env)).stdout)[0].storage).toBe('file');
+  });
+
+  it('refuses a damaged credential file before anyone signs in', async () => {
+    const env = userEnv();
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    mkdirSync(env.SCHOOL_CONFIG_DIR, { recursive: true });
+    writeFileSync(join(env.SCHOOL_CONFIG_DIR, 'credentials.json'), '{damaged', { mode: 0o600 });
+    const res = await runSchool(['login', '--base-url', sandbox.baseUrl, '--insecure-storage'], env);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/credential file .* is corrupted/);
+    expect(existsSync(env.BROWSER_DRIVER_LOG!)).toBe(false);
   });
 
   it('uses the file on purpose with --insecure-storage, leaving the keychain alone', async () => {
@@ -187,7 +201,7 @@ describe('school login', () => {
   it('refuses plain http to a non-loopback host', async () => {
     const res = await runSchool(['login', '--base-url', 'http://school.example'], userEnv());
     expect(res.code).toBe(2);
-    expect(res.stderr).toMatch(/Refusing plain http/);
+    expect(res.stderr).toMatch(/plain http:\/\/ .*refusing it/);
   });
 });
 

@@ -173,6 +173,14 @@ describe('whoami, status, logout', () => {
     expect(bad.stderr).toContain('school login');
     const status = JSON.parse((await runSchool(['status', '--json'], env)).stdout);
     expect(status[0].problem).toMatch(/incomplete/);
+    // Logout forgets even a damaged entry, and says the revocation could not be done.
+    const out = await runSchool(['logout'], env);
+    expect(out.code).toBe(1);
+    expect(JSON.parse(readFileSync(file, 'utf8')).entries).toEqual({});
+    await login(env);
+    const again = JSON.parse(readFileSync(file, 'utf8'));
+    again.entries[Object.keys(again.entries)[0]] = '{"not":"tokens"}';
+    writeFileSync(file, JSON.stringify(again), { mode: 0o600 });
 
     writeFileSync(file, '{garbage', { mode: 0o600 });
     const garbage = await runSchool(['token'], env);
@@ -262,6 +270,19 @@ describe('CI and scripts without a keychain', () => {
       }
     });
   }
+
+  it('takes SCHOOL_BASE_URL as seriously as --base-url, and never pairs a seed with a profile', async () => {
+    const env = userEnv();
+    await login(env);
+    const other = 'http://127.0.0.1:9/';
+    const mismatch = await runSchool(['call', '/api/courses'], { ...env, SCHOOL_BASE_URL: other });
+    expect(mismatch.code).toBe(2);
+    expect(mismatch.stderr).toContain(`is logged in to ${sandbox.baseUrl}, not http://127.0.0.1:9`);
+    const seedOnly = await runSchool(['token'], { ...env, SCHOOL_REFRESH_TOKEN: 'rt-not-for-this-server', SCHOOL_CLIENT_ID: 'other-client' });
+    expect(seedOnly.code).toBe(2);
+    expect(seedOnly.stderr).toContain('SCHOOL_REFRESH_TOKEN needs SCHOOL_BASE_URL');
+    expect(sandbox.events.some((e) => e.type === 'token' && e.client_id === 'other-client')).toBe(false);
+  });
 
   it('needs a named profile to hand over', async () => {
     const res = await runSchool(['token', '--for-ci'], userEnv());

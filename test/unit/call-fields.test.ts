@@ -79,3 +79,13 @@ describe('openapi operations', () => {
     ]);
   });
 });
+
+describe('call paths cannot leave the base origin', () => {
+  it.each(['//evil.example/x', '/\\evil.example/x', '\\\\evil.example/x', '/api/../../x', '/%2e%2e/x'])('%s stays on the base origin', (path) => {
+    const url = targetUrl('https://s.example/v1', path);
+    expect(url.origin).toBe('https://s.example');
+  });
+  it('keeps the query string', () => {
+    expect(targetUrl('https://s.example', '/api/courses?q=a b&x=1').search).toBe('?q=a%20b&x=1');
+  });
+});

@@ -10,9 +10,9 @@ describe('transport guard', () => {
     expect(() => assertSafeUrl('http://127.0.0.1:8080/')).not.toThrow();
     expect(() => assertSafeUrl('http://localhost:3000/')).not.toThrow();
     expect(() => assertSafeUrl('http://[::1]:3000/')).not.toThrow();
-    expect(() => assertSafeUrl('http://school.example/')).toThrow(/Refusing plain http/);
-    expect(() => assertSafeUrl('http://127.0.0.1.evil.example/')).toThrow(/Refusing plain http/);
-    expect(() => assertSafeUrl('ftp://school.example/')).toThrow(/Unsupported/);
+    expect(() => assertSafeUrl('http://school.example/')).toThrow(/plain http:\/\/ .*refusing it/);
+    expect(() => assertSafeUrl('http://127.0.0.1.evil.example/')).toThrow(/plain http:\/\/ .*refusing it/);
+    expect(() => assertSafeUrl('ftp://school.example/')).toThrow(/unsupported/);
     expect(isLoopbackHost('10.0.0.1')).toBe(false);
   });
 });
@@ -21,7 +21,11 @@ describe('proxy selection', () => {
   const env = { HTTPS_PROXY: 'http://proxy:3128', http_proxy: 'http://p2:8080', NO_PROXY: '.internal.example,localhost:9000,api.school.example' };
   it('picks the proxy by scheme', () => {
     expect(proxyFor(new URL('https://x.example/'), env)?.host).toBe('proxy:3128');
-    expect(proxyFor(new URL('http://127.0.0.1/'), env)?.host).toBe('p2:8080');
+  });
+  it('keeps cleartext loopback traffic on the machine: only a loopback proxy may carry it', () => {
+    expect(proxyFor(new URL('http://127.0.0.1:8080/'), env)).toBeUndefined();
+    expect(proxyFor(new URL('http://127.0.0.1:8080/'), { HTTP_PROXY: 'http://127.0.0.1:3128' })?.host).toBe('127.0.0.1:3128');
+    expect(isLoopbackHost('evil.localhost')).toBe(false);
   });
   it('honours NO_PROXY suffixes, exact hosts and ports', () => {
     expect(bypassesProxy(new URL('https://a.internal.example/'), env)).toBe(true);

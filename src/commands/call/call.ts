@@ -7,6 +7,7 @@ import type { Deps } from '../../deps.js';
 import { AuthError, CliError, UsageError } from '../../errors.js';
 import type { HttpResponse } from '../../http/client.js';
 import { type GlobalOptions, baseUrlFor, profileName } from '../context.js';
+import { assertSafeUrl } from '../../http/transport.js';
 import { buildFields, parseHeader, readAll, toQuery } from './fields.js';
 import { writeResponse } from './output.js';
 
@@ -22,12 +23,22 @@ export interface CallOptions extends GlobalOptions {
   list?: boolean;
 }
 
-/** The request URL: a path is joined to the base URL; an absolute URL is taken as it is. */
+const ABSOLUTE_URL = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/**
+ * The request URL: a path is joined to the base URL's path and stays on its origin (`//host`,
+ * `/\\host` or `..` cannot leave it); an absolute URL is taken as it is.
+ */
 export function targetUrl(baseUrl: string, path: string): URL {
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) return new URL(path);
+  if (ABSOLUTE_URL.test(path)) return new URL(path);
   const base = new URL(baseUrl);
-  const joined = `${base.pathname.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
-  return new URL(joined, base.origin);
+  const q = path.search(/[?#]/);
+  const [pathPart, rest] = q < 0 ? [path, ''] : [path.slice(0, q), path.slice(q)];
+  const url = new URL(base.origin);
+  url.pathname = `${base.pathname.replace(/\/+$/, '')}/${pathPart.replace(/^[/\\]+/, '')}`;
+  url.search = new URL(`http://x/${rest}`).search; // a fragment is never sent
+  if (url.origin !== base.origin) throw new UsageError(`The path ${path} leaves ${base.origin}.`);
+  return url;
 }
 
 async function listRun(deps: Deps, opts: CallOptions, baseUrl: string): Promise<void> {
@@ -64,9 +75,9 @@ export async function callRun(deps: Deps, opts: CallOptions): Promise<void> {
     return listRun(deps, opts, baseUrl);
   }
   if (!path) throw new UsageError('Missing the API path, e.g. `school call /api/courses`.');
-  const absolute = /^[a-z][a-z0-9+.-]*:\/\//i.test(path);
+  const absolute = ABSOLUTE_URL.test(path);
   if (!baseUrl && !absolute) throw new UsageError('No base URL: pass --base-url, set SCHOOL_BASE_URL, or log in first.');
-  const url = targetUrl(baseUrl ?? path, path);
+  const url = assertSafeUrl(targetUrl(baseUrl ?? path, path), 'URL');
 
   // The token goes only to the origin it was issued for.
   if (session && url.origin !== new URL(session.baseUrl).origin) {

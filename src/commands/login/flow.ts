@@ -4,11 +4,11 @@ import { loadOAuth } from '../../auth/oauth.js';
 import { startLoopback, type LoopbackListener } from '../../auth/loopback.js';
 import { registerClient } from '../../auth/register.js';
 import { checkScopes, defaultScopes } from '../../auth/scopes.js';
-import { type ClientIdentity, clientStillKnown, exchangeCode, toTokenSet, validateCallback } from '../../auth/tokens.js';
+import { type ClientIdentity, clientStillKnown, exchangeCode, revokeToken, toTokenSet, validateCallback } from '../../auth/tokens.js';
 import { describeUser, requestUserInfo } from '../../auth/userinfo.js';
 import { type AuthMethod, type ClientRegistration, type Profile, loadConfig, updateConfig } from '../../config/config.js';
 import { type CredentialStore, clientAccount, profileAccount } from '../../credentials/store.js';
-import { serializeTokenSet } from '../../credentials/token-set.js';
+import { type TokenSet, parseTokenSet, serializeTokenSet } from '../../credentials/token-set.js';
 import { type Deps, nowSeconds, openStore } from '../../deps.js';
 import { CliError } from '../../errors.js';
 import { assertSafeUrl } from '../../http/transport.js';
@@ -40,16 +40,20 @@ export interface LoginResult {
 /** Chooses where secrets go: the keychain when it proves usable, else the 0600 file, said plainly. */
 async function chooseStore(deps: Deps, insecure: boolean): Promise<CredentialStore> {
   const file = deps.credentials.file();
+  const usableFile = async () => {
+    await file.get('probe'); // a damaged file is reported now, before the user signs in for nothing
+    return file;
+  };
   if (insecure) {
     deps.io.err.write(`Storing credentials in plain text at ${file.location} (--insecure-storage).\n`);
-    return file;
+    return usableFile();
   }
   const probe = await deps.credentials.probeKeychain();
   if (probe.ok) return probe.store;
   deps.io.err.write(
     `Warning: no usable OS keychain (${probe.reason}).\nStoring credentials in plain text at ${file.location}, readable only by you (mode 0600).\n`,
   );
-  return file;
+  return usableFile();
 }
 
 function portOf(redirectUri: string): number {
@@ -121,6 +125,17 @@ async function resolveClient(
     ];
   });
   return { clientId: registered.clientId, authMethod, clientSecret: registered.clientSecret };
+}
+
+/** The tokens a profile held before this login, if they can still be read. */
+async function previousTokens(deps: Deps, profile: Profile | undefined, name: string): Promise<TokenSet | undefined> {
+  if (!profile) return undefined;
+  try {
+    const text = await (await openStore(deps, profile.storage)).get(profileAccount(deps.paths.configDir, name));
+    return text ? parseTokenSet(text, profile.storage) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Reads a redirect URL pasted on a terminal, for a browser that runs on another machine. */
@@ -254,7 +269,16 @@ export async function loginFlow(deps: Deps, req: LoginRequest): Promise<LoginRes
     if (info?.ok) claims = info.claims;
     else claims = oauth.getValidatedIdTokenClaims(tokenResponse) as Record<string, unknown> | undefined;
 
-    await store.set(profileAccount(deps.paths.configDir, req.profile), serializeTokenSet(tokens));
+    const replaced = await previousTokens(deps, config.profiles[req.profile], req.profile);
+    try {
+      await store.set(profileAccount(deps.paths.configDir, req.profile), serializeTokenSet(tokens));
+    } catch (err) {
+      // Tokens that cannot be kept must not stay valid at the server either.
+      for (const [token, hint] of [[tokens.refreshToken, 'refresh_token'], [tokens.accessToken, 'access_token']] as const) {
+        if (token) await revokeToken(deps.http, as, client, { token, hint, signal: deps.signal }).catch(() => undefined);
+      }
+      throw err;
+    }
     const profile: Profile = {
       baseUrl: server.baseUrl,
       issuer: as.issuer,
@@ -281,6 +305,11 @@ export async function loginFlow(deps: Deps, req: LoginRequest): Promise<LoginRes
       await openStore(deps, previous.storage)
         .then((old) => old.delete(profileAccount(deps.paths.configDir, req.profile)))
         .catch(() => undefined);
+    }
+    // The grant this login replaces is no longer used by anyone: end it at its server.
+    if (replaced?.refreshToken && replaced.issuer === as.issuer && replaced.refreshToken !== tokens.refreshToken) {
+      const old = { clientId: replaced.clientId, authMethod: replaced.clientSecret ? ('client_secret_post' as const) : ('none' as const), clientSecret: replaced.clientSecret };
+      await revokeToken(deps.http, as, old, { token: replaced.refreshToken, hint: 'refresh_token', signal: deps.signal }).catch(() => undefined);
     }
     finished = true;
     await listener.finish({ ok: true, title: 'Logged in', message: 'You are logged in to school. You can close this tab and return to the terminal.' });

@@ -41,14 +41,25 @@ export async function logoutRun(deps: Deps, opts: LogoutOptions): Promise<void> 
     }
     any = true;
     let problem: string | undefined;
+    const account = profileAccount(deps.paths.configDir, name);
+    const store = await openStore(deps, p.storage).catch((err) => {
+      problem = describeError(err).message.replace(/\.$/, '');
+      return undefined;
+    });
     try {
-      const store = await openStore(deps, p.storage);
-      const text = await store.get(profileAccount(deps.paths.configDir, name));
-      if (text) problem = await revokeAll(deps, p, parseTokenSet(text, p.storage));
-      else problem = 'no stored tokens to revoke';
-      await store.delete(profileAccount(deps.paths.configDir, name));
+      const text = await store?.get(account);
+      if (text) problem = await revokeAll(deps, p, parseTokenSet(text, store!.kind === 'keychain' ? 'the OS keychain' : store!.location));
+      else problem ??= 'no stored tokens to revoke';
     } catch (err) {
       problem = describeError(err).message.replace(/\.$/, '');
+    } finally {
+      // Forget locally whatever happened above: a damaged entry must not outlive the logout.
+      try {
+        await store?.delete(account);
+      } catch (err) {
+        deps.io.err.write(`Could not remove the stored secrets of "${name}": ${describeError(err).message}\n`);
+        failures.push(name);
+      }
     }
     await updateConfig(deps.paths, (c) => {
       delete c.profiles[name];
