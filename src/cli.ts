@@ -1,5 +1,5 @@
 import type { Deps } from './deps.js';
-import { ExitCode, describeError } from './errors.js';
+import { ExitCode, InterruptedError, describeError } from './errors.js';
 import { printable } from './util/printable.js';
 import { redactText } from './util/redact.js';
 
@@ -37,13 +37,18 @@ export async function main(argv: string[]): Promise<number> {
   exitQuietlyOnClosedPipe(process.stderr);
   const controller = new AbortController();
   let interrupts = 0;
+  let terminated = false;
   const onSigint = () => {
     interrupts += 1;
-    if (interrupts > 1) process.exit(ExitCode.interrupted);
+    if (interrupts > 1) process.exit(terminated ? ExitCode.terminated : ExitCode.interrupted);
     controller.abort();
   };
+  const onSigterm = () => {
+    terminated = true;
+    onSigint();
+  };
   process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigint);
+  process.on('SIGTERM', onSigterm);
 
   const json = wantsJson(argv);
   try {
@@ -74,13 +79,16 @@ export async function main(argv: string[]): Promise<number> {
       throw err;
     }
     if (pending) await pending;
-    return controller.signal.aborted ? ExitCode.interrupted : ExitCode.ok;
+    return controller.signal.aborted ? (terminated ? ExitCode.terminated : ExitCode.interrupted) : ExitCode.ok;
   } catch (err) {
-    if (controller.signal.aborted) return reportError(new (await import('./errors.js')).InterruptedError(), process.stderr, json);
+    if (controller.signal.aborted) {
+      reportError(new InterruptedError(), process.stderr, json);
+      return terminated ? ExitCode.terminated : ExitCode.interrupted;
+    }
     return reportError(err, process.stderr, json);
   } finally {
     process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigint);
+    process.off('SIGTERM', onSigterm);
   }
 }
 

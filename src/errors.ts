@@ -5,6 +5,7 @@ export const ExitCode = {
   usage: 2,
   auth: 4,
   interrupted: 130,
+  terminated: 143,
 } as const;
 
 export interface CliErrorOptions {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { CliError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import { assertSafeUrl } from '../http/transport.js';
-import { writeFileAtomic } from '../util/atomic.js';
+import { readFileIfExists, writeFileAtomic } from '../util/atomic.js';
 import { cacheKey } from '../util/cache-key.js';
 export { normalizeBaseUrl } from '../config/base-url.js';
 import { type AuthorizationServer, loadOAuth, requestOptions } from './oauth.js';
@@ -78,7 +78,7 @@ export async function discover(http: HttpClient, baseUrl: string, signal?: Abort
   return { baseUrl, resource, as };
 }
 
-async function serverCacheFile(cacheDir: string, baseUrl: string): Promise<string> {
+export async function serverCacheFile(cacheDir: string, baseUrl: string): Promise<string> {
   return join(cacheDir, 'servers', `${await cacheKey(baseUrl)}.json`);
 }
 
@@ -88,7 +88,6 @@ export async function cacheServerInfo(cacheDir: string, info: ServerInfo): Promi
   await writeFileAtomic(await serverCacheFile(cacheDir, info.baseUrl), `${body}\n`, 0o600).catch(() => undefined);
 }
 
-export { serverCacheFile };
 
 /**
  * The server metadata for a base URL: from the cache written at login when it names the expected
@@ -101,7 +100,6 @@ export async function serverInfoFor(
   expectedIssuer?: string,
   signal?: AbortSignal,
 ): Promise<ServerInfo> {
-  const { readFileIfExists } = await import('../util/atomic.js');
   const text = await readFileIfExists(await serverCacheFile(cacheDir, baseUrl)).catch(() => undefined);
   if (text) {
     try {

@@ -51,8 +51,9 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackL
   callback.catch(() => undefined); // the flow awaits it; an unobserved rejection must not crash
 
   const server: Server = http.createServer((req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', `http://127.0.0.1`);
-    if (req.method !== 'GET' || url.pathname !== options.path) {
+    // The raw path, before any normalisation: `/x/../callback` is not the callback path.
+    const rawPath = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' || rawPath !== options.path) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
       res.end('Not found.\n');
       return;

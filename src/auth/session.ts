@@ -111,7 +111,7 @@ async function profileSession(deps: Deps, name: string, profile: Profile, opts: 
       }
       throw new AuthError(`No credentials for profile "${name}" in ${store.location}.`, { code: 'credentials_missing', hint: loginHint(name, profile.baseUrl) });
     }
-    const set = parseTokenSet(text, store.kind === 'keychain' ? 'the OS keychain' : store.location);
+    const set = parseTokenSet(text, store.location);
     if (set.issuer !== profile.issuer) {
       throw new AuthError(`The stored credentials of profile "${name}" come from ${set.issuer}, not ${profile.issuer}.`, { code: 'issuer_mismatch', hint: loginHint(name, profile.baseUrl) });
     }

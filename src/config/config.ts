@@ -1,4 +1,4 @@
-import { CliError } from '../errors.js';
+import { CliError, UsageError } from '../errors.js';
 import type { StorageKind } from '../credentials/store.js';
 import { readFileIfExists, writeFileAtomic } from '../util/atomic.js';
 import { withLock } from '../util/lock.js';
@@ -42,7 +42,7 @@ const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export function checkProfileName(name: string): string {
   if (!PROFILE_NAME.test(name)) {
-    throw new CliError(`Invalid profile name "${name}": use letters, digits, ".", "_" or "-".`, { code: 'usage', exitCode: 2 });
+    throw new UsageError(`Invalid profile name "${name}": use letters, digits, ".", "_" or "-".`);
   }
   return name;
 }
@@ -56,9 +56,14 @@ export function parseConfig(text: string | undefined, path: string): ConfigFile 
   try {
     const parsed = JSON.parse(text) as Partial<ConfigFile>;
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+    const profiles: Record<string, Profile> = {};
+    for (const [name, p] of Object.entries(parsed.profiles && typeof parsed.profiles === 'object' ? parsed.profiles : {})) {
+      // A hand-edited entry without the essentials is not a profile.
+      if (p && typeof p === 'object' && typeof p.baseUrl === 'string' && typeof p.issuer === 'string') profiles[name] = p;
+    }
     return {
       version: 1,
-      profiles: parsed.profiles && typeof parsed.profiles === 'object' ? parsed.profiles : {},
+      profiles,
       clients: parsed.clients && typeof parsed.clients === 'object' ? parsed.clients : {},
     };
   } catch {

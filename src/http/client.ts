@@ -37,6 +37,8 @@ export interface HttpClientOptions {
   defaultTimeoutMs?: number;
 }
 
+const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'dpop']);
 
 function traceHeaders(prefix: string, headers: Record<string, string>): string {
@@ -120,6 +122,9 @@ async function send(
     signal,
   };
   if (proxy) {
+    if (proxy.protocol !== 'http:') {
+      throw new CliError(`Unsupported proxy ${proxy.protocol}//${proxy.host}: HTTPS_PROXY / HTTP_PROXY must be an http:// proxy (https traffic is tunnelled through it).`, { code: 'proxy_unsupported' });
+    }
     if (isHttps) {
       options.createConnection = undefined;
       (options as { agent?: unknown }).agent = await tunnelAgent(proxy, url, signal);
@@ -135,7 +140,16 @@ async function send(
   return new Promise<HttpResponse>((resolve, reject) => {
     const request = lib.request(options, (res: IncomingMessage) => {
       const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        size += c.length;
+        // A runaway or hostile answer must not take the machine's memory with it.
+        if (size > MAX_RESPONSE_BYTES) {
+          request.destroy(new CliError(`The answer from ${url.origin} is larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB; stopped reading it.`, { code: 'response_too_large' }));
+          return;
+        }
+        chunks.push(c);
+      });
       res.on('error', reject);
       res.on('end', () => {
         const flat: Record<string, string> = {};
@@ -199,7 +213,8 @@ async function tunnelAgent(proxy: URL, target: URL, signal?: AbortSignal) {
         callback(new CliError(`The proxy ${proxy.host} refused to connect to ${hostname}:${port} (HTTP ${res.statusCode}).`, { code: 'network_error' }));
         return;
       }
-      const secure = tls.connect({ socket, servername: net.isIP(hostname) ? undefined : hostname });
+      // The certificate is checked against the target, never the proxy: `host` names it for IP literals too.
+      const secure = tls.connect({ socket, host: hostname, servername: net.isIP(hostname) ? undefined : hostname });
       callback(null, secure);
     });
     connectReq.on('error', (err) => callback(err));

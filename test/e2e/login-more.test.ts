@@ -35,6 +35,15 @@ describe('school login, continued', () => {
     expect(await canConnect(port)).toBe(false);
   });
 
+  it('exits 143 on SIGTERM, the listener closed', async () => {
+    const run = startSchool(['login', '--base-url', sandbox.baseUrl, '--no-browser'], userEnv());
+    const [, url] = await run.waitForStderr(AUTH_URL_LINE);
+    const port = Number(new URL(new URL(url).searchParams.get('redirect_uri')!).port);
+    run.child.kill('SIGTERM');
+    expect((await run.done).code).toBe(143);
+    expect(await canConnect(port)).toBe(false);
+  });
+
   it('prints the URL and keeps waiting when the browser cannot be started', async () => {
     const env = userEnv({ BROWSER: '/nonexistent/browser --flag' });
     const run = startSchool(['login', '--base-url', sandbox.baseUrl], env);

@@ -89,3 +89,9 @@ describe('call paths cannot leave the base origin', () => {
     expect(targetUrl('https://s.example', '/api/courses?q=a b&x=1').search).toBe('?q=a%20b&x=1');
   });
 });
+
+describe('header values', () => {
+  it('refuses line breaks as a usage error', () => {
+    expect(() => parseHeader('X-A: one\r\nX-Injected: two')).toThrow(/line breaks/);
+  });
+});

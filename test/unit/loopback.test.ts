@@ -65,3 +65,25 @@ describe('loopback listener', () => {
     }
   });
 });
+
+describe('loopback listener paths', () => {
+  it('does not take a dot-segment path for the callback', async () => {
+    const { connect } = await import('node:net');
+    const l = await startLoopback({ port: 0, path: '/callback', timeoutMs: 5000 });
+    try {
+      // Sent raw: an HTTP client would normalise the path before sending it.
+      const status = await new Promise<string>((resolve, reject) => {
+        const s = connect(l.port, '127.0.0.1', () => s.end('GET /x/../callback?code=a&state=b HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'));
+        let data = '';
+        s.on('data', (c) => (data += c));
+        s.on('end', () => resolve(data.split('\r\n')[0]));
+        s.on('error', reject);
+      });
+      expect(status).toBe('HTTP/1.1 404 Not Found');
+      const raced = await Promise.race([l.callback.then(() => 'callback'), new Promise((r) => setTimeout(() => r('waiting'), 100))]);
+      expect(raced).toBe('waiting');
+    } finally {
+      await l.close();
+    }
+  });
+});

@@ -102,5 +102,7 @@ export function parseHeader(h: string): [string, string] {
   if (i <= 0) throw new UsageError(`Invalid header "${h}": use 'Name: value'.`);
   const name = h.slice(0, i).trim();
   if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`Invalid header name "${name}".`);
-  return [name, h.slice(i + 1).trim()];
+  const value = h.slice(i + 1).trim();
+  if (/[\r\n\0]/.test(value)) throw new UsageError(`Invalid header "${name}": a value cannot contain line breaks.`);
+  return [name, value];
 }

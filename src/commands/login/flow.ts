@@ -10,7 +10,7 @@ import { type AuthMethod, type ClientRegistration, type Profile, loadConfig, upd
 import { type CredentialStore, clientAccount, profileAccount } from '../../credentials/store.js';
 import { type TokenSet, parseTokenSet, serializeTokenSet } from '../../credentials/token-set.js';
 import { type Deps, nowSeconds, openStore } from '../../deps.js';
-import { CliError } from '../../errors.js';
+import { CliError, UsageError } from '../../errors.js';
 import { assertSafeUrl } from '../../http/transport.js';
 import { startSpinner } from '../../ui/spinner.js';
 import { registerSecret } from '../../util/redact.js';
@@ -86,9 +86,7 @@ async function resolveClient(
   const { as } = server;
   if (req.clientMetadataUrl) {
     if (as.client_id_metadata_document_supported !== true) {
-      throw new CliError(`The authorization server ${as.issuer} does not support client ID metadata documents.`, {
-        code: 'usage',
-        exitCode: 2,
+      throw new UsageError(`The authorization server ${as.issuer} does not support client ID metadata documents.`, {
         hint: 'Omit --client-metadata-url to register dynamically.',
       });
     }
@@ -131,8 +129,9 @@ async function resolveClient(
 async function previousTokens(deps: Deps, profile: Profile | undefined, name: string): Promise<TokenSet | undefined> {
   if (!profile) return undefined;
   try {
-    const text = await (await openStore(deps, profile.storage)).get(profileAccount(deps.paths.configDir, name));
-    return text ? parseTokenSet(text, profile.storage) : undefined;
+    const store = await openStore(deps, profile.storage);
+    const text = await store.get(profileAccount(deps.paths.configDir, name));
+    return text ? parseTokenSet(text, store.location) : undefined;
   } catch {
     return undefined;
   }

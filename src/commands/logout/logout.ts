@@ -48,7 +48,7 @@ export async function logoutRun(deps: Deps, opts: LogoutOptions): Promise<void> 
     });
     try {
       const text = await store?.get(account);
-      if (text) problem = await revokeAll(deps, p, parseTokenSet(text, store!.kind === 'keychain' ? 'the OS keychain' : store!.location));
+      if (text) problem = await revokeAll(deps, p, parseTokenSet(text, store!.location));
       else problem ??= 'no stored tokens to revoke';
     } catch (err) {
       problem = describeError(err).message.replace(/\.$/, '');

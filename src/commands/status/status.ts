@@ -54,7 +54,7 @@ export async function statusRun(deps: Deps, opts: StatusOptions): Promise<void> 
       if (text === null) {
         row.problem = p.storage === 'keychain' ? 'no credentials in the OS keychain (locked, or removed)' : 'no credentials in the credential file';
       } else {
-        const set: TokenSet = parseTokenSet(text, p.storage);
+        const set: TokenSet = parseTokenSet(text, store.location);
         row.scopes = set.scope ? set.scope.split(' ').filter(Boolean) : [];
         row.expiresAt = set.expiresAt ?? null;
         row.refreshable = Boolean(set.refreshToken);

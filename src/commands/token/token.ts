@@ -28,7 +28,7 @@ async function handOverToCi(deps: Deps, opts: TokenOptions): Promise<void> {
   const account = profileAccount(deps.paths.configDir, name);
   const text = await store.get(account);
   if (!text) throw notLoggedIn(deps, opts);
-  const set = parseTokenSet(text, profile.storage);
+  const set = parseTokenSet(text, store.location);
   if (!set.refreshToken) throw new UsageError(`Profile "${name}" has no refresh token to hand over.`);
   const values: Record<string, string> = {
     SCHOOL_BASE_URL: profile.baseUrl,
