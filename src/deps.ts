@@ -37,6 +37,12 @@ export async function openStore(deps: Deps, kind: StorageKind): Promise<Credenti
   return kind === 'keychain' ? deps.credentials.keychain() : deps.credentials.file();
 }
 
+/** The keychain when it proves usable (write, read back, delete), else the given file store and why. */
+export async function keychainOr(deps: Deps, fallback: CredentialStore): Promise<{ store: CredentialStore; reason?: string }> {
+  const probe = await deps.credentials.probeKeychain();
+  return probe.ok ? { store: probe.store } : { store: fallback, reason: probe.reason };
+}
+
 export function nowSeconds(deps: Pick<Deps, 'clock'>): number {
   return Math.floor(deps.clock.now() / 1000);
 }

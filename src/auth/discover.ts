@@ -38,20 +38,27 @@ export async function discover(http: HttpClient, baseUrl: string, signal?: Abort
     const named = prm.authorization_servers?.[0];
     if (named) issuer = assertSafeUrl(named, 'authorization server (authorization_servers)', 'server');
   } else if (prmResponse.status !== 404) {
-    throw new CliError(`Discovery failed: ${baseUrl}/.well-known/oauth-protected-resource answered HTTP ${prmResponse.status}.`, { code: 'discovery_failed' });
+    const where = prmResponse.headers.get('location') ? ` (a redirect to ${prmResponse.headers.get('location')}, which is not followed)` : '';
+    throw new CliError(`Discovery failed: the protected-resource metadata of ${baseUrl} answered HTTP ${prmResponse.status}${where}.`, { code: 'discovery_failed' });
   }
 
   let as: AuthorizationServer | undefined;
   for (const algorithm of ['oauth2', 'oidc'] as const) {
     const res = await oauth.discoveryRequest(issuer, { ...opts, algorithm });
     if (res.status === 404) continue;
+    if (res.status !== 200) {
+      // Redirects are not followed: metadata must come from the issuer itself.
+      const where = res.headers.get('location') ? ` (a redirect to ${res.headers.get('location')}, which is not followed)` : '';
+      throw new CliError(`Discovery failed: the authorization server metadata of ${issuer.origin} answered HTTP ${res.status}${where}.`, { code: 'discovery_failed' });
+    }
+    const claimed = (await res.clone().json().catch(() => undefined)) as { issuer?: unknown } | undefined;
     try {
       as = await oauth.processDiscoveryResponse(issuer, res);
     } catch (err) {
       const msg = (err as Error).message;
       throw new CliError(
-        /issuer/i.test(msg)
-          ? `The authorization server metadata at ${issuer.origin} claims a different issuer; refusing it.`
+        /issuer/i.test(msg) && typeof claimed?.issuer === 'string'
+          ? `The authorization server metadata claims the issuer ${claimed.issuer}, but it was fetched for ${issuer.href.replace(/\/$/, '')}; refusing it.`
           : `The authorization server metadata at ${issuer.origin} is not valid: ${msg}.`,
         { code: 'discovery_failed', cause: err },
       );

@@ -4,7 +4,7 @@ import { loadConfig } from '../config/config.js';
 import { openFileStore } from '../credentials/file.js';
 import { type CredentialStore, profileAccount } from '../credentials/store.js';
 import { type TokenSet, needsRefresh, parseTokenSet, serializeTokenSet } from '../credentials/token-set.js';
-import { type Deps, nowSeconds, openStore } from '../deps.js';
+import { type Deps, keychainOr, nowSeconds, openStore } from '../deps.js';
 import { AuthError, CliError, UsageError } from '../errors.js';
 import { readFileIfExists, writeFileAtomic } from '../util/atomic.js';
 import { withLock } from '../util/lock.js';
@@ -174,8 +174,7 @@ async function headlessSession(deps: Deps, opts: GlobalOptions, profile: string)
   if (marker?.storage === 'keychain') store = await deps.credentials.keychain();
   else if (marker?.storage === 'file') store = fileStore();
   else {
-    const probe = await deps.credentials.probeKeychain();
-    store = probe.ok ? probe.store : fileStore();
+    store = (await keychainOr(deps, fileStore())).store;
     marker = { storage: store.kind };
     await writeFileAtomic(markerFile, `${JSON.stringify(marker)}\n`, 0o600);
   }

@@ -9,7 +9,7 @@ import { describeUser, requestUserInfo } from '../../auth/userinfo.js';
 import { type AuthMethod, type ClientRegistration, type Profile, loadConfig, updateConfig } from '../../config/config.js';
 import { type CredentialStore, clientAccount, profileAccount } from '../../credentials/store.js';
 import { type TokenSet, parseTokenSet, serializeTokenSet } from '../../credentials/token-set.js';
-import { type Deps, nowSeconds, openStore } from '../../deps.js';
+import { type Deps, keychainOr, nowSeconds, openStore } from '../../deps.js';
 import { CliError, UsageError } from '../../errors.js';
 import { assertSafeUrl } from '../../http/transport.js';
 import { startSpinner } from '../../ui/spinner.js';
@@ -48,10 +48,10 @@ async function chooseStore(deps: Deps, insecure: boolean): Promise<CredentialSto
     deps.io.err.write(`Storing credentials in plain text at ${file.location} (--insecure-storage).\n`);
     return usableFile();
   }
-  const probe = await deps.credentials.probeKeychain();
-  if (probe.ok) return probe.store;
+  const chosen = await keychainOr(deps, file);
+  if (!chosen.reason) return chosen.store;
   deps.io.err.write(
-    `Warning: no usable OS keychain (${probe.reason}).\nStoring credentials in plain text at ${file.location}, readable only by you (mode 0600).\n`,
+    `Warning: no usable OS keychain (${chosen.reason}).\nStoring credentials in plain text at ${file.location}, readable only by you (mode 0600).\n`,
   );
   return usableFile();
 }

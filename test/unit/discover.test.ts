@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { discover } from '../../src/auth/discover.js';
+import type { HttpClient, HttpRequest } from '../../src/http/client.js';
+
+type Route = { status: number; body?: unknown; headers?: Record<string, string> };
+
+/** A fake server: canned answers by URL, and a record of what was asked. */
+function fakeServer(routes: Record<string, Route>): HttpClient & { asked: string[] } {
+  const asked: string[] = [];
+  return {
+    asked,
+    async request(req: HttpRequest) {
+      const url = String(req.url);
+      asked.push(url);
+      const r = routes[url] ?? { status: 404 };
+      const body = Buffer.from(r.body === undefined ? '' : JSON.stringify(r.body));
+      return { status: r.status, statusText: '', headers: { 'content-type': 'application/json', ...(r.headers ?? {}) }, rawHeaders: [], body, url, httpVersion: '1.1' };
+    },
+  };
+}
+
+const API = 'https://api.school.example';
+const AS = 'https://login.school.example';
+const goodMetadata = {
+  issuer: AS,
+  authorization_endpoint: `${AS}/authorize`,
+  token_endpoint: `${AS}/token`,
+  registration_endpoint: `${AS}/register`,
+  code_challenge_methods_supported: ['S256'],
+  scopes_supported: ['openid', 'courses:read'],
+};
+const prm = { status: 200, body: { resource: API, authorization_servers: [AS] } };
+
+describe('discovery', () => {
+  it('follows the protected-resource metadata to an authorization server on another origin', async () => {
+    const http = fakeServer({ [`${API}/.well-known/oauth-protected-resource`]: prm, [`${AS}/.well-known/oauth-authorization-server`]: { status: 200, body: goodMetadata } });
+    const info = await discover(http, API);
+    expect(info).toMatchObject({ baseUrl: API, resource: API, as: { issuer: AS, token_endpoint: `${AS}/token` } });
+  });
+
+  it('falls back to OpenID discovery', async () => {
+    const http = fakeServer({ [`${API}/.well-known/oauth-protected-resource`]: prm, [`${AS}/.well-known/openid-configuration`]: { status: 200, body: goodMetadata } });
+    expect((await discover(http, API)).as.issuer).toBe(AS);
+  });
+
+  it('refuses metadata that claims another issuer, naming both', async () => {
+    const http = fakeServer({ [`${API}/.well-known/oauth-protected-resource`]: prm, [`${AS}/.well-known/oauth-authorization-server`]: { status: 200, body: { ...goodMetadata, issuer: 'https://evil.example' } } });
+    await expect(discover(http, API)).rejects.toThrow(`claims the issuer https://evil.example, but it was fetched for ${AS}`);
+  });
+
+  it('refuses a server without S256', async () => {
+    const http = fakeServer({ [`${API}/.well-known/oauth-protected-resource`]: prm, [`${AS}/.well-known/oauth-authorization-server`]: { status: 200, body: { ...goodMetadata, code_challenge_methods_supported: ['plain'] } } });
+    await expect(discover(http, API)).rejects.toMatchObject({ code: 'pkce_unsupported' });
+  });
+
+  it('refuses a plain-http endpoint in the metadata as the server fault (exit 1), naming the field', async () => {
+    const http = fakeServer({ [`${API}/.well-known/oauth-protected-resource`]: prm, [`${AS}/.well-known/oauth-authorization-server`]: { status: 200, body: { ...goodMetadata, token_endpoint: 'http://tokens.example/token' } } });
+    await expect(discover(http, API)).rejects.toMatchObject({ exitCode: 1, message: expect.stringContaining('plain http:// token_endpoint (http://tokens.example)') });
+  });
+
+  it('says a redirect is not followed', async () => {
+    const http = fakeServer({ [`${API}/.well-known/oauth-protected-resource`]: prm, [`${AS}/.well-known/oauth-authorization-server`]: { status: 302, headers: { location: 'https://elsewhere.example/meta' } } });
+    await expect(discover(http, API)).rejects.toThrow('answered HTTP 302 (a redirect to https://elsewhere.example/meta, which is not followed)');
+  });
+
+  it('refuses protected-resource metadata for another resource', async () => {
+    const http = fakeServer({ [`${API}/.well-known/oauth-protected-resource`]: { status: 200, body: { resource: 'https://other.example', authorization_servers: [AS] } } });
+    await expect(discover(http, API)).rejects.toMatchObject({ code: 'discovery_failed' });
+    expect(http.asked).toEqual([`${API}/.well-known/oauth-protected-resource`]);
+  });
+});
