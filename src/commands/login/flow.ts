@@ -172,7 +172,9 @@ async function waitForRedirect(deps: Deps, req: LoginRequest, listener: Loopback
     io.err.write(`Open this URL in a browser to sign in:\n${authUrl}\n`);
     if (canPaste) io.err.write(`The browser will be sent to ${listener.redirectUri}; if that page does not load (browser on another machine), paste its full address here.\n`);
   }
-  const spinner = await startSpinner(io, `Waiting for the sign-in to finish (${req.timeoutSeconds} s; Ctrl-C to cancel)…`);
+  const waiting = `Waiting for the sign-in to finish (${req.timeoutSeconds} s; Ctrl-C to cancel)…`;
+  // A spinner redraws its line and would wipe out what the user pastes: no spinner then.
+  const spinner = canPaste ? (io.err.write(`${waiting}\n`), { stop() {} }) : await startSpinner(io, waiting);
   const paste = canPaste ? await readPastedRedirect(deps, listener) : undefined;
   try {
     return await (paste ? Promise.race([listener.callback, paste.result]) : listener.callback);

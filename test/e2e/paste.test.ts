@@ -1,0 +1,90 @@
+import { spawn } from 'node:child_process';
+import { createServer, request as httpRequest } from 'node:http';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/browser-driver.js';
+import { type Sandbox, startSandbox } from '../sandbox/index.js';
+import { SCHOOL_BIN, userEnv } from './harness.js';
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox({ quiet: true });
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+/**
+ * Signs in like a browser on another machine: all its traffic goes through a proxy that reaches
+ * the sandbox but not this machine's callback port, so the final redirect never arrives here.
+ */
+async function signInElsewhere(authUrl: string): Promise<string> {
+  const callbackPort = new URL(new URL(authUrl).searchParams.get('redirect_uri')!).port;
+  let captured: string | undefined;
+  const proxy = createServer((req, res) => {
+    const target = new URL(req.url!);
+    if (target.port === callbackPort) {
+      captured = req.url!;
+      res.writeHead(502, { 'content-type': 'text/plain' }).end('unreachable from the other machine');
+      return;
+    }
+    const upstream = httpRequest({ host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: req.method, headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    });
+    upstream.on('error', () => res.writeHead(502).end());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
+  const proxyPort = (proxy.address() as { port: number }).port;
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [...CHROMIUM_ARGS, `--proxy-server=http://127.0.0.1:${proxyPort}`, '--proxy-bypass-list=<-loopback>'],
+  });
+  try {
+    const page = await browser.newPage();
+    const submit = async (selector: string) => {
+      const before = page.url();
+      await Promise.all([page.waitForURL((u) => u.href !== before, { waitUntil: 'load' }), page.click(selector)]);
+    };
+    await page.goto(authUrl, { waitUntil: 'load' });
+    await page.fill('input[name="username"]', 'ada');
+    await page.fill('input[name="password"]', 'lovelace');
+    await submit('#sign-in');
+    await submit('#approve');
+    if (!captured) throw new Error(`no redirect to the callback; the browser is at ${page.url()}`);
+    return captured;
+  } finally {
+    await browser.close();
+    proxy.close();
+  }
+}
+
+describe('school login --no-browser on a terminal', () => {
+  it('accepts the redirect address pasted back, after refusing a wrong one', async () => {
+    const env = userEnv();
+    delete env.BROWSER;
+    const command = `${process.execPath} ${SCHOOL_BIN} login --base-url ${sandbox.baseUrl} --no-browser --timeout 60`;
+    // `script` gives the CLI a real terminal: stdin is a TTY, so it offers to read a pasted address.
+    const child = spawn('script', ['-qec', command, '/dev/null'], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    let screen = '';
+    child.stdout.on('data', (c) => (screen += c));
+    const exited = new Promise<number | null>((r) => child.on('close', r));
+    const waitFor = async (re: RegExp) => {
+      for (let i = 0; i < 800; i++) {
+        const m = screen.replace(/\r/g, '').match(re);
+        if (m) return m;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error(`not seen: ${re}\n${screen}`);
+    };
+    const [, authUrl] = await waitFor(/^(http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?\S+)$/m);
+    await waitFor(/paste its full address here/);
+    const redirect = await signInElsewhere(authUrl);
+    child.stdin.write('https://not-the-callback.example/\n');
+    await waitFor(/That is not the address the sign-in redirected to/);
+    child.stdin.write(`${redirect}\n`);
+    expect(await exited).toBe(0);
+    expect(screen).toContain('Logged in as Ada Lovelace ada@example.edu');
+  });
+});
