@@ -6,7 +6,10 @@ export interface Spinner {
 
 /** A spinner on stderr, only on a TTY; elsewhere the text is printed once as a plain line. */
 export async function startSpinner(io: IOStreams, text: string): Promise<Spinner> {
-  if (!io.errIsTTY) {
+  // The spinner erases its lines by the terminal's width; a terminal that reports no width (some
+  // CI and `script` ptys) sends it into an endless erase loop that blocks everything, timeouts too.
+  const columns = (io.err as { columns?: number }).columns;
+  if (!io.errIsTTY || !columns) {
     io.err.write(`${text}\n`);
     return { stop() {} };
   }

@@ -44,6 +44,32 @@ describe('school login, continued', () => {
     expect(await canConnect(port)).toBe(false);
   });
 
+  it.each([
+    ['that reports no width', ''],
+    ['80 columns wide', 'stty cols 80 rows 24; '],
+  ])('waits on a terminal %s and still gives up at --timeout', async (_name, setup) => {
+    const { spawn } = await import('node:child_process');
+    const { SCHOOL_BIN } = await import('./harness.js');
+    const env = userEnv({ BROWSER: '/bin/true' }); // opens nothing: the spinner runs until the timeout
+    const command = `${setup}${process.execPath} ${SCHOOL_BIN} login --base-url ${sandbox.baseUrl} --timeout 2`;
+    const started = Date.now();
+    const { code, screen } = await new Promise<{ code: number | null; screen: string }>((resolve) => {
+      const child = spawn('script', ['-qec', command, '/dev/null'], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (c) => (out += c));
+      setTimeout(() => child.stdin.write('typed while waiting\n'), 500);
+      const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      child.on('close', (c) => {
+        clearTimeout(killer);
+        resolve({ code: c, screen: out });
+      });
+    });
+    expect(screen).toContain('No sign-in response arrived within 2 seconds');
+    expect(code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    if (setup) expect(screen).toContain('\u001b[?25l'); // the spinner did run (it hides the cursor)
+  });
+
   it('prints the URL and keeps waiting when the browser cannot be started', async () => {
     const env = userEnv({ BROWSER: '/nonexistent/browser --flag' });
     const run = startSchool(['login', '--base-url', sandbox.baseUrl], env);
