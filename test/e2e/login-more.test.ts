@@ -54,11 +54,12 @@ describe('school login, continued', () => {
     const command = `${setup}${process.execPath} ${SCHOOL_BIN} login --base-url ${sandbox.baseUrl} --timeout 2`;
     const started = Date.now();
     const { code, screen } = await new Promise<{ code: number | null; screen: string }>((resolve) => {
-      const child = spawn('script', ['-qec', command, '/dev/null'], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+      // Its own process group, so a hung CLI under `script` can be killed along with it.
+      const child = spawn('script', ['-qec', command, '/dev/null'], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
       let out = '';
       child.stdout.on('data', (c) => (out += c));
       setTimeout(() => child.stdin.write('typed while waiting\n'), 500);
-      const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      const killer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 20_000);
       child.on('close', (c) => {
         clearTimeout(killer);
         resolve({ code: c, screen: out });

@@ -66,7 +66,8 @@ describe('school login --no-browser on a terminal', () => {
     delete env.BROWSER;
     const command = `${process.execPath} ${SCHOOL_BIN} login --base-url ${sandbox.baseUrl} --no-browser --timeout 60`;
     // `script` gives the CLI a real terminal: stdin is a TTY, so it offers to read a pasted address.
-    const child = spawn('script', ['-qec', command, '/dev/null'], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Its own process group, so a failure below never leaves the CLI running.
+    const child = spawn('script', ['-qec', command, '/dev/null'], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     let screen = '';
     child.stdout.on('data', (c) => (screen += c));
     const exited = new Promise<number | null>((r) => child.on('close', r));
@@ -78,13 +79,17 @@ describe('school login --no-browser on a terminal', () => {
       }
       throw new Error(`not seen: ${re}\n${screen}`);
     };
-    const [, authUrl] = await waitFor(/^(http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?\S+)$/m);
-    await waitFor(/paste its full address here/);
-    const redirect = await signInElsewhere(authUrl);
-    child.stdin.write('https://not-the-callback.example/\n');
-    await waitFor(/That is not the address the sign-in redirected to/);
-    child.stdin.write(`${redirect}\n`);
-    expect(await exited).toBe(0);
-    expect(screen).toContain('Logged in as Ada Lovelace ada@example.edu');
+    try {
+      const [, authUrl] = await waitFor(/^(http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?\S+)$/m);
+      await waitFor(/paste its full address here/);
+      const redirect = await signInElsewhere(authUrl);
+      child.stdin.write('https://not-the-callback.example/\n');
+      await waitFor(/That is not the address the sign-in redirected to/);
+      child.stdin.write(`${redirect}\n`);
+      expect(await exited).toBe(0);
+      expect(screen).toContain('Logged in as Ada Lovelace ada@example.edu');
+    } finally {
+      if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+    }
   });
 });
