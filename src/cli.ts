@@ -58,7 +58,7 @@ export async function main(argv: string[]): Promise<number> {
 
     const [{ buildProgram, isCommanderError, mapCommanderError }, { systemDeps }] = await Promise.all([import('./program.js'), import('./deps-system.js')]);
     let pending: Promise<void> | undefined;
-    const program = await buildProgram(
+    const program = buildProgram(
       (opts): Deps => systemDeps({ verbose: Boolean(opts.verbose), signal: controller.signal }),
       (p) => (pending = p),
     );

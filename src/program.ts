@@ -16,7 +16,7 @@ export const VERSION = '0.1.0';
  * The command tree. Each action only gathers options and hands them, with the injected
  * dependencies, to the command's `run` function, loaded when that command is used.
  */
-export async function buildProgram(makeDeps: DepsFactory, onResult: (p: Promise<void>) => void): Promise<Command> {
+export function buildProgram(makeDeps: DepsFactory, onResult: (p: Promise<void>) => void): Command {
   // Loaded here, not at the top, so the bundled CLI only pays for it when the full parser runs.
   const { Command, Option } = requireCommonJs('commander') as typeof import('commander');
   const program = new Command('school');
@@ -44,7 +44,7 @@ Environment:
   SCHOOL_REFRESH_TOKEN + SCHOOL_CLIENT_ID (+ SCHOOL_CLIENT_SECRET), BROWSER,
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY, NO_COLOR, FORCE_COLOR
 
-Exit status: 0 ok, 1 failure, 2 usage error, 4 authentication needed, 130 interrupted.`,
+Exit status: 0 ok, 1 failure, 2 usage error, 4 authentication needed, 130 interrupted, 143 terminated.`,
     );
 
   const act =

@@ -4,7 +4,6 @@ import type { HttpClient } from '../http/client.js';
 import { assertSafeUrl } from '../http/transport.js';
 import { readFileIfExists, writeFileAtomic } from '../util/atomic.js';
 import { cacheKey } from '../util/cache-key.js';
-export { normalizeBaseUrl } from '../config/base-url.js';
 import { type AuthorizationServer, loadOAuth, requestOptions } from './oauth.js';
 
 export interface ServerInfo {
@@ -94,7 +93,6 @@ export async function cacheServerInfo(cacheDir: string, info: ServerInfo): Promi
   const body = JSON.stringify({ fetchedAt: Math.floor(Date.now() / 1000), ...info }, null, 2);
   await writeFileAtomic(await serverCacheFile(cacheDir, info.baseUrl), `${body}\n`, 0o600).catch(() => undefined);
 }
-
 
 /**
  * The server metadata for a base URL: from the cache written at login when it names the expected

@@ -56,13 +56,12 @@ function loginHint(profile: string, baseUrl?: string): string {
 async function refreshLocked(
   deps: Deps,
   lockName: string,
-  read: () => Promise<TokenSet | undefined>,
+  read: () => Promise<TokenSet>,
   write: (set: TokenSet) => Promise<void>,
   ctx: { baseUrl: string; profile: string; force: boolean; seenAccessToken?: string; clientSecret?: string; refusedHint?: string },
 ): Promise<{ set: TokenSet; refreshed: boolean; previousRefresh?: string }> {
   return withLock(deps.paths.lockDir, lockName, deps.signal, async () => {
     const current = await read();
-    if (!current) throw new AuthError(`Not logged in${ctx.profile === 'default' ? '' : ` (profile ${ctx.profile})`}.`, { hint: loginHint(ctx.profile, ctx.baseUrl) });
     const stillNeeded = ctx.force ? current.accessToken === ctx.seenAccessToken : needsRefresh(current, nowSeconds(deps));
     if (!stillNeeded) return { set: current, refreshed: false };
     if (!current.refreshToken) {
@@ -100,7 +99,7 @@ async function refreshLocked(
 async function profileSession(deps: Deps, name: string, profile: Profile, opts: GlobalOptions): Promise<Session> {
   const store = await openStore(deps, profile.storage);
   const account = profileAccount(deps.paths.configDir, name);
-  const read = async (): Promise<TokenSet | undefined> => {
+  const read = async (): Promise<TokenSet> => {
     const text = await store.get(account);
     if (text === null) {
       if (store.kind === 'keychain') {
@@ -129,7 +128,7 @@ async function profileSession(deps: Deps, name: string, profile: Profile, opts: 
   const base = { profile: name, baseUrl, source: store.kind } as const;
   const make = (set: TokenSet): Session =>
     sessionFrom(set, base, set.refreshToken ? async () => make((await refreshLocked(deps, `refresh-${name}`, read, write, { baseUrl, profile: name, force: true, seenAccessToken: set.accessToken })).set) : undefined);
-  let set = (await read())!;
+  let set = await read();
   if (needsRefresh(set, nowSeconds(deps))) {
     set = (await refreshLocked(deps, `refresh-${name}`, read, write, { baseUrl, profile: name, force: false })).set;
   }

@@ -11,7 +11,7 @@ const SCRIPTS: Record<string, string> = {
   fish: 'school.fish',
 };
 
-// Found from this module, never from the cwd. In the bundle this module is dist/cli.js; run from
+// Found from this module, never from the cwd. In the bundle this module is dist/cli.cjs; run from
 // the sources it is src/commands/completion/completion.ts. Both lie inside the package.
 const FOLDERS = ['../completions/', '../../../completions/'];
 
