@@ -86,6 +86,11 @@ const NETWORK_CODES: Record<string, string> = {
   ERR_TLS_CERT_ALTNAME_INVALID: 'certificate does not match the host',
 };
 
+/** The user-facing message of an error as a clause to embed in a sentence (no final period). */
+export function errorReason(err: unknown): string {
+  return describeError(err).message.replace(/\.$/, '');
+}
+
 /** Turns any thrown value into the report shown to the user. Never includes a stack trace. */
 export function describeError(err: unknown): ErrorReport & { exitCode: number } {
   if (err instanceof CliError) {

@@ -68,13 +68,9 @@ async function refreshLocked(
       throw new AuthError('The access token has expired and there is no refresh token.', { code: 'refresh_refused', hint: loginHint(ctx.profile, ctx.baseUrl) });
     }
     const { serverInfoFor } = await import('./discover.js');
-    const { refreshGrant, toTokenSet } = await import('./tokens.js');
+    const { clientOf, refreshGrant, toTokenSet } = await import('./tokens.js');
     const server = await serverInfoFor(deps.http, deps.paths.cacheDir, ctx.baseUrl, current.issuer, deps.signal);
-    const client = {
-      clientId: current.clientId,
-      authMethod: current.clientSecret || ctx.clientSecret ? ('client_secret_post' as const) : ('none' as const),
-      clientSecret: current.clientSecret ?? ctx.clientSecret,
-    };
+    const client = clientOf(current, ctx.clientSecret);
     try {
       // Once sent, a rotating refresh cannot be taken back: the server may already have spent the
       // old token. So neither Ctrl-C nor a short timeout may cut it off before the answer is stored.

@@ -10,6 +10,12 @@ export interface ClientIdentity {
   clientSecret?: string;
 }
 
+/** The client a token set was issued to: confidential when it carries a client secret. */
+export function clientOf(set: Pick<TokenSet, 'clientId' | 'clientSecret'>, fallbackSecret?: string): ClientIdentity {
+  const clientSecret = set.clientSecret ?? fallbackSecret;
+  return { clientId: set.clientId, authMethod: clientSecret ? 'client_secret_post' : 'none', clientSecret };
+}
+
 function oauthClient(c: ClientIdentity) {
   return { client_id: c.clientId, token_endpoint_auth_method: c.authMethod };
 }

@@ -4,7 +4,7 @@ import { insufficientScopeError, readChallenge } from '../../auth/challenge.js';
 import { type Session, resolveSession } from '../../auth/session.js';
 import { loadConfig } from '../../config/config.js';
 import type { Deps } from '../../deps.js';
-import { AuthError, CliError, UsageError, describeError } from '../../errors.js';
+import { AuthError, CliError, UsageError, errorReason } from '../../errors.js';
 import type { HttpResponse } from '../../http/client.js';
 import { type GlobalOptions, baseUrlFor, profileName } from '../context.js';
 import { assertSafeUrl } from '../../http/transport.js';
@@ -45,7 +45,7 @@ async function listRun(deps: Deps, opts: CallOptions, baseUrl: string): Promise<
   const doc = (await fetchOpenApi(deps.http, deps.paths.cacheDir, baseUrl, deps.signal).catch(async (err) => {
     const cached = await cachedOpenApi(deps.paths.cacheDir, baseUrl);
     if (!cached) throw err;
-    deps.io.err.write(`Could not fetch /openapi.json (${describeError(err).message.replace(/\.$/, '')}); showing the cached copy.\n`);
+    deps.io.err.write(`Could not fetch /openapi.json (${errorReason(err)}); showing the cached copy.\n`);
     return cached;
   }))!;
   const ops = listOperations(doc);

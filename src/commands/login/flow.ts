@@ -4,11 +4,12 @@ import { loadOAuth } from '../../auth/oauth.js';
 import { startLoopback, type LoopbackListener } from '../../auth/loopback.js';
 import { registerClient } from '../../auth/register.js';
 import { checkScopes, defaultScopes } from '../../auth/scopes.js';
-import { type ClientIdentity, clientStillKnown, exchangeCode, revokeToken, toTokenSet, validateCallback } from '../../auth/tokens.js';
+import { type ClientIdentity, clientOf, clientStillKnown, exchangeCode, revokeToken, toTokenSet, validateCallback } from '../../auth/tokens.js';
 import { describeUser, requestUserInfo } from '../../auth/userinfo.js';
 import { type AuthMethod, type ClientRegistration, type Profile, loadConfig, updateConfig } from '../../config/config.js';
 import { type CredentialStore, clientAccount, profileAccount } from '../../credentials/store.js';
-import { type TokenSet, parseTokenSet, serializeTokenSet } from '../../credentials/token-set.js';
+import { readProfileTokens } from '../../credentials/profile-tokens.js';
+import { type TokenSet, serializeTokenSet } from '../../credentials/token-set.js';
 import { type Deps, keychainOr, nowSeconds, openStore } from '../../deps.js';
 import { CliError, UsageError } from '../../errors.js';
 import { assertSafeUrl } from '../../http/transport.js';
@@ -129,9 +130,7 @@ async function resolveClient(
 async function previousTokens(deps: Deps, profile: Profile | undefined, name: string): Promise<TokenSet | undefined> {
   if (!profile) return undefined;
   try {
-    const store = await openStore(deps, profile.storage);
-    const text = await store.get(profileAccount(deps.paths.configDir, name));
-    return text ? parseTokenSet(text, store.location) : undefined;
+    return (await readProfileTokens(deps, name, profile)).set;
   } catch {
     return undefined;
   }
@@ -309,8 +308,7 @@ export async function loginFlow(deps: Deps, req: LoginRequest): Promise<LoginRes
     }
     // The grant this login replaces is no longer used by anyone: end it at its server.
     if (replaced?.refreshToken && replaced.issuer === as.issuer && replaced.refreshToken !== tokens.refreshToken) {
-      const old = { clientId: replaced.clientId, authMethod: replaced.clientSecret ? ('client_secret_post' as const) : ('none' as const), clientSecret: replaced.clientSecret };
-      await revokeToken(deps.http, as, old, { token: replaced.refreshToken, hint: 'refresh_token', signal: deps.signal }).catch(() => undefined);
+      await revokeToken(deps.http, as, clientOf(replaced), { token: replaced.refreshToken, hint: 'refresh_token', signal: deps.signal }).catch(() => undefined);
     }
     finished = true;
     await listener.finish({ ok: true, title: 'Logged in', message: 'You are logged in to school. You can close this tab and return to the terminal.' });

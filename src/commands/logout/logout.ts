@@ -4,7 +4,7 @@ import { type Profile, loadConfig, updateConfig } from '../../config/config.js';
 import { profileAccount } from '../../credentials/store.js';
 import { type TokenSet, parseTokenSet } from '../../credentials/token-set.js';
 import { type Deps, openStore } from '../../deps.js';
-import { CliError, describeError } from '../../errors.js';
+import { CliError, describeError, errorReason } from '../../errors.js';
 import { type GlobalOptions, profileName } from '../context.js';
 
 export interface LogoutOptions extends GlobalOptions {
@@ -21,7 +21,7 @@ async function revokeAll(deps: Deps, p: Profile, set: TokenSet): Promise<string 
     await revokeToken(deps.http, server.as, client, { token: set.accessToken, hint: 'access_token', signal: deps.signal });
     return undefined;
   } catch (err) {
-    return describeError(err).message.replace(/\.$/, '');
+    return errorReason(err);
   }
 }
 
@@ -43,7 +43,7 @@ export async function logoutRun(deps: Deps, opts: LogoutOptions): Promise<void> 
     let problem: string | undefined;
     const account = profileAccount(deps.paths.configDir, name);
     const store = await openStore(deps, p.storage).catch((err) => {
-      problem = describeError(err).message.replace(/\.$/, '');
+      problem = errorReason(err);
       return undefined;
     });
     try {
@@ -51,7 +51,7 @@ export async function logoutRun(deps: Deps, opts: LogoutOptions): Promise<void> 
       if (text) problem = await revokeAll(deps, p, parseTokenSet(text, store!.location));
       else problem ??= 'no stored tokens to revoke';
     } catch (err) {
-      problem = describeError(err).message.replace(/\.$/, '');
+      problem = errorReason(err);
     } finally {
       // Forget locally whatever happened above: a damaged entry must not outlive the logout.
       try {

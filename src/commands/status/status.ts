@@ -1,7 +1,6 @@
-import { profileAccount } from '../../credentials/store.js';
-import { type TokenSet, parseTokenSet } from '../../credentials/token-set.js';
+import { readProfileTokens } from '../../credentials/profile-tokens.js';
 import { loadConfig } from '../../config/config.js';
-import { type Deps, nowSeconds, openStore } from '../../deps.js';
+import { type Deps, nowSeconds } from '../../deps.js';
 import { describeUser } from '../../auth/userinfo.js';
 import { type GlobalOptions, baseUrlFor, profileName } from '../context.js';
 
@@ -49,12 +48,10 @@ export async function statusRun(deps: Deps, opts: StatusOptions): Promise<void> 
       storage: p.storage === 'keychain' ? 'keychain' : 'file',
     };
     try {
-      const store = await openStore(deps, p.storage);
-      const text = await store.get(profileAccount(deps.paths.configDir, name));
-      if (text === null) {
+      const { set } = await readProfileTokens(deps, name, p);
+      if (!set) {
         row.problem = p.storage === 'keychain' ? 'no credentials in the OS keychain (locked, or removed)' : 'no credentials in the credential file';
       } else {
-        const set: TokenSet = parseTokenSet(text, store.location);
         row.scopes = set.scope ? set.scope.split(' ').filter(Boolean) : [];
         row.expiresAt = set.expiresAt ?? null;
         row.refreshable = Boolean(set.refreshToken);

@@ -1,8 +1,7 @@
 import { notLoggedIn, resolveSession } from '../../auth/session.js';
 import { loadConfig, updateConfig } from '../../config/config.js';
-import { profileAccount } from '../../credentials/store.js';
-import { parseTokenSet } from '../../credentials/token-set.js';
-import { type Deps, openStore } from '../../deps.js';
+import { readProfileTokens } from '../../credentials/profile-tokens.js';
+import type { Deps } from '../../deps.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { type GlobalOptions, profileName } from '../context.js';
 
@@ -24,11 +23,8 @@ async function handOverToCi(deps: Deps, opts: TokenOptions): Promise<void> {
   }
   const profile = (await loadConfig(deps.paths)).profiles[name];
   if (!profile) throw notLoggedIn(deps, opts);
-  const store = await openStore(deps, profile.storage);
-  const account = profileAccount(deps.paths.configDir, name);
-  const text = await store.get(account);
-  if (!text) throw notLoggedIn(deps, opts);
-  const set = parseTokenSet(text, store.location);
+  const { store, account, set } = await readProfileTokens(deps, name, profile);
+  if (!set) throw notLoggedIn(deps, opts);
   if (!set.refreshToken) throw new UsageError(`Profile "${name}" has no refresh token to hand over.`);
   const values: Record<string, string> = {
     SCHOOL_BASE_URL: profile.baseUrl,
