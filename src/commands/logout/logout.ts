@@ -32,6 +32,7 @@ export async function logoutRun(deps: Deps, opts: LogoutOptions): Promise<void> 
     deps.io.err.write('Note: credentials in the environment (SCHOOL_TOKEN / SCHOOL_REFRESH_TOKEN) are not affected by logout.\n');
   }
   const failures: string[] = [];
+  const kept: string[] = [];
   let any = false;
   for (const name of names) {
     const p = config.profiles[name];
@@ -58,7 +59,7 @@ export async function logoutRun(deps: Deps, opts: LogoutOptions): Promise<void> 
         await store?.delete(account);
       } catch (err) {
         deps.io.err.write(`Could not remove the stored secrets of "${name}": ${describeError(err).message}\n`);
-        failures.push(name);
+        kept.push(name);
       }
     }
     await updateConfig(deps.paths, (c) => {
@@ -73,6 +74,11 @@ export async function logoutRun(deps: Deps, opts: LogoutOptions): Promise<void> 
     }
   }
   if (opts.all && !any) deps.io.err.write('No profiles to log out of.\n');
+  if (kept.length) {
+    throw new CliError(`The stored secrets of ${kept.map((f) => `"${f}"`).join(', ')} could not be removed; remove them from ${kept.length > 1 ? 'their stores' : 'the store'} by hand.`, {
+      code: 'secrets_kept',
+    });
+  }
   if (failures.length) {
     throw new CliError(`Server-side revocation was not confirmed for ${failures.map((f) => `"${f}"`).join(', ')}; the local credentials are gone.`, {
       code: 'revocation_unconfirmed',
