@@ -38,9 +38,10 @@ export async function main(argv: string[]): Promise<number> {
   const controller = new AbortController();
   let interrupts = 0;
   let terminated = false;
+  const stopCode = () => (terminated ? ExitCode.terminated : ExitCode.interrupted);
   const onSigint = () => {
     interrupts += 1;
-    if (interrupts > 1) process.exit(terminated ? ExitCode.terminated : ExitCode.interrupted);
+    if (interrupts > 1) process.exit(stopCode());
     controller.abort();
   };
   const onSigterm = () => {
@@ -79,11 +80,11 @@ export async function main(argv: string[]): Promise<number> {
       throw err;
     }
     if (pending) await pending;
-    return controller.signal.aborted ? (terminated ? ExitCode.terminated : ExitCode.interrupted) : ExitCode.ok;
+    return controller.signal.aborted ? stopCode() : ExitCode.ok;
   } catch (err) {
     if (controller.signal.aborted) {
       reportError(new InterruptedError(), process.stderr, json);
-      return terminated ? ExitCode.terminated : ExitCode.interrupted;
+      return stopCode();
     }
     return reportError(err, process.stderr, json);
   } finally {
