@@ -135,14 +135,19 @@ export function expectSuccess(res: RunResult): RunResult {
 
 /**
  * A forward proxy for plain http on loopback that records the absolute URLs it relays; `holdMs`
- * delays the answers to requests whose URL matches `hold`, after they reached the server.
+ * delays the answers to requests whose URL matches `hold`, after they reached the server, and
+ * targets `unreachable` says so of get a 502 instead, as from a machine that cannot reach them.
  */
-export async function forwardProxy(options: { hold?: RegExp; holdMs?: number } = {}) {
+export async function forwardProxy(options: { hold?: RegExp; holdMs?: number; unreachable?: (target: URL) => boolean } = {}) {
   const seen: string[] = [];
   let held = 0;
   const server = createServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
     const target = new URL(req.url!);
+    if (options.unreachable?.(target)) {
+      res.writeHead(502, { 'content-type': 'text/plain' }).end('unreachable from here');
+      return;
+    }
     const upstream = httpRequest({ host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: req.method, headers: req.headers }, (r) => {
       const relay = () => {
         res.writeHead(r.statusCode ?? 502, r.headers);

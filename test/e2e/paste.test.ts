@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
-import { createServer, request as httpRequest } from 'node:http';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/browser-driver.js';
 import { type Sandbox, startSandbox } from '../sandbox/index.js';
-import { SCHOOL_BIN, userEnv } from './harness.js';
+import { SCHOOL_BIN, forwardProxy, userEnv } from './harness.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -20,26 +19,10 @@ afterAll(async () => {
  */
 async function signInElsewhere(authUrl: string): Promise<string> {
   const callbackPort = new URL(new URL(authUrl).searchParams.get('redirect_uri')!).port;
-  let captured: string | undefined;
-  const proxy = createServer((req, res) => {
-    const target = new URL(req.url!);
-    if (target.port === callbackPort) {
-      captured = req.url!;
-      res.writeHead(502, { 'content-type': 'text/plain' }).end('unreachable from the other machine');
-      return;
-    }
-    const upstream = httpRequest({ host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: req.method, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
-    upstream.on('error', () => res.writeHead(502).end());
-    req.pipe(upstream);
-  });
-  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
-  const proxyPort = (proxy.address() as { port: number }).port;
+  const proxy = await forwardProxy({ unreachable: (target) => target.port === callbackPort });
   const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
-    args: [...CHROMIUM_ARGS, `--proxy-server=http://127.0.0.1:${proxyPort}`, '--proxy-bypass-list=<-loopback>'],
+    args: [...CHROMIUM_ARGS, `--proxy-server=${proxy.url}`, '--proxy-bypass-list=<-loopback>'],
   });
   try {
     const page = await browser.newPage();
@@ -52,11 +35,13 @@ async function signInElsewhere(authUrl: string): Promise<string> {
     await page.fill('input[name="password"]', 'lovelace');
     await submit('#sign-in');
     await submit('#approve');
+    // The proxy records `METHOD url`; the one to this machine's callback port is the redirect.
+    const captured = proxy.seen.map((line) => line.slice(line.indexOf(' ') + 1)).find((url) => new URL(url).port === callbackPort);
     if (!captured) throw new Error(`no redirect to the callback; the browser is at ${page.url()}`);
     return captured;
   } finally {
     await browser.close();
-    proxy.close();
+    await proxy.close();
   }
 }
 
