@@ -5,10 +5,11 @@ import { promisify } from 'node:util';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startSandbox } from '../sandbox/index.js';
+import { startSandbox } from '@school/sandbox';
+import { BROWSER_DRIVER_SCRIPT } from '@school/sandbox/browser-driver';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 40);
-const BIN = resolve(import.meta.dirname, '..', '..', 'bin', 'school');
+const BIN = resolve(import.meta.dirname, '..', 'bin', 'school');
 const BUDGETS = { file: 1.2, keychain: 1.45 };
 
 function median(xs: number[]): number {
@@ -31,7 +32,7 @@ for (const kind of ['file', 'keychain'] as const) {
     ...process.env,
     HOME: home,
     SCHOOL_CONFIG_DIR: join(home, 'config'),
-    BROWSER: `node ${resolve(import.meta.dirname, '..', 'helpers', 'browser-driver.mjs')}`,
+    BROWSER: `node ${BROWSER_DRIVER_SCRIPT}`,
   };
   // Async: the sandbox answers from this very process.
   await promisify(execFile)(process.execPath, [BIN, 'login', '--base-url', sandbox.baseUrl, ...(kind === 'file' ? ['--insecure-storage'] : [])], { env });

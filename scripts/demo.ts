@@ -5,7 +5,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startSandbox } from './sandbox/index.js';
+import { startSandbox } from '@school/sandbox';
+import { BROWSER_DRIVER_SCRIPT } from '@school/sandbox/browser-driver';
 
 const root = resolve(import.meta.dirname, '..');
 const bin = join(root, 'bin', 'school');
@@ -14,7 +15,7 @@ const headless = process.env.CI === 'true' || (!process.env.DISPLAY && !process.
 
 const sandbox = await startSandbox({ quiet: true });
 const env: NodeJS.ProcessEnv = { ...process.env, SCHOOL_CONFIG_DIR: join(home, 'config'), SCHOOL_PROFILE: undefined, SCHOOL_TOKEN: undefined, SCHOOL_REFRESH_TOKEN: undefined };
-if (headless) env.BROWSER = `${process.execPath} ${join(root, 'test', 'helpers', 'browser-driver.mjs')}`;
+if (headless) env.BROWSER = `${process.execPath} ${BROWSER_DRIVER_SCRIPT}`;
 
 const dim = (s: string) => (process.stdout.isTTY ? `\u001b[2m${s}\u001b[22m` : s);
 const bold = (s: string) => (process.stdout.isTTY ? `\u001b[1m${s}\u001b[22m` : s);

@@ -2,7 +2,7 @@
 // Drives the sandbox's sign-in and consent pages in a real headless Chromium.
 //
 // Used two ways:
-//   * as the BROWSER command of the CLI under test: `node test/helpers/browser-driver.mjs <url>`
+//   * as the BROWSER command of the CLI under test: `node sandbox/src/browser-driver.mjs <url>`
 //     (the CLI appends the URL and detaches, so everything worth knowing goes to the file
 //     named by BROWSER_DRIVER_LOG and to the exit code);
 //   * in-process through driveLogin(), re-exported with types by browser-driver.ts.

@@ -1,7 +1,7 @@
 // Command-line entry of the sandbox, for demos and for driving the CLI by hand:
 //
-//   tsx test/sandbox/main.ts [--port N] [--split-origins] [--alt-paths] [--access-ttl S]
-//                            [--refresh-ttl S] [--no-rotation] [--events FILE] [--quiet]
+//   school-sandbox [--port N] [--split-origins] [--alt-paths] [--access-ttl S]
+//                  [--refresh-ttl S] [--no-rotation] [--events FILE] [--quiet]
 //
 // The first line on stdout is the base URL alone, so scripts can read it; everything meant
 // for people goes to stderr.
@@ -9,7 +9,7 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 
 import { startSandbox, type SandboxEvent, type SandboxOptions } from './index.js';
 
-const USAGE = 'usage: tsx test/sandbox/main.ts [--port N] [--split-origins] [--alt-paths] [--access-ttl S] [--refresh-ttl S] [--no-rotation] [--events FILE] [--quiet]';
+const USAGE = 'usage: school-sandbox [--port N] [--split-origins] [--alt-paths] [--access-ttl S] [--refresh-ttl S] [--no-rotation] [--events FILE] [--quiet]';
 
 function parseArgs(argv: string[]) {
   const opts: SandboxOptions & { eventsFile?: string; showEvents: boolean } = { showEvents: true };

@@ -1,7 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startSandbox, type Sandbox } from './index.js';
+import { startSandbox, type Sandbox } from '../src/index.js';
 import { authorizationUrl, discover, eventsOf, loginOverHttp, register, type RegisteredClient } from './testkit.js';
 
 let sb: Sandbox;

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { BROWSER_DRIVER_SCRIPT, driveLogin } from '../helpers/browser-driver.js';
-import { startSandbox, type Sandbox } from './index.js';
+import { BROWSER_DRIVER_SCRIPT, driveLogin } from '../src/browser-driver.js';
+import { startSandbox, type Sandbox } from '../src/index.js';
 import { authorizationUrl, callbackListener, discover, eventsOf, insecure, register, type CallbackListener, type RegisteredClient } from './testkit.js';
 
 let sb: Sandbox;

@@ -7,8 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const tsx = join(root, 'node_modules', '.bin', 'tsx');
+const bin = fileURLToPath(new URL('../bin/school-sandbox.mjs', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'sandbox-main-test-'));
 const children: ChildProcess[] = [];
 
@@ -18,7 +17,7 @@ afterAll(() => {
 });
 
 function start(args: string[]) {
-  const child = spawn(tsx, ['test/sandbox/main.ts', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let stderr = '';
   child.stderr!.on('data', (d) => { stderr += d; });
@@ -31,7 +30,7 @@ function start(args: string[]) {
   return { child, firstLine, exited, stderr: () => stderr };
 }
 
-describe('tsx test/sandbox/main.ts', () => {
+describe('school-sandbox', () => {
   it('prints the base URL first on stdout, writes events as JSON lines and stops cleanly on SIGTERM', async () => {
     const events = join(scratch, 'events.jsonl');
     const run = start(['--split-origins', '--alt-paths', '--events', events]);

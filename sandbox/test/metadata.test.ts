@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { ALL_SCOPES, DATA_SCOPES, startSandbox, type Sandbox } from './index.js';
+import { ALL_SCOPES, DATA_SCOPES, startSandbox, type Sandbox } from '../src/index.js';
 import { discover } from './testkit.js';
 
 const SPEC_SCOPES = [

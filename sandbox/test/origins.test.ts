@@ -1,7 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startSandbox, type Sandbox } from './index.js';
+import { startSandbox, type Sandbox } from '../src/index.js';
 import { discover, obtainTokens, register } from './testkit.js';
 
 describe('split origins with alternate paths', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startSandbox, type Sandbox } from './index.js';
+import { startSandbox, type Sandbox } from '../src/index.js';
 import { eventsOf } from './testkit.js';
 
 let sb: Sandbox;

@@ -1,12 +1,12 @@
 // Shared pieces of the sandbox's own tests: an oauth4webapi client set-up, a loopback
 // callback listener, and a fast cookie-aware HTTP walk through the sign-in and consent
-// pages (the real-browser walk is test/helpers/browser-driver).
+// pages (the real-browser walk is src/browser-driver).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import * as oauth from 'oauth4webapi';
 
-import type { Sandbox } from './index.js';
+import type { Sandbox } from '../src/index.js';
 
 export const insecure = { [oauth.allowInsecureRequests]: true } as const;
 

@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../sandbox/index.js';
+import { type Sandbox, startSandbox } from '@school/sandbox';
 import { type Env, SCHOOL_BIN, forwardProxy, runSchool, userEnv } from './harness.js';
 
 let sandbox: Sandbox;

@@ -2,11 +2,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, request as httpRequest } from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
 export const SCHOOL_BIN = join(REPO, 'bin', 'school');
-export const BROWSER_DRIVER = join(REPO, 'test', 'helpers', 'browser-driver.mjs');
+// The sandbox's browser driver as a plain script: the CLI under test runs it as its BROWSER.
+export const BROWSER_DRIVER = createRequire(import.meta.url).resolve('@school/sandbox/browser-driver.mjs');
 
 export type Env = Record<string, string | undefined>;
 

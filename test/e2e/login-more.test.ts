@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { driveLogin } from '../helpers/browser-driver.js';
-import { type Sandbox, startSandbox } from '../sandbox/index.js';
+import { driveLogin } from '@school/sandbox/browser-driver';
+import { type Sandbox, startSandbox } from '@school/sandbox';
 import { AUTH_URL_LINE, runSchool, startSchool, userEnv } from './harness.js';
 
 let sandbox: Sandbox;

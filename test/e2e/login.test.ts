@@ -3,8 +3,8 @@ import { createServer } from 'node:net';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { driveLogin } from '../helpers/browser-driver.js';
-import { type Sandbox, startSandbox } from '../sandbox/index.js';
+import { driveLogin } from '@school/sandbox/browser-driver';
+import { type Sandbox, startSandbox } from '@school/sandbox';
 import { AUTH_URL_LINE, filesContaining, modeOf, runSchool, startSchool, userEnv, waitForFileText, withoutKeychain } from './harness.js';
 
 let sandbox: Sandbox;

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/browser-driver.js';
-import { type Sandbox, startSandbox } from '../sandbox/index.js';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '@school/sandbox/browser-driver';
+import { type Sandbox, startSandbox } from '@school/sandbox';
 import { SCHOOL_BIN, forwardProxy, userEnv } from './harness.js';
 
 let sandbox: Sandbox;

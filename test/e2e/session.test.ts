@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../sandbox/index.js';
+import { type Sandbox, startSandbox } from '@school/sandbox';
 import { type Env, expectSuccess, filesContaining, forwardProxy, modeOf, runSchool, startSchool, userEnv, withoutKeychain } from './harness.js';
 
 // Short-lived access tokens: refresh happens within a couple of seconds (half the lifetime).
