@@ -1,6 +1,12 @@
+import { readFileSync } from 'node:fs';
+
 import { defineConfig } from 'vitest/config';
 
+const packageJson: { version: string } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
+
 export default defineConfig({
+  // The version the production build stamps in (scripts/build.mjs), for sources run unbundled here.
+  define: { __SCHOOL_VERSION__: JSON.stringify(packageJson.version) },
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
