@@ -9,7 +9,7 @@ import { startSandbox } from '@school/sandbox';
 import { BROWSER_DRIVER_SCRIPT } from '@school/sandbox/browser-driver';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 40);
-const BIN = resolve(import.meta.dirname, '..', 'bin', 'school');
+const BIN = resolve(import.meta.dirname, '..', 'bin', 'school.cjs');
 const BUDGETS = { file: 1.2, keychain: 1.45 };
 
 function median(xs: number[]): number {

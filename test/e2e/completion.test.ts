@@ -1,6 +1,6 @@
 // The completion scripts, exercised in the real shells against the built CLI (dist/, built by
 // `npm test` before vitest runs). `school` on PATH is a wrapper around this checkout's
-// bin/school; the configuration and caches live in a temporary SCHOOL_CONFIG_DIR.
+// bin/school.cjs; the configuration and caches live in a temporary SCHOOL_CONFIG_DIR.
 //
 // bash: the script is sourced and the function registered for `school` is called with COMP_*
 //       set; a few lines are also typed into an interactive bash on a pseudo-terminal (zsh's
@@ -62,7 +62,7 @@ beforeAll(async () => {
   const configDir = join(tmp, 'config');
   files = join(tmp, 'files');
   await Promise.all([bin, configDir, files, join(tmp, 'home')].map((d) => mkdir(d, { recursive: true })));
-  await writeFile(join(bin, 'school'), `#!/bin/sh\nexec ${sh(process.execPath)} ${sh(join(ROOT, 'bin', 'school'))} "$@"\n`, { mode: 0o755 });
+  await writeFile(join(bin, 'school'), `#!/bin/sh\nexec ${sh(process.execPath)} ${sh(join(ROOT, 'bin', 'school.cjs'))} "$@"\n`, { mode: 0o755 });
   await mkdir(join(files, 'nested'));
   await writeFile(join(files, 'notes.json'), '{}\n');
 

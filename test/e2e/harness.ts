@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
-export const SCHOOL_BIN = join(REPO, 'bin', 'school');
+export const SCHOOL_BIN = join(REPO, 'bin', 'school.cjs');
 // The sandbox's browser driver as a plain script: the CLI under test runs it as its BROWSER.
 export const BROWSER_DRIVER = createRequire(import.meta.url).resolve('@school/sandbox/browser-driver.mjs');
 
