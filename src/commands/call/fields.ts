@@ -2,6 +2,12 @@ import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { UsageError } from '../../errors.js';
 
+/** "ENOENT", or the message: why a file the user named could not be read. */
+export function fileErrorReason(err: unknown): string {
+  if (err instanceof Error && 'code' in err && typeof err.code === 'string') return err.code;
+  return err instanceof Error ? err.message : String(err);
+}
+
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [k: string]: JsonValue };
 
 export async function readAll(stream: Readable): Promise<Buffer> {
@@ -27,7 +33,7 @@ async function typedValue(raw: string, stdin: Readable): Promise<JsonValue> {
     try {
       return file === '-' ? (await readAll(stdin)).toString('utf8') : await readFile(file, 'utf8');
     } catch (err) {
-      throw new UsageError(`Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`);
+      throw new UsageError(`Cannot read ${file}: ${fileErrorReason(err)}.`);
     }
   }
   return raw;
