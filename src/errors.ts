@@ -91,6 +91,16 @@ function networkCode(err: unknown): string | undefined {
   return undefined;
 }
 
+/** The message of anything thrown. */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The system error code (ENOENT, ELOCKED…) of anything thrown, if it has one. */
+export function errnoCode(err: unknown): string | undefined {
+  return err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
+}
+
 /** The user-facing message of an error as a clause to embed in a sentence (no final period). */
 export function errorReason(err: unknown): string {
   return describeError(err).message.replace(/\.$/, '');

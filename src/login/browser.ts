@@ -1,3 +1,4 @@
+import { messageOf, errnoCode } from '../errors.js';
 import type { Env } from '../options.js';
 
 export interface BrowserOpener {
@@ -40,13 +41,13 @@ async function spawnDetached(command: string, args: string[]): Promise<{ opened:
   return new Promise((resolve) => {
     try {
       const child = spawn(command, args, { detached: true, stdio: 'ignore' });
-      child.once('error', (err) => resolve({ opened: false, reason: `${command}: ${(err as NodeJS.ErrnoException).code ?? err.message}` }));
+      child.once('error', (err) => resolve({ opened: false, reason: `${command}: ${errnoCode(err) ?? err.message}` }));
       child.once('spawn', () => {
         child.unref();
         resolve({ opened: true });
       });
     } catch (err) {
-      resolve({ opened: false, reason: (err as Error).message });
+      resolve({ opened: false, reason: messageOf(err) });
     }
   });
 }
@@ -71,7 +72,7 @@ export function systemBrowser(env: Env, platform = process.platform): BrowserOpe
         child.unref();
         return { opened: true };
       } catch (err) {
-        return { opened: false, reason: (err as Error).message };
+        return { opened: false, reason: messageOf(err) };
       }
     },
   };

@@ -1,4 +1,4 @@
-import { CliError } from '../errors.js';
+import { CliError, messageOf } from '../errors.js';
 import { registerSecret } from '../util/redact.js';
 import { type ClientIdentity, oauthClient } from './client.js';
 import { type AuthorizationServer, loadOAuth } from './library.js';
@@ -43,7 +43,7 @@ export async function validateCallback(as: AuthorizationServer, client: ClientId
   } catch (err) {
     const mapped = fromOAuthError(err);
     if (mapped instanceof ServerRefusal) throw mapped;
-    throw new CliError(`Login refused: the sign-in response failed a security check (${(err as Error).message}). Nothing was stored.`, {
+    throw new CliError(`Login refused: the sign-in response failed a security check (${messageOf(err)}). Nothing was stored.`, {
       code: 'invalid_callback',
       cause: err,
     });

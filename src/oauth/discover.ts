@@ -1,4 +1,4 @@
-import { CliError } from '../errors.js';
+import { CliError, messageOf } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import { assertSafeUrl } from '../http/transport.js';
 import { type AuthorizationServer, loadOAuth, requestOptions } from './library.js';
@@ -29,7 +29,7 @@ export async function discover(http: HttpClient, baseUrl: string, signal?: Abort
     try {
       prm = await oauth.processResourceDiscoveryResponse(resourceUrl, prmResponse);
     } catch (err) {
-      throw new CliError(`The protected-resource metadata of ${baseUrl} is not valid: ${(err as Error).message}.`, { code: 'discovery_failed', cause: err });
+      throw new CliError(`The protected-resource metadata of ${baseUrl} is not valid: ${messageOf(err)}.`, { code: 'discovery_failed', cause: err });
     }
     resource = prm.resource;
     const named = prm.authorization_servers?.[0];
@@ -54,7 +54,7 @@ export async function discover(http: HttpClient, baseUrl: string, signal?: Abort
       const mapped = fromOAuthError(err);
       // A claimed issuer other than the one asked is refused as it is; other faults name the server.
       if (mapped instanceof CliError && mapped.code === 'discovery_failed') throw mapped;
-      throw new CliError(`The authorization server metadata at ${issuer.origin} is not valid: ${(err as Error).message}.`, { code: 'discovery_failed', cause: err });
+      throw new CliError(`The authorization server metadata at ${issuer.origin} is not valid: ${messageOf(err)}.`, { code: 'discovery_failed', cause: err });
     }
     break;
   }

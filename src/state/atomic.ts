@@ -1,3 +1,4 @@
+import { errnoCode } from '../errors.js';
 import { promises as fs } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 
@@ -30,7 +31,7 @@ export async function readFileIfExists(path: string): Promise<string | undefined
   try {
     return await fs.readFile(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (errnoCode(err) === 'ENOENT') return undefined;
     throw err;
   }
 }

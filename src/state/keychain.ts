@@ -1,4 +1,4 @@
-import { CliError } from '../errors.js';
+import { CliError, messageOf } from '../errors.js';
 import { requireCommonJs } from '../util/require.js';
 import { type CredentialStore, KEYCHAIN_SERVICE } from './credential-store.js';
 
@@ -20,12 +20,12 @@ async function loadKeytar(): Promise<Keytar> {
   try {
     return requireCommonJs('keytar') as Keytar;
   } catch (err) {
-    throw new Error(`the keychain module could not be loaded (${(err as Error).message.split('\n')[0]})`);
+    throw new Error(`the keychain module could not be loaded (${messageOf(err).split('\n')[0]})`);
   }
 }
 
 function cleanReason(err: unknown): string {
-  return ((err as Error)?.message ?? String(err)).split('\n')[0];
+  return (messageOf(err)).split('\n')[0];
 }
 
 /** The OS keychain (Secret Service, macOS Keychain, Windows Credential Manager) through keytar. */

@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { CliError, InterruptedError } from '../errors.js';
+import { CliError, errnoCode, InterruptedError } from '../errors.js';
 import { requireCommonJs } from '../util/require.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -28,7 +28,7 @@ export async function withLock<T>(lockDir: string, name: string, signal: AbortSi
         retries: 0,
       });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
+      if (errnoCode(err) !== 'ELOCKED') throw err;
       if (Date.now() > deadline) {
         throw new CliError(`Another school process held the lock "${name}" for more than ${Math.round(waitMs / 1000)} seconds.`, {
           code: 'lock_timeout',

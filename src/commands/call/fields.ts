@@ -1,11 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { UsageError } from '../../errors.js';
+import { UsageError, errnoCode, messageOf } from '../../errors.js';
 
 /** "ENOENT", or the message: why a file the user named could not be read. */
 export function fileErrorReason(err: unknown): string {
-  if (err instanceof Error && 'code' in err && typeof err.code === 'string') return err.code;
-  return err instanceof Error ? err.message : String(err);
+  return errnoCode(err) ?? messageOf(err);
 }
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [k: string]: JsonValue };
