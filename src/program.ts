@@ -2,7 +2,7 @@ import type { Command, CommanderError } from 'commander';
 import { COMMANDS } from './commands/index.js';
 import type { Deps } from './deps.js';
 import { ExitCode, UsageError } from './errors.js';
-import type { GlobalOptions } from './options.js';
+import { DEFAULT_PROFILE, type GlobalOptions } from './options.js';
 import { requireCommonJs } from './util/require.js';
 import { VERSION } from './version.js';
 
@@ -30,7 +30,7 @@ export function buildProgram(makeDeps: DepsFactory, onResult: (p: Promise<void>)
     .version(VERSION, '--version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .addOption(new Option('--base-url <url>', 'the school service origin (env SCHOOL_BASE_URL); remembered in the profile'))
-    .addOption(new Option('--profile <name>', 'which account or school to use (env SCHOOL_PROFILE)').default(undefined, 'default'))
+    .addOption(new Option('--profile <name>', 'which account or school to use (env SCHOOL_PROFILE)').default(undefined, DEFAULT_PROFILE))
     .option('--json', 'structured output (and JSON errors on stderr)')
     .option('--verbose', 'trace HTTP on stderr, with every secret redacted')
     .showSuggestionAfterError(true)

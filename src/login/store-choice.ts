@@ -1,9 +1,10 @@
 import type { Deps } from '../deps.js';
+import { CliError } from '../errors.js';
 import { type CredentialStore, PLAIN_STORAGE, PREFERRED_STORAGE } from '../state/credential-store.js';
 
 async function plainStore(deps: Pick<Deps, 'state'>): Promise<CredentialStore> {
   const probe = await deps.state.probeStore(PLAIN_STORAGE);
-  if (!probe.ok) throw new Error(probe.reason);
+  if (!probe.ok) throw new CliError(`No usable place to store credentials: ${probe.reason}.`, { code: 'no_credential_store' });
   return probe.store;
 }
 
