@@ -157,6 +157,12 @@ async function run(deps: Deps, opts: CallOptions): Promise<void> {
 export const callCommand = defineCommand<CallOptions>({
   name: 'call',
   description: 'make an authenticated request to the school API',
+  examples: `
+Examples:
+  school call /api/courses
+  school call /api/courses -f title='Algebra I' -F credits=5
+  school call /api/courses/42 -X DELETE -i
+  school call --list`,
   configure(cmd: Command) {
     cmd
       .argument('[path]', 'API path relative to the base URL, e.g. /api/courses')

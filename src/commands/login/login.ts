@@ -111,6 +111,11 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
 export const loginCommand = defineCommand<LoginOptions>({
   name: 'login',
   description: 'sign in through the browser and store the tokens in the OS keychain',
+  examples: `
+Examples:
+  school login --base-url https://your-school.example
+  school login --scope courses:write
+  school login --no-browser --profile work`,
   configure(cmd: Command) {
     cmd
       .option('--scope <scopes>', 'scopes to request, space- or comma-separated (repeatable)', collect)
