@@ -59,8 +59,12 @@ export function fakeAuthServer(): FakeAuthServer {
           return json(200, { resource: API, authorization_servers: [AS] }, url);
         case `${AS}/.well-known/oauth-authorization-server`:
           return json(200, metadata, url);
-        case `${AS}/register`:
-          return json(201, { client_id: mint('client'), token_endpoint_auth_method: 'none', redirect_uris: [] }, url);
+        case `${AS}/register`: {
+          const asked: unknown = JSON.parse(typeof req.body === 'string' ? req.body : '{}');
+          const confidential = Boolean(asked && typeof asked === 'object' && 'token_endpoint_auth_method' in asked && asked.token_endpoint_auth_method === 'client_secret_post');
+          const client = { client_id: mint('client'), token_endpoint_auth_method: confidential ? 'client_secret_post' : 'none', redirect_uris: [] };
+          return json(201, confidential ? { ...client, client_secret: mint('secret'), client_secret_expires_at: 0 } : client, url);
+        }
         case `${AS}/revoke`:
           server.revoked.push(form.get('token') ?? '');
           return json(200, {}, url);

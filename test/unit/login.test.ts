@@ -82,6 +82,16 @@ describe('login as a transaction', () => {
     expect(server.asked.filter((a) => a === `POST ${AS}/register`)).toHaveLength(1);
   });
 
+  it('keeps a confidential client\'s secret in the store and authenticates the exchange with it', async () => {
+    const { server, deps, hooks } = setup();
+    const pending = await prepareLogin(deps, { ...request, confidential: true }, hooks);
+    expect(JSON.stringify(await deps.state.profiles())).not.toMatch(/secret-/);
+    await completeLogin(deps, pending, redirectFor(pending));
+    const exchange = server.grants.find((g) => g.grantType === 'authorization_code');
+    expect(exchange?.params.get('client_secret')).toMatch(/^secret-/);
+    expect([...deps.keychainStore.entries.values()].some((v) => /^secret-/.test(v))).toBe(true);
+  });
+
   it.each([
     { name: 'takes userinfo for the user the ID token names', userinfo: 'u-ada', user: 'Ada Lovelace ada@example.edu' },
     { name: 'refuses userinfo for another user than the ID token names, keeping the ID token claims', userinfo: 'u-mallory', user: 'Ada (from the ID token)' },
