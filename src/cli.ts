@@ -1,11 +1,12 @@
 import type { Deps } from './deps.js';
 import { ExitCode, InterruptedError, describeError } from './errors.js';
+import { fromOAuthError } from './oauth/oauth-errors.js';
 import { printable } from './util/printable.js';
 import { redactText } from './util/redact.js';
 
 /** Prints the one-line (or JSON) error and returns the exit code. The only place errors become exit codes. */
 export function reportError(err: unknown, stderr: NodeJS.WritableStream, json: boolean): number {
-  const report = describeError(err);
+  const report = describeError(fromOAuthError(err));
   const message = printable(redactText(report.message));
   const hint = report.hint ? printable(redactText(report.hint)) : undefined;
   if (json) {
@@ -98,7 +99,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err) => {
-    process.stderr.write(`school: ${redactText(String((err as Error)?.message ?? err))}\n`);
+    process.stderr.write(`school: ${redactText(err instanceof Error ? err.message : String(err))}\n`);
     process.exitCode = ExitCode.failure;
   },
 );

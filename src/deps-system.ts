@@ -1,10 +1,12 @@
-import { systemBrowser } from './browser.js';
-import { resolvePaths } from './config/paths.js';
-import { openFileStore } from './credentials/file.js';
-import { openKeychain, probeKeychain } from './credentials/keychain.js';
-import type { Deps, Env } from './deps.js';
+import type { Deps } from './deps.js';
 import { createHttpClient } from './http/client.js';
 import { systemIO } from './iostreams.js';
+import { systemBrowser } from './login/browser.js';
+import type { Env } from './options.js';
+import { systemBackends } from './state/credential-store.js';
+import { resolvePaths } from './state/paths.js';
+import { openStateRepository } from './state/repository.js';
+import { VERSION } from './version.js';
 
 /** The real world: process streams, environment, wall clock, network, browser, keychain. */
 export function systemDeps(options: { verbose: boolean; signal: AbortSignal; env?: Env }): Deps {
@@ -15,14 +17,9 @@ export function systemDeps(options: { verbose: boolean; signal: AbortSignal; env
     io,
     env,
     clock: { now: () => Date.now() },
-    http: createHttpClient({ env, trace: options.verbose ? io.err : undefined, userAgent: 'school-cli/0.1' }),
+    http: createHttpClient({ env, trace: options.verbose ? io.err : undefined, userAgent: `school-cli/${VERSION}` }),
     browser: systemBrowser(env),
-    credentials: {
-      keychain: () => openKeychain(),
-      probeKeychain: () => probeKeychain(),
-      file: () => openFileStore(paths.credentialsFile, paths.lockDir),
-    },
-    paths,
+    state: openStateRepository({ paths, credentials: systemBackends(paths) }),
     signal: options.signal,
     verbose: options.verbose,
   };

@@ -62,15 +62,6 @@ export interface ErrorReport {
   hint?: string;
 }
 
-interface OAuthLikeError {
-  name?: string;
-  code?: string;
-  error?: string;
-  error_description?: string;
-  status?: number;
-  message?: string;
-}
-
 const NETWORK_CODES: Record<string, string> = {
   ECONNREFUSED: 'connection refused',
   ECONNRESET: 'connection reset',
@@ -86,6 +77,30 @@ const NETWORK_CODES: Record<string, string> = {
   ERR_TLS_CERT_ALTNAME_INVALID: 'certificate does not match the host',
 };
 
+function stringField(err: unknown, key: string): string | undefined {
+  if (!err || typeof err !== 'object') return undefined;
+  const value: unknown = Object.entries(err).find(([k]) => k === key)?.[1];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The network failure an error (or its cause) names, as a key of NETWORK_CODES. */
+function networkCode(err: unknown): string | undefined {
+  for (const e of [err, err && typeof err === 'object' && 'cause' in err ? err.cause : undefined]) {
+    if (e && typeof e === 'object' && 'code' in e && typeof e.code === 'string' && Object.hasOwn(NETWORK_CODES, e.code)) return e.code;
+  }
+  return undefined;
+}
+
+/** The message of anything thrown. */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The system error code (ENOENT, ELOCKED…) of anything thrown, if it has one. */
+export function errnoCode(err: unknown): string | undefined {
+  return err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
+}
+
 /** The user-facing message of an error as a clause to embed in a sentence (no final period). */
 export function errorReason(err: unknown): string {
   return describeError(err).message.replace(/\.$/, '');
@@ -96,23 +111,9 @@ export function describeError(err: unknown): ErrorReport & { exitCode: number } 
   if (err instanceof CliError) {
     return { error: err.code, message: err.message, scope: err.scope, hint: err.hint, exitCode: err.exitCode };
   }
-  const e = (err ?? {}) as OAuthLikeError & { cause?: unknown; hostname?: string; address?: string };
-  // oauth4webapi reports a server's OAuth error body as ResponseBodyError / AuthorizationResponseError.
-  if ((e.name === 'ResponseBodyError' || e.name === 'AuthorizationResponseError') && typeof e.error === 'string') {
-    const desc = e.error_description ? `: ${e.error_description}` : '';
-    const authFailure = e.error === 'invalid_grant' || e.error === 'invalid_token' || e.error === 'invalid_client';
-    return {
-      error: e.error,
-      message: `The server refused the request (${e.error}${desc}).`,
-      exitCode: authFailure ? ExitCode.auth : ExitCode.failure,
-    };
-  }
-  if (e.name === 'OperationProcessingError' || e.name === 'UnsupportedOperationError') {
-    return { error: 'protocol_error', message: `The server's response failed a protocol check: ${e.message}`, exitCode: ExitCode.failure };
-  }
-  const code = typeof e.code === 'string' ? e.code : typeof (e.cause as OAuthLikeError)?.code === 'string' ? (e.cause as OAuthLikeError).code! : undefined;
-  if (code && NETWORK_CODES[code]) {
-    const where = e.hostname ?? e.address;
+  const code = networkCode(err);
+  if (code) {
+    const where = stringField(err, 'hostname') ?? stringField(err, 'address');
     return {
       error: 'network_error',
       message: `Could not reach the server${where ? ` (${where})` : ''}: ${NETWORK_CODES[code]}.`,

@@ -1,4 +1,4 @@
-import type { GlobalOptions } from './commands/context.js';
+import type { GlobalOptions } from './options.js';
 
 /**
  * `school token` is called by scripts in tight loops, so it skips the command parser and its
@@ -28,7 +28,7 @@ export function parseFastToken(argv: string[]): GlobalOptions | undefined {
 export async function fastPath(argv: string[], signal: AbortSignal): Promise<number | undefined> {
   const opts = parseFastToken(argv);
   if (!opts) return undefined;
-  const [{ systemDeps }, { tokenRun }] = await Promise.all([import('./deps-system.js'), import('./commands/token/token.js')]);
-  await tokenRun(systemDeps({ verbose: Boolean(opts.verbose), signal }), opts);
+  const [{ systemDeps }, { runToken }] = await Promise.all([import('./deps-system.js'), import('./commands/token/token.js')]);
+  await runToken(systemDeps({ verbose: Boolean(opts.verbose), signal }), opts);
   return 0;
 }

@@ -1,31 +1,36 @@
 import type { Command, CommanderError } from 'commander';
+import { COMMANDS } from './commands/index.js';
 import type { Deps } from './deps.js';
 import { ExitCode, UsageError } from './errors.js';
+import { DEFAULT_PROFILE, type GlobalOptions } from './options.js';
 import { requireCommonJs } from './util/require.js';
-import type { GlobalOptions } from './commands/context.js';
+import { VERSION } from './version.js';
 
 export type DepsFactory = (opts: GlobalOptions) => Deps;
 
-function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}
+const ENVIRONMENT_HELP = `
+Environment:
+  SCHOOL_BASE_URL, SCHOOL_PROFILE, SCHOOL_CONFIG_DIR, SCHOOL_TOKEN,
+  SCHOOL_REFRESH_TOKEN + SCHOOL_CLIENT_ID (+ SCHOOL_CLIENT_SECRET), BROWSER,
+  HTTPS_PROXY, HTTP_PROXY, NO_PROXY, NO_COLOR, FORCE_COLOR
 
-export const VERSION = '0.1.0';
+Exit status: 0 ok, 1 failure, 2 usage error, 4 authentication needed, 130 interrupted, 143 terminated.`;
 
 /**
- * The command tree. Each action only gathers options and hands them, with the injected
- * dependencies, to the command's `run` function, loaded when that command is used.
+ * The command tree: the global flags and help, and each command as its module defines it. An
+ * action hands the parsed values to its command and the run's promise to `onResult`.
  */
 export function buildProgram(makeDeps: DepsFactory, onResult: (p: Promise<void>) => void): Command {
   // Loaded here, not at the top, so the bundled CLI only pays for it when the full parser runs.
-  const { Command, Option } = requireCommonJs('commander') as typeof import('commander');
+  const commander: typeof import('commander') = requireCommonJs('commander');
+  const { Command, Option } = commander;
   const program = new Command('school');
   program
     .description('Sign in to a school and script its API from the terminal.')
     .version(VERSION, '--version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .addOption(new Option('--base-url <url>', 'the school service origin (env SCHOOL_BASE_URL); remembered in the profile'))
-    .addOption(new Option('--profile <name>', 'which account or school to use (env SCHOOL_PROFILE)').default(undefined, 'default'))
+    .addOption(new Option('--profile <name>', 'which account or school to use (env SCHOOL_PROFILE)').default(undefined, DEFAULT_PROFILE))
     .option('--json', 'structured output (and JSON errors on stderr)')
     .option('--verbose', 'trace HTTP on stderr, with every secret redacted')
     .showSuggestionAfterError(true)
@@ -36,96 +41,21 @@ export function buildProgram(makeDeps: DepsFactory, onResult: (p: Promise<void>)
       writeErr: (s) => process.stderr.write(s),
       outputError: () => undefined,
     })
-    .addHelpText(
-      'after',
-      `
-Environment:
-  SCHOOL_BASE_URL, SCHOOL_PROFILE, SCHOOL_CONFIG_DIR, SCHOOL_TOKEN,
-  SCHOOL_REFRESH_TOKEN + SCHOOL_CLIENT_ID (+ SCHOOL_CLIENT_SECRET), BROWSER,
-  HTTPS_PROXY, HTTP_PROXY, NO_PROXY, NO_COLOR, FORCE_COLOR
+    .addHelpText('after', ENVIRONMENT_HELP);
 
-Exit status: 0 ok, 1 failure, 2 usage error, 4 authentication needed, 130 interrupted, 143 terminated.`,
-    );
-
-  const act =
-    <O extends object>(load: () => Promise<(deps: Deps, opts: O) => Promise<void>>) =>
-    (...args: unknown[]) => {
-      const cmd = args[args.length - 1] as Command;
-      const opts = cmd.optsWithGlobals() as O & GlobalOptions;
-      const positional = args.slice(0, -2);
-      onResult(
-        (async () => {
-          const run = await load();
-          await run(makeDeps(opts), Object.assign(opts, { args: positional }));
-        })(),
-      );
-    };
-
-  program
-    .command('login')
-    .description('sign in through the browser and store the tokens in the OS keychain')
-    .option('--scope <scopes>', 'scopes to request, space- or comma-separated (repeatable)', collect)
-    .option('--no-browser', 'print the URL instead of opening a browser (SSH, headless)')
-    .option('--port <n>', 'loopback port for the redirect (default: a free one)')
-    .option('--timeout <seconds>', 'how long to wait for the browser (default 300)')
-    .option('--confidential', 'register as a confidential client (client_secret_post)')
-    .option('--insecure-storage', 'store secrets in a 0600 plain-text file instead of the keychain')
-    .option('--client-metadata-url <url>', 'use this client ID metadata document URL as client_id, where supported')
-    .action(act(async () => (await import('./commands/login/login.js')).loginRun));
-
-  program
-    .command('logout')
-    .description('revoke the tokens at the server and forget them locally')
-    .option('--all', 'log out of every profile')
-    .action(act(async () => (await import('./commands/logout/logout.js')).logoutRun));
-
-  program
-    .command('whoami')
-    .description('show who is logged in')
-    .action(act(async () => (await import('./commands/whoami/whoami.js')).whoamiRun));
-
-  program
-    .command('token')
-    .description('print a valid access token (refreshed when about to expire)')
-    .option('--for-ci', 'print SCHOOL_BASE_URL, SCHOOL_CLIENT_ID and SCHOOL_REFRESH_TOKEN for a CI secret store and hand the profile over')
-    .action(act(async () => (await import('./commands/token/token.js')).tokenRun));
-
-  program
-    .command('call')
-    .description('make an authenticated request to the school API')
-    .argument('[path]', 'API path relative to the base URL, e.g. /api/courses')
-    .option('-X, --method <method>', 'HTTP method (default GET, or POST with fields)')
-    .option('-H, --header <header>', "add a request header 'Name: value' (repeatable)", collect)
-    .option('-f, --raw-field <key=value>', 'add a string field (repeatable)', collect)
-    .option('-F, --field <key=value>', 'add a typed field: number, true/false, null, @file (repeatable)', collect)
-    .option('--input <file>', 'send the file as the request body ("-" for stdin)')
-    .option('-i, --include', 'print the status line and headers too')
-    .option('--anonymous', 'send no token')
-    .option('--list', 'list the API operations and the scope each needs (from /openapi.json)')
-    .action(act(async () => (await import('./commands/call/call.js')).callRun));
-
-  program
-    .command('status')
-    .description('show every profile: base URL, issuer, client, user, scopes, expiry, storage')
-    .action(act(async () => (await import('./commands/status/status.js')).statusRun));
-
-  program
-    .command('completion')
-    .description('print the shell completion script')
-    .argument('<shell>', 'bash, zsh or fish')
-    .action(act(async () => (await import('./commands/completion/completion.js')).completionRun));
-
-  // Used by the completion scripts; hidden from help.
-  program
-    .command('__complete', { hidden: true })
-    .argument('<kind>', 'profiles, scopes or paths')
-    .action(act(async () => (await import('./commands/completion/complete.js')).completeRun));
-
+  for (const entry of COMMANDS) {
+    const cmd = program.command(entry.name, { hidden: entry.hidden }).description(entry.description);
+    entry.configure(cmd);
+    if (entry.examples) cmd.addHelpText('after', entry.examples);
+    cmd.action(function (this: Command) {
+      onResult(entry.execute(makeDeps, this.optsWithGlobals(), this.args));
+    });
+  }
   return program;
 }
 
 export function isCommanderError(err: unknown): err is CommanderError {
-  return typeof (err as { code?: unknown })?.code === 'string' && (err as { code: string }).code.startsWith('commander.');
+  return err instanceof Error && 'code' in err && typeof err.code === 'string' && err.code.startsWith('commander.');
 }
 
 /** Commander's own parse errors are usage errors (exit 2); help and version are success. */

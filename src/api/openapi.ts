@@ -1,8 +1,5 @@
-import { cacheKey } from '../util/cache-key.js';
-import { join } from 'node:path';
 import { CliError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
-import { readFileIfExists, writeFileAtomic } from '../util/atomic.js';
 
 export interface Operation {
   method: string;
@@ -15,11 +12,7 @@ export interface Operation {
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'];
 
-export async function openapiCacheFile(cacheDir: string, baseUrl: string): Promise<string> {
-  return join(cacheDir, 'openapi', `${await cacheKey(baseUrl)}.json`);
-}
-
-type OpenApiDoc = {
+export type OpenApiDoc = {
   paths?: Record<string, Record<string, { summary?: string; operationId?: string; security?: Array<Record<string, string[]>> }>>;
   security?: Array<Record<string, string[]>>;
 };
@@ -45,8 +38,8 @@ export function listOperations(doc: OpenApiDoc): Operation[] {
   return ops;
 }
 
-/** Fetches /openapi.json (anonymously: it is public) and keeps a copy for completions. */
-export async function fetchOpenApi(http: HttpClient, cacheDir: string, baseUrl: string, signal?: AbortSignal): Promise<OpenApiDoc> {
+/** Fetches /openapi.json (anonymously: it is public). */
+export async function fetchOpenApi(http: HttpClient, baseUrl: string, signal?: AbortSignal): Promise<OpenApiDoc> {
   const res = await http.request({ url: `${baseUrl}/openapi.json`, headers: { accept: 'application/json' }, signal });
   if (res.status !== 200) throw new CliError(`${baseUrl}/openapi.json answered HTTP ${res.status}.`, { code: 'openapi_unavailable' });
   let doc: OpenApiDoc;
@@ -55,15 +48,5 @@ export async function fetchOpenApi(http: HttpClient, cacheDir: string, baseUrl: 
   } catch {
     throw new CliError(`${baseUrl}/openapi.json is not valid JSON.`, { code: 'openapi_invalid' });
   }
-  await writeFileAtomic(await openapiCacheFile(cacheDir, baseUrl), JSON.stringify(doc), 0o600).catch(() => undefined);
   return doc;
-}
-
-export async function cachedOpenApi(cacheDir: string, baseUrl: string): Promise<OpenApiDoc | undefined> {
-  try {
-    const text = await readFileIfExists(await openapiCacheFile(cacheDir, baseUrl));
-    return text ? (JSON.parse(text) as OpenApiDoc) : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,3 +1,4 @@
+import type { Env } from '../options.js';
 import type { IncomingMessage, RequestOptions } from 'node:http';
 import type { Writable } from 'node:stream';
 import { CliError } from '../errors.js';
@@ -30,7 +31,7 @@ export interface HttpClient {
 }
 
 export interface HttpClientOptions {
-  env: Record<string, string | undefined>;
+  env: Env;
   /** Where a redacted trace goes under --verbose. */
   trace?: Writable;
   userAgent?: string;

@@ -1,6 +1,6 @@
+import type { Env } from '../options.js';
 import { isLoopbackHost } from './transport.js';
 
-type Env = Record<string, string | undefined>;
 
 function envValue(env: Env, name: string): string | undefined {
   return env[name.toLowerCase()] || env[name.toUpperCase()] || undefined;

@@ -14,9 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openapiCacheFile } from '../../src/api/openapi.js';
-import { serverCacheFile } from '../../src/auth/discover.js';
-import { resolvePaths } from '../../src/config/paths.js';
+import { openapiCacheFile, serverCacheFile } from '../../src/state/cache-files.js';
+import { resolvePaths } from '../../src/state/paths.js';
 import { buildProgram } from '../../src/program.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

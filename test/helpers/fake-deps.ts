@@ -1,13 +1,15 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BrowserOpener } from '../../src/browser.js';
-import { resolvePaths } from '../../src/config/paths.js';
-import { openFileStore } from '../../src/credentials/file.js';
-import type { CredentialStore } from '../../src/credentials/store.js';
-import type { Deps, Env } from '../../src/deps.js';
+import type { Deps } from '../../src/deps.js';
 import { createHttpClient, type HttpClient } from '../../src/http/client.js';
-import { type TestIO, testIO } from '../../src/iostreams.js';
+import type { BrowserOpener } from '../../src/login/browser.js';
+import type { Env } from '../../src/options.js';
+import type { CredentialBackends, CredentialStore } from '../../src/state/credential-store.js';
+import { openFileStore } from '../../src/state/file-store.js';
+import { resolvePaths } from '../../src/state/paths.js';
+import { openStateRepository } from '../../src/state/repository.js';
+import { type TestIO, testIO } from './test-io.js';
 
 /** An in-memory keychain; `locked` makes it behave like a locked Secret Service keyring. */
 export function memoryKeychain(options: { locked?: boolean } = {}): CredentialStore & { entries: Map<string, string> } {
@@ -29,14 +31,42 @@ export function memoryKeychain(options: { locked?: boolean } = {}): CredentialSt
   };
 }
 
+export type KeychainCondition = 'ok' | 'missing' | 'locked';
+
+/** The backends table with the in-memory keychain and real files in a temporary folder. */
+export function fakeBackends(paths: ReturnType<typeof resolvePaths>, keychain: ReturnType<typeof memoryKeychain>, condition: KeychainCondition = 'ok'): CredentialBackends {
+  const file = (area: 'login' | 'job') => openFileStore(area === 'job' ? paths.jobCredentialsFile : paths.credentialsFile, paths.lockDir);
+  return {
+    keychain: {
+      open: async () => {
+        if (condition === 'missing') throw new Error('The OS keychain failed: Cannot autolaunch D-Bus without X11 $DISPLAY.');
+        return keychain;
+      },
+      probe: async () =>
+        condition === 'ok'
+          ? { ok: true, store: keychain }
+          : { ok: false, reason: condition === 'missing' ? 'Cannot autolaunch D-Bus without X11 $DISPLAY' : 'the keychain is locked' },
+    },
+    file: {
+      open: async (area) => file(area),
+      probe: async (area) => {
+        const store = file(area);
+        await store.get('probe');
+        return { ok: true, store };
+      },
+    },
+  };
+}
+
 export interface FakeDeps extends Deps {
   io: TestIO;
   opened: string[];
   keychainStore: ReturnType<typeof memoryKeychain>;
+  paths: ReturnType<typeof resolvePaths>;
   setNow(ms: number): void;
 }
 
-export function fakeDeps(options: { env?: Env; keychain?: 'ok' | 'missing' | 'locked'; http?: HttpClient; tty?: boolean; browser?: BrowserOpener; now?: number } = {}): FakeDeps {
+export function fakeDeps(options: { env?: Env; keychain?: KeychainCondition; http?: HttpClient; tty?: boolean; browser?: BrowserOpener; now?: number } = {}): FakeDeps {
   const home = mkdtempSync(join(tmpdir(), 'school-test-'));
   const env: Env = { HOME: home, SCHOOL_CONFIG_DIR: join(home, 'config'), ...(options.env ?? {}) };
   const paths = resolvePaths(env, home);
@@ -59,18 +89,8 @@ export function fakeDeps(options: { env?: Env; keychain?: 'ok' | 'missing' | 'lo
     },
     opened,
     keychainStore,
-    credentials: {
-      keychain: async () => {
-        if (options.keychain === 'missing') throw new Error('The OS keychain failed: Cannot autolaunch D-Bus without X11 $DISPLAY.');
-        return keychainStore;
-      },
-      probeKeychain: async () =>
-        options.keychain === 'missing' || options.keychain === 'locked'
-          ? { ok: false as const, reason: options.keychain === 'missing' ? 'Cannot autolaunch D-Bus without X11 $DISPLAY' : 'the keychain is locked' }
-          : { ok: true as const, store: keychainStore },
-      file: () => openFileStore(paths.credentialsFile, paths.lockDir),
-    },
     paths,
+    state: openStateRepository({ paths, credentials: fakeBackends(paths, keychainStore, options.keychain) }),
     signal: controller.signal,
     verbose: false,
   };

@@ -6,7 +6,6 @@ import { describe, expect, it } from 'vitest';
 import { targetUrl } from '../../src/commands/call/call.js';
 import { buildFields, keyPath, parseHeader, toQuery } from '../../src/commands/call/fields.js';
 import { listOperations } from '../../src/api/openapi.js';
-import { parseBearerChallenge } from '../../src/http/www-authenticate.js';
 
 const noInput = () => {
   const s = new PassThrough();
@@ -51,18 +50,6 @@ describe('call request building', () => {
     expect(targetUrl('https://s.example', '/api/courses?x=1').toString()).toBe('https://s.example/api/courses?x=1');
     expect(targetUrl('https://s.example/v1', 'courses').toString()).toBe('https://s.example/v1/courses');
     expect(targetUrl('https://s.example', 'https://other.example/x').origin).toBe('https://other.example');
-  });
-});
-
-describe('WWW-Authenticate', () => {
-  it('reads the Bearer challenge parameters', () => {
-    expect(parseBearerChallenge('Bearer error="insufficient_scope", scope="courses:write students:write", resource_metadata="https://s.example/.well-known/oauth-protected-resource"')).toEqual({
-      error: 'insufficient_scope',
-      scope: 'courses:write students:write',
-      resource_metadata: 'https://s.example/.well-known/oauth-protected-resource',
-    });
-    expect(parseBearerChallenge('Basic realm="x", Bearer error=invalid_token')).toEqual({ error: 'invalid_token' });
-    expect(parseBearerChallenge('Basic realm="x"')).toBeUndefined();
   });
 });
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { statusRun } from '../../src/commands/status/status.js';
-import { tokenRun } from '../../src/commands/token/token.js';
-import { updateConfig } from '../../src/config/config.js';
-import { profileAccount } from '../../src/credentials/store.js';
-import { serializeTokenSet } from '../../src/credentials/token-set.js';
+import { statusCommand } from '../../src/commands/status/status.js';
+import { tokenCommand } from '../../src/commands/token/token.js';
+import { updateConfig } from '../../src/state/config-file.js';
+import { profileAccount } from '../../src/state/credential-store.js';
+import { serializeTokenSet } from '../../src/state/token-set.js';
 import { fakeDeps } from '../helpers/fake-deps.js';
 
 const NOW = 1_800_000_000_000;
@@ -13,7 +13,7 @@ async function seedProfile(deps: ReturnType<typeof fakeDeps>, name: string, stor
     c.profiles[name] = { baseUrl: 'https://school.example', issuer: 'https://auth.school.example', clientId: 'cid-1', authMethod: 'none', storage, user: { name: 'Ada Lovelace', email: 'ada@example.edu' } };
   });
   if (secret !== undefined) {
-    const store = storage === 'keychain' ? deps.keychainStore : deps.credentials.file();
+    const store = await deps.state.openStore(storage);
     await store.set(profileAccount(deps.paths.configDir, name), secret);
   }
 }
@@ -28,6 +28,9 @@ const tokens = {
   expiresAt: NOW / 1000 + 3590,
   scope: 'openid courses:read',
 };
+
+const tokenRun = (deps: ReturnType<typeof fakeDeps>, raw: Record<string, unknown>) => tokenCommand.execute(() => deps, raw, []);
+const statusRun = (deps: ReturnType<typeof fakeDeps>, raw: Record<string, unknown>) => statusCommand.execute(() => deps, raw, []);
 
 describe('school token (run)', () => {
   it('prints the token and a newline, nothing else', async () => {

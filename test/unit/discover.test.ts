@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { discover } from '../../src/auth/discover.js';
+import { discover } from '../../src/oauth/discover.js';
 import type { HttpClient, HttpRequest } from '../../src/http/client.js';
 
 type Route = { status: number; body?: unknown; headers?: Record<string, string> };

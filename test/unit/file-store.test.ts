@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openFileStore } from '../../src/credentials/file.js';
+import { openFileStore } from '../../src/state/file-store.js';
 
 describe('file credential store', () => {
   it('writes a 0600 file atomically and reads it back', async () => {

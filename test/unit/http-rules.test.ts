@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bypassesProxy, proxyFor } from '../../src/http/proxy.js';
 import { assertSafeUrl, isLoopbackHost } from '../../src/http/transport.js';
-import { splitCommandLine } from '../../src/browser.js';
+import { splitCommandLine } from '../../src/login/browser.js';
 import { parseFastToken } from '../../src/fast-path.js';
 
 describe('transport guard', () => {

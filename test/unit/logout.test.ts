@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { logoutRun } from '../../src/commands/logout/logout.js';
-import { loadConfig, updateConfig } from '../../src/config/config.js';
+import { logoutCommand } from '../../src/commands/logout/logout.js';
+import { loadConfig, updateConfig } from '../../src/state/config-file.js';
 import { fakeDeps } from '../helpers/fake-deps.js';
 
 describe('school logout (run)', () => {
@@ -12,7 +12,7 @@ describe('school logout (run)', () => {
     deps.keychainStore.delete = async () => {
       throw new Error('The OS keychain failed: the keyring is locked.');
     };
-    await expect(logoutRun(deps, {})).rejects.toMatchObject({ exitCode: 1, code: 'secrets_kept', message: 'The stored secrets of "default" could not be removed; remove them from the store by hand.' });
+    await expect(logoutCommand.execute(() => deps, {}, [])).rejects.toMatchObject({ exitCode: 1, code: 'secrets_kept', message: 'The stored secrets of "default" could not be removed; remove them from the store by hand.' });
     expect(deps.io.stderr()).toContain('Could not remove the stored secrets of "default"');
     expect((await loadConfig(deps.paths)).profiles).toEqual({});
   });

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { startLoopback } from '../../src/auth/loopback.js';
+import { startLoopback } from '../../src/login/loopback.js';
 
 function get(port: number, path: string, host = '127.0.0.1'): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {

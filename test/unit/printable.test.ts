@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeUser } from '../../src/auth/userinfo.js';
+import { describeUser } from '../../src/ui/user.js';
 import { printable } from '../../src/util/printable.js';
 
 describe('server text on the terminal', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkScopes, defaultScopes, parseScopes, suggestScope } from '../../src/auth/scopes.js';
+import { checkScopes, defaultScopes, parseScopes, suggestScope } from '../../src/login/scopes.js';
 
 const SUPPORTED = ['openid', 'profile', 'email', 'courses:read', 'courses:write', 'students:read', 'orders:read', 'storage:write'];
 

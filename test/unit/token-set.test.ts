@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { needsRefresh, parseTokenSet, refreshMarginSeconds, type TokenSet } from '../../src/credentials/token-set.js';
+import { needsRefresh, refreshMarginSeconds } from '../../src/session/refresh-policy.js';
+import { parseTokenSet, type TokenSet } from '../../src/state/token-set.js';
 
 const base: TokenSet = { issuer: 'https://as.example', clientId: 'c', accessToken: 'at-0123456789', tokenType: 'bearer', obtainedAt: 1000, expiresAt: 4600 };
 

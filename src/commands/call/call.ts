@@ -1,26 +1,28 @@
 import { readFile } from 'node:fs/promises';
-import { cachedOpenApi, fetchOpenApi, listOperations } from '../../api/openapi.js';
-import { insufficientScopeError, readChallenge } from '../../auth/challenge.js';
-import { type Session, resolveSession } from '../../auth/session.js';
-import { loadConfig } from '../../config/config.js';
+import type { Command } from 'commander';
+import { fetchOpenApi, listOperations } from '../../api/openapi.js';
 import type { Deps } from '../../deps.js';
-import { AuthError, CliError, UsageError, errorReason } from '../../errors.js';
+import { CliError, UsageError, errorReason } from '../../errors.js';
 import type { HttpResponse } from '../../http/client.js';
-import { type GlobalOptions, baseUrlFor, profileName } from '../context.js';
 import { assertSafeUrl } from '../../http/transport.js';
-import { buildFields, parseHeader, readAll, toQuery } from './fields.js';
+import { readChallengeHeader } from '../../oauth/challenge.js';
+import { type GlobalOptions, baseUrlFor, profileName } from '../../options.js';
+import { type Session, resolveSession } from '../../session/session.js';
+import { insufficientScopeError, tokenRejected } from '../../session/step-up.js';
+import { booleanFlag, collect, defineCommand, globalOptions, listFlag, stringFlag } from '../command.js';
+import { buildFields, fileErrorReason, parseHeader, readAll, toQuery } from './fields.js';
 import { writeResponse } from './output.js';
 
 export interface CallOptions extends GlobalOptions {
-  args?: unknown[];
+  path?: string;
   method?: string;
   header?: string[];
   rawField?: string[];
   field?: string[];
   input?: string;
-  include?: boolean;
-  anonymous?: boolean;
-  list?: boolean;
+  include: boolean;
+  anonymous: boolean;
+  list: boolean;
 }
 
 const ABSOLUTE_URL = /^[a-z][a-z0-9+.-]*:\/\//i;
@@ -42,12 +44,18 @@ export function targetUrl(baseUrl: string, path: string): URL {
 }
 
 async function listRun(deps: Deps, opts: CallOptions, baseUrl: string): Promise<void> {
-  const doc = (await fetchOpenApi(deps.http, deps.paths.cacheDir, baseUrl, deps.signal).catch(async (err) => {
-    const cached = await cachedOpenApi(deps.paths.cacheDir, baseUrl);
-    if (!cached) throw err;
-    deps.io.err.write(`Could not fetch /openapi.json (${errorReason(err)}); showing the cached copy.\n`);
-    return cached;
-  }))!;
+  const doc = await fetchOpenApi(deps.http, baseUrl, deps.signal).then(
+    async (fetched) => {
+      await deps.state.saveApiDescription(baseUrl, fetched);
+      return fetched;
+    },
+    async (err: unknown) => {
+      const cached = await deps.state.cachedApiDescription(baseUrl);
+      if (!cached) throw err;
+      deps.io.err.write(`Could not fetch /openapi.json (${errorReason(err)}); showing the cached copy.\n`);
+      return cached;
+    },
+  );
   const ops = listOperations(doc);
   if (opts.json) {
     deps.io.out.write(`${JSON.stringify(ops, null, 2)}\n`);
@@ -62,13 +70,12 @@ async function listRun(deps: Deps, opts: CallOptions, baseUrl: string): Promise<
   }
 }
 
-export async function callRun(deps: Deps, opts: CallOptions): Promise<void> {
-  const path = typeof opts.args?.[0] === 'string' ? (opts.args[0] as string) : undefined;
+async function run(deps: Deps, opts: CallOptions): Promise<void> {
+  const path = opts.path;
 
   let session: Session | undefined;
-  if (!opts.anonymous) session = await resolveSession(deps, opts);
-  const config = session ? undefined : await loadConfig(deps.paths);
-  const baseUrl = session?.baseUrl ?? baseUrlFor(opts, deps.env, config?.profiles[profileName(opts, deps.env)]);
+  if (!opts.anonymous) session = await resolveSession(deps, opts, { notify: (text) => deps.io.err.write(text) });
+  const baseUrl = session?.baseUrl ?? baseUrlFor(opts, deps.env, session ? undefined : await deps.state.profile(profileName(opts, deps.env)));
 
   if (opts.list) {
     if (!baseUrl) throw new UsageError('No base URL: pass --base-url or log in first.');
@@ -113,7 +120,7 @@ export async function callRun(deps: Deps, opts: CallOptions): Promise<void> {
     try {
       body = opts.input === '-' ? await readAll(deps.io.in) : await readFile(opts.input);
     } catch (err) {
-      throw new UsageError(`Cannot read ${opts.input}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`);
+      throw new UsageError(`Cannot read ${opts.input}: ${fileErrorReason(err)}.`);
     }
   }
 
@@ -128,12 +135,12 @@ export async function callRun(deps: Deps, opts: CallOptions): Promise<void> {
     });
 
   let res = await send(session);
-  let outcome = readChallenge(res.status, res.headers['www-authenticate']);
+  let outcome = await readChallengeHeader(res.status, res.headers['www-authenticate']);
   // An invalid token gets one refresh and one retry; other 401s are not worth a rotating refresh.
   if (outcome.refresh && session?.refresh) {
     session = await session.refresh();
     res = await send(session);
-    outcome = readChallenge(res.status, res.headers['www-authenticate']);
+    outcome = await readChallengeHeader(res.status, res.headers['www-authenticate']);
   }
 
   await writeResponse(deps.io, res, Boolean(opts.include));
@@ -141,11 +148,44 @@ export async function callRun(deps: Deps, opts: CallOptions): Promise<void> {
   if (res.status >= 200 && res.status < 300) return;
   const summary = `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''} (${method} ${url.pathname})`;
   if (session && res.status === 401) {
-    throw new AuthError(`${summary}: the server rejected the token${outcome.error ? ` (${outcome.error})` : ''}.`, {
-      code: 'token_rejected',
-      hint: session.source === 'env' ? 'Check the token in the environment.' : 'Run `school login`.',
-    });
+    throw tokenRejected(`${summary}: the server rejected the token${outcome.error ? ` (${outcome.error})` : ''}.`, session);
   }
   if (outcome.insufficientScope) throw insufficientScopeError(summary, session, outcome.insufficientScope);
   throw new CliError(summary, { code: 'http_error' });
 }
+
+export const callCommand = defineCommand<CallOptions>({
+  name: 'call',
+  description: 'make an authenticated request to the school API',
+  examples: `
+Examples:
+  school call /api/courses
+  school call /api/courses -f title='Algebra I' -F credits=5
+  school call /api/courses/42 -X DELETE -i
+  school call --list`,
+  configure(cmd: Command) {
+    cmd
+      .argument('[path]', 'API path relative to the base URL, e.g. /api/courses')
+      .option('-X, --method <method>', 'HTTP method (default GET, or POST with fields)')
+      .option('-H, --header <header>', "add a request header 'Name: value' (repeatable)", collect)
+      .option('-f, --raw-field <key=value>', 'add a string field (repeatable)', collect)
+      .option('-F, --field <key=value>', 'add a typed field: number, true/false, null, @file (repeatable)', collect)
+      .option('--input <file>', 'send the file as the request body ("-" for stdin)')
+      .option('-i, --include', 'print the status line and headers too')
+      .option('--anonymous', 'send no token')
+      .option('--list', 'list the API operations and the scope each needs (from /openapi.json)');
+  },
+  toOptions: (raw, args) => ({
+    ...globalOptions(raw),
+    path: args[0],
+    method: stringFlag(raw, 'method'),
+    header: listFlag(raw, 'header'),
+    rawField: listFlag(raw, 'rawField'),
+    field: listFlag(raw, 'field'),
+    input: stringFlag(raw, 'input'),
+    include: booleanFlag(raw, 'include'),
+    anonymous: booleanFlag(raw, 'anonymous'),
+    list: booleanFlag(raw, 'list'),
+  }),
+  run,
+});

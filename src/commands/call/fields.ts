@@ -1,6 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { UsageError } from '../../errors.js';
+import { UsageError, errnoCode, messageOf } from '../../errors.js';
+
+/** "ENOENT", or the message: why a file the user named could not be read. */
+export function fileErrorReason(err: unknown): string {
+  return errnoCode(err) ?? messageOf(err);
+}
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [k: string]: JsonValue };
 
@@ -27,7 +32,7 @@ async function typedValue(raw: string, stdin: Readable): Promise<JsonValue> {
     try {
       return file === '-' ? (await readAll(stdin)).toString('utf8') : await readFile(file, 'utf8');
     } catch (err) {
-      throw new UsageError(`Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`);
+      throw new UsageError(`Cannot read ${file}: ${fileErrorReason(err)}.`);
     }
   }
   return raw;

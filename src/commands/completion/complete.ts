@@ -1,50 +1,30 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { cachedOpenApi } from '../../api/openapi.js';
-import { serverCacheFile } from '../../auth/discover.js';
-import { loadConfig } from '../../config/config.js';
+import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
-import { type GlobalOptions, baseUrlFor, profileName } from '../context.js';
+import { type GlobalOptions, baseUrlFor, profileName } from '../../options.js';
+import { defineCommand, globalOptions } from '../command.js';
 
 export interface CompleteOptions extends GlobalOptions {
-  args?: unknown[];
-}
-
-async function cachedScopes(deps: Deps, baseUrl: string | undefined): Promise<string[]> {
-  const files = baseUrl
-    ? [await serverCacheFile(deps.paths.cacheDir, baseUrl)]
-    : (await readdir(join(deps.paths.cacheDir, 'servers')).catch(() => [] as string[])).map((f) => join(deps.paths.cacheDir, 'servers', f));
-  const scopes = new Set<string>();
-  for (const f of files) {
-    try {
-      const info = JSON.parse(await readFile(f, 'utf8')) as { as?: { scopes_supported?: string[] } };
-      for (const s of info.as?.scopes_supported ?? []) scopes.add(s);
-    } catch {
-      // no cache yet: nothing to offer
-    }
-  }
-  return [...scopes];
+  kind: string;
 }
 
 /**
  * Candidates for shell completion, one a line, from local files only: completion must never
  * wait on the network.
  */
-export async function completeRun(deps: Deps, opts: CompleteOptions): Promise<void> {
-  const kind = String(opts.args?.[0] ?? '');
+async function run(deps: Deps, opts: CompleteOptions): Promise<void> {
   let out: string[] = [];
   try {
-    const config = await loadConfig(deps.paths);
+    const profiles = await deps.state.profiles();
     let baseUrl: string | undefined;
     try {
-      baseUrl = baseUrlFor(opts, deps.env, config.profiles[profileName(opts, deps.env)]);
+      baseUrl = baseUrlFor(opts, deps.env, profiles[profileName(opts, deps.env)]);
     } catch {
       baseUrl = undefined;
     }
-    if (kind === 'profiles') out = Object.keys(config.profiles).sort();
-    else if (kind === 'scopes') out = await cachedScopes(deps, baseUrl);
-    else if (kind === 'paths' && baseUrl) {
-      const doc = await cachedOpenApi(deps.paths.cacheDir, baseUrl);
+    if (opts.kind === 'profiles') out = Object.keys(profiles).sort();
+    else if (opts.kind === 'scopes') out = await deps.state.cachedScopes(baseUrl);
+    else if (opts.kind === 'paths' && baseUrl) {
+      const doc = await deps.state.cachedApiDescription(baseUrl);
       out = Object.keys(doc?.paths ?? {}).sort();
     }
   } catch {
@@ -52,3 +32,15 @@ export async function completeRun(deps: Deps, opts: CompleteOptions): Promise<vo
   }
   if (out.length) deps.io.out.write(`${out.join('\n')}\n`);
 }
+
+// Used by the completion scripts; hidden from help.
+export const completeCommand = defineCommand<CompleteOptions>({
+  name: '__complete',
+  description: 'completion candidates',
+  hidden: true,
+  configure(cmd: Command) {
+    cmd.argument('<kind>', 'profiles, scopes or paths');
+  },
+  toOptions: (raw, args) => ({ ...globalOptions(raw), kind: args[0] ?? '' }),
+  run,
+});

@@ -1,7 +1,13 @@
 import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
 import { CliError, UsageError } from '../../errors.js';
-import type { GlobalOptions } from '../context.js';
+import type { GlobalOptions } from '../../options.js';
+import { defineCommand, globalOptions } from '../command.js';
+
+export interface CompletionOptions extends GlobalOptions {
+  shell: string;
+}
 
 // The scripts ship as plain files in the package's completions/ folder (users may also copy them
 // from there), so the command prints those very files rather than a second copy kept in code.
@@ -15,17 +21,16 @@ const SCRIPTS: Record<string, string> = {
 // the sources it is src/commands/completion/completion.ts. Both lie inside the package.
 const FOLDERS = ['../completions/', '../../../completions/'];
 
-export async function completionRun(deps: Deps, opts: { args?: unknown[] } & GlobalOptions): Promise<void> {
-  const shell = String(opts.args?.[0] ?? '');
-  const file = Object.hasOwn(SCRIPTS, shell) ? SCRIPTS[shell] : undefined;
-  if (!file) throw new UsageError(`Unknown shell "${shell}": use bash, zsh or fish.`);
+async function run(deps: Deps, opts: CompletionOptions): Promise<void> {
+  const file = Object.hasOwn(SCRIPTS, opts.shell) ? SCRIPTS[opts.shell] : undefined;
+  if (!file) throw new UsageError(`Unknown shell "${opts.shell}": use bash, zsh or fish.`);
   for (const folder of FOLDERS) {
     const url = new URL(folder + file, import.meta.url);
     let script: Buffer;
     try {
       script = await readFile(url);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      if (err instanceof Error && 'code' in err && err.code === 'ENOENT') continue;
       throw err;
     }
     deps.io.out.write(script);
@@ -33,3 +38,13 @@ export async function completionRun(deps: Deps, opts: { args?: unknown[] } & Glo
   }
   throw new CliError(`This installation of school has no completions/${file}: reinstall it.`, { code: 'missing_file' });
 }
+
+export const completionCommand = defineCommand<CompletionOptions>({
+  name: 'completion',
+  description: 'print the shell completion script',
+  configure(cmd: Command) {
+    cmd.argument('<shell>', 'bash, zsh or fish');
+  },
+  toOptions: (raw, args) => ({ ...globalOptions(raw), shell: args[0] ?? '' }),
+  run,
+});

@@ -1,20 +1,21 @@
-import { serverInfoFor } from '../../auth/discover.js';
-import { revokeToken } from '../../auth/tokens.js';
-import { type Profile, loadConfig, updateConfig } from '../../config/config.js';
-import { profileAccount } from '../../credentials/store.js';
-import { type TokenSet, parseTokenSet } from '../../credentials/token-set.js';
-import { type Deps, openStore } from '../../deps.js';
+import type { Command } from 'commander';
+import type { Deps } from '../../deps.js';
 import { CliError, describeError, errorReason } from '../../errors.js';
-import { type GlobalOptions, profileName } from '../context.js';
+import { revokeToken } from '../../oauth/revoke.js';
+import { type GlobalOptions, profileName, profileSuffix } from '../../options.js';
+import { serverFor } from '../../session/server.js';
+import type { Profile } from '../../state/config-file.js';
+import type { TokenSet } from '../../state/token-set.js';
+import { booleanFlag, defineCommand, globalOptions } from '../command.js';
 
 export interface LogoutOptions extends GlobalOptions {
-  all?: boolean;
+  all: boolean;
 }
 
 /** Revokes at the server (refresh token first: it is the long-lived one), returning what failed. */
 async function revokeAll(deps: Deps, p: Profile, set: TokenSet): Promise<string | undefined> {
   try {
-    const server = await serverInfoFor(deps.http, deps.paths.cacheDir, p.baseUrl, p.issuer, deps.signal);
+    const server = await serverFor(deps, p.baseUrl, p.issuer);
     if (!server.as.revocation_endpoint) return 'the server has no revocation endpoint';
     const client = { clientId: set.clientId, authMethod: p.authMethod, clientSecret: set.clientSecret };
     if (set.refreshToken) await revokeToken(deps.http, server.as, client, { token: set.refreshToken, hint: 'refresh_token', signal: deps.signal });
@@ -25,9 +26,20 @@ async function revokeAll(deps: Deps, p: Profile, set: TokenSet): Promise<string 
   }
 }
 
-export async function logoutRun(deps: Deps, opts: LogoutOptions): Promise<void> {
-  const config = await loadConfig(deps.paths);
-  const names = opts.all ? Object.keys(config.profiles) : [profileName(opts, deps.env)];
+/** Why the server-side revocation could not be done for this profile, if it could not. */
+async function revokeProfile(deps: Deps, name: string, p: Profile): Promise<string | undefined> {
+  try {
+    const found = await deps.state.inspectTokens(name, p);
+    if (!found.ok) return found.problem.problem === 'missing' || found.problem.problem === 'keyring_locked' ? 'no stored tokens to revoke' : errorReason(found.problem);
+    return await revokeAll(deps, p, found.set);
+  } catch (err) {
+    return errorReason(err);
+  }
+}
+
+async function run(deps: Deps, opts: LogoutOptions): Promise<void> {
+  const profiles = await deps.state.profiles();
+  const names = opts.all ? Object.keys(profiles) : [profileName(opts, deps.env)];
   if (deps.env.SCHOOL_TOKEN || deps.env.SCHOOL_REFRESH_TOKEN) {
     deps.io.err.write('Note: credentials in the environment (SCHOOL_TOKEN / SCHOOL_REFRESH_TOKEN) are not affected by logout.\n');
   }
@@ -35,37 +47,22 @@ export async function logoutRun(deps: Deps, opts: LogoutOptions): Promise<void> 
   const kept: string[] = [];
   let any = false;
   for (const name of names) {
-    const p = config.profiles[name];
+    const p = profiles[name];
     if (!p) {
-      if (!opts.all) deps.io.err.write(`Not logged in${name === 'default' ? '' : ` (profile ${name})`}; nothing to do.\n`);
+      if (!opts.all) deps.io.err.write(`Not logged in${profileSuffix(name)}; nothing to do.\n`);
       continue;
     }
     any = true;
-    let problem: string | undefined;
-    const account = profileAccount(deps.paths.configDir, name);
-    const store = await openStore(deps, p.storage).catch((err) => {
-      problem = errorReason(err);
-      return undefined;
-    });
+    const problem = await revokeProfile(deps, name, p);
+    // Forget locally whatever happened above: a damaged entry must not outlive the logout.
     try {
-      const text = await store?.get(account);
-      if (text) problem = await revokeAll(deps, p, parseTokenSet(text, store!.location));
-      else problem ??= 'no stored tokens to revoke';
+      await deps.state.forgetTokens(name, p.storage);
     } catch (err) {
-      problem = errorReason(err);
-    } finally {
-      // Forget locally whatever happened above: a damaged entry must not outlive the logout.
-      try {
-        await store?.delete(account);
-      } catch (err) {
-        deps.io.err.write(`Could not remove the stored secrets of "${name}": ${describeError(err).message}\n`);
-        kept.push(name);
-      }
+      deps.io.err.write(`Could not remove the stored secrets of "${name}": ${describeError(err).message}\n`);
+      kept.push(name);
     }
-    await updateConfig(deps.paths, (c) => {
-      delete c.profiles[name];
-    });
-    const label = `${p.baseUrl}${name === 'default' ? '' : ` (profile ${name})`}`;
+    await deps.state.removeProfile(name);
+    const label = `${p.baseUrl}${profileSuffix(name)}`;
     if (problem) {
       failures.push(name);
       deps.io.err.write(`Logged out of ${label} locally, but the server-side revocation was not confirmed: ${problem}.\n`);
@@ -85,3 +82,13 @@ export async function logoutRun(deps: Deps, opts: LogoutOptions): Promise<void> 
     });
   }
 }
+
+export const logoutCommand = defineCommand<LogoutOptions>({
+  name: 'logout',
+  description: 'revoke the tokens at the server and forget them locally',
+  configure(cmd: Command) {
+    cmd.option('--all', 'log out of every profile');
+  },
+  toOptions: (raw) => ({ ...globalOptions(raw), all: booleanFlag(raw, 'all') }),
+  run,
+});

@@ -1,8 +1,10 @@
-import { readProfileTokens } from '../../credentials/profile-tokens.js';
-import { loadConfig } from '../../config/config.js';
-import { type Deps, nowSeconds } from '../../deps.js';
-import { describeUser } from '../../auth/userinfo.js';
-import { type GlobalOptions, baseUrlFor, profileName } from '../context.js';
+import type { Deps } from '../../deps.js';
+import { nowSeconds } from '../../deps.js';
+import { type GlobalOptions, baseUrlFor, profileName } from '../../options.js';
+import type { Profile } from '../../state/config-file.js';
+import type { SecretSource } from '../../session/usable-session.js';
+import { describeUser } from '../../ui/user.js';
+import { defineCommand, globalOptions } from '../command.js';
 
 export type StatusOptions = GlobalOptions;
 
@@ -16,7 +18,7 @@ export interface ProfileStatus {
   scopes: string[];
   expiresAt: number | null;
   refreshable: boolean;
-  storage: 'keychain' | 'file' | 'env';
+  storage: SecretSource;
   problem?: string;
 }
 
@@ -29,63 +31,71 @@ function describeExpiry(expiresAt: number | null, now: number, refreshable: bool
   return `${when} (expired ${span(-delta)} ago${refreshable ? '; renewed on next use' : ''})`;
 }
 
-/** Every profile, never a secret; a broken profile is reported, not fatal. */
-export async function statusRun(deps: Deps, opts: StatusOptions): Promise<void> {
-  const config = await loadConfig(deps.paths);
-  const active = profileName(opts, deps.env);
-  const rows: ProfileStatus[] = [];
-  for (const [name, p] of Object.entries(config.profiles).sort(([a], [b]) => a.localeCompare(b))) {
-    const row: ProfileStatus = {
-      profile: name,
-      active: name === active,
-      baseUrl: p.baseUrl ?? null,
-      issuer: p.issuer ?? null,
-      clientId: p.clientId ?? null,
-      user: p.user ?? null,
-      scopes: [],
-      expiresAt: null,
-      refreshable: false,
-      storage: p.storage === 'keychain' ? 'keychain' : 'file',
-    };
-    try {
-      const { set } = await readProfileTokens(deps, name, p);
-      if (!set) {
-        row.problem = p.storage === 'keychain' ? 'no credentials in the OS keychain (locked, or removed)' : 'no credentials in the credential file';
-      } else {
-        row.scopes = set.scope ? set.scope.split(' ').filter(Boolean) : [];
-        row.expiresAt = set.expiresAt ?? null;
-        row.refreshable = Boolean(set.refreshToken);
-        if (set.issuer !== p.issuer) row.problem = `credentials come from another issuer (${set.issuer})`;
-      }
-    } catch (err) {
-      row.problem = (err as Error).message.replace(/\.$/, '');
+/** A profile's row: what the config says, and what its stored tokens say (or the problem the session would meet). */
+async function profileRow(deps: Deps, name: string, p: Profile, active: boolean): Promise<ProfileStatus & { location?: string }> {
+  const row: ProfileStatus & { location?: string } = {
+    profile: name,
+    active,
+    baseUrl: p.baseUrl ?? null,
+    issuer: p.issuer ?? null,
+    clientId: p.clientId ?? null,
+    user: p.user ?? null,
+    scopes: [],
+    expiresAt: null,
+    refreshable: false,
+    storage: p.storage,
+  };
+  try {
+    const found = await deps.state.inspectTokens(name, p);
+    if (found.ok) {
+      row.location = found.store.location;
+      row.scopes = found.set.scope ? found.set.scope.split(' ').filter(Boolean) : [];
+      row.expiresAt = found.set.expiresAt ?? null;
+      row.refreshable = Boolean(found.set.refreshToken);
+    } else {
+      row.problem = found.problem.message.replace(/\.$/, '');
     }
-    rows.push(row);
+  } catch (err) {
+    row.problem = (err instanceof Error ? err.message : String(err)).replace(/\.$/, '');
   }
+  return row;
+}
+
+/** The row of credentials given in the environment, which stand in for the active profile. */
+function environmentRow(deps: Deps, opts: StatusOptions, remembered: Profile | undefined): ProfileStatus {
+  let baseUrl: string | null = null;
+  try {
+    baseUrl = baseUrlFor(opts, deps.env, remembered) ?? null;
+  } catch {
+    baseUrl = null;
+  }
+  return {
+    profile: deps.env.SCHOOL_TOKEN ? '(SCHOOL_TOKEN)' : '(SCHOOL_REFRESH_TOKEN)',
+    active: true,
+    baseUrl,
+    issuer: null,
+    clientId: deps.env.SCHOOL_TOKEN ? null : (deps.env.SCHOOL_CLIENT_ID ?? null),
+    user: null,
+    scopes: [],
+    expiresAt: null,
+    refreshable: !deps.env.SCHOOL_TOKEN,
+    storage: 'env',
+    problem: baseUrl ? undefined : 'no base URL: set SCHOOL_BASE_URL',
+  };
+}
+
+/** Every profile, never a secret; a broken profile is reported, not fatal. */
+async function run(deps: Deps, opts: StatusOptions): Promise<void> {
+  const profiles = await deps.state.profiles();
+  const active = profileName(opts, deps.env);
+  const rows: Array<ProfileStatus & { location?: string }> = [];
+  for (const [name, p] of Object.entries(profiles).sort(([a], [b]) => a.localeCompare(b))) rows.push(await profileRow(deps, name, p, name === active));
   if (deps.env.SCHOOL_TOKEN || deps.env.SCHOOL_REFRESH_TOKEN) {
-    let baseUrl: string | null = null;
-    try {
-      baseUrl = baseUrlFor(opts, deps.env, config.profiles[active]) ?? null;
-    } catch {
-      baseUrl = null;
-    }
-    rows.unshift({
-      profile: deps.env.SCHOOL_TOKEN ? '(SCHOOL_TOKEN)' : '(SCHOOL_REFRESH_TOKEN)',
-      active: true,
-      baseUrl,
-      issuer: null,
-      clientId: deps.env.SCHOOL_TOKEN ? null : (deps.env.SCHOOL_CLIENT_ID ?? null),
-      user: null,
-      scopes: [],
-      expiresAt: null,
-      refreshable: !deps.env.SCHOOL_TOKEN,
-      storage: 'env',
-      problem: baseUrl ? undefined : 'no base URL: set SCHOOL_BASE_URL',
-    });
-    for (const r of rows) if (r.storage !== 'env') r.active = false;
+    for (const r of rows) r.active = false;
+    rows.unshift(environmentRow(deps, opts, profiles[active]));
   }
   if (opts.json) {
-    deps.io.out.write(`${JSON.stringify(rows, null, 2)}\n`);
+    deps.io.out.write(`${JSON.stringify(rows.map(({ location: _location, ...row }) => row), null, 2)}\n`);
     return;
   }
   if (!rows.length) {
@@ -103,9 +113,17 @@ export async function statusRun(deps: Deps, opts: StatusOptions): Promise<void> 
     if (r.user) line('User', describeUser(r.user));
     if (r.scopes.length) line('Scopes', r.scopes.join(' '));
     if (r.storage !== 'env' || r.expiresAt) line('Expires', describeExpiry(r.expiresAt, now, r.refreshable));
-    line('Secrets', r.storage === 'file' ? `file (${deps.paths.credentialsFile})` : r.storage);
+    line('Secrets', r.location ? `${r.storage} (${r.location})` : r.storage);
     if (r.problem) line('Problem', r.problem);
     out.push('');
   }
   deps.io.out.write(out.join('\n'));
 }
+
+export const statusCommand = defineCommand<StatusOptions>({
+  name: 'status',
+  description: 'show every profile: base URL, issuer, client, user, scopes, expiry, storage',
+  configure: () => undefined,
+  toOptions: globalOptions,
+  run,
+});

@@ -1,9 +1,9 @@
-import { notLoggedIn, resolveSession } from '../../auth/session.js';
-import { loadConfig, updateConfig } from '../../config/config.js';
-import { readProfileTokens } from '../../credentials/profile-tokens.js';
+import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
 import { InterruptedError, UsageError } from '../../errors.js';
-import { type GlobalOptions, profileName } from '../context.js';
+import { DEFAULT_PROFILE, type GlobalOptions, profileName } from '../../options.js';
+import { notLoggedIn, resolveSession } from '../../session/session.js';
+import { booleanFlag, defineCommand, globalOptions } from '../command.js';
 
 export interface TokenOptions extends GlobalOptions {
   forCi?: boolean;
@@ -16,15 +16,14 @@ export interface TokenOptions extends GlobalOptions {
  */
 async function handOverToCi(deps: Deps, opts: TokenOptions): Promise<void> {
   const name = profileName(opts, deps.env);
-  if (name === 'default' && !opts.profile && !deps.env.SCHOOL_PROFILE) {
+  if (name === DEFAULT_PROFILE && !opts.profile && !deps.env.SCHOOL_PROFILE) {
     throw new UsageError('--for-ci hands a whole profile over to CI: name a dedicated one with --profile.', {
       hint: 'school login --profile ci-myjob --scope "…" && school token --profile ci-myjob --for-ci',
     });
   }
-  const profile = (await loadConfig(deps.paths)).profiles[name];
+  const profile = await deps.state.profile(name);
   if (!profile) throw notLoggedIn(deps, opts);
-  const { store, account, set } = await readProfileTokens(deps, name, profile);
-  if (!set) throw notLoggedIn(deps, opts);
+  const set = await deps.state.readTokens(name, profile);
   if (!set.refreshToken) throw new UsageError(`Profile "${name}" has no refresh token to hand over.`);
   const values: Record<string, string> = {
     SCHOOL_BASE_URL: profile.baseUrl,
@@ -33,17 +32,15 @@ async function handOverToCi(deps: Deps, opts: TokenOptions): Promise<void> {
   };
   if (set.clientSecret) values.SCHOOL_CLIENT_SECRET = set.clientSecret;
   deps.io.out.write(opts.json ? `${JSON.stringify(values)}\n` : Object.entries(values).map(([k, v]) => `${k}=${v}\n`).join(''));
-  await store.delete(account);
-  await updateConfig(deps.paths, (c) => {
-    delete c.profiles[name];
-  });
+  await deps.state.forgetTokens(name, profile.storage);
+  await deps.state.removeProfile(name);
   deps.io.err.write(`Profile "${name}" was handed over: store these values as CI secrets; this machine no longer uses them.\n`);
 }
 
 /** Prints a valid access token and nothing else: the one command whose stdout is a secret. */
-export async function tokenRun(deps: Deps, opts: TokenOptions): Promise<void> {
+async function run(deps: Deps, opts: TokenOptions): Promise<void> {
   if (opts.forCi) return handOverToCi(deps, opts);
-  const session = await resolveSession(deps, opts);
+  const session = await resolveSession(deps, opts, { notify: (text) => deps.io.err.write(text) });
   if (!session) throw notLoggedIn(deps, opts);
   // Ctrl-C during a refresh still lets the new tokens be stored; the command then stops there.
   if (deps.signal.aborted) throw new InterruptedError();
@@ -59,3 +56,16 @@ export async function tokenRun(deps: Deps, opts: TokenOptions): Promise<void> {
     deps.io.out.write(`${session.accessToken}\n`);
   }
 }
+
+export const tokenCommand = defineCommand<TokenOptions>({
+  name: 'token',
+  description: 'print a valid access token (refreshed when about to expire)',
+  configure(cmd: Command) {
+    cmd.option('--for-ci', 'print SCHOOL_BASE_URL, SCHOOL_CLIENT_ID and SCHOOL_REFRESH_TOKEN for a CI secret store and hand the profile over');
+  },
+  toOptions: (raw) => ({ ...globalOptions(raw), forCi: booleanFlag(raw, 'forCi') }),
+  run,
+});
+
+/** For the fast path, which skips the parser: the plain `school token` with global options only. */
+export const runToken = run;

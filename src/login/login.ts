@@ -1,0 +1,238 @@
+import { fetchOpenApi } from '../api/openapi.js';
+import { type Deps, nowSeconds } from '../deps.js';
+import { CliError, UsageError } from '../errors.js';
+import { assertSafeUrl } from '../http/transport.js';
+import { authorizationRequest, validateCallback } from '../oauth/authorize.js';
+import { type ClientIdentity, clientOf } from '../oauth/client.js';
+import { type ServerInfo, discover } from '../oauth/discover.js';
+import { exchangeCode } from '../oauth/exchange.js';
+import { ServerRefusal } from '../oauth/oauth-errors.js';
+import { clientStillKnown } from '../oauth/probe-client.js';
+import { registerClient } from '../oauth/register.js';
+import { revokeToken } from '../oauth/revoke.js';
+import { requestUserInfo } from '../oauth/userinfo.js';
+import { serverFor } from '../session/server.js';
+import type { AuthMethod, ClientRegistration, Profile } from '../state/config-file.js';
+import type { CredentialStore } from '../state/credential-store.js';
+import type { PendingLogin } from '../state/pending-login.js';
+import type { TokenSet } from '../state/token-set.js';
+import { describeUser } from '../ui/user.js';
+import { checkScopes, defaultScopes } from './scopes.js';
+import { chooseStore } from './store-choice.js';
+
+export const CALLBACK_PATH = '/callback';
+
+export interface LoginRequest {
+  profile: string;
+  baseUrl: string;
+  scopes?: string[];
+  /** How long the prepared login stays valid. */
+  timeoutSeconds: number;
+  confidential: boolean;
+  insecureStorage: boolean;
+  /** A Client ID Metadata Document URL, used as client_id where the server supports it. */
+  clientMetadataUrl?: string;
+}
+
+export interface LoginHooks {
+  /** Messages for the user; the orchestrator writes nothing itself. */
+  notify(text: string): void;
+  /**
+   * Starts receiving the redirect and says where: on the port of the cached registration's
+   * redirect URI when given and free, so that no new registration is needed.
+   */
+  listen(cachedRedirectUri: string | undefined): Promise<{ redirectUri: string }>;
+}
+
+export interface LoginResult {
+  profile: Profile;
+  user: string;
+  /** Where the secrets went, for messages. */
+  location: string;
+}
+
+function checkAuthMethod(server: ServerInfo, authMethod: AuthMethod): void {
+  const methods = server.as.token_endpoint_auth_methods_supported;
+  if (methods && !methods.includes(authMethod)) {
+    throw new CliError(`The authorization server does not accept the client authentication "${authMethod}" (it offers ${methods.join(', ')}).`, {
+      code: 'unsupported_auth_method',
+    });
+  }
+}
+
+/** The client to log in as: a metadata document URL, the cached registration while the server knows it, else a new registration. */
+async function chooseClient(
+  deps: Deps,
+  req: LoginRequest,
+  hooks: LoginHooks,
+  server: ServerInfo,
+  store: CredentialStore,
+  authMethod: AuthMethod,
+): Promise<{ client: ClientIdentity; redirectUri: string }> {
+  const { as } = server;
+  if (req.clientMetadataUrl) {
+    if (as.client_id_metadata_document_supported !== true) {
+      throw new UsageError(`The authorization server ${as.issuer} does not support client ID metadata documents.`, {
+        hint: 'Omit --client-metadata-url to register dynamically.',
+      });
+    }
+    assertSafeUrl(req.clientMetadataUrl, 'client metadata URL');
+    const { redirectUri } = await hooks.listen(undefined);
+    return { client: { clientId: req.clientMetadataUrl, authMethod: 'none' }, redirectUri };
+  }
+  const cached = await deps.state.clientRegistration(as.issuer, (c) => c.authMethod === authMethod);
+  const { redirectUri } = await hooks.listen(cached?.redirectUri);
+  if (cached && cached.redirectUri === redirectUri) {
+    const secret = authMethod === 'client_secret_post' ? await deps.state.clientSecret(as.issuer, cached) : undefined;
+    const identity: ClientIdentity = { clientId: cached.clientId, authMethod, clientSecret: secret };
+    if ((authMethod === 'none' || secret) && (await clientStillKnown(deps.http, as, identity, redirectUri, deps.signal))) {
+      if (deps.verbose) hooks.notify(`Reusing the registered client ${cached.clientId}.\n`);
+      return { client: identity, redirectUri };
+    }
+    hooks.notify('The server no longer knows the saved client registration; registering again.\n');
+  }
+  const registered = await registerClient(deps.http, as, { redirectUri, authMethod, signal: deps.signal });
+  const registration: ClientRegistration = {
+    clientId: registered.clientId,
+    authMethod,
+    redirectUri,
+    registeredAt: nowSeconds(deps),
+    secretStorage: registered.clientSecret ? store.kind : undefined,
+  };
+  await deps.state.saveClient(as.issuer, registration, registered.clientSecret);
+  return { client: { clientId: registered.clientId, authMethod, clientSecret: registered.clientSecret }, redirectUri };
+}
+
+/**
+ * The first half of `school login`: discover, choose the store and the client (registering when
+ * needed), and build the authorization request. The result is saved in the repository, so the
+ * login can be completed by this process or another one.
+ */
+export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHooks): Promise<PendingLogin> {
+  const server = await discover(deps.http, req.baseUrl, deps.signal);
+  const { as } = server;
+  await deps.state.saveServer(server, nowSeconds(deps));
+
+  const scopes = req.scopes?.length ? req.scopes : defaultScopes(as.scopes_supported);
+  checkScopes(scopes, as.scopes_supported);
+  const authMethod: AuthMethod = req.confidential ? 'client_secret_post' : 'none';
+  checkAuthMethod(server, authMethod);
+
+  const store = await chooseStore(deps, req.insecureStorage, hooks.notify);
+  const { client, redirectUri } = await chooseClient(deps, req, hooks, server, store, authMethod);
+  const request = await authorizationRequest(as, { clientId: client.clientId, redirectUri, scopes, resource: server.resource });
+  const pending: PendingLogin = {
+    profile: req.profile,
+    baseUrl: server.baseUrl,
+    issuer: as.issuer,
+    resource: server.resource,
+    clientId: client.clientId,
+    authMethod,
+    redirectUri,
+    state: request.state,
+    codeVerifier: request.codeVerifier,
+    scopes,
+    storage: store.kind,
+    authorizationUrl: request.url,
+    expiresAt: nowSeconds(deps) + req.timeoutSeconds,
+  };
+  await deps.state.savePendingLogin(pending);
+  return pending;
+}
+
+async function clientFor(deps: Deps, pending: PendingLogin): Promise<ClientIdentity> {
+  if (pending.authMethod === 'none') return { clientId: pending.clientId, authMethod: 'none' };
+  const registration = await deps.state.clientRegistration(pending.issuer, (c) => c.clientId === pending.clientId);
+  const clientSecret = registration ? await deps.state.clientSecret(pending.issuer, registration) : undefined;
+  return { clientId: pending.clientId, authMethod: pending.authMethod, clientSecret };
+}
+
+/** The tokens a profile held before this login, if they can still be read. */
+async function replacedTokens(deps: Deps, name: string): Promise<TokenSet | undefined> {
+  const profile = await deps.state.profile(name);
+  if (!profile) return undefined;
+  const found = await deps.state.inspectTokens(name, profile).catch(() => undefined);
+  return found?.ok ? found.set : undefined;
+}
+
+/** Ends tokens at their server, as far as it can be done; for grants nobody will use. */
+async function revokeQuietly(deps: Deps, server: ServerInfo, client: ClientIdentity, tokens: Array<[string | undefined, 'refresh_token' | 'access_token']>): Promise<void> {
+  for (const [token, hint] of tokens) {
+    if (token) await revokeToken(deps.http, server.as, client, { token, hint, signal: deps.signal }).catch(() => undefined);
+  }
+}
+
+function userOf(claims: Record<string, unknown> | undefined): Profile['user'] {
+  if (!claims) return undefined;
+  const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  return { sub: text(claims.sub), name: text(claims.name), email: text(claims.email) };
+}
+
+/**
+ * The second half of `school login`: check the redirect (state, iss), exchange the code, learn who
+ * signed in, store the tokens and the profile, and end the grant this login replaces.
+ */
+export async function completeLogin(deps: Deps, pending: PendingLogin, redirect: URL): Promise<LoginResult> {
+  const server = await serverFor(deps, pending.baseUrl, pending.issuer);
+  const { as } = server;
+  const client = await clientFor(deps, pending);
+  const params = await validateCallback(as, client, redirect, pending.state);
+
+  let exchanged: Awaited<ReturnType<typeof exchangeCode>>;
+  try {
+    exchanged = await exchangeCode(deps.http, as, client, {
+      params,
+      redirectUri: pending.redirectUri,
+      codeVerifier: pending.codeVerifier,
+      resource: pending.resource,
+      nowSeconds: nowSeconds(deps),
+      signal: deps.signal,
+    });
+  } catch (err) {
+    if (err instanceof ServerRefusal && err.error === 'invalid_client') {
+      await deps.state.forgetClient(as.issuer, client.clientId);
+      throw new CliError('The server no longer accepts the saved client registration; it has been forgotten.', { code: 'invalid_client', hint: 'Run `school login` again.' });
+    }
+    throw err;
+  }
+  const { tokens, idClaims } = exchanged;
+
+  const info = await requestUserInfo(deps.http, as, { clientId: client.clientId, accessToken: tokens.accessToken, expectedSubject: tokens.subject, signal: deps.signal }).catch(() => undefined);
+  const claims = info?.ok ? info.claims : idClaims;
+
+  const replaced = await replacedTokens(deps, pending.profile);
+  try {
+    await deps.state.saveTokens(pending.profile, pending.storage, tokens);
+  } catch (err) {
+    // Tokens that cannot be kept must not stay valid at the server either.
+    await revokeQuietly(deps, server, client, [
+      [tokens.refreshToken, 'refresh_token'],
+      [tokens.accessToken, 'access_token'],
+    ]);
+    throw err;
+  }
+  const profile: Profile = {
+    baseUrl: server.baseUrl,
+    issuer: as.issuer,
+    resource: server.resource,
+    clientId: client.clientId,
+    authMethod: pending.authMethod,
+    storage: pending.storage,
+    user: userOf(claims),
+    loggedInAt: nowSeconds(deps),
+  };
+  await deps.state.saveProfile(pending.profile, profile);
+  await deps.state.removePendingLogin(pending.profile, pending.storage);
+  // The grant this login replaces is no longer used by anyone: end it at its server.
+  if (replaced?.refreshToken && replaced.issuer === as.issuer && replaced.refreshToken !== tokens.refreshToken) {
+    await revokeQuietly(deps, server, clientOf(replaced), [[replaced.refreshToken, 'refresh_token']]);
+  }
+  const location = (await deps.state.openStore(pending.storage)).location;
+  return { profile, user: describeUser(claims), location };
+}
+
+/** Path completion reads the API description from the cache; a failure here costs nothing. */
+export async function cacheApiDescription(deps: Deps, baseUrl: string): Promise<void> {
+  const doc = await fetchOpenApi(deps.http, baseUrl, AbortSignal.any([deps.signal, AbortSignal.timeout(3000)])).catch(() => undefined);
+  if (doc) await deps.state.saveApiDescription(baseUrl, doc);
+}

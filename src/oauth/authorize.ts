@@ -1,0 +1,51 @@
+import { CliError, messageOf } from '../errors.js';
+import { registerSecret } from '../util/redact.js';
+import { type ClientIdentity, oauthClient } from './client.js';
+import { type AuthorizationServer, loadOAuth } from './library.js';
+import { ServerRefusal, fromOAuthError } from './oauth-errors.js';
+
+export interface AuthorizationRequest {
+  url: string;
+  state: string;
+  codeVerifier: string;
+}
+
+/** The authorization URL of a code flow with PKCE S256, and the state and verifier to check it by. */
+export async function authorizationRequest(
+  as: AuthorizationServer,
+  p: { clientId: string; redirectUri: string; scopes: string[]; resource?: string },
+): Promise<AuthorizationRequest> {
+  const oauth = await loadOAuth();
+  const codeVerifier = oauth.generateRandomCodeVerifier();
+  registerSecret(codeVerifier);
+  const state = oauth.generateRandomState();
+  const url = new URL(String(as.authorization_endpoint));
+  url.searchParams.set('response_type', 'code');
+  url.searchParams.set('client_id', p.clientId);
+  url.searchParams.set('redirect_uri', p.redirectUri);
+  // An empty scope parameter is never sent.
+  if (p.scopes.length) url.searchParams.set('scope', p.scopes.join(' '));
+  url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(codeVerifier));
+  url.searchParams.set('code_challenge_method', 'S256');
+  url.searchParams.set('state', state);
+  if (p.resource) url.searchParams.set('resource', p.resource);
+  return { url: url.toString(), state, codeVerifier };
+}
+
+/**
+ * Checks `state` and `iss` (RFC 9207) of the redirect and hands back its parameters. An error the
+ * server sent is a ServerRefusal; a response that fails a check is `invalid_callback`.
+ */
+export async function validateCallback(as: AuthorizationServer, client: ClientIdentity, callback: URL, expectedState: string): Promise<URLSearchParams> {
+  const oauth = await loadOAuth();
+  try {
+    return oauth.validateAuthResponse(as, oauthClient(client), callback, expectedState);
+  } catch (err) {
+    const mapped = fromOAuthError(err);
+    if (mapped instanceof ServerRefusal) throw mapped;
+    throw new CliError(`Login refused: the sign-in response failed a security check (${messageOf(err)}). Nothing was stored.`, {
+      code: 'invalid_callback',
+      cause: err,
+    });
+  }
+}

@@ -1,0 +1,54 @@
+import type * as OAuthModule from 'oauth4webapi';
+import { loadOAuth } from './library.js';
+
+export type Challenge = OAuthModule.WWWAuthenticateChallenge;
+
+/** What a protected resource's answer asks of us, from its status and Bearer challenge. */
+export interface ChallengeOutcome {
+  /** Worth one refresh and one retry: a Bearer challenge saying the token is invalid (or no reason). */
+  refresh: boolean;
+  /** The scopes a 403 insufficient_scope names, reduced to safe scope tokens. */
+  insufficientScope?: string[];
+  error?: string;
+}
+
+// Stricter than RFC 6749's scope-token: these names end up in a command line the user may paste,
+// so nothing a shell would interpret ($, `, quotes, backslashes, spaces) may pass.
+export const SAFE_SCOPE = /^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$/;
+
+export function readChallenge(status: number, challenges: readonly Challenge[]): ChallengeOutcome {
+  const bearer = challenges.find((c) => c.scheme === 'bearer')?.parameters;
+  if (status === 401) {
+    return { refresh: Boolean(bearer && (!bearer.error || bearer.error === 'invalid_token')), error: bearer?.error };
+  }
+  if (status === 403 && bearer && (bearer.error === 'insufficient_scope' || bearer.scope !== undefined)) {
+    const scopes = (bearer.scope ?? '').split(' ').filter((s) => SAFE_SCOPE.test(s));
+    return { refresh: false, insufficientScope: scopes, error: bearer.error };
+  }
+  return { refresh: false, error: bearer?.error };
+}
+
+/**
+ * The challenges of a WWW-Authenticate header, parsed by oauth4webapi. The library offers its
+ * parser only through the requests it makes, so the answer already received is handed to it as
+ * the response of a protected-resource request that never leaves the process.
+ */
+export async function parseChallenges(header: string | undefined): Promise<Challenge[]> {
+  if (!header) return [];
+  const oauth = await loadOAuth();
+  const replay = async () => new Response(null, { status: 401, headers: { 'www-authenticate': header } });
+  try {
+    await oauth.protectedResourceRequest('replayed', 'GET', new URL('http://127.0.0.1/'), new Headers(), null, {
+      [oauth.customFetch]: replay,
+      [oauth.allowInsecureRequests]: true,
+    });
+  } catch (err) {
+    if (err instanceof oauth.WWWAuthenticateChallengeError) return err.cause;
+  }
+  return [];
+}
+
+/** The outcome of a protected resource's answer from its status and raw WWW-Authenticate header. */
+export async function readChallengeHeader(status: number, header: string | undefined): Promise<ChallengeOutcome> {
+  return readChallenge(status, status === 401 || status === 403 ? await parseChallenges(header) : []);
+}

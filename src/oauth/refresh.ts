@@ -1,0 +1,30 @@
+import type { HttpClient } from '../http/client.js';
+import type { TokenSet } from '../state/token-set.js';
+import { type ClientIdentity, clientAuth, oauthClient, resourceParams } from './client.js';
+import { type AuthorizationServer, loadOAuth, requestOptions } from './library.js';
+import { oauthStep } from './oauth-errors.js';
+import { toTokenSet } from './token-response.js';
+
+/**
+ * The refresh token grant (RFC 6749 §6). Deliberately not abortable: once sent, a rotating refresh
+ * cannot be taken back, so neither Ctrl-C nor a short timeout may cut it off before the answer is kept.
+ */
+export async function refreshGrant(
+  http: HttpClient,
+  as: AuthorizationServer,
+  client: ClientIdentity,
+  p: { current: TokenSet & { refreshToken: string }; nowSeconds: number; timeoutMs: number },
+): Promise<TokenSet> {
+  const oauth = await loadOAuth();
+  const res = await oauthStep(async () => {
+    const answer = await oauth.refreshTokenGrantRequest(as, oauthClient(client), clientAuth(oauth, client), p.current.refreshToken, {
+      ...requestOptions(oauth, http, undefined, p.timeoutMs),
+      ...resourceParams(p.current.resource),
+    });
+    return oauth.processRefreshTokenResponse(as, oauthClient(client), answer);
+  });
+  const next = toTokenSet(res, { issuer: p.current.issuer, client, resource: p.current.resource, nowSeconds: p.nowSeconds, previous: p.current });
+  // A secret that came from the environment is not copied into the stored set.
+  if (!p.current.clientSecret) delete next.clientSecret;
+  return next;
+}

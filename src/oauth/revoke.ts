@@ -1,0 +1,21 @@
+import type { HttpClient } from '../http/client.js';
+import { type ClientIdentity, clientAuth, oauthClient } from './client.js';
+import { type AuthorizationServer, loadOAuth, requestOptions } from './library.js';
+import { oauthStep } from './oauth-errors.js';
+
+/** Token revocation (RFC 7009). */
+export async function revokeToken(
+  http: HttpClient,
+  as: AuthorizationServer,
+  client: ClientIdentity,
+  p: { token: string; hint: 'access_token' | 'refresh_token'; signal?: AbortSignal },
+): Promise<void> {
+  const oauth = await loadOAuth();
+  await oauthStep(async () => {
+    const res = await oauth.revocationRequest(as, oauthClient(client), clientAuth(oauth, client), p.token, {
+      ...requestOptions(oauth, http, p.signal),
+      additionalParameters: { token_type_hint: p.hint },
+    });
+    await oauth.processRevocationResponse(res);
+  });
+}

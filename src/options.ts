@@ -1,0 +1,54 @@
+import { UsageError } from './errors.js';
+import { assertSafeUrl } from './http/transport.js';
+
+/** The environment as the process sees it (or as a test hands it in). */
+export type Env = Record<string, string | undefined>;
+
+/** Options every command accepts, before or after its name. */
+export interface GlobalOptions {
+  baseUrl?: string;
+  profile?: string;
+  json?: boolean;
+  verbose?: boolean;
+}
+
+export const DEFAULT_PROFILE = 'default';
+
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export function checkProfileName(name: string): string {
+  if (!PROFILE_NAME.test(name)) {
+    throw new UsageError(`Invalid profile name "${name}": use letters, digits, ".", "_" or "-".`);
+  }
+  return name;
+}
+
+/** The service origin (and path, if any) without a trailing slash; https, or http to loopback only. */
+export function normalizeBaseUrl(input: string): string {
+  const url = assertSafeUrl(input.includes('://') ? input : `https://${input}`, 'base URL');
+  if (url.search || url.hash) throw new UsageError(`The base URL must not have a query or fragment: ${input}`);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+export function profileName(opts: GlobalOptions, env: Env): string {
+  return checkProfileName(opts.profile || env.SCHOOL_PROFILE || DEFAULT_PROFILE);
+}
+
+/** --base-url, then SCHOOL_BASE_URL, then what the profile remembers. */
+export function baseUrlFor(opts: GlobalOptions, env: Env, remembered?: { baseUrl: string }): string | undefined {
+  const raw = opts.baseUrl || env.SCHOOL_BASE_URL || remembered?.baseUrl;
+  return raw ? normalizeBaseUrl(raw) : undefined;
+}
+
+/** " (profile night)", or nothing for the default profile: the suffix every message about a profile uses. */
+export function profileSuffix(profile: string): string {
+  return profile === DEFAULT_PROFILE ? '' : ` (profile ${profile})`;
+}
+
+/** The login command that fixes a missing or broken session, as a sentence. */
+export function loginHint(profile: string, baseUrl?: string): string {
+  const parts = ['school login'];
+  if (baseUrl) parts.push(`--base-url ${baseUrl}`);
+  if (profile !== DEFAULT_PROFILE) parts.push(`--profile ${profile}`);
+  return `Run \`${parts.join(' ')}\`.`;
+}

@@ -1,0 +1,71 @@
+import { UsageError } from '../errors.js';
+import { type Deps, nowSeconds } from '../deps.js';
+import { type GlobalOptions, baseUrlFor } from '../options.js';
+import type { TokenSet } from '../state/token-set.js';
+import { registerSecret } from '../util/redact.js';
+import { type RefreshOutcome, refreshLocked } from './refresh.js';
+import { needsRefresh } from './refresh-policy.js';
+import { serverFor } from './server.js';
+import { type Session, sessionFrom } from './usable-session.js';
+
+const REFUSED_HINT =
+  'The seed in SCHOOL_REFRESH_TOKEN is spent or revoked: restore the cached SCHOOL_CONFIG_DIR, or mint a new seed with `school login --profile <name>` and `school token --profile <name> --for-ci`.';
+
+async function jobKey(seed: string, clientId: string, baseUrl: string): Promise<string> {
+  const { createHash } = await import('node:crypto');
+  return createHash('sha256').update(`${baseUrl}\n${clientId}\n${seed}`).digest('hex').slice(0, 20);
+}
+
+/**
+ * Headless mode for CI: SCHOOL_REFRESH_TOKEN + SCHOOL_CLIENT_ID. Tokens obtained from the seed are
+ * kept between invocations of one job, keyed to the seed, so a rotated refresh token is never
+ * replayed; where they are kept is the repository's choice (the keychain when usable).
+ */
+export async function headlessSession(deps: Deps, opts: GlobalOptions, profile: string, seed: string, notify?: (text: string) => void): Promise<Session> {
+  const env = deps.env;
+  const clientId = env.SCHOOL_CLIENT_ID;
+  const clientSecret = env.SCHOOL_CLIENT_SECRET || undefined;
+  registerSecret(seed);
+  registerSecret(clientSecret);
+  if (!clientId) throw new UsageError('SCHOOL_REFRESH_TOKEN needs SCHOOL_CLIENT_ID (the client the token was issued to).');
+  // Never a profile's server: the seed belongs to the server the job names.
+  const baseUrl = baseUrlFor(opts, env);
+  if (!baseUrl) throw new UsageError('SCHOOL_REFRESH_TOKEN needs SCHOOL_BASE_URL (or --base-url).');
+
+  const key = await jobKey(seed, clientId, baseUrl);
+  const job = await deps.state.jobState(key);
+  // Nothing kept yet: the seed, with an access token that counts as expired.
+  const fromSeed = (): TokenSet => ({ issuer: '', clientId, accessToken: '', tokenType: 'bearer', expiresAt: 0, obtainedAt: 0, refreshToken: seed, clientSecret });
+  const stored = {
+    async read(): Promise<TokenSet> {
+      const set = (await job.read()) ?? fromSeed();
+      // The issuer is learned from the server on first use.
+      if (!set.issuer) set.issuer = (await serverFor(deps, baseUrl)).as.issuer;
+      return set;
+    },
+    write: (set: TokenSet) => job.write(set),
+  };
+
+  const afterRefresh = async (r: RefreshOutcome): Promise<TokenSet> => {
+    const rotatedSeed = r.refreshed && r.spentRefreshToken === seed && r.set.refreshToken && r.set.refreshToken !== seed;
+    if (rotatedSeed && !job.rotationNoticeShown) {
+      notify?.(
+        `Note: the server rotated the refresh token, so the value in SCHOOL_REFRESH_TOKEN is now spent.\n` +
+          `The current one is kept in ${job.location} for the rest of this job; ` +
+          `to carry it to the next job, keep SCHOOL_CONFIG_DIR in the job's cache, or mint a new seed.\n`,
+      );
+      await job.markRotationNoticeShown();
+    }
+    return r.set;
+  };
+  const lockName = `ci-${key}`;
+  const ctx = { baseUrl, loginHint: REFUSED_HINT, refusedHint: REFUSED_HINT, clientSecret };
+  const base = { profile, baseUrl, source: 'env' } as const;
+  const make = (set: TokenSet): Session =>
+    sessionFrom(set, base, async () => make(await afterRefresh(await refreshLocked(deps, lockName, stored, { ...ctx, force: true, seenAccessToken: set.accessToken }))));
+  let set = (await job.read()) ?? fromSeed();
+  if (!set.accessToken || needsRefresh(set, nowSeconds(deps))) {
+    set = await afterRefresh(await refreshLocked(deps, lockName, stored, { ...ctx, force: false }));
+  }
+  return make(set);
+}

@@ -1,0 +1,63 @@
+import { AuthError } from '../errors.js';
+import { clientOf } from '../oauth/client.js';
+import { ServerRefusal } from '../oauth/oauth-errors.js';
+import { refreshGrant } from '../oauth/refresh.js';
+import { type Deps, nowSeconds } from '../deps.js';
+import { StateProblem } from '../state/problems.js';
+import type { TokenSet } from '../state/token-set.js';
+import { needsRefresh } from './refresh-policy.js';
+import { serverFor } from './server.js';
+
+const REFRESH_TIMEOUT_MS = 120_000;
+
+/** The refusals that end a session: the grant or the client is no longer accepted. */
+const ENDS_SESSION = new Set(['invalid_grant', 'invalid_client', 'unauthorized_client']);
+
+export interface StoredTokens {
+  read(): Promise<TokenSet>;
+  write(set: TokenSet): Promise<void>;
+}
+
+export interface RefreshOutcome {
+  set: TokenSet;
+  refreshed: boolean;
+  /** The refresh token that was spent, when a refresh happened. */
+  spentRefreshToken?: string;
+}
+
+/**
+ * Refreshes under a lock shared by every process: the holder re-reads the store, refreshes only if
+ * still needed, and writes before releasing; the others then find the fresh token. A rotating
+ * refresh token is therefore spent exactly once.
+ */
+export async function refreshLocked(
+  deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
+  lockName: string,
+  stored: StoredTokens,
+  ctx: { baseUrl: string; loginHint: string; refusedHint?: string; clientSecret?: string; force: boolean; seenAccessToken?: string },
+): Promise<RefreshOutcome> {
+  return deps.state.locked(lockName, deps.signal, async () => {
+    const current = await stored.read();
+    const stillNeeded = ctx.force ? current.accessToken === ctx.seenAccessToken : needsRefresh(current, nowSeconds(deps));
+    if (!stillNeeded) return { set: current, refreshed: false };
+    const refreshToken = current.refreshToken;
+    if (!refreshToken) {
+      throw new AuthError('The access token has expired and there is no refresh token.', { code: 'refresh_refused', hint: ctx.loginHint });
+    }
+    const server = await serverFor(deps, ctx.baseUrl, current.issuer);
+    try {
+      const next = await refreshGrant(deps.http, server.as, clientOf(current, ctx.clientSecret), {
+        current: { ...current, refreshToken },
+        nowSeconds: nowSeconds(deps),
+        timeoutMs: REFRESH_TIMEOUT_MS,
+      });
+      await stored.write(next);
+      return { set: next, refreshed: true, spentRefreshToken: refreshToken };
+    } catch (err) {
+      if (err instanceof ServerRefusal && ENDS_SESSION.has(err.error)) {
+        throw new StateProblem('refused', `The server refused to renew the session (${err.detail}).`, { hint: ctx.refusedHint ?? ctx.loginHint });
+      }
+      throw err;
+    }
+  });
+}

@@ -1,0 +1,37 @@
+import { errnoCode } from '../errors.js';
+import { promises as fs } from 'node:fs';
+import { dirname, basename, join } from 'node:path';
+
+/**
+ * Replaces a file in one step: readers see the old or the new content, never a torn write.
+ * The temporary file is created with the final mode, so a secret is never briefly world-readable.
+ */
+export async function writeFileAtomic(path: string, data: string, mode = 0o600): Promise<void> {
+  const { randomBytes } = await import('node:crypto');
+  const dir = dirname(path);
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const handle = await fs.open(tmp, 'wx', mode);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await fs.chmod(tmp, mode); // umask may have narrowed or the file system widened it
+    await fs.rename(tmp, path);
+  } catch (err) {
+    await fs.rm(tmp, { force: true });
+    throw err;
+  }
+}
+
+export async function readFileIfExists(path: string): Promise<string | undefined> {
+  try {
+    return await fs.readFile(path, 'utf8');
+  } catch (err) {
+    if (errnoCode(err) === 'ENOENT') return undefined;
+    throw err;
+  }
+}

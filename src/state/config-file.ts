@@ -1,0 +1,78 @@
+import { CliError } from '../errors.js';
+import { readFileIfExists, writeFileAtomic } from './atomic.js';
+import type { StorageKind } from './credential-store.js';
+import { withLock } from './lock.js';
+import type { Paths } from './paths.js';
+
+export type AuthMethod = 'none' | 'client_secret_post';
+
+/** What the CLI remembers about one account on one school. Never holds a secret. */
+export interface Profile {
+  baseUrl: string;
+  issuer: string;
+  /** RFC 8707 resource the tokens are bound to (from the protected-resource metadata). */
+  resource?: string;
+  clientId: string;
+  authMethod: AuthMethod;
+  /** Where this profile's secrets live. */
+  storage: StorageKind;
+  user?: { sub?: string; name?: string; email?: string };
+  loggedInAt?: number;
+}
+
+/** A cached dynamic registration, reused by later logins to the same issuer. */
+export interface ClientRegistration {
+  clientId: string;
+  authMethod: AuthMethod;
+  redirectUri: string;
+  registeredAt: number;
+  /** Where its client secret lives, for a confidential client. */
+  secretStorage?: StorageKind;
+}
+
+export interface ConfigFile {
+  version: 1;
+  profiles: Record<string, Profile>;
+  clients: Record<string, ClientRegistration[]>;
+}
+
+function emptyConfig(): ConfigFile {
+  return { version: 1, profiles: {}, clients: {} };
+}
+
+export function parseConfig(text: string | undefined, path: string): ConfigFile {
+  if (text === undefined || text.trim() === '') return emptyConfig();
+  try {
+    const parsed = JSON.parse(text) as Partial<ConfigFile>;
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+    const profiles: Record<string, Profile> = {};
+    for (const [name, p] of Object.entries(parsed.profiles && typeof parsed.profiles === 'object' ? parsed.profiles : {})) {
+      // A hand-edited entry without the essentials is not a profile.
+      if (p && typeof p === 'object' && typeof p.baseUrl === 'string' && typeof p.issuer === 'string') profiles[name] = p;
+    }
+    return {
+      version: 1,
+      profiles,
+      clients: parsed.clients && typeof parsed.clients === 'object' ? parsed.clients : {},
+    };
+  } catch {
+    throw new CliError(`The configuration file ${path} is not valid JSON.`, {
+      code: 'corrupt_config',
+      hint: `Fix or remove ${path}, then run \`school login\`.`,
+    });
+  }
+}
+
+export async function loadConfig(paths: Paths): Promise<ConfigFile> {
+  return parseConfig(await readFileIfExists(paths.configFile), paths.configFile);
+}
+
+/** Read-modify-write under a lock, written atomically, so parallel logins to different profiles both stick. */
+export async function updateConfig<T>(paths: Paths, fn: (config: ConfigFile) => T | Promise<T>): Promise<T> {
+  return withLock(paths.lockDir, 'config', undefined, async () => {
+    const config = await loadConfig(paths);
+    const result = await fn(config);
+    await writeFileAtomic(paths.configFile, `${JSON.stringify(config, null, 2)}\n`, 0o600);
+    return result;
+  });
+}

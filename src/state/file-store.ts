@@ -1,0 +1,59 @@
+import { CliError } from '../errors.js';
+import { readFileIfExists, writeFileAtomic } from './atomic.js';
+import type { CredentialStore } from './credential-store.js';
+import { withLock } from './lock.js';
+
+interface FileShape {
+  version: 1;
+  entries: Record<string, string>;
+}
+
+async function readEntries(path: string): Promise<FileShape> {
+  const text = await readFileIfExists(path);
+  if (text === undefined) return { version: 1, entries: {} };
+  try {
+    const parsed = JSON.parse(text) as FileShape;
+    if (!parsed || typeof parsed.entries !== 'object') throw new Error('no entries');
+    return parsed;
+  } catch {
+    throw new CliError(`The credential file ${path} is corrupted.`, {
+      code: 'corrupt_store',
+      hint: `Move it aside and run \`school login\` again.`,
+    });
+  }
+}
+
+/**
+ * Secrets in a plain JSON file readable by this user only (mode 0600). It is not encrypted:
+ * whoever can read the file can use the tokens, and the CLI says so when it falls back to it.
+ */
+export function openFileStore(path: string, lockDir: string): CredentialStore {
+  const update = (fn: (entries: Record<string, string>) => boolean) =>
+    withLock(lockDir, 'credentials-file', undefined, async () => {
+      const shape = await readEntries(path);
+      const changed = fn(shape.entries);
+      if (changed) await writeFileAtomic(path, `${JSON.stringify(shape, null, 2)}\n`, 0o600);
+      return changed;
+    });
+  return {
+    kind: 'file',
+    location: path,
+    async get(account) {
+      const shape = await readEntries(path);
+      return shape.entries[account] ?? null;
+    },
+    async set(account, secret) {
+      await update((entries) => {
+        entries[account] = secret;
+        return true;
+      });
+    },
+    async delete(account) {
+      return update((entries) => {
+        if (!(account in entries)) return false;
+        delete entries[account];
+        return true;
+      });
+    },
+  };
+}

@@ -1,0 +1,308 @@
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ServerInfo } from '../oauth/discover.js';
+import { loginHint } from '../options.js';
+import { registerSecret } from '../util/redact.js';
+import type { OpenApiDoc } from '../api/openapi.js';
+import { readFileIfExists, writeFileAtomic } from './atomic.js';
+import { openapiCacheFile, serverCacheFile } from './cache-files.js';
+import { type ClientRegistration, type ConfigFile, type Profile, loadConfig, updateConfig } from './config-file.js';
+import {
+  type CredentialArea,
+  type CredentialBackends,
+  type CredentialStore,
+  PLAIN_STORAGE,
+  PREFERRED_STORAGE,
+  type ProbeResult,
+  type StorageKind,
+  clientAccount,
+  isStorageKind,
+  jobAccount,
+  pendingLoginAccount,
+  profileAccount,
+} from './credential-store.js';
+import { withLock } from './lock.js';
+import type { Paths } from './paths.js';
+import { type PendingLogin, isPendingLoginRecord } from './pending-login.js';
+import { StateProblem } from './problems.js';
+import { type TokenSet, parseTokenSet, serializeTokenSet } from './token-set.js';
+
+/** What a profile's credentials look like now: usable tokens, or the problem that stops them. */
+export type TokenInspection = { ok: true; set: TokenSet; store: CredentialStore } | { ok: false; problem: StateProblem };
+
+/** Tokens of one headless CI job, kept between its invocations. */
+export interface JobState {
+  /** Where the tokens are kept, for messages. */
+  location: string;
+  read(): Promise<TokenSet | undefined>;
+  write(set: TokenSet): Promise<void>;
+  /** Whether the job was already told that its seed was spent by a rotation. */
+  rotationNoticeShown: boolean;
+  markRotationNoticeShown(): Promise<void>;
+}
+
+/**
+ * The one owner of everything `school` saves: profiles and client registrations (config file),
+ * their secrets and token sets (a credential backend), headless CI job state, the server-metadata
+ * cache and pending logins. Callers never touch a file or a store themselves.
+ */
+export interface StateRepository {
+  readonly paths: Paths;
+  /** Runs `fn` while holding a lock shared by every `school` process of this config dir. */
+  locked<T>(name: string, signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T>;
+
+  profiles(): Promise<Record<string, Profile>>;
+  profile(name: string): Promise<Profile | undefined>;
+  /** Saves a profile; its secrets left behind in another store by an earlier login are removed. */
+  saveProfile(name: string, profile: Profile): Promise<void>;
+  removeProfile(name: string): Promise<void>;
+
+  /** The profile's tokens, or a StateProblem (exit 4) saying why there are none usable. */
+  readTokens(name: string, profile: Profile): Promise<TokenSet>;
+  inspectTokens(name: string, profile: Profile): Promise<TokenInspection>;
+  saveTokens(name: string, storage: StorageKind, set: TokenSet): Promise<void>;
+  /** Removes the profile's stored tokens; throws when the store refuses (the secret is still there). */
+  forgetTokens(name: string, storage: StorageKind): Promise<void>;
+
+  clientRegistration(issuer: string, match: (c: ClientRegistration) => boolean): Promise<ClientRegistration | undefined>;
+  clientSecret(issuer: string, registration: ClientRegistration): Promise<string | undefined>;
+  /** Saves a registration in place of the earlier one with the same authentication method. */
+  saveClient(issuer: string, registration: ClientRegistration, secret: string | undefined): Promise<void>;
+  forgetClient(issuer: string, clientId: string): Promise<void>;
+
+  /** Job state keyed to a seed; the keychain when usable on first use, else the job file. */
+  jobState(key: string): Promise<JobState>;
+
+  cachedServer(baseUrl: string, expectedIssuer?: string): Promise<ServerInfo | undefined>;
+  saveServer(info: ServerInfo, fetchedAt: number): Promise<void>;
+  /** Every scope a cached server advertises (of one base URL, or of all). */
+  cachedScopes(baseUrl?: string): Promise<string[]>;
+  cachedApiDescription(baseUrl: string): Promise<OpenApiDoc | undefined>;
+  saveApiDescription(baseUrl: string, doc: OpenApiDoc): Promise<void>;
+
+  savePendingLogin(pending: PendingLogin): Promise<void>;
+  pendingLogin(profile: string): Promise<PendingLogin | undefined>;
+  removePendingLogin(profile: string, storage: StorageKind): Promise<void>;
+
+  openStore(kind: StorageKind, area?: CredentialArea): Promise<CredentialStore>;
+  probeStore(kind: StorageKind, area?: CredentialArea): Promise<ProbeResult>;
+}
+
+function parseJson(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined; // a damaged cache or state file is just a miss
+  }
+}
+
+function isServerInfo(value: unknown): value is ServerInfo {
+  if (!value || typeof value !== 'object') return false;
+  const v: { baseUrl?: unknown; as?: { issuer?: unknown; token_endpoint?: unknown } } = value;
+  return typeof v.baseUrl === 'string' && typeof v.as?.issuer === 'string' && typeof v.as.token_endpoint === 'string';
+}
+
+/** The scopes a cached server entry advertises; completion reads them however little else the entry has. */
+function scopesOf(entry: unknown): string[] {
+  if (!entry || typeof entry !== 'object' || !('as' in entry) || !entry.as || typeof entry.as !== 'object') return [];
+  const supported = 'scopes_supported' in entry.as ? entry.as.scopes_supported : undefined;
+  return Array.isArray(supported) ? supported.filter((s): s is string => typeof s === 'string') : [];
+}
+
+function isOpenApiDoc(value: unknown): value is OpenApiDoc {
+  return Boolean(value && typeof value === 'object' && !Array.isArray(value));
+}
+
+function isJobMarker(value: unknown): value is { storage: StorageKind; rotationNoticeShown?: boolean } {
+  return Boolean(value && typeof value === 'object' && 'storage' in value && isStorageKind(value.storage));
+}
+
+export function openStateRepository(deps: { paths: Paths; credentials: CredentialBackends }): StateRepository {
+  const { paths, credentials } = deps;
+  const openStore = (kind: StorageKind, area: CredentialArea = 'login') => credentials[kind].open(area);
+  const probeStore = (kind: StorageKind, area: CredentialArea = 'login') => credentials[kind].probe(area);
+  const serverFile = (baseUrl: string) => serverCacheFile(paths.cacheDir, baseUrl);
+  const pendingFile = (profile: string) => join(paths.pendingDir, `${profile}.json`);
+  const configOf = (): Promise<ConfigFile> => loadConfig(paths);
+
+  async function missingProblem(name: string, profile: Profile, store: CredentialStore): Promise<StateProblem> {
+    // An absent entry may mean a locked keyring: ask the backend whether it can be used at all.
+    const probe = await probeStore(profile.storage).catch((err: unknown): ProbeResult => ({ ok: false, reason: String(err) }));
+    if (!probe.ok) {
+      return new StateProblem('keyring_locked', `No credentials for profile "${name}" in ${store.location}: it is locked or cannot be reached (${probe.reason}).`, {
+        hint: `Unlock it, or ${loginHint(name, profile.baseUrl).toLowerCase()}`,
+      });
+    }
+    return new StateProblem('missing', `No credentials for profile "${name}" in ${store.location}: the entry was removed.`, { hint: loginHint(name, profile.baseUrl) });
+  }
+
+  async function inspectTokens(name: string, profile: Profile): Promise<TokenInspection> {
+    const store = await openStore(profile.storage);
+    const text = await store.get(profileAccount(paths.configDir, name));
+    if (text === null) return { ok: false, problem: await missingProblem(name, profile, store) };
+    let set: TokenSet;
+    try {
+      set = parseTokenSet(text, store.location);
+    } catch (err) {
+      if (err instanceof StateProblem) return { ok: false, problem: err };
+      throw err;
+    }
+    if (set.issuer !== profile.issuer) {
+      return {
+        ok: false,
+        problem: new StateProblem('wrong_issuer', `The stored credentials of profile "${name}" come from ${set.issuer}, not ${profile.issuer}.`, {
+          hint: loginHint(name, profile.baseUrl),
+        }),
+      };
+    }
+    return { ok: true, set, store };
+  }
+
+  return {
+    paths,
+    locked: (name, signal, fn) => withLock(paths.lockDir, name, signal, fn),
+
+    profiles: async () => (await configOf()).profiles,
+    profile: async (name) => (await configOf()).profiles[name],
+    async saveProfile(name, profile) {
+      const previous = await updateConfig(paths, (c) => {
+        const before = c.profiles[name];
+        c.profiles[name] = profile;
+        return before;
+      });
+      // A profile that moved between stores must not leave its old secrets behind.
+      if (previous && previous.storage !== profile.storage) {
+        await openStore(previous.storage)
+          .then((old) => old.delete(profileAccount(paths.configDir, name)))
+          .catch(() => undefined);
+      }
+    },
+    async removeProfile(name) {
+      await updateConfig(paths, (c) => {
+        delete c.profiles[name];
+      });
+    },
+
+    async readTokens(name, profile) {
+      const found = await inspectTokens(name, profile);
+      if (!found.ok) throw found.problem;
+      return found.set;
+    },
+    inspectTokens,
+    async saveTokens(name, storage, set) {
+      await (await openStore(storage)).set(profileAccount(paths.configDir, name), serializeTokenSet(set));
+    },
+    async forgetTokens(name, storage) {
+      await (await openStore(storage)).delete(profileAccount(paths.configDir, name));
+    },
+
+    clientRegistration: async (issuer, match) => (await configOf()).clients[issuer]?.find(match),
+    async clientSecret(issuer, registration) {
+      if (!registration.secretStorage) return undefined;
+      const store = await openStore(registration.secretStorage).catch(() => undefined);
+      const secret = (await store?.get(clientAccount(issuer, registration.clientId)).catch(() => null)) ?? undefined;
+      registerSecret(secret);
+      return secret;
+    },
+    async saveClient(issuer, registration, secret) {
+      if (secret && registration.secretStorage) await (await openStore(registration.secretStorage)).set(clientAccount(issuer, registration.clientId), secret);
+      await updateConfig(paths, (config) => {
+        const others = (config.clients[issuer] ?? []).filter((c) => c.authMethod !== registration.authMethod);
+        config.clients[issuer] = [...others, registration];
+      });
+    },
+    async forgetClient(issuer, clientId) {
+      await updateConfig(paths, (c) => {
+        c.clients[issuer] = (c.clients[issuer] ?? []).filter((r) => r.clientId !== clientId);
+      });
+    },
+
+    async jobState(key) {
+      const markerFile = join(paths.stateDir, `ci-${key}.json`);
+      const account = jobAccount(key);
+      const saved = parseJson(await readFileIfExists(markerFile).catch(() => undefined));
+      let marker: { storage: StorageKind; rotationNoticeShown?: boolean };
+      let store: CredentialStore;
+      if (isJobMarker(saved)) {
+        marker = saved;
+        store = await openStore(marker.storage, 'job');
+      } else {
+        const preferred = await probeStore(PREFERRED_STORAGE, 'job');
+        store = preferred.ok ? preferred.store : await openStore(PLAIN_STORAGE, 'job');
+        marker = { storage: store.kind };
+        await writeFileAtomic(markerFile, `${JSON.stringify(marker)}\n`, 0o600);
+      }
+      return {
+        location: store.location,
+        async read() {
+          const text = await store.get(account).catch(() => null);
+          if (!text) return undefined;
+          try {
+            return parseTokenSet(text, 'the job state');
+          } catch {
+            return undefined; // damaged state: the job starts again from its seed
+          }
+        },
+        write: (set) => store.set(account, serializeTokenSet(set)),
+        get rotationNoticeShown() {
+          return Boolean(marker.rotationNoticeShown);
+        },
+        async markRotationNoticeShown() {
+          marker.rotationNoticeShown = true;
+          await writeFileAtomic(markerFile, `${JSON.stringify(marker)}\n`, 0o600).catch(() => undefined);
+        },
+      };
+    },
+
+    async cachedServer(baseUrl, expectedIssuer) {
+      const cached = parseJson(await readFileIfExists(await serverFile(baseUrl)).catch(() => undefined));
+      if (!isServerInfo(cached)) return undefined;
+      return !expectedIssuer || cached.as.issuer === expectedIssuer ? cached : undefined;
+    },
+    async saveServer(info, fetchedAt) {
+      // Losing the cache costs nothing but a network call, so a failed write is not an error.
+      const body = JSON.stringify({ fetchedAt, ...info }, null, 2);
+      await writeFileAtomic(await serverFile(info.baseUrl), `${body}\n`, 0o600).catch(() => undefined);
+    },
+    async cachedScopes(baseUrl) {
+      const dir = join(paths.cacheDir, 'servers');
+      const files = baseUrl ? [await serverFile(baseUrl)] : (await readdir(dir).catch((): string[] => [])).map((f) => join(dir, f));
+      const scopes = new Set<string>();
+      for (const f of files) {
+        const info = parseJson(await readFileIfExists(f).catch(() => undefined));
+        for (const s of scopesOf(info)) scopes.add(s);
+      }
+      return [...scopes];
+    },
+
+    async cachedApiDescription(baseUrl) {
+      const doc = parseJson(await readFileIfExists(await openapiCacheFile(paths.cacheDir, baseUrl)).catch(() => undefined));
+      return isOpenApiDoc(doc) ? doc : undefined;
+    },
+    async saveApiDescription(baseUrl, doc) {
+      await writeFileAtomic(await openapiCacheFile(paths.cacheDir, baseUrl), JSON.stringify(doc), 0o600).catch(() => undefined);
+    },
+
+    async savePendingLogin(pending) {
+      const { codeVerifier, ...record } = pending;
+      await (await openStore(pending.storage)).set(pendingLoginAccount(paths.configDir, pending.profile), codeVerifier);
+      await writeFileAtomic(pendingFile(pending.profile), `${JSON.stringify(record, null, 2)}\n`, 0o600);
+    },
+    async pendingLogin(profile) {
+      const record = parseJson(await readFileIfExists(pendingFile(profile)));
+      if (!isPendingLoginRecord(record)) return undefined;
+      const codeVerifier = await (await openStore(record.storage)).get(pendingLoginAccount(paths.configDir, profile));
+      if (!codeVerifier) return undefined;
+      registerSecret(codeVerifier);
+      return { ...record, codeVerifier };
+    },
+    async removePendingLogin(profile, storage) {
+      await rm(pendingFile(profile), { force: true });
+      await (await openStore(storage)).delete(pendingLoginAccount(paths.configDir, profile)).catch(() => undefined);
+    },
+
+    openStore,
+    probeStore,
+  };
+}

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { type LoginHooks, completeLogin, prepareLogin } from '../../src/login/login.js';
+import { profileAccount } from '../../src/state/credential-store.js';
+import { API, AS, fakeAuthServer } from '../helpers/fake-auth-server.js';
+import { fakeDeps } from '../helpers/fake-deps.js';
+
+const REDIRECT_URI = 'http://127.0.0.1:5555/callback';
+const request = { profile: 'default', baseUrl: API, timeoutSeconds: 300, confidential: false, insecureStorage: false };
+
+function setup() {
+  const server = fakeAuthServer();
+  const deps = fakeDeps({ http: server, now: 1_800_000_000_000 });
+  const notices: string[] = [];
+  const hooks: LoginHooks = { notify: (t) => notices.push(t), listen: async () => ({ redirectUri: REDIRECT_URI }) };
+  return { server, deps, notices, hooks };
+}
+
+const redirectFor = (p: { redirectUri: string; state: string }, overrides: Record<string, string> = {}) =>
+  new URL(`${p.redirectUri}?${new URLSearchParams({ code: 'code-0123456789', state: p.state, iss: AS, ...overrides })}`);
+
+describe('login as a transaction', () => {
+  it('prepares a login that another process can load from the repository and complete', async () => {
+    const { server, deps, hooks } = setup();
+    const pending = await prepareLogin(deps, request, hooks);
+    const url = new URL(pending.authorizationUrl);
+    expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(url.searchParams.get('redirect_uri')).toBe(REDIRECT_URI);
+    expect(url.searchParams.get('scope')).toBe('openid profile email courses:read');
+
+    // What a detached listener would do: load the transaction by profile name and finish it.
+    const loaded = await deps.state.pendingLogin('default');
+    expect(loaded).toEqual(pending);
+    const result = await completeLogin(deps, loaded!, redirectFor(loaded!));
+
+    expect(result.profile).toMatchObject({ baseUrl: API, issuer: AS, clientId: pending.clientId, storage: 'keychain', user: { name: 'Ada Lovelace' } });
+    expect(result.user).toBe('Ada Lovelace ada@example.edu');
+    const code = server.grants.find((g) => g.grantType === 'authorization_code');
+    expect(code?.params.get('code_verifier')).toBe(pending.codeVerifier);
+    expect((await deps.state.readTokens('default', result.profile)).accessToken).toMatch(/^at-/);
+    expect(await deps.state.pendingLogin('default')).toBeUndefined();
+  });
+
+  it.each<{ name: string; overrides: Record<string, string>; withoutCode?: boolean; code: string }>([
+    { name: 'a state that is not the one sent', overrides: { state: 'forged-state' }, code: 'invalid_callback' },
+    { name: 'an issuer that is not the server', overrides: { iss: 'https://evil.example' }, code: 'invalid_callback' },
+    { name: 'an error the server sent back', overrides: { error: 'access_denied' }, withoutCode: true, code: 'access_denied' },
+  ])('refuses $name, storing nothing', async ({ overrides, withoutCode, code }) => {
+    const { server, deps, hooks } = setup();
+    const pending = await prepareLogin(deps, request, hooks);
+    const redirect = redirectFor(pending, overrides);
+    if (withoutCode) redirect.searchParams.delete('code');
+    await expect(completeLogin(deps, pending, redirect)).rejects.toMatchObject({ code });
+    expect(server.grants).toEqual([]);
+    expect(await deps.state.profile('default')).toBeUndefined();
+  });
+
+  it('revokes the new tokens when they cannot be stored', async () => {
+    const { server, deps, hooks } = setup();
+    const pending = await prepareLogin(deps, request, hooks);
+    const account = profileAccount(deps.paths.configDir, 'default');
+    const set = deps.keychainStore.set.bind(deps.keychainStore);
+    deps.keychainStore.set = async (name, secret) => {
+      if (name === account) throw new Error('The OS keychain failed: the keyring is locked.');
+      return set(name, secret);
+    };
+    await expect(completeLogin(deps, pending, redirectFor(pending))).rejects.toThrow(/keyring is locked/);
+    expect(server.revoked).toHaveLength(2);
+    expect(server.revoked.every((t) => /^(at|rt)-/.test(t))).toBe(true);
+    expect(await deps.state.profile('default')).toBeUndefined();
+  });
+
+  it('ends the grant a new login replaces, and reuses the saved client registration', async () => {
+    const { server, deps, hooks } = setup();
+    const first = await prepareLogin(deps, request, hooks);
+    const firstResult = await completeLogin(deps, first, redirectFor(first));
+    const replaced = (await deps.state.readTokens('default', firstResult.profile)).refreshToken;
+
+    const second = await prepareLogin(deps, request, hooks);
+    expect(second.clientId).toBe(first.clientId);
+    await completeLogin(deps, second, redirectFor(second));
+    expect(server.revoked).toEqual([replaced]);
+    expect(server.asked.filter((a) => a === `POST ${AS}/register`)).toHaveLength(1);
+  });
+
+  it('keeps a confidential client\'s secret in the store and authenticates the exchange with it', async () => {
+    const { server, deps, hooks } = setup();
+    const pending = await prepareLogin(deps, { ...request, confidential: true }, hooks);
+    expect(JSON.stringify(await deps.state.profiles())).not.toMatch(/secret-/);
+    await completeLogin(deps, pending, redirectFor(pending));
+    const exchange = server.grants.find((g) => g.grantType === 'authorization_code');
+    expect(exchange?.params.get('client_secret')).toMatch(/^secret-/);
+    expect([...deps.keychainStore.entries.values()].some((v) => /^secret-/.test(v))).toBe(true);
+  });
+
+  it.each([
+    { name: 'takes userinfo for the user the ID token names', userinfo: 'u-ada', user: 'Ada Lovelace ada@example.edu' },
+    { name: 'refuses userinfo for another user than the ID token names, keeping the ID token claims', userinfo: 'u-mallory', user: 'Ada (from the ID token)' },
+  ])('$name', async ({ userinfo, user }) => {
+    const { server, deps, hooks } = setup();
+    server.idTokenSubject = 'u-ada';
+    server.userinfoSubject = userinfo;
+    const pending = await prepareLogin(deps, request, hooks);
+    const result = await completeLogin(deps, pending, redirectFor(pending));
+    expect(result.user).toBe(user);
+    expect((await deps.state.readTokens('default', result.profile)).subject).toBe('u-ada');
+  });
+});
