@@ -12,6 +12,38 @@ function collect(value: string, previous: string[] = []): string[] {
 
 export const VERSION = '0.1.0';
 
+const CALL_HELP = `
+Fields:
+  -f name=value sends a string; -F name=value sends a number, true, false or null as such.
+  -F name=@file sends the file's text; -F name=@- reads it from standard input.
+  name[key]=value nests an object ({"name":{"key":"value"}}); name[]=value appends to an array.
+  Fields make the request a POST with a JSON body unless a method is given: with -X GET (or
+  HEAD) they go to the query string instead (name[key]=value, name[]=value as written).
+  --input <file|-> sends a raw body (Content-Type: application/json when it parses as JSON and
+  no -H 'Content-Type: …' is given); fields given with it go to the query string.
+
+Output:
+  The body goes to stdout. Piped, it is byte for byte what the server sent (no newline added);
+  on a terminal JSON is indented and every body ends with a newline. A non-2xx answer still
+  prints its body, then exits 1 (4 when the token was rejected or lacks a scope).
+  --paginate prints each page in turn, a newline between pages that lack one; --jq prints string
+  results without quotes and other values as JSON, one result per line.
+
+Retries:
+  GET and HEAD answered 429 or 503 are retried up to 3 times after the Retry-After the server
+  gives (seconds or a date, at most 60 s; 1, 2, 4 s without one), saying so on stderr. Other
+  methods are retried only with --retry <n>.
+
+Examples:
+  $ school call /api/courses
+  $ school call /api/courses --jq '.courses[].title'
+  $ school call -X GET /api/echo -f q=algebra -f 'filter[level]=2' -f 'tags[]=math'
+  $ school call /api/courses -f title=Algebra -F seats=30 -F open=true
+  $ school call -X PUT /api/echo --input course.json
+  $ school call /api/catalog --paginate --jq '.items[].id'
+  $ school call /api/catalog --paginate --slurp --jq 'map(.items | length) | add'
+  $ school call /api/courses --timeout 10 --retry 5`;
+
 /**
  * The command tree. Each action only gathers options and hands them, with the injected
  * dependencies, to the command's `run` function, loaded when that command is used.
@@ -102,6 +134,13 @@ Exit status: 0 ok, 1 failure, 2 usage error, 4 authentication needed, 130 interr
     .option('-i, --include', 'print the status line and headers too')
     .option('--anonymous', 'send no token')
     .option('--list', 'list the API operations and the scope each needs (from /openapi.json)')
+    // For scripts and agents: pagination, jq, retries, a deadline.
+    .option('--paginate', 'follow Link rel="next" pages on the same origin and print each page')
+    .option('--slurp', 'with --paginate: print one JSON array holding every page')
+    .option('--jq <expression>', 'filter the JSON response through jq (each page, or the whole array with --slurp)')
+    .option('--retry <n>', 'retries on 429/503 for any method (GET and HEAD get 3 without it; others none)')
+    .option('--timeout <seconds>', 'deadline for each whole request, body included (default 60)')
+    .addHelpText('after', CALL_HELP)
     .action(act(async () => (await import('./commands/call/call.js')).callRun));
 
   program

@@ -1,15 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { cachedOpenApi, fetchOpenApi, listOperations } from '../../api/openapi.js';
-import { insufficientScopeError, readChallenge } from '../../auth/challenge.js';
 import { type Session, resolveSession } from '../../auth/session.js';
 import { loadConfig } from '../../config/config.js';
 import type { Deps } from '../../deps.js';
-import { AuthError, CliError, UsageError, errorReason } from '../../errors.js';
-import type { HttpResponse } from '../../http/client.js';
+import { UsageError, errorReason } from '../../errors.js';
 import { type GlobalOptions, baseUrlFor, profileName } from '../context.js';
 import { assertSafeUrl } from '../../http/transport.js';
+import { parseTimeout } from './deadline.js';
 import { buildFields, parseHeader, readAll, toQuery } from './fields.js';
-import { writeResponse } from './output.js';
+import type { JqFilter } from './jq.js';
+import { performCall } from './request.js';
+import { parseRetryCount, retriesAllowed } from './retry.js';
 
 export interface CallOptions extends GlobalOptions {
   args?: unknown[];
@@ -21,6 +22,19 @@ export interface CallOptions extends GlobalOptions {
   include?: boolean;
   anonymous?: boolean;
   list?: boolean;
+  // For scripts: pagination, jq, retries, a deadline.
+  paginate?: boolean;
+  slurp?: boolean;
+  jq?: string;
+  retry?: string;
+  timeout?: string;
+}
+
+/** The script-facing flags, checked before anything is sent: a mistake costs no request. */
+function scriptOptions(opts: CallOptions) {
+  if (opts.slurp && !opts.paginate) throw new UsageError('--slurp needs --paginate: it gathers every page into one array.');
+  if (opts.jq !== undefined && !opts.jq.trim()) throw new UsageError('--jq needs an expression, e.g. --jq .courses[].title');
+  return { timeoutSeconds: parseTimeout(opts.timeout), retries: parseRetryCount(opts.retry) };
 }
 
 const ABSOLUTE_URL = /^[a-z][a-z0-9+.-]*:\/\//i;
@@ -57,7 +71,7 @@ async function listRun(deps: Deps, opts: CallOptions, baseUrl: string): Promise<
   const pathWidth = Math.max(...ops.map((o) => o.path.length), 4);
   const scopeWidth = Math.max(...ops.map((o) => scopesOf(o).length), 5);
   for (const op of ops) {
-    const line = `${op.method.padEnd(7)} ${op.path.padEnd(pathWidth)}  ${scopesOf(op).padEnd(scopeWidth)}  ${op.summary ?? ''}`;
+    const line = `${op.method.padEnd(7)} ${op.path.padEnd(pathWidth)}  ${scopesOf(op).padEnd(scopeWidth)}  ${op.summary ?? ''}${op.paginated ? ' (paginated)' : ''}`;
     deps.io.out.write(`${line.trimEnd()}\n`);
   }
 }
@@ -75,6 +89,7 @@ export async function callRun(deps: Deps, opts: CallOptions): Promise<void> {
     return listRun(deps, opts, baseUrl);
   }
   if (!path) throw new UsageError('Missing the API path, e.g. `school call /api/courses`.');
+  const script = scriptOptions(opts);
   const absolute = ABSOLUTE_URL.test(path);
   if (!baseUrl && !absolute) throw new UsageError('No base URL: pass --base-url, set SCHOOL_BASE_URL, or log in first.');
   const url = assertSafeUrl(targetUrl(baseUrl ?? path, path), 'URL');
@@ -97,6 +112,7 @@ export async function callRun(deps: Deps, opts: CallOptions): Promise<void> {
   const hasFields = Boolean(opts.rawField?.length || opts.field?.length);
   const method = (opts.method ?? (hasFields || opts.input !== undefined ? 'POST' : 'GET')).toUpperCase();
   if (!/^[A-Z]+$/.test(method)) throw new UsageError(`Invalid method "${opts.method}".`);
+  if (opts.paginate && method !== 'GET') throw new UsageError(`--paginate follows pages of a GET listing, not ${method}.`);
 
   let body: Buffer | undefined;
   if (hasFields) {
@@ -115,37 +131,37 @@ export async function callRun(deps: Deps, opts: CallOptions): Promise<void> {
     } catch (err) {
       throw new UsageError(`Cannot read ${opts.input}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`);
     }
+    // A JSON file is sent as JSON unless the user said otherwise: servers answer 415 to a bare body.
+    if (headers['content-type'] === undefined && isJsonText(body)) headers['content-type'] = 'application/json';
   }
+
+  let jq: JqFilter | undefined;
+  if (opts.jq !== undefined) jq = await (await import('./jq.js')).compileJq(opts.jq, deps.io.outIsTTY);
 
   if (!session && !opts.anonymous) deps.io.err.write('Not logged in: sending the request anonymously.\n');
-  const send = (s: Session | undefined): Promise<HttpResponse> =>
-    deps.http.request({
+  await performCall(
+    deps,
+    {
       method,
       url,
-      headers: s ? { ...headers, authorization: `Bearer ${s.accessToken}` } : headers,
+      headers,
       body,
-      signal: deps.signal,
-    });
+      include: Boolean(opts.include),
+      timeoutSeconds: script.timeoutSeconds,
+      maxRetries: retriesAllowed(method, script.retries),
+      paginate: Boolean(opts.paginate),
+      slurp: Boolean(opts.slurp),
+      jq,
+    },
+    session,
+  );
+}
 
-  let res = await send(session);
-  let outcome = readChallenge(res.status, res.headers['www-authenticate']);
-  // An invalid token gets one refresh and one retry; other 401s are not worth a rotating refresh.
-  if (outcome.refresh && session?.refresh) {
-    session = await session.refresh();
-    res = await send(session);
-    outcome = readChallenge(res.status, res.headers['www-authenticate']);
+function isJsonText(body: Buffer): boolean {
+  try {
+    JSON.parse(body.toString('utf8'));
+    return true;
+  } catch {
+    return false;
   }
-
-  await writeResponse(deps.io, res, Boolean(opts.include));
-
-  if (res.status >= 200 && res.status < 300) return;
-  const summary = `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''} (${method} ${url.pathname})`;
-  if (session && res.status === 401) {
-    throw new AuthError(`${summary}: the server rejected the token${outcome.error ? ` (${outcome.error})` : ''}.`, {
-      code: 'token_rejected',
-      hint: session.source === 'env' ? 'Check the token in the environment.' : 'Run `school login`.',
-    });
-  }
-  if (outcome.insufficientScope) throw insufficientScopeError(summary, session, outcome.insufficientScope);
-  throw new CliError(summary, { code: 'http_error' });
 }

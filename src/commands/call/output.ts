@@ -35,4 +35,7 @@ export async function writeResponse(io: IOStreams, res: HttpResponse, include: b
     }
   }
   io.out.write(res.body);
+  // On a terminal the next line (an error, the prompt) must not run into a body without a final
+  // newline; piped output stays byte for byte what the server sent.
+  if (io.outIsTTY && res.body[res.body.length - 1] !== 0x0a) io.out.write('\n');
 }
