@@ -34,14 +34,15 @@ type OperationDoc = {
   responses?: Record<string, { headers?: Record<string, unknown> }>;
 };
 
-const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'];
+const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'] as const;
 
 export async function openapiCacheFile(cacheDir: string, baseUrl: string): Promise<string> {
   return join(cacheDir, 'openapi', `${await cacheKey(baseUrl)}.json`);
 }
 
+type PathItemDoc = { parameters?: ParameterDoc[] } & { [M in (typeof METHODS)[number]]?: OperationDoc };
 type OpenApiDoc = {
-  paths?: Record<string, Record<string, OperationDoc> & { parameters?: ParameterDoc[] }>;
+  paths?: Record<string, PathItemDoc>;
   security?: Array<Record<string, string[]>>;
 };
 
@@ -50,7 +51,7 @@ export function listOperations(doc: OpenApiDoc): Operation[] {
   const ops: Operation[] = [];
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const method of METHODS) {
-      const op: OperationDoc | undefined = item?.[method];
+      const op = item?.[method];
       if (!op) continue;
       const security = op.security ?? doc.security ?? [];
       const scopes = new Set<string>();
