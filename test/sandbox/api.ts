@@ -314,7 +314,7 @@ const flakyAttempts = new Map<string, number>();
 // Routes for testing clients against awkward servers; they ignore tokens.
 //   /api/testing/flaky?key=K&times=N&status=503|429&retry_after=S|date:S  fails N times per key, then 200
 //   /api/testing/slow?seconds=S  sends headers at once, then trickles the body over S seconds
-//   /api/testing/link?to=URL&body=TEXT  a page whose Link rel="next" is URL (itself when absent)
+//   /api/testing/page?status=N&type=T&body=TEXT&next=URL|self  any answer, with a Link rel="next" when asked
 async function handleTesting(req: IncomingMessage, res: ServerResponse, url: URL): Promise<true> {
   await readApiBody(req).catch(() => undefined);
   const q = url.searchParams;
@@ -352,10 +352,12 @@ async function handleTesting(req: IncomingMessage, res: ServerResponse, url: URL
     res.on('close', () => clearInterval(timer));
     return true;
   }
-  if (url.pathname === '/api/testing/link') {
-    const to = q.get('to') ?? url.toString();
-    res.writeHead(200, { 'Content-Type': 'application/json', Link: `<${to}>; rel="next"` });
-    res.end(q.get('body') ?? '{"page":"link"}');
+  if (url.pathname === '/api/testing/page') {
+    const next = q.get('next');
+    const headers: Record<string, string> = { 'Content-Type': q.get('type') ?? 'application/json' };
+    if (next) headers.Link = `<${next === 'self' ? url.toString() : next}>; rel="next"`;
+    res.writeHead(Number(q.get('status') ?? 200), headers);
+    res.end(q.get('body') ?? '{"page":true}');
     return true;
   }
   sendJson(res, 404, { error: 'not_found', error_description: `no testing route ${url.pathname}` });
