@@ -17,8 +17,9 @@ Fields:
   -f name=value sends a string; -F name=value sends a number, true, false or null as such.
   -F name=@file sends the file's text; -F name=@- reads it from standard input.
   name[key]=value nests an object ({"name":{"key":"value"}}); name[]=value appends to an array.
-  Fields make the request a POST with a JSON body unless a method is given: with -X GET (or
-  HEAD) they go to the query string instead (name[key]=value, name[]=value as written).
+  Fields switch the method to POST and go in a JSON body (with -X PUT, PATCH or DELETE too),
+  unless -X GET (or HEAD) is given: then they go to the query string, name[key]=value
+  and name[]=value as written.
   --input <file|-> sends a raw body (Content-Type: application/json when it parses as JSON and
   no -H 'Content-Type: …' is given); fields given with it go to the query string.
 
@@ -40,9 +41,10 @@ Examples:
   $ school call -X GET /api/echo -f q=algebra -f 'filter[level]=2' -f 'tags[]=math'
   $ school call /api/courses -f title=Algebra -F seats=30 -F open=true
   $ school call -X PUT /api/echo --input course.json
-  $ school call /api/catalog --paginate --jq '.items[].id'
-  $ school call /api/catalog --paginate --slurp --jq 'map(.items | length) | add'
-  $ school call /api/courses --timeout 10 --retry 5`;
+  $ school call /api/lessons --paginate --jq '.lessons[].title'
+  $ school call /api/lessons --paginate --slurp --jq 'map(.lessons | length) | add'
+  $ school call /api/courses --timeout 10 --retry 5
+  $ school call --list --json --jq '.[] | select(.paginated) | .path'`;
 
 /**
  * The command tree. Each action only gathers options and hands them, with the injected

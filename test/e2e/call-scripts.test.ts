@@ -250,5 +250,7 @@ describe('school call output for people and agents', () => {
       }),
     );
     expect(ops).toContainEqual(expect.objectContaining({ method: 'GET', path: '/api/courses/{id}', paginated: false, parameters: [expect.objectContaining({ name: 'id', in: 'path', required: true })] }));
+    const paginated = expectSuccess(await call(['--list', '--jq', '.[] | select(.paginated) | "\\(.method) \\(.path)"']));
+    expect(paginated.stdout).toBe('GET /api/lessons\n');
   });
 });

@@ -63,6 +63,12 @@ async function listRun(deps: Deps, opts: CallOptions, baseUrl: string): Promise<
     return cached;
   }))!;
   const ops = listOperations(doc);
+  if (opts.jq !== undefined) {
+    // --jq implies the JSON form.
+    const filter = await (await import('./jq.js')).compileJq(opts.jq, deps.io.outIsTTY);
+    deps.io.out.write(filter.apply(JSON.stringify(ops), 'The list'));
+    return;
+  }
   if (opts.json) {
     deps.io.out.write(`${JSON.stringify(ops, null, 2)}\n`);
     return;
