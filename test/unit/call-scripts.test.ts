@@ -125,9 +125,16 @@ describe('jq output', () => {
     const filter = await compileJq('.items[] | select(.n > 1) | .name', false);
     expect(filter.apply('{"items":[{"n":1,"name":"a"},{"n":2,"name":"b"},{"n":3,"name":"c"}]}')).toBe('b\nc\n');
     expect(() => filter.apply('<html>', 'The page 2')).toThrow('The page 2 is not JSON, so --jq cannot filter it.');
+    expect(filter.apply('')).toBe('');
     expect(() => filter.apply('{"items":3}')).toThrow(expect.objectContaining({ exitCode: 1, message: expect.stringMatching(/^--jq: Cannot iterate over number/) }));
     await expect(compileJq('.items[', false)).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/^Invalid --jq expression: syntax error/) });
-    await expect(compileJq('map(nosuchfunction)', false)).rejects.toMatchObject({ exitCode: 2 });
+    await expect(compileJq('map(nosuchfunction)', false)).rejects.toMatchObject({ exitCode: 2, message: 'Invalid --jq expression: nosuchfunction/0 is not defined at <top-level>, line 1, column 5.' });
+    // Checking an expression never runs it: this one loops for ever on null.
+    const walker = await compileJq('until(.done; .next) | .value # the last node', false);
+    expect(walker.apply('{"done":false,"next":{"done":true,"value":"end"}}')).toBe('end\n');
+    // Unbalanced parentheses the check's own would have closed are still a usage error.
+    const unbalanced = await compileJq('.a) | (.b', false);
+    expect(() => unbalanced.apply('{}')).toThrow(expect.objectContaining({ exitCode: 2, code: 'invalid_jq' }));
   });
 });
 

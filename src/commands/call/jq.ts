@@ -31,23 +31,36 @@ export function jqMessage(stderr: string): string {
 /** jq reports a bad expression with exit status 3 (compile error). */
 const JQ_COMPILE_ERROR = 3;
 
-/** Loads jq and checks the expression before any request is sent: a typo costs no round trip. */
+const invalidExpression = (stderr: string) =>
+  new UsageError(`Invalid --jq expression: ${jqMessage(stderr).replace(/\.?$/, '.')}`, { code: 'invalid_jq' });
+
+/**
+ * Loads jq and checks the expression before any request is sent, so a typo costs no round trip.
+ * jq has no compile-only mode: the check compiles the expression inside a branch that never runs
+ * (running it on a made-up input could loop for ever, as `until(.done; .next)` does on null).
+ */
 export async function compileJq(expression: string, pretty: boolean): Promise<JqFilter> {
   const { loadJq } = await import('jq-wasm');
   const jq = await loadJq();
   const flags = ['-c', '-M'];
-  const check = jq.raw(null, expression, flags);
+  // The newline ends a trailing `# comment` before the closing parenthesis.
+  const check = jq.raw(null, `if false then (${expression}\n) else empty end`, flags);
   if (check.exitCode === JQ_COMPILE_ERROR) {
-    throw new UsageError(`Invalid --jq expression: ${jqMessage(check.stderr).replace(/\.?$/, '.')}`, { code: 'invalid_jq' });
+    // The same expression alone fails to compile too, before running anything, and says where.
+    const alone = jq.raw(null, expression, flags);
+    throw invalidExpression(alone.exitCode === JQ_COMPILE_ERROR ? alone.stderr : check.stderr.replace(/ at <top-level>, line \d+, column \d+/, ''));
   }
   return {
     apply(jsonText, what = 'The response') {
+      // No body at all (204, HEAD) has nothing to filter, which is not an error.
+      if (jsonText.trim() === '') return '';
       try {
         JSON.parse(jsonText);
       } catch {
         throw new CliError(`${what} is not JSON, so --jq cannot filter it.`, { code: 'not_json' });
       }
       const result = jq.raw(jsonText, expression, flags);
+      if (result.exitCode === JQ_COMPILE_ERROR) throw invalidExpression(result.stderr);
       if (result.exitCode !== 0) {
         throw new CliError(`--jq: ${jqMessage(result.stderr).replace(/\.?$/, '.')}`, { code: 'jq_error' });
       }
