@@ -136,6 +136,18 @@ describe('school call --jq', () => {
   });
 });
 
+describe('school call --jq, interrupted', () => {
+  it('stops a filter that runs for ever on Ctrl-C, as jq itself would', async () => {
+    const child = spawn(process.execPath, [SCHOOL_BIN, 'call', '/api/lessons', '--jq', 'repeat(.) | empty'], { env: env as NodeJS.ProcessEnv, stdio: 'ignore' });
+    const ended = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+    await new Promise((r) => setTimeout(r, 2500));
+    child.kill('SIGINT');
+    const killedBy = await Promise.race([ended, new Promise((r) => setTimeout(() => r('still running'), 5000))]);
+    if (killedBy === 'still running') child.kill('SIGKILL');
+    expect(killedBy).toBe('SIGINT');
+  });
+});
+
 describe('school call retries', () => {
   it('retries a GET answered 503 with Retry-After, saying so on stderr, then succeeds', async () => {
     const started = Date.now();

@@ -31,6 +31,23 @@ export function jqMessage(stderr: string): string {
 /** jq reports a bad expression with exit status 3 (compile error). */
 const JQ_COMPILE_ERROR = 3;
 
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+/**
+ * jq runs synchronously, and a filter can run for ever (`repeat(.)`). The CLI's signal handlers
+ * need the event loop, which jq holds, so while jq runs the signals get their default action
+ * back: Ctrl-C stops `school` as it would stop jq (exit 130).
+ */
+function interruptible<T>(run: () => T): T {
+  const saved = STOP_SIGNALS.map((signal) => [signal, process.listeners(signal)] as const);
+  for (const [signal, listeners] of saved) for (const listener of listeners) process.off(signal, listener);
+  try {
+    return run();
+  } finally {
+    for (const [signal, listeners] of saved) for (const listener of listeners) process.on(signal, listener);
+  }
+}
+
 const invalidExpression = (stderr: string) =>
   new UsageError(`Invalid --jq expression: ${jqMessage(stderr).replace(/\.?$/, '.')}`, { code: 'invalid_jq' });
 
@@ -59,7 +76,7 @@ export async function compileJq(expression: string, pretty: boolean): Promise<Jq
       } catch {
         throw new CliError(`${what} is not JSON, so --jq cannot filter it.`, { code: 'not_json' });
       }
-      const result = jq.raw(jsonText, expression, flags);
+      const result = interruptible(() => jq.raw(jsonText, expression, flags));
       if (result.exitCode === JQ_COMPILE_ERROR) throw invalidExpression(result.stderr);
       if (result.exitCode !== 0) {
         throw new CliError(`--jq: ${jqMessage(result.stderr).replace(/\.?$/, '.')}`, { code: 'jq_error' });
