@@ -106,12 +106,13 @@ describe('--timeout', () => {
 
 describe('jq output', () => {
   it('prints strings raw and other values as compact JSON, one result per line', () => {
-    expect(formatJqResults('"Lesson 1"\n"two\\nlines"\n3\nnull\n{"a":[1,2]}\n""', false)).toBe('Lesson 1\ntwo\nlines\n3\nnull\n{"a":[1,2]}\n\n');
-    expect(formatJqResults('', false)).toBe('');
+    expect(formatJqResults('"Lesson 1"\n"two\\nlines"\n3\nnull\n{"a":[1,2]}\n""')).toBe('Lesson 1\ntwo\nlines\n3\nnull\n{"a":[1,2]}\n\n');
+    expect(formatJqResults('')).toBe('');
   });
 
   it('indents objects and arrays for a terminal', () => {
-    expect(formatJqResults('{"a":1}\n"s"', true)).toBe('{\n  "a": 1\n}\ns\n');
+    const indent = (value: unknown) => JSON.stringify(value, null, 2);
+    expect(formatJqResults('{"a":1}\n"s"\n[2]\n7', indent)).toBe('{\n  "a": 1\n}\ns\n[\n  2\n]\n7\n');
   });
 
   it('shortens jq messages to one line', () => {
@@ -122,18 +123,18 @@ describe('jq output', () => {
   });
 
   it('runs real jq: a bad expression is a usage error, a non-JSON body a failure', async () => {
-    const filter = await compileJq('.items[] | select(.n > 1) | .name', false);
+    const filter = await compileJq('.items[] | select(.n > 1) | .name');
     expect(filter.apply('{"items":[{"n":1,"name":"a"},{"n":2,"name":"b"},{"n":3,"name":"c"}]}')).toBe('b\nc\n');
     expect(() => filter.apply('<html>', 'The page 2')).toThrow('The page 2 is not JSON, so --jq cannot filter it.');
     expect(filter.apply('')).toBe('');
     expect(() => filter.apply('{"items":3}')).toThrow(expect.objectContaining({ exitCode: 1, message: expect.stringMatching(/^--jq: Cannot iterate over number/) }));
-    await expect(compileJq('.items[', false)).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/^Invalid --jq expression: syntax error/) });
-    await expect(compileJq('map(nosuchfunction)', false)).rejects.toMatchObject({ exitCode: 2, message: 'Invalid --jq expression: nosuchfunction/0 is not defined at <top-level>, line 1, column 5.' });
+    await expect(compileJq('.items[')).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/^Invalid --jq expression: syntax error/) });
+    await expect(compileJq('map(nosuchfunction)')).rejects.toMatchObject({ exitCode: 2, message: 'Invalid --jq expression: nosuchfunction/0 is not defined at <top-level>, line 1, column 5.' });
     // Checking an expression never runs it: this one loops for ever on null.
-    const walker = await compileJq('until(.done; .next) | .value # the last node', false);
+    const walker = await compileJq('until(.done; .next) | .value # the last node');
     expect(walker.apply('{"done":false,"next":{"done":true,"value":"end"}}')).toBe('end\n');
     // Unbalanced parentheses the check's own would have closed are still a usage error.
-    const unbalanced = await compileJq('.a) | (.b', false);
+    const unbalanced = await compileJq('.a) | (.b');
     expect(() => unbalanced.apply('{}')).toThrow(expect.objectContaining({ exitCode: 2, code: 'invalid_jq' }));
   });
 });

@@ -9,6 +9,7 @@ import { assertSafeUrl } from '../../http/transport.js';
 import { parseTimeout } from './deadline.js';
 import { buildFields, parseHeader, readAll, toQuery } from './fields.js';
 import type { JqFilter } from './jq.js';
+import { terminalJson } from './output.js';
 import { performCall } from './request.js';
 import { parseRetryCount, retriesAllowed } from './retry.js';
 
@@ -65,7 +66,7 @@ async function listRun(deps: Deps, opts: CallOptions, baseUrl: string): Promise<
   const ops = listOperations(doc);
   if (opts.jq !== undefined) {
     // --jq implies the JSON form.
-    const filter = await (await import('./jq.js')).compileJq(opts.jq, deps.io.outIsTTY);
+    const filter = await (await import('./jq.js')).compileJq(opts.jq, deps.io.outIsTTY ? await terminalJson(deps.io) : undefined);
     deps.io.out.write(filter.apply(JSON.stringify(ops), 'The list'));
     return;
   }
@@ -142,7 +143,7 @@ export async function callRun(deps: Deps, opts: CallOptions): Promise<void> {
   }
 
   let jq: JqFilter | undefined;
-  if (opts.jq !== undefined) jq = await (await import('./jq.js')).compileJq(opts.jq, deps.io.outIsTTY);
+  if (opts.jq !== undefined) jq = await (await import('./jq.js')).compileJq(opts.jq, deps.io.outIsTTY ? await terminalJson(deps.io) : undefined);
 
   if (!session && !opts.anonymous) deps.io.err.write('Not logged in: sending the request anonymously.\n');
   await performCall(

@@ -1,4 +1,5 @@
 import { CliError, UsageError } from '../../errors.js';
+import type { JsonPrinter } from './output.js';
 
 /** A compiled-once view of a jq expression; jq itself (WebAssembly) is loaded only when --jq is used. */
 export interface JqFilter {
@@ -11,12 +12,12 @@ export interface JqFilter {
  * raw, without quotes; any other value as JSON, compact for scripts or indented when `pretty`
  * (a person at a terminal). Each result ends with a newline.
  */
-export function formatJqResults(compactStdout: string, pretty: boolean): string {
+export function formatJqResults(compactStdout: string, pretty?: JsonPrinter): string {
   if (compactStdout === '') return '';
   let out = '';
   for (const line of compactStdout.replace(/\n$/, '').split('\n')) {
     if (line.startsWith('"')) out += `${String(JSON.parse(line))}\n`;
-    else if (pretty && (line.startsWith('{') || line.startsWith('['))) out += `${JSON.stringify(JSON.parse(line), null, 2)}\n`;
+    else if (pretty) out += `${pretty(JSON.parse(line))}\n`;
     else out += `${line}\n`;
   }
   return out;
@@ -56,7 +57,7 @@ const invalidExpression = (stderr: string) =>
  * jq has no compile-only mode: the check compiles the expression inside a branch that never runs
  * (running it on a made-up input could loop for ever, as `until(.done; .next)` does on null).
  */
-export async function compileJq(expression: string, pretty: boolean): Promise<JqFilter> {
+export async function compileJq(expression: string, pretty?: JsonPrinter): Promise<JqFilter> {
   const { loadJq } = await import('jq-wasm');
   const jq = await loadJq();
   const flags = ['-c', '-M'];

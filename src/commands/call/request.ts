@@ -6,7 +6,7 @@ import { AuthError, CliError } from '../../errors.js';
 import type { HttpResponse } from '../../http/client.js';
 import { startDeadline } from './deadline.js';
 import type { JqFilter } from './jq.js';
-import { writeResponse } from './output.js';
+import { terminalJson, writeResponse } from './output.js';
 import { checkNextPage, nextLink, slurpPages, withoutFragment } from './paginate.js';
 import { retryDecision } from './retry.js';
 
@@ -113,7 +113,7 @@ export async function performCall(deps: Deps, plan: CallPlan, initialSession: Se
   if (plan.slurp) {
     const all = slurpPages(slurped);
     if (plan.jq) deps.io.out.write(plan.jq.apply(all, 'The pages'));
-    else if (deps.io.outIsTTY) deps.io.out.write(`${JSON.stringify(JSON.parse(all), null, 2)}\n`);
+    else if (deps.io.outIsTTY) deps.io.out.write(`${(await terminalJson(deps.io))(JSON.parse(all))}\n`);
     else deps.io.out.write(`${all}\n`);
   }
 }
