@@ -9,7 +9,8 @@
 _school_takes_value() {
     case $1 in
         --base-url | --profile | --scope | --port | --timeout | --client-metadata-url | \
-            -X | --method | -H | --header | -f | --raw-field | -F | --field | --input)
+            -X | --method | -H | --header | -f | --raw-field | -F | --field | --input | \
+            --jq | --retry)
             return 0 ;;
     esac
     return 1
@@ -148,7 +149,8 @@ _school() {
             login) opts+=(--scope --no-browser --port --timeout --confidential --insecure-storage --client-metadata-url) ;;
             logout) opts+=(--all) ;;
             token) opts+=(--for-ci) ;;
-            call) opts+=(-X --method -H --header -f --raw-field -F --field --input -i --include --anonymous --list) ;;
+            call) opts+=(-X --method -H --header -f --raw-field -F --field --input -i --include --anonymous --list
+                --paginate --slurp --jq --retry --timeout) ;;
         esac
         _school_add "" "$cur" "${opts[@]}"
     else

@@ -25,7 +25,7 @@ function __school_state
                 case --
                     set dashdash 1
                     continue
-                case --base-url --profile --scope --port --timeout --client-metadata-url -X --method -H --header -f --raw-field -F --field --input
+                case --base-url --profile --scope --port --timeout --client-metadata-url -X --method -H --header -f --raw-field -F --field --input --jq --retry
                     set skip 1
                     continue
                 case '-*'
@@ -146,6 +146,11 @@ complete -c school -n '__school_using call' -l input -r -F -d 'Send the file as 
 complete -c school -n '__school_using call' -s i -l include -d 'Print the status line and headers too'
 complete -c school -n '__school_using call' -l anonymous -d 'Send no token'
 complete -c school -n '__school_using call' -l list -d 'List the API operations and the scope each needs'
+complete -c school -n '__school_using call' -l paginate -d 'Follow Link rel="next" pages and print each'
+complete -c school -n '__school_using call' -l slurp -d 'With --paginate: one JSON array of every page'
+complete -c school -n '__school_using call' -l jq -x -d 'Filter the JSON response through a jq expression'
+complete -c school -n '__school_using call' -l retry -x -d 'Retries on 429/503, for any method'
+complete -c school -n '__school_using call' -l timeout -x -d 'Deadline in seconds for each whole request (default 60)'
 
 # completion, help
 complete -c school -n '__school_first_arg completion' -a 'bash zsh fish' -d 'Shell'

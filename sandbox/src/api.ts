@@ -165,9 +165,12 @@ export function createResourceServer(ctx: ResourceServerContext) {
       return true;
     }
 
+    if (path.startsWith('/api/testing/')) return handleTesting(req, res, url);
+
     const courseMatch = /^\/api\/courses\/([^/]+)$/.exec(path);
     let allowed: string[];
     if (path === '/api/courses' || path === '/api/students') allowed = ['GET', 'POST'];
+    else if (path === '/api/lessons') allowed = ['GET'];
     else if (courseMatch) allowed = ['GET'];
     else if (path === '/api/echo') allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
     else return false;
@@ -268,6 +271,19 @@ export function createResourceServer(ctx: ResourceServerContext) {
       sendJson(res, 201, course, { Location: `${baseUrl}/api/courses/${course.id}` });
       return true;
     }
+    if (path === '/api/lessons') {
+      if (!guard('courses:read', true)) return true;
+      // Paginated with RFC 8288 Link headers (first, prev, next, last), in the manner of GitHub's API.
+      const page = Math.max(1, Number(url.searchParams.get('page')) || 1);
+      const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get('per_page')) || 3));
+      const pages = Math.max(1, Math.ceil(LESSONS.length / perPage));
+      const pageUrl = (n: number) => `${baseUrl}/api/lessons?page=${n}&per_page=${perPage}`;
+      const links = [`<${pageUrl(1)}>; rel="first"`, `<${pageUrl(pages)}>; rel="last"`];
+      if (page > 1) links.push(`<${pageUrl(page - 1)}>; rel="prev"`);
+      if (page < pages) links.push(`<${pageUrl(page + 1)}>; rel="next"`);
+      sendJson(res, 200, { page, lessons: LESSONS.slice((page - 1) * perPage, page * perPage) }, { Link: links.join(', ') });
+      return true;
+    }
     if (path === '/api/students' && method === 'GET') {
       if (!guard('students:read', true)) return true;
       sendJson(res, 200, { anonymous: !token, students: token ? students : [] });
@@ -288,6 +304,64 @@ export function createResourceServer(ctx: ResourceServerContext) {
     }
     return false;
   };
+}
+
+const LESSONS = Array.from({ length: 8 }, (_, i) => ({ id: `l-${i + 1}`, title: `Lesson ${i + 1}`, course: i < 4 ? 'c-101' : 'c-102' }));
+
+/** Per-key attempt counts of /api/testing/flaky: each test uses its own key, so tests run in parallel. */
+const flakyAttempts = new Map<string, number>();
+
+// Routes for testing clients against awkward servers; they ignore tokens.
+//   /api/testing/flaky?key=K&times=N&status=503|429&retry_after=S|date:S  fails N times per key, then 200
+//   /api/testing/slow?seconds=S  sends headers at once, then trickles the body over S seconds
+//   /api/testing/page?status=N&type=T&body=TEXT&next=URL|self  any answer, with a Link rel="next" when asked
+async function handleTesting(req: IncomingMessage, res: ServerResponse, url: URL): Promise<true> {
+  await readApiBody(req).catch(() => undefined);
+  const q = url.searchParams;
+  if (url.pathname === '/api/testing/flaky') {
+    const key = q.get('key') ?? 'default';
+    const attempt = (flakyAttempts.get(key) ?? 0) + 1;
+    flakyAttempts.set(key, attempt);
+    const times = Number(q.get('times') ?? 2);
+    if (attempt > times) {
+      sendJson(res, 200, { ok: true, method: req.method, attempts: attempt });
+      return true;
+    }
+    const status = Number(q.get('status') ?? 503);
+    const retryAfter = q.get('retry_after');
+    const headers: Record<string, string> = {};
+    if (retryAfter?.startsWith('date:')) headers['Retry-After'] = new Date(Date.now() + Number(retryAfter.slice(5)) * 1000).toUTCString();
+    else if (retryAfter) headers['Retry-After'] = retryAfter;
+    sendJson(res, status, { error: status === 429 ? 'rate_limited' : 'unavailable', attempt }, headers);
+    return true;
+  }
+  if (url.pathname === '/api/testing/slow') {
+    const seconds = Number(q.get('seconds') ?? 10);
+    const body = JSON.stringify({ slow: true, padding: '.'.repeat(Math.max(0, seconds * 2)) });
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) });
+    const chunk = Math.ceil(body.length / Math.max(1, seconds * 2));
+    let sent = 0;
+    const timer = setInterval(() => {
+      res.write(body.slice(sent, sent + chunk));
+      sent += chunk;
+      if (sent >= body.length) {
+        clearInterval(timer);
+        res.end();
+      }
+    }, 500);
+    res.on('close', () => clearInterval(timer));
+    return true;
+  }
+  if (url.pathname === '/api/testing/page') {
+    const next = q.get('next');
+    const headers: Record<string, string> = { 'Content-Type': q.get('type') ?? 'application/json' };
+    if (next) headers.Link = `<${next === 'self' ? url.toString() : next}>; rel="next"`;
+    res.writeHead(Number(q.get('status') ?? 200), headers);
+    res.end(q.get('body') ?? '{"page":true}');
+    return true;
+  }
+  sendJson(res, 404, { error: 'not_found', error_description: `no testing route ${url.pathname}` });
+  return true;
 }
 
 function methodNotAllowed(res: ServerResponse, allow: string): true {

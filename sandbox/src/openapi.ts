@@ -44,6 +44,27 @@ export function buildOpenApi(baseUrl: string, urls: OAuthUrls): Record<string, u
           responses: { 201: { description: 'Created', content: json({ $ref: '#/components/schemas/Course' }) }, 400: { description: 'Invalid body', content: json(errorRef) }, ...errors },
         },
       },
+      '/api/lessons': {
+        get: {
+          operationId: 'listLessons',
+          summary: 'List lessons, page by page',
+          description: `${anonymousNote} Paginated: the Link header names the first, prev, next and last pages (RFC 8288).`,
+          'x-paginated': true,
+          security: [{ oauth2: ['courses:read'] }],
+          parameters: [
+            { name: 'page', in: 'query', required: false, description: 'Page number, from 1', schema: { type: 'integer', minimum: 1 } },
+            { name: 'per_page', in: 'query', required: false, description: 'Lessons per page (default 3, at most 100)', schema: { type: 'integer', minimum: 1, maximum: 100 } },
+          ],
+          responses: {
+            200: {
+              description: 'One page of lessons',
+              headers: { Link: { description: 'RFC 8288 links to the first, prev, next and last pages', schema: { type: 'string' } } },
+              content: json({ type: 'object', properties: { page: { type: 'integer' }, lessons: { type: 'array', items: { type: 'object' } } } }),
+            },
+            ...errors,
+          },
+        },
+      },
       '/api/courses/{id}': {
         get: {
           operationId: 'getCourse',

@@ -159,6 +159,35 @@ describe('/api/echo', () => {
   });
 });
 
+describe('pagination and testing routes', () => {
+  it('pages /api/lessons with RFC 8288 Link headers, and marks it paginated in /openapi.json', async () => {
+    const first = await call('/api/lessons?per_page=5', { token: readToken });
+    expect((await first.json()).lessons).toHaveLength(5);
+    expect(first.headers.get('link')).toBe(`<${sb.baseUrl}/api/lessons?page=1&per_page=5>; rel="first", <${sb.baseUrl}/api/lessons?page=2&per_page=5>; rel="last", <${sb.baseUrl}/api/lessons?page=2&per_page=5>; rel="next"`);
+    const last = await call('/api/lessons?page=2&per_page=5');
+    expect(await last.json()).toMatchObject({ page: 2, lessons: [{ id: 'l-6' }, { id: 'l-7' }, { id: 'l-8' }] });
+    expect(last.headers.get('link')).not.toContain('rel="next"');
+    const doc = await (await call('/openapi.json')).json();
+    expect(doc.paths['/api/lessons'].get['x-paginated']).toBe(true);
+  });
+
+  it('fails /api/testing/flaky the asked number of times per key, then answers 200', async () => {
+    const statuses = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await call('/api/testing/flaky?key=sandbox-a&times=2&status=429&retry_after=7');
+      statuses.push([res.status, res.headers.get('retry-after')]);
+    }
+    expect(statuses).toEqual([[429, '7'], [429, '7'], [200, null]]);
+    expect((await call('/api/testing/flaky?key=sandbox-b&times=1')).status).toBe(503);
+  });
+
+  it('answers /api/testing/page as asked, with a next link when given', async () => {
+    const res = await call('/api/testing/page?status=404&type=text/plain&body=gone&next=self');
+    expect([res.status, res.headers.get('content-type'), await res.text()]).toEqual([404, 'text/plain', 'gone']);
+    expect(res.headers.get('link')).toBe(`<${sb.baseUrl}/api/testing/page?status=404&type=text/plain&body=gone&next=self>; rel="next"`);
+  });
+});
+
 describe('userinfo', () => {
   it('returns claims according to the granted scopes', async () => {
     const response = await oauth.userInfoRequest(as, reg.client, profileToken, insecure);

@@ -2,16 +2,17 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { fetchOpenApi, listOperations } from '../../api/openapi.js';
 import type { Deps } from '../../deps.js';
-import { CliError, UsageError, errorReason } from '../../errors.js';
-import type { HttpResponse } from '../../http/client.js';
+import { UsageError, errorReason } from '../../errors.js';
 import { assertSafeUrl } from '../../http/transport.js';
-import { readChallengeHeader } from '../../oauth/challenge.js';
 import { type GlobalOptions, baseUrlFor, profileName } from '../../options.js';
 import { type Session, resolveSession } from '../../session/session.js';
-import { insufficientScopeError, tokenRejected } from '../../session/step-up.js';
 import { booleanFlag, collect, defineCommand, globalOptions, listFlag, stringFlag } from '../command.js';
 import { buildFields, fileErrorReason, parseHeader, readAll, toQuery } from './fields.js';
-import { writeResponse } from './output.js';
+import { parseTimeout } from './deadline.js';
+import type { JqFilter } from './jq.js';
+import { terminalJson } from './output.js';
+import { performCall } from './request.js';
+import { parseRetryCount, retriesAllowed } from './retry.js';
 
 export interface CallOptions extends GlobalOptions {
   path?: string;
@@ -23,6 +24,19 @@ export interface CallOptions extends GlobalOptions {
   include: boolean;
   anonymous: boolean;
   list: boolean;
+  // For scripts: pagination, jq, retries, a deadline.
+  paginate: boolean;
+  slurp: boolean;
+  jq?: string;
+  retry?: string;
+  timeout?: string;
+}
+
+/** The script-facing flags, checked before anything is sent: a mistake costs no request. */
+function scriptOptions(opts: CallOptions) {
+  if (opts.slurp && !opts.paginate) throw new UsageError('--slurp needs --paginate: it gathers every page into one array.');
+  if (opts.jq !== undefined && !opts.jq.trim()) throw new UsageError('--jq needs an expression, e.g. --jq .courses[].title');
+  return { timeoutSeconds: parseTimeout(opts.timeout), retries: parseRetryCount(opts.retry) };
 }
 
 const ABSOLUTE_URL = /^[a-z][a-z0-9+.-]*:\/\//i;
@@ -57,6 +71,12 @@ async function listRun(deps: Deps, opts: CallOptions, baseUrl: string): Promise<
     },
   );
   const ops = listOperations(doc);
+  if (opts.jq !== undefined) {
+    // --jq implies the JSON form.
+    const filter = await (await import('./jq.js')).compileJq(opts.jq, deps.io.outIsTTY ? await terminalJson(deps.io) : undefined);
+    deps.io.out.write(filter.apply(JSON.stringify(ops), 'The list'));
+    return;
+  }
   if (opts.json) {
     deps.io.out.write(`${JSON.stringify(ops, null, 2)}\n`);
     return;
@@ -65,7 +85,7 @@ async function listRun(deps: Deps, opts: CallOptions, baseUrl: string): Promise<
   const pathWidth = Math.max(...ops.map((o) => o.path.length), 4);
   const scopeWidth = Math.max(...ops.map((o) => scopesOf(o).length), 5);
   for (const op of ops) {
-    const line = `${op.method.padEnd(7)} ${op.path.padEnd(pathWidth)}  ${scopesOf(op).padEnd(scopeWidth)}  ${op.summary ?? ''}`;
+    const line = `${op.method.padEnd(7)} ${op.path.padEnd(pathWidth)}  ${scopesOf(op).padEnd(scopeWidth)}  ${op.summary ?? ''}${op.paginated ? ' (paginated)' : ''}`;
     deps.io.out.write(`${line.trimEnd()}\n`);
   }
 }
@@ -82,6 +102,7 @@ async function run(deps: Deps, opts: CallOptions): Promise<void> {
     return listRun(deps, opts, baseUrl);
   }
   if (!path) throw new UsageError('Missing the API path, e.g. `school call /api/courses`.');
+  const script = scriptOptions(opts);
   const absolute = ABSOLUTE_URL.test(path);
   if (!baseUrl && !absolute) throw new UsageError('No base URL: pass --base-url, set SCHOOL_BASE_URL, or log in first.');
   const url = assertSafeUrl(targetUrl(baseUrl ?? path, path), 'URL');
@@ -104,6 +125,7 @@ async function run(deps: Deps, opts: CallOptions): Promise<void> {
   const hasFields = Boolean(opts.rawField?.length || opts.field?.length);
   const method = (opts.method ?? (hasFields || opts.input !== undefined ? 'POST' : 'GET')).toUpperCase();
   if (!/^[A-Z]+$/.test(method)) throw new UsageError(`Invalid method "${opts.method}".`);
+  if (opts.paginate && method !== 'GET') throw new UsageError(`--paginate follows pages of a GET listing, not ${method}.`);
 
   let body: Buffer | undefined;
   if (hasFields) {
@@ -122,47 +144,77 @@ async function run(deps: Deps, opts: CallOptions): Promise<void> {
     } catch (err) {
       throw new UsageError(`Cannot read ${opts.input}: ${fileErrorReason(err)}.`);
     }
+    // A JSON file is sent as JSON unless the user said otherwise: servers answer 415 to a bare body.
+    if (headers['content-type'] === undefined && isJsonText(body)) headers['content-type'] = 'application/json';
   }
+
+  let jq: JqFilter | undefined;
+  if (opts.jq !== undefined) jq = await (await import('./jq.js')).compileJq(opts.jq, deps.io.outIsTTY ? await terminalJson(deps.io) : undefined);
 
   if (!session && !opts.anonymous) deps.io.err.write('Not logged in: sending the request anonymously.\n');
-  const send = (s: Session | undefined): Promise<HttpResponse> =>
-    deps.http.request({
+  await performCall(
+    deps,
+    {
       method,
       url,
-      headers: s ? { ...headers, authorization: `Bearer ${s.accessToken}` } : headers,
+      headers,
       body,
-      signal: deps.signal,
-    });
+      include: Boolean(opts.include),
+      timeoutSeconds: script.timeoutSeconds,
+      maxRetries: retriesAllowed(method, script.retries),
+      paginate: Boolean(opts.paginate),
+      slurp: Boolean(opts.slurp),
+      jq,
+    },
+    session,
+  );
+}
 
-  let res = await send(session);
-  let outcome = await readChallengeHeader(res.status, res.headers['www-authenticate']);
-  // An invalid token gets one refresh and one retry; other 401s are not worth a rotating refresh.
-  if (outcome.refresh && session?.refresh) {
-    session = await session.refresh();
-    res = await send(session);
-    outcome = await readChallengeHeader(res.status, res.headers['www-authenticate']);
+function isJsonText(body: Buffer): boolean {
+  try {
+    JSON.parse(body.toString('utf8'));
+    return true;
+  } catch {
+    return false;
   }
-
-  await writeResponse(deps.io, res, Boolean(opts.include));
-
-  if (res.status >= 200 && res.status < 300) return;
-  const summary = `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''} (${method} ${url.pathname})`;
-  if (session && res.status === 401) {
-    throw tokenRejected(`${summary}: the server rejected the token${outcome.error ? ` (${outcome.error})` : ''}.`, session);
-  }
-  if (outcome.insufficientScope) throw insufficientScopeError(summary, session, outcome.insufficientScope);
-  throw new CliError(summary, { code: 'http_error' });
 }
 
 export const callCommand = defineCommand<CallOptions>({
   name: 'call',
   description: 'make an authenticated request to the school API',
   examples: `
+Fields:
+  -f name=value sends a string; -F name=value sends a number, true, false or null as such.
+  -F name=@file sends the file's text; -F name=@- reads it from standard input.
+  name[key]=value nests an object ({"name":{"key":"value"}}); name[]=value appends to an array.
+  Fields switch the method to POST and go in a JSON body (with -X PUT, PATCH or DELETE too),
+  unless -X GET (or HEAD) is given: then they go to the query string, name[key]=value
+  and name[]=value as written.
+  --input <file|-> sends a raw body (Content-Type: application/json when it parses as JSON and
+  no -H 'Content-Type: …' is given); fields given with it go to the query string.
+
+Output:
+  The body goes to stdout. Piped, it is byte for byte what the server sent (no newline added);
+  on a terminal JSON is indented and every body ends with a newline. A non-2xx answer still
+  prints its body, then exits 1 (4 when the token was rejected or lacks a scope).
+  --paginate prints each page in turn, a newline between pages that lack one; --jq prints string
+  results without quotes and other values as JSON, one result per line.
+
+Retries:
+  GET and HEAD answered 429 or 503 are retried up to 3 times after the Retry-After the server
+  gives (seconds or a date, at most 60 s; 1, 2, 4 s without one), saying so on stderr. Other
+  methods are retried only with --retry <n>.
+
 Examples:
-  school call /api/courses
-  school call /api/courses -f title='Algebra I' -F credits=5
-  school call /api/courses/42 -X DELETE -i
-  school call --list`,
+  $ school call /api/courses
+  $ school call /api/courses --jq '.courses[].title'
+  $ school call -X GET /api/echo -f q=algebra -f 'filter[level]=2' -f 'tags[]=math'
+  $ school call /api/courses -f title=Algebra -F seats=30 -F open=true
+  $ school call -X PUT /api/echo --input course.json
+  $ school call /api/lessons --paginate --jq '.lessons[].title'
+  $ school call /api/lessons --paginate --slurp --jq 'map(.lessons | length) | add'
+  $ school call /api/courses --timeout 10 --retry 5
+  $ school call --list --json --jq '.[] | select(.paginated) | .path'`,
   configure(cmd: Command) {
     cmd
       .argument('[path]', 'API path relative to the base URL, e.g. /api/courses')
@@ -173,7 +225,13 @@ Examples:
       .option('--input <file>', 'send the file as the request body ("-" for stdin)')
       .option('-i, --include', 'print the status line and headers too')
       .option('--anonymous', 'send no token')
-      .option('--list', 'list the API operations and the scope each needs (from /openapi.json)');
+      .option('--list', 'list the API operations and the scope each needs (from /openapi.json)')
+      // For scripts and agents: pagination, jq, retries, a deadline.
+      .option('--paginate', 'follow Link rel="next" pages on the same origin and print each page')
+      .option('--slurp', 'with --paginate: print one JSON array holding every page')
+      .option('--jq <expression>', 'filter the JSON response through jq (each page, or the whole array with --slurp)')
+      .option('--retry <n>', 'retries on 429/503 for any method (GET and HEAD get 3 without it; others none)')
+      .option('--timeout <seconds>', 'deadline for each whole request, body included (default 60)');
   },
   toOptions: (raw, args) => ({
     ...globalOptions(raw),
@@ -186,6 +244,11 @@ Examples:
     include: booleanFlag(raw, 'include'),
     anonymous: booleanFlag(raw, 'anonymous'),
     list: booleanFlag(raw, 'list'),
+    paginate: booleanFlag(raw, 'paginate'),
+    slurp: booleanFlag(raw, 'slurp'),
+    jq: stringFlag(raw, 'jq'),
+    retry: stringFlag(raw, 'retry'),
+    timeout: stringFlag(raw, 'timeout'),
   }),
   run,
 });

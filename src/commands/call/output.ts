@@ -5,12 +5,14 @@ function isJson(contentType: string | undefined): boolean {
   return /[/+]json\b/i.test(contentType ?? '');
 }
 
-/** Pretty, coloured JSON for a person at a terminal; scripts get the bytes as they came. */
-async function colourJson(value: unknown): Promise<string> {
+export type JsonPrinter = (value: unknown) => string;
+
+/** JSON for a person at a terminal: indented, and coloured when colour is on. Scripts get the bytes as they came. */
+export async function terminalJson(io: IOStreams): Promise<JsonPrinter> {
+  if (!io.colorOn('out')) return (value) => JSON.stringify(value, null, 2);
   const { Chalk } = await import('chalk');
   const c = new Chalk({ level: 1 });
-  const text = JSON.stringify(value, null, 2);
-  return text.replace(/("(?:[^"\\]|\\.)*")(\s*:)?|\b(true|false|null)\b|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g, (m, str, colon, lit, num) => {
+  return (value) => JSON.stringify(value, null, 2).replace(/("(?:[^"\\]|\\.)*")(\s*:)?|\b(true|false|null)\b|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g, (m, str, colon, lit, num) => {
     if (str) return colon ? `${c.blue(str)}${colon}` : c.green(str);
     if (lit) return c.yellow(lit);
     if (num) return c.cyan(num);
@@ -28,11 +30,14 @@ export async function writeResponse(io: IOStreams, res: HttpResponse, include: b
   if (io.outIsTTY && isJson(res.headers['content-type'])) {
     try {
       const value = JSON.parse(res.body.toString('utf8'));
-      io.out.write(`${io.colorOn('out') ? await colourJson(value) : JSON.stringify(value, null, 2)}\n`);
+      io.out.write(`${(await terminalJson(io))(value)}\n`);
       return;
     } catch {
       // not JSON after all: print as it came
     }
   }
   io.out.write(res.body);
+  // On a terminal the next line (an error, the prompt) must not run into a body without a final
+  // newline; piped output stays byte for byte what the server sent.
+  if (io.outIsTTY && res.body[res.body.length - 1] !== 0x0a) io.out.write('\n');
 }

@@ -1,0 +1,49 @@
+import { CliError, UsageError } from '../../errors.js';
+
+export const DEFAULT_TIMEOUT_SECONDS = 60;
+
+/** `--timeout <seconds>`: a positive number of seconds (fractions allowed), 60 when not given. */
+export function parseTimeout(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_TIMEOUT_SECONDS;
+  const text = raw.trim();
+  const seconds = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || !(seconds > 0) || seconds > 24 * 3600) {
+    throw new UsageError(`Invalid --timeout "${raw}": give a number of seconds greater than 0.`);
+  }
+  return seconds;
+}
+
+export interface Deadline {
+  /** Aborts when the deadline passes or when `parent` aborts (Ctrl-C). */
+  signal: AbortSignal;
+  expired(): boolean;
+  /** The error to report once the deadline has passed. */
+  error(): CliError;
+  dispose(): void;
+}
+
+/**
+ * A deadline for one whole request, from sending it to the last byte of its body. The HTTP
+ * client's own timeout restarts with every chunk, so a body trickling a byte every few seconds
+ * would never trip it; this one does not restart.
+ */
+export function startDeadline(seconds: number, parent: AbortSignal): Deadline {
+  const controller = new AbortController();
+  let expired = false;
+  const timer = setTimeout(() => {
+    expired = true;
+    controller.abort();
+  }, seconds * 1000);
+  const onParentAbort = () => controller.abort(parent.reason);
+  if (parent.aborted) onParentAbort();
+  else parent.addEventListener('abort', onParentAbort, { once: true });
+  return {
+    signal: controller.signal,
+    expired: () => expired,
+    error: () => new CliError(`The request did not complete within ${seconds} s.`, { code: 'timeout' }),
+    dispose() {
+      clearTimeout(timer);
+      parent.removeEventListener('abort', onParentAbort);
+    },
+  };
+}

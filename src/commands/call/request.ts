@@ -1,0 +1,130 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Deps } from '../../deps.js';
+import { CliError } from '../../errors.js';
+import type { HttpResponse } from '../../http/client.js';
+import { startDeadline } from './deadline.js';
+import type { JqFilter } from './jq.js';
+import { terminalJson, writeResponse } from './output.js';
+import { checkNextPage, nextLink, slurpPages, withoutFragment } from './paginate.js';
+import { retryDecision } from './retry.js';
+import { type ChallengeOutcome, readChallengeHeader } from '../../oauth/challenge.js';
+import type { Session } from '../../session/session.js';
+import { insufficientScopeError, tokenRejected } from '../../session/step-up.js';
+
+export interface CallPlan {
+  method: string;
+  url: URL;
+  headers: Record<string, string>;
+  body?: Buffer;
+  include: boolean;
+  /** Seconds each request (every page, every retry) has to complete, body included. */
+  timeoutSeconds: number;
+  /** Retries allowed on 429/503 (see retriesAllowed). */
+  maxRetries: number;
+  paginate: boolean;
+  slurp: boolean;
+  jq?: JqFilter;
+}
+
+interface Exchange {
+  res: HttpResponse;
+  outcome: ChallengeOutcome;
+}
+
+/**
+ * Sends the request (and, with --paginate, every next page), retrying what the server asks to
+ * retry, and prints the answers. A non-2xx answer still has its body printed, then fails.
+ */
+export async function performCall(deps: Deps, plan: CallPlan, initialSession: Session | undefined): Promise<void> {
+  let session = initialSession;
+  let refreshed = false;
+
+  const sendOnce = async (url: URL): Promise<HttpResponse> => {
+    const deadline = startDeadline(plan.timeoutSeconds, deps.signal);
+    try {
+      return await deps.http.request({
+        method: plan.method,
+        url,
+        headers: session ? { ...plan.headers, authorization: `Bearer ${session.accessToken}` } : plan.headers,
+        body: plan.body,
+        signal: deadline.signal,
+        // The client's idle timeout must not pre-empt the deadline with another message.
+        timeoutMs: plan.timeoutSeconds * 1000 + 1000,
+      });
+    } catch (err) {
+      if (deadline.expired()) throw deadline.error();
+      throw err;
+    } finally {
+      deadline.dispose();
+    }
+  };
+
+  const exchange = async (url: URL): Promise<Exchange> => {
+    for (let attempt = 1; ; attempt++) {
+      let res = await sendOnce(url);
+      let outcome = await readChallengeHeader(res.status, res.headers['www-authenticate']);
+      // An invalid token gets one refresh and one retry per run, apart from the 429/503 retries.
+      if (outcome.refresh && session?.refresh && !refreshed) {
+        refreshed = true;
+        session = await session.refresh();
+        res = await sendOnce(url);
+        outcome = await readChallengeHeader(res.status, res.headers['www-authenticate']);
+      }
+      const retry = retryDecision(res.status, res.headers['retry-after'], attempt, plan.maxRetries, deps.clock.now());
+      if (!retry) return { res, outcome };
+      deps.io.err.write(`${retry.notice}\n`);
+      await sleep(retry.delayMs, undefined, { signal: deps.signal });
+    }
+  };
+
+  const baseOrigin = plan.url.origin;
+  const fetched = new Set<string>();
+  const slurped: string[] = [];
+  let url = plan.url;
+  let previousEndedWithNewline = true;
+  for (let page = 1; ; page++) {
+    fetched.add(withoutFragment(url));
+    const { res, outcome } = await exchange(url);
+    const label = plan.paginate ? `page ${page}` : undefined;
+    const ok = res.status >= 200 && res.status < 300;
+    if (!ok || (!plan.slurp && !plan.jq)) {
+      // Pages piped one after another stay apart: a newline between them when a page lacks one.
+      if (plan.paginate && page > 1 && !previousEndedWithNewline && !deps.io.outIsTTY) deps.io.out.write('\n');
+      await writeResponse(deps.io, res, plan.include);
+      previousEndedWithNewline = res.body.length === 0 || res.body[res.body.length - 1] === 0x0a;
+    } else if (plan.slurp) {
+      const text = res.body.toString('utf8');
+      try {
+        JSON.parse(text);
+      } catch {
+        throw new CliError(`page ${page} is not JSON, so --slurp cannot put it in an array.`, { code: 'not_json' });
+      }
+      slurped.push(text);
+    } else if (plan.jq) {
+      if (plan.include) await writeResponse(deps.io, { ...res, body: Buffer.alloc(0) }, true);
+      deps.io.out.write(plan.jq.apply(res.body.toString('utf8'), label ? `The ${label}` : 'The response'));
+    }
+    if (!ok) throw httpFailure(res, outcome, session, plan.method, url, label);
+
+    const next = plan.paginate ? nextLink(res.headers.link, res.url) : undefined;
+    if (!next) break;
+    url = checkNextPage(next, baseOrigin, fetched, page + 1);
+  }
+
+  if (plan.slurp) {
+    const all = slurpPages(slurped);
+    if (plan.jq) deps.io.out.write(plan.jq.apply(all, 'The pages'));
+    else if (deps.io.outIsTTY) deps.io.out.write(`${(await terminalJson(deps.io))(JSON.parse(all))}\n`);
+    else deps.io.out.write(`${all}\n`);
+  }
+}
+
+/** The error for a non-2xx answer: exit 4 for a rejected token or a missing scope, else exit 1. */
+function httpFailure(res: HttpResponse, outcome: ChallengeOutcome, session: Session | undefined, method: string, url: URL, page?: string): CliError {
+  const summary = `${page ? `${page}: ` : ''}HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''} (${method} ${url.pathname})`;
+  if (session && res.status === 401) {
+    return tokenRejected(`${summary}: the server rejected the token${outcome.error ? ` (${outcome.error})` : ''}.`, session);
+  }
+  if (outcome.insufficientScope) return insufficientScopeError(summary, session, outcome.insufficientScope);
+  return new CliError(summary, { code: 'http_error' });
+}

@@ -1,0 +1,164 @@
+import { describe, expect, it } from 'vitest';
+import { parseTimeout, startDeadline } from '../../src/commands/call/deadline.js';
+import { compileJq, formatJqResults, jqMessage } from '../../src/commands/call/jq.js';
+import { MAX_PAGES, checkNextPage, nextLink, parseLinkHeader, slurpPages } from '../../src/commands/call/paginate.js';
+import { backoffMs, parseRetryAfter, parseRetryCount, retriesAllowed, retryDecision } from '../../src/commands/call/retry.js';
+import { listOperations } from '../../src/api/openapi.js';
+
+describe('Link header parsing (RFC 8288)', () => {
+  it('reads several links with their parameters, commas inside <> and quotes kept', () => {
+    const header = '<https://api.example/items?page=2&sort=a,b>; rel="next", <https://api.example/items?page=9>; rel=last; title="x, y"';
+    expect(parseLinkHeader(header)).toEqual([
+      { target: 'https://api.example/items?page=2&sort=a,b', params: { rel: 'next' } },
+      { target: 'https://api.example/items?page=9', params: { rel: 'last', title: 'x, y' } },
+    ]);
+  });
+
+  it('finds rel=next among several relation types, in any case, and resolves a relative target', () => {
+    expect(nextLink('</items?page=3>; REL="prev next"', 'https://api.example/v1/items?page=2')?.href).toBe('https://api.example/items?page=3');
+    expect(nextLink('<items?page=3>; rel=next', 'https://api.example/v1/list')?.href).toBe('https://api.example/v1/items?page=3');
+    expect(nextLink('<https://api.example/a>; rel="prev", <https://api.example/z>; rel="last"', 'https://api.example/')).toBeUndefined();
+    expect(nextLink(undefined, 'https://api.example/')).toBeUndefined();
+  });
+
+  it('skips malformed link-values without losing the good ones', () => {
+    expect(parseLinkHeader('garbage, <https://a.example/2>; rel="next"')).toEqual([{ target: 'https://a.example/2', params: { rel: 'next' } }]);
+    expect(parseLinkHeader('<https://a.example/2; rel="next"')).toEqual([]);
+  });
+
+  it('follows only the base origin and stops on a repeated URL', () => {
+    const seen = new Set(['https://api.example/items?page=1']);
+    expect(checkNextPage(new URL('https://api.example/items?page=2'), 'https://api.example', seen, 2).href).toBe('https://api.example/items?page=2');
+    for (const other of ['https://evil.example/items', 'http://api.example/items', 'https://api.example:8443/items']) {
+      expect(() => checkNextPage(new URL(other), 'https://api.example', seen, 2)).toThrow(/page 2: the next link points to .* another origin/);
+    }
+    expect(() => checkNextPage(new URL('https://api.example/items?page=1'), 'https://api.example', seen, 3)).toThrow(/already fetched/);
+    expect(() => checkNextPage(new URL('https://api.example/items?page=x'), 'https://api.example', seen, MAX_PAGES + 1)).toThrow(/does not end/);
+  });
+
+  it('slurps pages into one JSON array without re-encoding them', () => {
+    const all = slurpPages(['{"n": 12345678901234567890}\n', '[1,2]']);
+    expect(all).toBe('[{"n": 12345678901234567890},[1,2]]');
+    expect(JSON.parse(all)).toHaveLength(2);
+  });
+});
+
+describe('Retry-After and the retry policy', () => {
+  const now = Date.parse('2026-11-23T12:00:00Z');
+
+  it('reads delay-seconds and HTTP dates, capped at 60 s', () => {
+    expect(parseRetryAfter('3', now)).toBe(3000);
+    expect(parseRetryAfter(' 0 ', now)).toBe(0);
+    expect(parseRetryAfter('3600', now)).toBe(60_000);
+    expect(parseRetryAfter('Mon, 23 Nov 2026 12:00:05 GMT', now)).toBe(5000);
+    expect(parseRetryAfter('Monday, 23-Nov-26 12:00:07 GMT', now)).toBe(7000);
+    expect(parseRetryAfter('Mon Nov 23 12:00:02 2026', now)).toBe(2000);
+    expect(parseRetryAfter('Mon, 23 Nov 2026 13:00:00 GMT', now)).toBe(60_000);
+    expect(parseRetryAfter('Mon, 23 Nov 2026 11:00:00 GMT', now)).toBe(0);
+  });
+
+  it('ignores garbage', () => {
+    for (const bad of [undefined, '', 'soon', '-1', '1.5', '2 s', 'Mon, 99 Foo 2026 12:00:05 GMT']) expect(parseRetryAfter(bad, now)).toBeUndefined();
+  });
+
+  it('retries GET and HEAD three times, other methods only when asked', () => {
+    expect(retriesAllowed('GET', undefined)).toBe(3);
+    expect(retriesAllowed('head', undefined)).toBe(3);
+    for (const m of ['POST', 'PUT', 'PATCH', 'DELETE']) expect(retriesAllowed(m, undefined)).toBe(0);
+    expect(retriesAllowed('POST', 2)).toBe(2);
+    expect(retriesAllowed('GET', 0)).toBe(0);
+    expect(parseRetryCount(undefined)).toBeUndefined();
+    expect(parseRetryCount('5')).toBe(5);
+    for (const bad of ['-1', 'x', '11', '1.5']) expect(() => parseRetryCount(bad)).toThrow(expect.objectContaining({ exitCode: 2 }));
+  });
+
+  it('waits as told on 429 and 503, backs off without a Retry-After, and stops after the last attempt', () => {
+    expect(retryDecision(503, '2', 1, 3, now)).toEqual({ delayMs: 2000, notice: 'Retrying in 2 s (HTTP 503, attempt 1 of 3)…' });
+    expect(retryDecision(429, undefined, 2, 3, now)).toEqual({ delayMs: backoffMs(2), notice: 'Retrying in 2 s (HTTP 429, attempt 2 of 3)…' });
+    expect(retryDecision(503, 'later', 3, 3, now)?.delayMs).toBe(4000);
+    expect(retryDecision(503, '1', 4, 3, now)).toBeUndefined();
+    expect(retryDecision(503, '1', 1, 0, now)).toBeUndefined();
+    for (const status of [200, 404, 500, 502]) expect(retryDecision(status, '1', 1, 3, now)).toBeUndefined();
+  });
+});
+
+describe('--timeout', () => {
+  it('takes positive seconds, 60 by default', () => {
+    expect(parseTimeout(undefined)).toBe(60);
+    expect(parseTimeout('2.5')).toBe(2.5);
+    for (const bad of ['0', '-1', 'x', '']) expect(() => parseTimeout(bad)).toThrow(expect.objectContaining({ exitCode: 2 }));
+  });
+
+  it('aborts when the deadline passes, and when the parent signal aborts', async () => {
+    const parent = new AbortController();
+    const deadline = startDeadline(0.05, parent.signal);
+    await new Promise((r) => setTimeout(r, 80));
+    expect(deadline.signal.aborted).toBe(true);
+    expect(deadline.expired()).toBe(true);
+    expect(deadline.error().message).toBe('The request did not complete within 0.05 s.');
+    const second = startDeadline(10, parent.signal);
+    parent.abort();
+    expect(second.signal.aborted).toBe(true);
+    expect(second.expired()).toBe(false);
+    second.dispose();
+  });
+});
+
+describe('jq output', () => {
+  it('prints strings raw and other values as compact JSON, one result per line', () => {
+    expect(formatJqResults('"Lesson 1"\n"two\\nlines"\n3\nnull\n{"a":[1,2]}\n""')).toBe('Lesson 1\ntwo\nlines\n3\nnull\n{"a":[1,2]}\n\n');
+    expect(formatJqResults('')).toBe('');
+  });
+
+  it('indents objects and arrays for a terminal', () => {
+    const indent = (value: unknown) => JSON.stringify(value, null, 2);
+    expect(formatJqResults('{"a":1}\n"s"\n[2]\n7', indent)).toBe('{\n  "a": 1\n}\ns\n[\n  2\n]\n7\n');
+  });
+
+  it('shortens jq messages to one line', () => {
+    expect(jqMessage('jq: error: syntax error, unexpected end of file at <top-level>, line 1, column 5:\n    .a | \n        ^\njq: 1 compile error')).toBe(
+      'syntax error, unexpected end of file at <top-level>, line 1, column 5',
+    );
+    expect(jqMessage('jq: error (at /dev/stdin:0): Cannot index number with "b"')).toBe('Cannot index number with "b"');
+  });
+
+  it('runs real jq: a bad expression is a usage error, a non-JSON body a failure', async () => {
+    const filter = await compileJq('.items[] | select(.n > 1) | .name');
+    expect(filter.apply('{"items":[{"n":1,"name":"a"},{"n":2,"name":"b"},{"n":3,"name":"c"}]}')).toBe('b\nc\n');
+    expect(() => filter.apply('<html>', 'The page 2')).toThrow('The page 2 is not JSON, so --jq cannot filter it.');
+    expect(filter.apply('')).toBe('');
+    expect(() => filter.apply('{"items":3}')).toThrow(expect.objectContaining({ exitCode: 1, message: expect.stringMatching(/^--jq: Cannot iterate over number/) }));
+    await expect(compileJq('.items[')).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/^Invalid --jq expression: syntax error/) });
+    await expect(compileJq('map(nosuchfunction)')).rejects.toMatchObject({ exitCode: 2, message: 'Invalid --jq expression: nosuchfunction/0 is not defined at <top-level>, line 1, column 5.' });
+    // Checking an expression never runs it: this one loops for ever on null.
+    const walker = await compileJq('until(.done; .next) | .value # the last node');
+    expect(walker.apply('{"done":false,"next":{"done":true,"value":"end"}}')).toBe('end\n');
+    // Unbalanced parentheses the check's own would have closed are still a usage error.
+    const unbalanced = await compileJq('.a) | (.b');
+    expect(() => unbalanced.apply('{}')).toThrow(expect.objectContaining({ exitCode: 2, code: 'invalid_jq' }));
+  });
+});
+
+describe('call --list from /openapi.json', () => {
+  it('tells which operations paginate and lists their parameters', () => {
+    const ops = listOperations({
+      paths: {
+        '/items': {
+          get: { summary: 'List', 'x-paginated': true, parameters: [{ name: 'page', in: 'query', schema: { type: 'integer' } }] },
+        },
+        '/things/{id}': {
+          parameters: [{ name: 'id', in: 'path', description: 'Thing id' }],
+          get: { summary: 'One', responses: { 200: { headers: { Link: {} } } } },
+          delete: { summary: 'Remove', responses: { 204: {} } },
+        },
+      },
+    });
+    expect(ops.map((o) => [o.method, o.path, o.paginated])).toEqual([
+      ['GET', '/items', true],
+      ['GET', '/things/{id}', true],
+      ['DELETE', '/things/{id}', false],
+    ]);
+    expect(ops[0]!.parameters).toEqual([{ name: 'page', in: 'query', required: false, type: 'integer' }]);
+    expect(ops[2]!.parameters).toEqual([{ name: 'id', in: 'path', required: true, description: 'Thing id' }]);
+  });
+});
