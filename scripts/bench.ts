@@ -11,6 +11,7 @@
 //   BENCH_SMOKE=1     a quick smoke check (default 5 rounds): prints the table, never fails on
 //                     a budget, still fails when a case breaks
 //   BENCH_JSON=path   also write every sample and the machine as JSON, to compare before/after
+//   BENCH_COMPARE=path  a BENCH_JSON file of an earlier run, shown as a "before" column
 //
 // Exit status: 0 when every budget holds, 1 when one is over (not with BENCH_SMOKE) or a
 // case failed.
@@ -49,6 +50,33 @@ function fail(message: string): never {
   console.error(`bench: ${message}`);
   process.exit(1);
 }
+
+const RSS_ROW = 'peak RSS of school token';
+
+// The ratios (and peak RSS) of an earlier run, by case name; read before the run, so that a
+// wrong path is reported at once rather than after minutes of measuring.
+function earlierResults(path: string | undefined): Map<string, string> | undefined {
+  if (!path) return undefined;
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    fail(`BENCH_COMPARE: cannot read ${path} as JSON (${err instanceof Error ? err.message : String(err)}).`);
+  }
+  const earlier = new Map<string, string>();
+  if (typeof data === 'object' && data !== null) {
+    if ('cases' in data && Array.isArray(data.cases)) {
+      for (const c of data.cases) if (typeof c?.name === 'string' && typeof c.ratio === 'number') earlier.set(c.name, c.ratio.toFixed(2));
+    }
+    if ('peakRss' in data && typeof data.peakRss === 'object' && data.peakRss !== null
+      && 'medianMiB' in data.peakRss && typeof data.peakRss.medianMiB === 'number') {
+      earlier.set(RSS_ROW, `${data.peakRss.medianMiB.toFixed(1)} MiB`);
+    }
+  }
+  if (earlier.size === 0) fail(`BENCH_COMPARE: ${path} holds no results of this benchmark.`);
+  return earlier;
+}
+const earlier = earlierResults(process.env.BENCH_COMPARE);
 
 // ---------------------------------------------------------------------------------------------
 // Processes
@@ -188,6 +216,8 @@ const homes = { file: join(scratch, 'file'), keychain: join(scratch, 'keychain')
 await login(homes.file, apiSandbox.baseUrl, 'file');
 await login(homes.keychain, apiSandbox.baseUrl, 'keychain');
 await login(homes.refresh, refreshSandbox.baseUrl, 'file');
+// When the refresh home last obtained an access token: its login, then each refresh run.
+let lastRefreshEnd = Date.now();
 const envs = { file: childEnv(homes.file), keychain: childEnv(homes.keychain), refresh: childEnv(homes.refresh) };
 // How each home is set up, for the legend under the table.
 const homeNotes = {
@@ -216,7 +246,6 @@ interface Case {
   samples: number[];
 }
 
-let lastRefreshEnd = 0;
 let refreshRuns = 0;
 
 const cases: Case[] = [
@@ -243,8 +272,9 @@ const cases: Case[] = [
       if (wait > 0) await sleep(wait);
     },
     // Each run must have refreshed exactly once, or its time says nothing about refreshing.
-    check: async () => {
+    check: async (run) => {
       lastRefreshEnd = Date.now();
+      if (!/^\S+\n$/.test(run.stdout)) fail('school token (refresh first) printed something other than one token line.');
       refreshRuns += 1;
       const refreshes = await countEvents(refreshSandbox, isRefreshGrant, refreshRuns);
       if (refreshes !== refreshRuns) fail(`run ${refreshRuns} of "school token, refresh first" made the sandbox see ${refreshes} refresh grants in all, not ${refreshRuns}.`);
@@ -338,12 +368,14 @@ const results = cases.map((c) => {
 const rssMiB = median(rssKiB) / 1024;
 const rssOk = rssMiB <= RSS_BUDGET_MIB;
 
-const rows: string[][] = [['case', 'median ms', 'ratio', 'budget', 'result']];
+// With BENCH_COMPARE, a "before" column follows the ratio.
+const withBefore = (row: string[], before: string) => (earlier ? [...row.slice(0, 3), before, ...row.slice(3)] : row);
+const rows: string[][] = [withBefore(['case', 'median ms', 'ratio', 'budget', 'result'], 'before')];
 for (const r of results) {
-  rows.push([r.name, r.medianMs.toFixed(1), r.ratio.toFixed(2), r.budget === undefined ? '-' : `${r.budget.toFixed(2)}`,
-    r.ok === undefined ? 'reference' : r.ok ? 'ok' : 'OVER']);
+  rows.push(withBefore([r.name, r.medianMs.toFixed(1), r.ratio.toFixed(2), r.budget === undefined ? '-' : `${r.budget.toFixed(2)}`,
+    r.ok === undefined ? 'reference' : r.ok ? 'ok' : 'OVER'], earlier?.get(r.name) ?? '-'));
 }
-rows.push(['peak RSS of school token', '-', `${rssMiB.toFixed(1)} MiB`, `${RSS_BUDGET_MIB} MiB`, rssOk ? 'ok' : 'OVER']);
+rows.push(withBefore([RSS_ROW, '-', `${rssMiB.toFixed(1)} MiB`, `${RSS_BUDGET_MIB} MiB`, rssOk ? 'ok' : 'OVER'], earlier?.get(RSS_ROW) ?? '-'));
 const widths = rows[0].map((_, col) => Math.max(...rows.map((row) => row[col].length)));
 const line = (row: string[]) => `| ${row.map((cell, col) => (col === 0 ? cell.padEnd(widths[col]) : cell.padStart(widths[col]))).join(' | ')} |`;
 console.log(line(rows[0]));
