@@ -114,14 +114,24 @@ function parsedJson(what: string, text: string): unknown {
   }
 }
 
+// What a failed process said on stderr, on one line: the error of a crash (node prints the
+// stack and details after it), else the last lines, where `school` puts its message.
+function lastWords(stderr: string): string {
+  const lines = stderr.split('\n').map((l) => l.trim()).filter(Boolean);
+  return lines.find((l) => /^\w*Error\b/.test(l)) ?? lines.slice(-2).join(' / ');
+}
+
 // Never prints stdout: for `school token` it is the token itself.
 function expectSuccess(name: string, argv: string[], run: Run): void {
   if (run.status === 0) return;
-  const said = run.stderr.trim().split('\n').slice(-3).join(' / ');
+  const said = lastWords(run.stderr);
   fail(`"${name}" (${shown(argv)}) exited ${run.status}${said ? `: ${said}` : ''}`);
 }
 
-interface SandboxProcess { baseUrl: string; eventsFile: string; child: ChildProcess }
+interface SandboxProcess { baseUrl: string; eventsFile: string }
+
+// Every sandbox started, stopped when the benchmark exits, however it exits.
+const sandboxChildren: ChildProcess[] = [];
 
 async function startSandbox(scratch: string, label: string, extraArgs: string[]): Promise<SandboxProcess> {
   const eventsFile = join(scratch, `${label}-events.jsonl`);
@@ -129,15 +139,22 @@ async function startSandbox(scratch: string, label: string, extraArgs: string[])
     env: childEnv(scratch),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  sandboxChildren.push(child);
   let stderr = '';
-  child.stderr?.on('data', (chunk) => (stderr += String(chunk)));
-  const lines = createInterface({ input: child.stdout! });
-  const baseUrl = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the ${label} sandbox did not start within 60 s`)), 60_000);
-    lines.once('line', (line) => { clearTimeout(timer); resolveUrl(line.trim()); });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`the ${label} sandbox exited ${code}: ${stderr.trim()}`)); });
+  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+  const lines = createInterface({ input: child.stdout });
+  // Once it is up, a sandbox that dies shows as failing cases; until then, as itself.
+  const baseUrl = await new Promise<string>((resolveUrl) => {
+    const timer = setTimeout(() => fail(`the ${label} sandbox did not start within 60 s.`), 60_000);
+    const exited = (code: number | null) => fail(`the ${label} sandbox exited ${code}: ${lastWords(stderr)}`);
+    child.once('exit', exited);
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      child.off('exit', exited);
+      resolveUrl(line.trim());
+    });
   });
-  return { baseUrl, eventsFile, child };
+  return { baseUrl, eventsFile };
 }
 
 function sandboxEvents(sandbox: SandboxProcess): Array<Record<string, unknown>> {
@@ -162,11 +179,11 @@ async function countEvents(sandbox: SandboxProcess, match: (e: Record<string, un
 async function login(home: string, baseUrl: string, storage: 'file' | 'keychain'): Promise<void> {
   const args = [BIN, 'login', '--base-url', baseUrl, ...(storage === 'file' ? ['--insecure-storage'] : [])];
   const env = { ...childEnv(home), BROWSER: `${NODE} ${BROWSER_DRIVER_SCRIPT}` };
-  const child = spawn(NODE, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(NODE, args, { env, stdio: ['ignore', 'ignore', 'pipe'], timeout: 120_000 });
   let stderr = '';
-  child.stderr?.on('data', (chunk) => (stderr += String(chunk)));
+  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
   const code = await new Promise<number | null>((done) => child.on('close', done));
-  if (code !== 0) fail(`login to ${baseUrl} (${storage}) exited ${code}: ${stderr.trim().split('\n').slice(-2).join(' / ')}`);
+  if (code !== 0) fail(`login to ${baseUrl} (${storage}) exited ${code}: ${lastWords(stderr)}`);
   // Without a usable keychain, login falls back to the file and the keychain row would lie.
   const status = spawnSync(NODE, [BIN, 'status', '--json'], { env, encoding: 'utf8' });
   const profiles = parsedJson('school status --json', status.stdout);
@@ -180,8 +197,7 @@ async function login(home: string, baseUrl: string, storage: 'file' | 'keychain'
 // Set-up: two sandboxes, three logged-in homes
 
 const scratch = mkdtempSync(join(tmpdir(), 'school-bench-'));
-const sandboxes: SandboxProcess[] = [];
-const stopSandboxes = () => { for (const s of sandboxes) s.child.kill('SIGTERM'); };
+const stopSandboxes = () => { for (const child of sandboxChildren) if (child.exitCode === null) child.kill('SIGTERM'); };
 process.on('exit', () => {
   stopSandboxes();
   rmSync(scratch, { recursive: true, force: true });
@@ -210,7 +226,6 @@ const [apiSandbox, refreshSandbox] = await Promise.all([
   startSandbox(scratch, 'api', []),
   startSandbox(scratch, 'refresh', ['--access-ttl', String(SHORT_TTL_S)]),
 ]);
-sandboxes.push(apiSandbox, refreshSandbox);
 
 const homes = { file: join(scratch, 'file'), keychain: join(scratch, 'keychain'), refresh: join(scratch, 'refresh') };
 await login(homes.file, apiSandbox.baseUrl, 'file');
