@@ -367,11 +367,14 @@ stopSandboxes();
 // ---------------------------------------------------------------------------------------------
 // Report
 
-function median(xs: number[]): number {
+// The q-quantile by linear interpolation between the closest ranks (q = 0.5: the median).
+function quantile(xs: number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+  const at = (s.length - 1) * q;
+  const below = Math.floor(at);
+  return s[below] + (s[Math.min(below + 1, s.length - 1)] - s[below]) * (at - below);
 }
+const median = (xs: number[]) => quantile(xs, 0.5);
 
 const baseline = median(cases[0].samples);
 const results = cases.map((c) => {
@@ -383,14 +386,16 @@ const results = cases.map((c) => {
 const rssMiB = median(rssKiB) / 1024;
 const rssOk = rssMiB <= RSS_BUDGET_MIB;
 
-// With BENCH_COMPARE, a "before" column follows the ratio.
-const withBefore = (row: string[], before: string) => (earlier ? [...row.slice(0, 3), before, ...row.slice(3)] : row);
-const rows: string[][] = [withBefore(['case', 'median ms', 'ratio', 'budget', 'result'], 'before')];
+// The spread (middle half of the samples) says how far to trust a median: on a quiet machine it
+// is a few milliseconds. With BENCH_COMPARE, a "before" column follows the ratio.
+const withBefore = (row: string[], before: string) => (earlier ? [...row.slice(0, 4), before, ...row.slice(4)] : row);
+const rows: string[][] = [withBefore(['case', 'median ms', 'p25-p75 ms', 'ratio', 'budget', 'result'], 'before')];
 for (const r of results) {
-  rows.push(withBefore([r.name, r.medianMs.toFixed(1), r.ratio.toFixed(2), r.budget === undefined ? '-' : `${r.budget.toFixed(2)}`,
+  const spread = `${quantile(r.samplesMs, 0.25).toFixed(0)}-${quantile(r.samplesMs, 0.75).toFixed(0)}`;
+  rows.push(withBefore([r.name, r.medianMs.toFixed(1), spread, r.ratio.toFixed(2), r.budget === undefined ? '-' : `${r.budget.toFixed(2)}`,
     r.ok === undefined ? 'reference' : r.ok ? 'ok' : 'OVER'], earlier?.get(r.name) ?? '-'));
 }
-rows.push(withBefore([RSS_ROW, '-', `${rssMiB.toFixed(1)} MiB`, `${RSS_BUDGET_MIB} MiB`, rssOk ? 'ok' : 'OVER'], earlier?.get(RSS_ROW) ?? '-'));
+rows.push(withBefore([RSS_ROW, '-', '-', `${rssMiB.toFixed(1)} MiB`, `${RSS_BUDGET_MIB} MiB`, rssOk ? 'ok' : 'OVER'], earlier?.get(RSS_ROW) ?? '-'));
 const widths = rows[0].map((_, col) => Math.max(...rows.map((row) => row[col].length)));
 const line = (row: string[]) => `| ${row.map((cell, col) => (col === 0 ? cell.padEnd(widths[col]) : cell.padStart(widths[col]))).join(' | ')} |`;
 console.log(line(rows[0]));
@@ -403,6 +408,9 @@ console.log('');
 console.log(`Machine: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.os}, load average at start ${machine.loadAverage.join(' ')}`);
 console.log(`Runs: ${RUNS} timed rounds after ${WARMUPS} warm-up, each case once per round in random order (${elapsedS} s); ` +
   `ratio = median / median of node -e 0; peak RSS: median of ${RSS_RUNS} runs by ${rssMethod}.`);
+if (machine.loadAverage[0] > machine.cores) {
+  console.log(`Busy machine: a load average of ${machine.loadAverage[0]} on ${machine.cores} cores at the start inflates every ratio; measure again when it is quiet.`);
+}
 console.log(`Refresh row: every run refreshed (${refreshRuns} refresh grants seen by the sandbox; access tokens live ${SHORT_TTL_S} s).`);
 
 const jsonPath = process.env.BENCH_JSON;
