@@ -351,16 +351,17 @@ if (apiRefreshes !== 0) fail(`the cases meant to use a valid token refreshed it 
 // Peak RSS of `school token` (file store), by /usr/bin/time where it exists, else by a preload
 // that reports the process's own maxRSS on a spare descriptor as it exits.
 const TIME_BIN = '/usr/bin/time';
-const rssMethod = existsSync(TIME_BIN) ? '/usr/bin/time -f %M' : 'process.resourceUsage().maxRSS (preload)';
+const timeFound = existsSync(TIME_BIN);
+const rssMethod = timeFound ? `${TIME_BIN} -f %M` : 'process.resourceUsage().maxRSS (preload)';
 const rssPreload = join(scratch, 'report-max-rss.cjs');
-writeFileSync(rssPreload, "process.on('exit', () => require('node:fs').writeSync(3, String(process.resourceUsage().maxRSS)));\n");
+if (!timeFound) writeFileSync(rssPreload, "process.on('exit', () => require('node:fs').writeSync(3, String(process.resourceUsage().maxRSS)));\n");
 const rssKiB: number[] = [];
 for (let i = 0; i < RSS_RUNS; i++) {
-  const r = existsSync(TIME_BIN)
+  const r = timeFound
     ? spawnSync(TIME_BIN, ['-f', '%M', NODE, BIN, 'token'], { env: envs.file, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
     : spawnSync(NODE, ['--require', rssPreload, BIN, 'token'], { env: envs.file, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
-  if (r.status !== 0) fail(`measuring the peak RSS of school token failed: ${r.stderr.trim()}`);
-  const reported = existsSync(TIME_BIN) ? r.stderr.trim().split('\n').at(-1) : String(r.output[3] ?? '');
+  if (r.status !== 0) fail(`measuring the peak RSS of school token failed: ${lastWords(r.stderr)}`);
+  const reported = timeFound ? r.stderr.trim().split('\n').at(-1) : String(r.output[3] ?? '');
   const kib = Number(reported);
   if (!Number.isFinite(kib) || kib <= 0) fail(`could not read a peak RSS from "${reported}".`);
   rssKiB.push(kib);
