@@ -1,61 +1,439 @@
-// Start-up budget of `school token`, the command scripts call in loops: medians of interleaved
-// runs against `node -e 0` on the same machine. Run inside a keyring session (`npm run bench`).
-import { execFile, spawnSync } from 'node:child_process';
-import { promisify } from 'node:util';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// `npm run bench`: the start-up cost of the commands scripts call in loops, as a ratio to
+// `node -e 0` on the same machine. Whole processes, warm-ups first, then rounds in which every
+// case runs once in a fresh random order (so drifting load hits all cases alike), medians.
+//
+// It runs inside the keyring wrapper (a private D-Bus with a throwaway gnome-keyring), against
+// two sandbox processes on loopback, so the measured process never shares a CPU slice with an
+// in-process server: one with the default token lifetime, one whose access tokens last a
+// second, for the case that must refresh first.
+//
+//   BENCH_RUNS=N      timed rounds (default 40; about 2-3 minutes on two busy cores)
+//   BENCH_SMOKE=1     a quick smoke check (default 5 rounds): prints the table, never fails on
+//                     a budget, still fails when a case breaks
+//   BENCH_JSON=path   also write every sample and the machine as JSON, to compare before/after
+//   BENCH_COMPARE=path  a BENCH_JSON file of an earlier run, shown as a "before" column
+//
+// Exit status: 0 when every budget holds, 1 when one is over (not with BENCH_SMOKE) or a
+// case failed.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, release, tmpdir, type } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startSandbox } from '@school/sandbox';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { BROWSER_DRIVER_SCRIPT } from '@school/sandbox/browser-driver';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 40);
-const BIN = resolve(import.meta.dirname, '..', 'bin', 'school.cjs');
-const BUDGETS = { file: 1.2, keychain: 1.45 };
+const ROOT = resolve(import.meta.dirname, '..');
+const BIN = join(ROOT, 'bin', 'school.cjs');
+const SANDBOX_BIN = join(ROOT, 'sandbox', 'bin', 'school-sandbox.mjs');
+const NODE = process.execPath;
 
-function median(xs: number[]): number {
+const SMOKE = process.env.BENCH_SMOKE === '1';
+const RUNS = positiveInteger('BENCH_RUNS', SMOKE ? 5 : 40);
+const WARMUPS = SMOKE ? 1 : 3;
+const RSS_RUNS = SMOKE ? 3 : 9;
+const RSS_BUDGET_MIB = 50;
+// Access tokens of the refresh sandbox last this long; a refresh run waits until the token the
+// previous one obtained has certainly expired (one more second covers rounding to seconds).
+const SHORT_TTL_S = 1;
+const REFRESH_GAP_MS = (SHORT_TTL_S + 1) * 1000;
+
+function positiveInteger(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) fail(`${name} must be a positive whole number, not "${raw}".`);
+  return n;
+}
+
+function fail(message: string): never {
+  console.error(`bench: ${message}`);
+  process.exit(1);
+}
+
+const RSS_ROW = 'peak RSS of school token';
+
+// The ratios (and peak RSS) of an earlier run, by case name; read before the run, so that a
+// wrong path is reported at once rather than after minutes of measuring.
+function earlierResults(path: string | undefined): Map<string, string> | undefined {
+  if (!path) return undefined;
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    fail(`BENCH_COMPARE: cannot read ${path} as JSON (${err instanceof Error ? err.message : String(err)}).`);
+  }
+  const earlier = new Map<string, string>();
+  if (typeof data === 'object' && data !== null) {
+    if ('cases' in data && Array.isArray(data.cases)) {
+      for (const c of data.cases) if (typeof c?.name === 'string' && typeof c.ratio === 'number') earlier.set(c.name, c.ratio.toFixed(2));
+    }
+    if ('peakRss' in data && typeof data.peakRss === 'object' && data.peakRss !== null
+      && 'medianMiB' in data.peakRss && typeof data.peakRss.medianMiB === 'number') {
+      earlier.set(RSS_ROW, `${data.peakRss.medianMiB.toFixed(1)} MiB`);
+    }
+  }
+  if (earlier.size === 0) fail(`BENCH_COMPARE: ${path} holds no results of this benchmark.`);
+  return earlier;
+}
+const earlier = earlierResults(process.env.BENCH_COMPARE);
+
+// ---------------------------------------------------------------------------------------------
+// Processes
+
+interface Run { ms: number; status: number | null; stdout: string; stderr: string }
+
+// Measured children get the same environment; nothing of the caller's that changes how `school`
+// or node behaves (a token, a profile, CI, preloaded modules) leaks in.
+function childEnv(home: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, SCHOOL_CONFIG_DIR: join(home, 'config') };
+  for (const name of ['SCHOOL_TOKEN', 'SCHOOL_REFRESH_TOKEN', 'SCHOOL_CLIENT_ID', 'SCHOOL_CLIENT_SECRET',
+    'SCHOOL_BASE_URL', 'SCHOOL_PROFILE', 'CI', 'NODE_OPTIONS', 'BROWSER']) delete env[name];
+  return env;
+}
+
+function timedRun(argv: string[], env: NodeJS.ProcessEnv, input?: string): Run {
+  const [command, ...args] = argv;
+  const started = process.hrtime.bigint();
+  const r = spawnSync(command, args, { env, input, stdio: ['pipe', 'pipe', 'pipe'], encoding: 'utf8', timeout: 60_000 });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (r.error) fail(`${shown(argv)} could not run: ${r.error.message}`);
+  return { ms, status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function shown(argv: string[]): string {
+  return argv.map((a) => (a === NODE ? 'node' : a === BIN ? 'bin/school.cjs' : a)).join(' ');
+}
+
+// Never shows the text it parses: for `school token --json` it holds the token itself.
+function parsedJson(what: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    fail(`${what} did not print JSON.`);
+  }
+}
+
+// What a failed process said on stderr, on one line: the error of a crash (node prints the
+// stack and details after it), else the last lines, where `school` puts its message.
+function lastWords(stderr: string): string {
+  const lines = stderr.split('\n').map((l) => l.trim()).filter(Boolean);
+  return lines.find((l) => /^\w*Error\b/.test(l)) ?? lines.slice(-2).join(' / ');
+}
+
+// Never prints stdout: for `school token` it is the token itself.
+function expectSuccess(name: string, argv: string[], run: Run): void {
+  if (run.status === 0) return;
+  const said = lastWords(run.stderr);
+  fail(`"${name}" (${shown(argv)}) exited ${run.status}${said ? `: ${said}` : ''}`);
+}
+
+interface SandboxProcess { baseUrl: string; eventsFile: string }
+
+// Every sandbox started, stopped when the benchmark exits, however it exits.
+const sandboxChildren: ChildProcess[] = [];
+
+async function startSandbox(scratch: string, label: string, extraArgs: string[]): Promise<SandboxProcess> {
+  const eventsFile = join(scratch, `${label}-events.jsonl`);
+  const child = spawn(NODE, [SANDBOX_BIN, '--quiet', '--events', eventsFile, ...extraArgs], {
+    env: childEnv(scratch),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  sandboxChildren.push(child);
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+  const lines = createInterface({ input: child.stdout });
+  // Once it is up, a sandbox that dies shows as failing cases; until then, as itself.
+  const baseUrl = await new Promise<string>((resolveUrl) => {
+    const timer = setTimeout(() => fail(`the ${label} sandbox did not start within 60 s.`), 60_000);
+    const exited = (code: number | null) => fail(`the ${label} sandbox exited ${code}: ${lastWords(stderr)}`);
+    child.once('exit', exited);
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      child.off('exit', exited);
+      resolveUrl(line.trim());
+    });
+  });
+  return { baseUrl, eventsFile };
+}
+
+function sandboxEvents(sandbox: SandboxProcess): Array<Record<string, unknown>> {
+  return readFileSync(sandbox.eventsFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+}
+
+const isRefreshGrant = (e: Record<string, unknown>) => e.type === 'token' && e.grant_type === 'refresh_token' && e.ok === true;
+const isAuthenticatedCoursesGet = (e: Record<string, unknown>) =>
+  e.type === 'api' && e.method === 'GET' && e.path === '/api/courses' && e.authenticated === true && e.status === 200;
+
+// The sandbox writes an event as it answers; give it a moment to land after the client exits.
+async function countEvents(sandbox: SandboxProcess, match: (e: Record<string, unknown>) => boolean, expected: number): Promise<number> {
+  let count = 0;
+  for (let attempt = 0; attempt < 20; attempt++) {
+    count = sandboxEvents(sandbox).filter(match).length;
+    if (count >= expected) return count;
+    await sleep(50);
+  }
+  return count;
+}
+
+async function login(home: string, baseUrl: string, storage: 'file' | 'keychain'): Promise<void> {
+  const args = [BIN, 'login', '--base-url', baseUrl, ...(storage === 'file' ? ['--insecure-storage'] : [])];
+  const env = { ...childEnv(home), BROWSER: `${NODE} ${BROWSER_DRIVER_SCRIPT}` };
+  const child = spawn(NODE, args, { env, stdio: ['ignore', 'ignore', 'pipe'], timeout: 120_000 });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+  const code = await new Promise<number | null>((done) => child.on('close', done));
+  if (code !== 0) fail(`login to ${baseUrl} (${storage}) exited ${code}: ${lastWords(stderr)}`);
+  // Without a usable keychain, login falls back to the file and the keychain row would lie.
+  const status = spawnSync(NODE, [BIN, 'status', '--json'], { env, encoding: 'utf8' });
+  const profiles = parsedJson('school status --json', status.stdout);
+  const where = Array.isArray(profiles) && profiles.length > 0 ? profiles[0].storage : undefined;
+  if (where !== storage) {
+    fail(`the ${storage} profile keeps its secrets in "${where}"; run the benchmark inside the keyring wrapper (npm run bench).`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Set-up: two sandboxes, three logged-in homes
+
+const scratch = mkdtempSync(join(tmpdir(), 'school-bench-'));
+const stopSandboxes = () => { for (const child of sandboxChildren) if (child.exitCode === null) child.kill('SIGTERM'); };
+process.on('exit', () => {
+  stopSandboxes();
+  rmSync(scratch, { recursive: true, force: true });
+});
+process.on('SIGINT', () => process.exit(130));
+process.on('SIGTERM', () => process.exit(143));
+
+const machine = {
+  cpu: cpus()[0]?.model.trim() ?? 'unknown',
+  cores: availableParallelism(),
+  node: process.version,
+  os: `${osName()} (${type()} ${release()})`,
+  loadAverage: loadavg().map((n) => Number(n.toFixed(2))),
+};
+
+function osName(): string {
+  try {
+    return /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(readFileSync('/etc/os-release', 'utf8'))?.[1] ?? type();
+  } catch {
+    return type();
+  }
+}
+
+console.error('bench: starting two sandboxes and logging in three profiles (a headless browser signs in)...');
+const [apiSandbox, refreshSandbox] = await Promise.all([
+  startSandbox(scratch, 'api', []),
+  startSandbox(scratch, 'refresh', ['--access-ttl', String(SHORT_TTL_S)]),
+]);
+
+const homes = { file: join(scratch, 'file'), keychain: join(scratch, 'keychain'), refresh: join(scratch, 'refresh') };
+await login(homes.file, apiSandbox.baseUrl, 'file');
+await login(homes.keychain, apiSandbox.baseUrl, 'keychain');
+await login(homes.refresh, refreshSandbox.baseUrl, 'file');
+// When the refresh home last obtained an access token: its login, then each refresh run.
+let lastRefreshEnd = Date.now();
+const envs = { file: childEnv(homes.file), keychain: childEnv(homes.keychain), refresh: childEnv(homes.refresh) };
+// How each home is set up, for the legend under the table.
+const homeNotes = {
+  file: 'logged in to the sandbox with --insecure-storage (0600 file store), token valid for an hour',
+  keychain: 'logged in to the same sandbox, secrets in the gnome-keyring of the wrapper',
+  refresh: `logged in with --insecure-storage to a second sandbox whose access tokens last ${SHORT_TTL_S} s`,
+};
+
+// The token curl sends: held in memory and handed to curl on stdin, never on a command line.
+const tokenRun = timedRun([NODE, BIN, 'token'], envs.file);
+expectSuccess('school token', [NODE, BIN, 'token'], tokenRun);
+const curlHeaders = `Authorization: Bearer ${tokenRun.stdout.trim()}\nAccept: application/json\n`;
+const coursesUrl = new URL('/api/courses', apiSandbox.baseUrl).href;
+
+// ---------------------------------------------------------------------------------------------
+// The cases
+
+interface Case {
+  name: string;
+  argv: string[];
+  home: keyof typeof homes;
+  budget?: number;      // at most this ratio to `node -e 0`; none: shown for reference
+  input?: string;       // stdin
+  before?: () => Promise<void>;
+  check?: (run: Run) => void | Promise<void>;
+  getsCourses?: true;   // sends GET /api/courses with the file home's token, counted by the API
+  samples: number[];
+}
+
+// curl is a reference only: without it the row is left out rather than the run refused.
+const curlFound = spawnSync('curl', ['--version'], { stdio: 'ignore' }).error === undefined;
+
+let refreshRuns = 0;
+
+const cases: Case[] = [
+  { name: 'node -e 0', argv: [NODE, '-e', '0'], home: 'file', samples: [] },
+  {
+    name: 'school token (file store)', argv: [NODE, BIN, 'token'], home: 'file', budget: 1.15, samples: [],
+    check: (run) => { if (!/^\S+\n$/.test(run.stdout)) fail('school token printed something other than one token line.'); },
+  },
+  {
+    name: 'school token (keychain)', argv: [NODE, BIN, 'token'], home: 'keychain', budget: 1.40, samples: [],
+    check: (run) => { if (!/^\S+\n$/.test(run.stdout)) fail('school token (keychain) printed something other than one token line.'); },
+  },
+  {
+    name: 'school token --json', argv: [NODE, BIN, 'token', '--json'], home: 'file', budget: 1.20, samples: [],
+    check: (run) => {
+      const printed = parsedJson('school token --json', run.stdout);
+      if (typeof printed !== 'object' || printed === null || !('access_token' in printed)) fail('school token --json printed no access_token.');
+    },
+  },
+  {
+    name: 'school token, refresh first', argv: [NODE, BIN, 'token'], home: 'refresh', budget: 1.60, samples: [],
+    before: async () => {
+      const wait = lastRefreshEnd + REFRESH_GAP_MS - Date.now();
+      if (wait > 0) await sleep(wait);
+    },
+    // Each run must have refreshed exactly once, or its time says nothing about refreshing.
+    check: async (run) => {
+      lastRefreshEnd = Date.now();
+      if (!/^\S+\n$/.test(run.stdout)) fail('school token (refresh first) printed something other than one token line.');
+      refreshRuns += 1;
+      const refreshes = await countEvents(refreshSandbox, isRefreshGrant, refreshRuns);
+      if (refreshes !== refreshRuns) fail(`run ${refreshRuns} of "school token, refresh first" made the sandbox see ${refreshes} refresh grants in all, not ${refreshRuns}.`);
+    },
+  },
+  {
+    name: 'school call /api/courses', argv: [NODE, BIN, 'call', '/api/courses'], home: 'file', budget: 1.45, getsCourses: true, samples: [],
+    check: (run) => { parsedJson('school call /api/courses', run.stdout); },
+  },
+  ...(curlFound ? [{
+    name: 'curl, same token and URL', argv: ['curl', '-sSf', '-H', '@-', coursesUrl], home: 'file', input: curlHeaders, getsCourses: true, samples: [],
+    check: (run) => { parsedJson('curl', run.stdout); },
+  } satisfies Case] : []),
+  { name: 'school --help', argv: [NODE, BIN, '--help'], home: 'file', budget: 1.30, samples: [] },
+];
+
+async function runCase(c: Case): Promise<number> {
+  await c.before?.();
+  const run = timedRun(c.argv, envs[c.home], c.input);
+  expectSuccess(c.name, c.argv, run);
+  await c.check?.(run);
+  return run.ms;
+}
+
+function shuffled<T>(items: T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rounds
+
+const startedAt = Date.now();
+console.error(`bench: ${WARMUPS} warm-up and ${RUNS} timed rounds of ${cases.length} cases...`);
+for (let round = 0; round < WARMUPS + RUNS; round++) {
+  for (const c of shuffled(cases)) {
+    const ms = await runCase(c);
+    if (round >= WARMUPS) c.samples.push(ms);
+  }
+  if (process.stderr.isTTY) process.stderr.write(`\rbench: round ${round + 1}/${WARMUPS + RUNS}`);
+}
+if (process.stderr.isTTY) process.stderr.write('\n');
+
+// Every `school call` and every curl reached the API with a token the API accepted.
+const courseGets = (WARMUPS + RUNS) * cases.filter((c) => c.getsCourses).length;
+const authenticatedGets = await countEvents(apiSandbox, isAuthenticatedCoursesGet, courseGets);
+if (authenticatedGets !== courseGets) fail(`the API saw ${authenticatedGets} authenticated GET /api/courses, not ${courseGets}.`);
+const apiRefreshes = sandboxEvents(apiSandbox).filter(isRefreshGrant).length;
+if (apiRefreshes !== 0) fail(`the cases meant to use a valid token refreshed it ${apiRefreshes} times.`);
+
+// Peak RSS of `school token` (file store), by /usr/bin/time where it exists, else by a preload
+// that reports the process's own maxRSS on a spare descriptor as it exits.
+const TIME_BIN = '/usr/bin/time';
+const timeFound = existsSync(TIME_BIN);
+const rssMethod = timeFound ? `${TIME_BIN} -f %M` : 'process.resourceUsage().maxRSS (preload)';
+const rssPreload = join(scratch, 'report-max-rss.cjs');
+if (!timeFound) writeFileSync(rssPreload, "process.on('exit', () => require('node:fs').writeSync(3, String(process.resourceUsage().maxRSS)));\n");
+const rssKiB: number[] = [];
+for (let i = 0; i < RSS_RUNS; i++) {
+  const r = timeFound
+    ? spawnSync(TIME_BIN, ['-f', '%M', NODE, BIN, 'token'], { env: envs.file, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawnSync(NODE, ['--require', rssPreload, BIN, 'token'], { env: envs.file, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  if (r.status !== 0) fail(`measuring the peak RSS of school token failed: ${lastWords(r.stderr)}`);
+  const reported = timeFound ? r.stderr.trim().split('\n').at(-1) : String(r.output[3] ?? '');
+  const kib = Number(reported);
+  if (!Number.isFinite(kib) || kib <= 0) fail(`could not read a peak RSS from "${reported}".`);
+  rssKiB.push(kib);
+}
+const elapsedS = Math.round((Date.now() - startedAt) / 1000);
+stopSandboxes();
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+// The q-quantile by linear interpolation between the closest ranks (q = 0.5: the median).
+function quantile(xs: number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
+  const at = (s.length - 1) * q;
+  const below = Math.floor(at);
+  return s[below] + (s[Math.min(below + 1, s.length - 1)] - s[below]) * (at - below);
+}
+const median = (xs: number[]) => quantile(xs, 0.5);
+
+const baseline = median(cases[0].samples);
+const results = cases.map((c) => {
+  const medianMs = median(c.samples);
+  const ratio = medianMs / baseline;
+  const ok = c.budget === undefined ? undefined : ratio <= c.budget;
+  return { name: c.name, command: shown(c.argv), home: c.home, budget: c.budget, medianMs, ratio, ok, samplesMs: c.samples };
+});
+const rssMiB = median(rssKiB) / 1024;
+const rssOk = rssMiB <= RSS_BUDGET_MIB;
+
+// The spread (middle half of the samples) says how far to trust a median: on a quiet machine it
+// is a few milliseconds. With BENCH_COMPARE, a "before" column follows the ratio.
+const withBefore = (row: string[], before: string) => (earlier ? [...row.slice(0, 4), before, ...row.slice(4)] : row);
+const rows: string[][] = [withBefore(['case', 'median ms', 'p25-p75 ms', 'ratio', 'budget', 'result'], 'before')];
+for (const r of results) {
+  const spread = `${quantile(r.samplesMs, 0.25).toFixed(0)}-${quantile(r.samplesMs, 0.75).toFixed(0)}`;
+  rows.push(withBefore([r.name, r.medianMs.toFixed(1), spread, r.ratio.toFixed(2), r.budget === undefined ? '-' : `${r.budget.toFixed(2)}`,
+    r.ok === undefined ? 'reference' : r.ok ? 'ok' : 'OVER'], earlier?.get(r.name) ?? '-'));
+}
+rows.push(withBefore([RSS_ROW, '-', '-', `${rssMiB.toFixed(1)} MiB`, `${RSS_BUDGET_MIB} MiB`, rssOk ? 'ok' : 'OVER'], earlier?.get(RSS_ROW) ?? '-'));
+const widths = rows[0].map((_, col) => Math.max(...rows.map((row) => row[col].length)));
+const line = (row: string[]) => `| ${row.map((cell, col) => (col === 0 ? cell.padEnd(widths[col]) : cell.padStart(widths[col]))).join(' | ')} |`;
+console.log(line(rows[0]));
+console.log(`| ${widths.map((w, col) => (col === 0 ? '-'.repeat(w) : `${'-'.repeat(w - 1)}:`)).join(' | ')} |`);
+for (const row of rows.slice(1)) console.log(line(row));
+console.log('');
+for (const r of results) console.log(`  ${r.name}: ${r.command}${r.name === 'node -e 0' ? '' : `  [${r.home}]`}`);
+for (const [home, note] of Object.entries(homeNotes)) console.log(`  [${home}] ${note}`);
+console.log('');
+console.log(`Machine: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.os}, load average at start ${machine.loadAverage.join(' ')}`);
+console.log(`Runs: ${RUNS} timed rounds after ${WARMUPS} warm-up, each case once per round in random order (${elapsedS} s); ` +
+  `ratio = median / median of node -e 0; peak RSS: median of ${RSS_RUNS} runs by ${rssMethod}.`);
+if (machine.loadAverage[0] > machine.cores) {
+  console.log(`Busy machine: a load average of ${machine.loadAverage[0]} on ${machine.cores} cores at the start inflates every ratio; measure again when it is quiet.`);
+}
+if (!curlFound) console.log('No curl on the PATH: its reference row is left out.');
+console.log(`Refresh row: every run refreshed (${refreshRuns} refresh grants seen by the sandbox; access tokens live ${SHORT_TTL_S} s).`);
+
+const jsonPath = process.env.BENCH_JSON;
+if (jsonPath) {
+  writeFileSync(jsonPath, `${JSON.stringify({
+    date: new Date(startedAt).toISOString(),
+    machine,
+    runs: RUNS,
+    warmups: WARMUPS,
+    smoke: SMOKE,
+    baselineMs: baseline,
+    cases: results,
+    peakRss: { method: rssMethod, budgetMiB: RSS_BUDGET_MIB, medianMiB: rssMiB, ok: rssOk, samplesKiB: rssKiB },
+  }, null, 2)}\n`);
+  console.error(`bench: results written to ${jsonPath}`);
 }
 
-function time(cmd: string, args: string[], env: NodeJS.ProcessEnv): number {
-  const t = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}`);
-  return Number(process.hrtime.bigint() - t) / 1e6;
-}
-
-const sandbox = await startSandbox({ quiet: true });
-const envs: Record<'file' | 'keychain', NodeJS.ProcessEnv> = { file: {}, keychain: {} };
-for (const kind of ['file', 'keychain'] as const) {
-  const home = mkdtempSync(join(tmpdir(), 'school-bench-'));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOME: home,
-    SCHOOL_CONFIG_DIR: join(home, 'config'),
-    BROWSER: `node ${BROWSER_DRIVER_SCRIPT}`,
-  };
-  // Async: the sandbox answers from this very process.
-  await promisify(execFile)(process.execPath, [BIN, 'login', '--base-url', sandbox.baseUrl, ...(kind === 'file' ? ['--insecure-storage'] : [])], { env });
-  envs[kind] = env;
-}
-
-const samples = { node: [] as number[], file: [] as number[], keychain: [] as number[] };
-for (let i = 0; i < 3; i++) time(process.execPath, [BIN, 'token'], envs.file); // warm the file cache
-for (let i = 0; i < RUNS; i++) {
-  samples.node.push(time(process.execPath, ['-e', '0'], envs.file));
-  samples.file.push(time(process.execPath, [BIN, 'token'], envs.file));
-  samples.keychain.push(time(process.execPath, [BIN, 'token'], envs.keychain));
-}
-await sandbox.close();
-
-const base = median(samples.node);
-let over = false;
-console.log(`node -e 0: ${base.toFixed(1)} ms (median of ${RUNS})`);
-for (const kind of ['file', 'keychain'] as const) {
-  const m = median(samples[kind]);
-  const ratio = m / base;
-  const ok = ratio <= BUDGETS[kind];
-  over ||= !ok;
-  console.log(`school token (${kind}): ${m.toFixed(1)} ms = ${ratio.toFixed(2)}x  budget ${BUDGETS[kind]}x  ${ok ? 'ok' : 'OVER BUDGET'}`);
-}
-process.exit(over ? 1 : 0);
+const over = results.some((r) => r.ok === false) || !rssOk;
+if (over && SMOKE) console.error('bench: smoke run: a budget looks over, but a few runs on a shared machine prove nothing.');
+process.exit(over && !SMOKE ? 1 : 0);
