@@ -3,7 +3,7 @@ import { createHttpClient } from './http/client.js';
 import { systemIO } from './iostreams.js';
 import { systemBrowser } from './login/browser.js';
 import type { Env } from './options.js';
-import { systemBackends } from './state/credential-store.js';
+import { systemBackends } from './state/backends.js';
 import { resolvePaths } from './state/paths.js';
 import { openStateRepository } from './state/repository.js';
 import { VERSION } from './version.js';

@@ -1,8 +1,6 @@
-import type { Paths } from './paths.js';
-
 /**
  * Where secrets live. Non-secret profile data lives in the config file instead. Every kind has a
- * backend in the table below; nothing else in the CLI tells the kinds apart.
+ * backend in the table of `backends.ts`; nothing else in the CLI tells the kinds apart.
  */
 export const STORAGE_KINDS = ['keychain', 'file'] as const;
 export type StorageKind = (typeof STORAGE_KINDS)[number];
@@ -38,29 +36,6 @@ export interface CredentialBackend {
 }
 
 export type CredentialBackends = Record<StorageKind, CredentialBackend>;
-
-/** The real backends: the OS keychain through keytar, and a 0600 JSON file. */
-export function systemBackends(paths: Paths): CredentialBackends {
-  const fileFor = async (area: CredentialArea) => {
-    const { openFileStore } = await import('./file-store.js');
-    return openFileStore(area === 'job' ? paths.jobCredentialsFile : paths.credentialsFile, paths.lockDir);
-  };
-  return {
-    keychain: {
-      open: async () => (await import('./keychain.js')).openKeychain(),
-      probe: async () => (await import('./keychain.js')).probeKeychain(),
-    },
-    file: {
-      open: fileFor,
-      async probe(area) {
-        const store = await fileFor(area);
-        // A damaged file is reported now (it throws), before anything is stored in it for nothing.
-        await store.get('probe');
-        return { ok: true, store };
-      },
-    },
-  };
-}
 
 /** The service name under which every secret of this CLI is filed in the OS keychain. */
 export const KEYCHAIN_SERVICE = 'school-cli';
