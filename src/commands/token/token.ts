@@ -60,6 +60,11 @@ async function run(deps: Deps, opts: TokenOptions): Promise<void> {
 export const tokenCommand = defineCommand<TokenOptions>({
   name: 'token',
   description: 'print a valid access token (refreshed when about to expire)',
+  examples: `
+Examples:
+  curl -H "Authorization: Bearer $(school token)" https://your-school.example/api/courses
+  school token --json
+  school token --profile ci-nightly --for-ci`,
   configure(cmd: Command) {
     cmd.option('--for-ci', 'print SCHOOL_BASE_URL, SCHOOL_CLIENT_ID and SCHOOL_REFRESH_TOKEN for a CI secret store and hand the profile over');
   },

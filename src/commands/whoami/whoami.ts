@@ -41,6 +41,10 @@ async function run(deps: Deps, opts: WhoamiOptions): Promise<void> {
 export const whoamiCommand = defineCommand<WhoamiOptions>({
   name: 'whoami',
   description: 'show who is logged in',
+  examples: `
+Examples:
+  school whoami
+  school whoami --json --profile work`,
   configure: () => undefined,
   toOptions: globalOptions,
   run,
