@@ -2,6 +2,7 @@ import { callCommand } from './call/call.js';
 import type { CommandEntry } from './command.js';
 import { completeCommand } from './completion/complete.js';
 import { completionCommand } from './completion/completion.js';
+import { doctorCommand } from './doctor/doctor.js';
 import { loginCommand } from './login/login.js';
 import { logoutCommand } from './logout/logout.js';
 import { statusCommand } from './status/status.js';
@@ -12,7 +13,7 @@ import { whoamiCommand } from './whoami/whoami.js';
 export const COMMAND_GROUPS: ReadonlyArray<{ heading: string; commands: readonly CommandEntry[] }> = [
   { heading: 'Sign in:', commands: [loginCommand, logoutCommand] },
   { heading: 'Use the API:', commands: [tokenCommand, callCommand] },
-  { heading: 'Inspect:', commands: [whoamiCommand, statusCommand] },
+  { heading: 'Inspect:', commands: [whoamiCommand, statusCommand, doctorCommand] },
   { heading: 'Shell:', commands: [completionCommand] },
 ];
 
