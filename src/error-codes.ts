@@ -35,7 +35,7 @@ export interface ErrorCodeInfo {
 export const ERROR_CODES = {
   // Usage: the command line is wrong (exit 2).
   usage: { exit: 2, meaning: 'The command line is wrong: an unknown command or flag, a missing or bad argument.', action: 'fix_command' },
-  invalid_base_url: { exit: 2, meaning: 'The base URL cannot be used as it is (no scheme, a query or fragment); the hint gives the corrected command.', action: 'fix_command' },
+  invalid_base_url: { exit: 2, meaning: 'The base URL cannot be used as it is (no scheme, a query or fragment); the message names the URLs it may have meant.', action: 'fix_command' },
   insecure_url: { exit: 2, meaning: 'A URL on the command line is not https (plain http is allowed for loopback addresses only).', action: 'fix_command' },
   blocked_port: { exit: 2, meaning: 'The --port is below 1024 or one that browsers refuse to connect to.', action: 'fix_command' },
   invalid_scope: { exit: 2, meaning: 'A requested scope is not offered by the server; the hint is the corrected command.', action: 'fix_command', fromServer: true },
