@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { SAFE_SCOPE } from '../oauth/challenge.js';
 
 export function parseScopes(input: string | string[] | undefined): string[] {
   const raw = Array.isArray(input) ? input.join(' ') : (input ?? '');
@@ -61,10 +62,12 @@ export function checkScopes(requested: string[], supported: string[] | undefined
   const unknown = requested.filter((s) => !supported.includes(s));
   if (!unknown.length) return;
   const first = unknown[0];
-  const suggestion = suggestScope(first, supported);
+  // Only a plain scope name from the server may be suggested: the hint is a command line to paste.
+  const suggestable = supported.filter((s) => SAFE_SCOPE.test(s));
+  const suggestion = suggestScope(first, suggestable);
   const names = unknown.map((s) => `"${s}"`).join(', ');
   // Every unknown scope is replaced by its suggestion, or dropped when there is none.
-  const corrected = [...new Set(requested.flatMap((s) => (supported.includes(s) ? [s] : (suggestScope(s, supported) ?? []))))];
+  const corrected = [...new Set(requested.flatMap((s) => (supported.includes(s) ? [s] : (suggestScope(s, suggestable) ?? []))))];
   throw new UsageError(
     `Unknown scope${unknown.length > 1 ? 's' : ''} ${names}: the server does not offer ${unknown.length > 1 ? 'them' : 'it'}.${suggestion ? ` Did you mean "${suggestion}"?` : ''}`,
     {

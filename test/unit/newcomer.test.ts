@@ -102,3 +102,12 @@ describe('a base URL after logout', () => {
     });
   });
 });
+
+describe('the scope a hint suggests', () => {
+  it('is never a server scope that is not a plain name', () => {
+    const err = thrown(() => checkScopes(["courses:reed"], ["courses:read'; rm -rf ~; '", 'openid']));
+    if (!(err instanceof Error) || !('hint' in err)) throw new Error('expected a usage error with a hint');
+    expect(err).toMatchObject({ code: 'invalid_scope' });
+    expect(`${err.message} ${String(err.hint)}`).not.toContain('rm -rf');
+  });
+});
