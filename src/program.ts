@@ -62,7 +62,19 @@ export function buildProgram(makeDeps: DepsFactory, onResult: (p: Promise<void>)
       onResult(entry.execute(makeDeps, this.optsWithGlobals(), this.args));
     });
   }
-  program.commandsGroup('Shell:').helpCommand('help [command]', 'show help for a command');
+  // Commander's own help command answers `school help bogus` with the whole help and success: this one says it is unknown.
+  program
+    .helpCommand(false)
+    .command('help')
+    .argument('[command]', 'the command to explain')
+    .description('show help for a command')
+    .helpGroup('Shell:')
+    .exitOverride(rethrowAsSentence('school help'))
+    .action((name: string | undefined) => {
+      const target = name === undefined ? program : program.commands.find((c) => c.name() === name);
+      if (!target) throw new UsageError(`Unknown command '${name}'. Run 'school --help'.`);
+      target.outputHelp();
+    });
   return program;
 }
 

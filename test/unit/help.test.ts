@@ -84,3 +84,14 @@ describe('parser errors are sentences that point to the help', () => {
     expect(err.message).toBe("Option '--a' cannot be used with option '--b'. Run 'school call --help'.");
   });
 });
+
+describe('school help', () => {
+  it('shows the help of a command, and refuses one that does not exist', async () => {
+    let out = '';
+    const p = program();
+    for (const c of [p, ...p.commands]) c.configureOutput({ writeOut: (s) => (out += s) });
+    await p.parseAsync(['help', 'doctor'], { from: 'user' });
+    expect(out).toMatch(/^Usage: school doctor /);
+    await expect(program().parseAsync(['help', 'bogus'], { from: 'user' })).rejects.toMatchObject({ code: 'usage', exitCode: 2, message: "Unknown command 'bogus'. Run 'school --help'." });
+  });
+});
