@@ -27,13 +27,19 @@ function cleanFinding(f: Finding): Finding {
   return { ...f, message: clean(f.message), ...(f.fix === undefined ? {} : { fix: clean(f.fix) }), ...(f.subject === undefined ? {} : { subject: clean(f.subject) }) };
 }
 
+type Paint = (status: FindingStatus, text: string) => string;
+
+/** Status words coloured by status, when colour is on for stdout. */
+async function painter(deps: Deps): Promise<Paint> {
+  if (!deps.io.colorOn('out')) return (_status, text) => text;
+  const { Chalk } = await import('chalk');
+  const c = new Chalk({ level: 1 });
+  const colour: Record<FindingStatus, (text: string) => string> = { ok: c.green, info: c.dim, warning: c.yellow, problem: c.red };
+  return (status, text) => colour[status](text);
+}
+
 /** The report for a person: one heading per area (and server or profile), one line per finding, its fix under it. */
-function textReport(findings: Finding[], color: boolean): string {
-  const paint = (status: FindingStatus, text: string) => {
-    if (!color) return text;
-    const code = status === 'ok' ? 32 : status === 'problem' ? 31 : status === 'warning' ? 33 : 2;
-    return `\u001b[${code}m${text}\u001b[0m`;
-  };
+function textReport(findings: Finding[], paint: Paint): string {
   const lines: string[] = [];
   let heading = '';
   for (const f of findings) {
@@ -55,7 +61,7 @@ async function run(deps: Deps, opts: DoctorOptions): Promise<void> {
   const problems = findings.filter((f) => f.status === 'problem').length;
   const warnings = findings.filter((f) => f.status === 'warning').length;
   if (opts.json) deps.io.out.write(`${JSON.stringify({ ok: problems === 0, problems, warnings, findings }, null, 2)}\n`);
-  else deps.io.out.write(textReport(findings, deps.io.colorOn('out')));
+  else deps.io.out.write(textReport(findings, await painter(deps)));
   if (problems) {
     throw new CliError(`Found ${problems} problem${problems > 1 ? 's' : ''}${warnings ? ` and ${warnings} warning${warnings > 1 ? 's' : ''}` : ''}; each has its fix in the report.`, { code: 'problems_found' });
   }
