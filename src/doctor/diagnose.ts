@@ -5,9 +5,10 @@ import { proxyFor } from '../http/proxy.js';
 import { clientStillKnown } from '../oauth/probe-client.js';
 import { type ServerInfo, discover } from '../oauth/discover.js';
 import { requestUserInfo } from '../oauth/userinfo.js';
-import { type Env, type GlobalOptions, checkProfileName, loginHint, normalizeBaseUrl } from '../options.js';
+import { type Env, type GlobalOptions, checkProfileName, loginHint, normalizeBaseUrl, profileName } from '../options.js';
 import type { Profile } from '../state/config-file.js';
 import type { ProbeResult } from '../state/credential-store.js';
+import { registerSecret } from '../util/redact.js';
 
 /**
  * - ok: checked and fine
@@ -147,10 +148,12 @@ async function keychainFinding(deps: Deps, profiles: Record<string, Profile>): P
   if (probe.ok) return { area: 'keychain', check: 'keychain', status: 'ok', message: `The OS keychain is usable (a write, read and delete took ${ms} ms).`, data: { usable: true, ms } };
   const reason = probe.reason.replace(/\.$/, '');
   const dependent = Object.entries(profiles).filter(([, p]) => p.storage === 'keychain').map(([name]) => name);
+  // Credentials in the environment (CI) need no keychain: their job state goes to a 0600 file by design.
+  const headless = Boolean(deps.env.SCHOOL_TOKEN || deps.env.SCHOOL_REFRESH_TOKEN);
   return {
     area: 'keychain',
     check: 'keychain',
-    status: dependent.length ? 'problem' : 'warning',
+    status: dependent.length ? 'problem' : headless ? 'info' : 'warning',
     message: dependent.length
       ? `The OS keychain cannot be used (${reason}), and profile ${dependent.map((n) => `"${n}"`).join(', ')} keeps its tokens there.`
       : `The OS keychain cannot be used (${reason}): logins store their tokens in a plain 0600 file instead.`,
@@ -297,6 +300,23 @@ async function profileFindings(deps: Deps, name: string, profile: Profile, serve
   return findings;
 }
 
+/** SCHOOL_TOKEN as the server sees it, where the server has a userinfo endpoint to ask. */
+async function environmentTokenFinding(deps: Deps, baseUrl: string, server: ServerInfo | undefined): Promise<Finding | undefined> {
+  const token = deps.env.SCHOOL_TOKEN;
+  if (!token || !server?.as.userinfo_endpoint) return undefined;
+  registerSecret(token);
+  const fix = 'Replace SCHOOL_TOKEN with a valid access token for this server (e.g. `school token` where you are logged in).';
+  try {
+    // The token's client is unknown; the endpoint does not need it.
+    const info = await requestUserInfo(deps.http, server.as, { clientId: 'school-cli', accessToken: token, signal: deps.signal });
+    if (info.ok) return { area: 'environment', subject: baseUrl, check: 'environment_token', status: 'ok', message: `The server accepts SCHOOL_TOKEN.` };
+    if (info.status === 401) return { area: 'environment', subject: baseUrl, check: 'environment_token', status: 'problem', message: `The server rejected SCHOOL_TOKEN (HTTP 401${info.error ? `, ${info.error}` : ''}).`, fix };
+    return { area: 'environment', subject: baseUrl, check: 'environment_token', status: 'warning', message: `The userinfo endpoint answered HTTP ${info.status}; SCHOOL_TOKEN could not be confirmed.` };
+  } catch (err) {
+    return { area: 'environment', subject: baseUrl, check: 'environment_token', status: 'warning', message: `SCHOOL_TOKEN could not be confirmed: ${describeError(err).message}` };
+  }
+}
+
 /** The base URL asked for on the command line or in the environment, or the problem with it. */
 function explicitBaseUrl(opts: GlobalOptions, env: Env): { url?: string; finding?: Finding } {
   const raw = opts.baseUrl || env.SCHOOL_BASE_URL;
@@ -337,6 +357,12 @@ export async function diagnose(deps: Deps, opts: GlobalOptions): Promise<Finding
     const result = await serverFindings(deps, baseUrl);
     findings.push(...result.findings);
     servers.set(baseUrl, result.server);
+  }
+
+  const envBaseUrl = explicit.url ?? allProfiles[profileName(opts, deps.env)]?.baseUrl;
+  if (envBaseUrl) {
+    const envToken = await environmentTokenFinding(deps, envBaseUrl, servers.get(envBaseUrl));
+    if (envToken) findings.push(envToken);
   }
 
   if (only && !profiles[only]) {

@@ -121,3 +121,30 @@ describe('school doctor, with fake dependencies', () => {
     expect(bad.io.stdout()).toMatch(/^ {10}Fix: Synchronise the system clock/m);
   });
 });
+
+describe('school doctor in CI', () => {
+  const ciEnv = { SCHOOL_TOKEN: 'env-token-0123456789abcdef', SCHOOL_BASE_URL: API, CI: 'true' };
+
+  it('needs no keychain when the credentials come from the environment, and confirms SCHOOL_TOKEN with the server', async () => {
+    const deps = fakeDeps({ now: NOW, http: serverWithDate(), keychain: 'missing', env: ciEnv });
+    const findings = await diagnose(deps, {});
+    expect(problems(findings)).toEqual([]);
+    expect(find(findings, 'keychain')).toMatchObject({ status: 'info' });
+    expect(find(findings, 'credentials')).toMatchObject({ status: 'info', message: expect.stringContaining('SCHOOL_TOKEN is set') });
+    expect(find(findings, 'environment_token')).toMatchObject({ status: 'ok', subject: API });
+    expect(JSON.stringify(findings)).not.toContain(ciEnv.SCHOOL_TOKEN);
+  });
+
+  it('reports a SCHOOL_TOKEN the server rejects', async () => {
+    const server = serverWithDate();
+    const rejecting: HttpClient = {
+      async request(req) {
+        if (String(req.url).endsWith('/userinfo')) return { status: 401, statusText: '', headers: { 'content-type': 'application/json' }, rawHeaders: [], body: Buffer.from('{"error":"invalid_token"}'), url: String(req.url), httpVersion: '1.1' };
+        return server.request(req);
+      },
+    };
+    const deps = fakeDeps({ now: NOW, http: rejecting, keychain: 'missing', env: ciEnv });
+    const findings = await diagnose(deps, {});
+    expect(problems(findings)).toEqual([expect.objectContaining({ check: 'environment_token', message: 'The server rejected SCHOOL_TOKEN (HTTP 401, invalid_token).', fix: expect.stringContaining('school token') })]);
+  });
+});
