@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '@school/sandbox';
-import { type Env, expectSuccess, runSchool, userEnv } from './harness.js';
+import { type Env, expectSuccess, runSchool, userEnv, withoutKeychain } from './harness.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -73,6 +73,22 @@ describe('school doctor', () => {
     expect(permissions).toMatchObject({ message: expect.stringContaining('credentials.json has mode 0644'), fix: expect.stringMatching(/^chmod 600 /) });
     // The profile itself is still fine.
     expect(finding(report.findings, 'tokens', 'default')?.status).toBe('ok');
+  });
+
+  it('in CI, without a keychain, confirms SCHOOL_TOKEN with the server, and fails on a bad one', async () => {
+    const desk = userEnv();
+    await login(desk);
+    const token = expectSuccess(await runSchool(['token'], desk)).stdout.trim();
+    const ci = withoutKeychain(userEnv({ CI: 'true', SCHOOL_BASE_URL: sandbox.baseUrl, SCHOOL_TOKEN: token }));
+    const good = await doctor(ci);
+    expect(good.code).toBe(0);
+    expect(finding(good.report.findings, 'environment_token')?.status).toBe('ok');
+    expect(finding(good.report.findings, 'keychain')?.status).toBe('info');
+    expect(good.stdout).not.toContain(token);
+    const bad = await doctor({ ...ci, SCHOOL_TOKEN: 'not-a-real-token-0123456789' });
+    expect(bad.code).toBe(1);
+    expect(finding(bad.report.findings, 'environment_token')).toMatchObject({ status: 'problem', message: expect.stringContaining('rejected SCHOOL_TOKEN') });
+    expect(JSON.parse(bad.stderr)).toMatchObject({ error: 'problems_found' });
   });
 
   it('prints a report for a person without a terminal, with the fix under each problem', async () => {
