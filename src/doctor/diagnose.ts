@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { type Deps, nowSeconds } from '../deps.js';
+import type { ErrorCode } from '../error-codes.js';
 import { describeError, errnoCode } from '../errors.js';
 import { proxyFor } from '../http/proxy.js';
 import { clientStillKnown } from '../oauth/probe-client.js';
@@ -157,7 +158,7 @@ async function keychainFinding(deps: Deps, profiles: Record<string, Profile>): P
     message: dependent.length
       ? `The OS keychain cannot be used (${reason}), and profile ${dependent.map((n) => `"${n}"`).join(', ')} keeps its tokens there.`
       : `The OS keychain cannot be used (${reason}): logins store their tokens in a plain 0600 file instead.`,
-    fix: 'Unlock the keyring, or start a Secret Service (e.g. gnome-keyring) in this session; in CI, use SCHOOL_TOKEN or SCHOOL_REFRESH_TOKEN.',
+    ...(headless && !dependent.length ? {} : { fix: 'Unlock the keyring, or start a Secret Service (e.g. gnome-keyring) in this session; in CI, use SCHOOL_TOKEN or SCHOOL_REFRESH_TOKEN.' }),
     data: { usable: false, ms, reason },
   };
 }
@@ -169,10 +170,9 @@ export function clockSkewSeconds(dateHeader: string, sentAtMs: number, receivedA
   // The Date header has whole seconds, stamped somewhere during the round trip: compare with its middle.
   const skew = Math.round(((sentAtMs + receivedAtMs) / 2 - (serverMs + 500)) / 1000);
   return skew === 0 ? 0 : skew; // never -0
-
 }
 
-function fixFor(code: string, baseUrl: string): string {
+function fixFor(code: ErrorCode, baseUrl: string): string {
   switch (code) {
     case 'network_error':
     case 'timeout':
@@ -188,13 +188,13 @@ function fixFor(code: string, baseUrl: string): string {
 async function serverFindings(deps: Deps, baseUrl: string): Promise<{ findings: Finding[]; server?: ServerInfo }> {
   const findings: Finding[] = [];
   const sentAt = deps.clock.now();
-  let date: string | undefined;
   try {
+    // Any answer will do: it proves the server is there, and its Date header tells the server's time.
     const res = await deps.http.request({ url: new URL('/.well-known/oauth-protected-resource', baseUrl), signal: deps.signal, timeoutMs: SERVER_TIMEOUT_MS });
     const receivedAt = deps.clock.now();
-    date = res.headers.date;
-    findings.push({ area: 'server', subject: baseUrl, check: 'reachable', status: 'ok', message: `Reachable (HTTP ${res.status} in ${Math.max(0, Math.round(receivedAt - sentAt))} ms).`, data: { status: res.status, ms: Math.max(0, Math.round(receivedAt - sentAt)) } });
-    const skew = date ? clockSkewSeconds(date, sentAt, receivedAt) : undefined;
+    const ms = Math.max(0, Math.round(receivedAt - sentAt));
+    findings.push({ area: 'server', subject: baseUrl, check: 'reachable', status: 'ok', message: `Reachable (HTTP ${res.status} in ${ms} ms).`, data: { status: res.status, ms } });
+    const skew = res.headers.date ? clockSkewSeconds(res.headers.date, sentAt, receivedAt) : undefined;
     if (skew === undefined) {
       findings.push({ area: 'server', subject: baseUrl, check: 'clock', status: 'info', message: 'The server sends no usable Date header, so the clock cannot be compared.' });
     } else if (Math.abs(skew) > CLOCK_TOLERANCE_SECONDS) {
