@@ -154,7 +154,7 @@ _school() {
         esac
         _school_add "" "$cur" "${opts[@]}"
     else
-        local -a commands=(login logout whoami token call status completion help)
+        local -a commands=(login logout whoami token call status doctor completion help)
         case $cmd/$nargs in
             /*) _school_add "" "$cur" "${commands[@]}" ;;
             help/0) _school_add "" "$cur" "${commands[@]}" ;;

@@ -118,8 +118,9 @@ complete -c school -n __school_needs_command -a whoami -d 'Show who is logged in
 complete -c school -n __school_needs_command -a token -d 'Print a valid access token'
 complete -c school -n __school_needs_command -a call -d 'Make an authenticated request to the school API'
 complete -c school -n __school_needs_command -a status -d 'Show every profile'
+complete -c school -n __school_needs_command -a doctor -d 'Check the setup and say how to fix what is wrong'
 complete -c school -n __school_needs_command -a completion -d 'Print the shell completion script'
-complete -c school -n __school_needs_command -a help -d 'Display help for a command'
+complete -c school -n __school_needs_command -a help -d 'Show help for a command'
 
 # login
 complete -c school -n '__school_using login' -l scope -x -a '(__school_scopes)' -d 'Scopes to request, comma-separated'
@@ -154,4 +155,4 @@ complete -c school -n '__school_using call' -l timeout -x -d 'Deadline in second
 
 # completion, help
 complete -c school -n '__school_first_arg completion' -a 'bash zsh fish' -d 'Shell'
-complete -c school -n '__school_first_arg help' -a 'login logout whoami token call status completion help' -d 'Command'
+complete -c school -n '__school_first_arg help' -a 'login logout whoami token call status doctor completion help' -d 'Command'

@@ -74,9 +74,7 @@ export async function main(argv: string[]): Promise<number> {
       if (isCommanderError(err)) {
         const mapped = mapCommanderError(err);
         if (typeof mapped === 'number') return mapped;
-        const code = reportError(mapped, process.stderr, json);
-        if (!json) process.stderr.write(`Run 'school --help' for usage.\n`);
-        return code;
+        return reportError(mapped, process.stderr, json);
       }
       throw err;
     }

@@ -1,3 +1,5 @@
+import { type CodeWithExit, ERROR_CODES, type ErrorCode, type ExitOf } from './error-codes.js';
+
 // One place decides what an error means to the user: its exit code and its one-line message.
 export const ExitCode = {
   ok: 0,
@@ -8,55 +10,59 @@ export const ExitCode = {
   terminated: 143,
 } as const;
 
-export interface CliErrorOptions {
-  exitCode?: number;
-  /** Stable machine-readable code, shown as `error` under --json. */
-  code?: string;
+export interface CliErrorOptions<C extends ErrorCode = ErrorCode> {
+  /** Stable machine-readable code from the catalogue, shown as `error` under --json; it decides the exit code. */
+  code: C;
+  /** Optional, for readability at the call site; the compiler holds it to the catalogue's exit code for `code`. */
+  exitCode?: ExitOf<C>;
   hint?: string;
   scope?: string;
   cause?: unknown;
 }
 
-export class CliError extends Error {
+export class CliError<C extends ErrorCode = ErrorCode> extends Error {
   readonly exitCode: number;
-  readonly code: string;
+  readonly code: C;
   readonly hint?: string;
   readonly scope?: string;
 
-  constructor(message: string, options: CliErrorOptions = {}) {
+  constructor(message: string, options: CliErrorOptions<C>) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'CliError';
-    this.exitCode = options.exitCode ?? ExitCode.failure;
-    this.code = options.code ?? 'error';
+    this.code = options.code;
+    this.exitCode = ERROR_CODES[options.code].exit;
     this.hint = options.hint;
     this.scope = options.scope;
   }
 }
 
-export class UsageError extends CliError {
-  constructor(message: string, options: Omit<CliErrorOptions, 'exitCode'> = {}) {
-    super(message, { code: 'usage', ...options, exitCode: ExitCode.usage });
+type UsageCode = CodeWithExit<typeof ExitCode.usage>;
+type AuthCode = CodeWithExit<typeof ExitCode.auth>;
+
+export class UsageError extends CliError<UsageCode> {
+  constructor(message: string, options: Omit<CliErrorOptions<UsageCode>, 'exitCode' | 'code'> & { code?: UsageCode } = {}) {
+    super(message, { ...options, code: options.code ?? 'usage' });
     this.name = 'UsageError';
   }
 }
 
 /** Authentication is needed or was refused: exit 4, whatever the cause. */
-export class AuthError extends CliError {
-  constructor(message: string, options: Omit<CliErrorOptions, 'exitCode'> = {}) {
-    super(message, { code: 'auth_required', ...options, exitCode: ExitCode.auth });
+export class AuthError extends CliError<AuthCode> {
+  constructor(message: string, options: Omit<CliErrorOptions<AuthCode>, 'exitCode' | 'code'> & { code?: AuthCode } = {}) {
+    super(message, { ...options, code: options.code ?? 'auth_required' });
     this.name = 'AuthError';
   }
 }
 
-export class InterruptedError extends CliError {
+export class InterruptedError extends CliError<'interrupted'> {
   constructor() {
-    super('Interrupted.', { code: 'interrupted', exitCode: ExitCode.interrupted });
+    super('Interrupted.', { code: 'interrupted' });
     this.name = 'InterruptedError';
   }
 }
 
 export interface ErrorReport {
-  error: string;
+  error: ErrorCode;
   message: string;
   scope?: string;
   hint?: string;
@@ -121,5 +127,5 @@ export function describeError(err: unknown): ErrorReport & { exitCode: number } 
     };
   }
   const message = err instanceof Error ? err.message : String(err);
-  return { error: 'error', message: message || 'Unexpected error.', exitCode: ExitCode.failure };
+  return { error: 'unexpected_error', message: message || 'Unexpected error.', exitCode: ExitCode.failure };
 }

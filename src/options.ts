@@ -1,5 +1,5 @@
 import { UsageError } from './errors.js';
-import { assertSafeUrl } from './http/transport.js';
+import { assertSafeUrl, isLoopbackHost } from './http/transport.js';
 
 /** The environment as the process sees it (or as a test hands it in). */
 export type Env = Record<string, string | undefined>;
@@ -23,10 +23,31 @@ export function checkProfileName(name: string): string {
   return name;
 }
 
+/**
+ * A base URL typed without its scheme (`localhost:8080`) is refused with the URLs it may have
+ * meant, rather than guessed: guessing https for a local http server ends in a TLS error.
+ */
+function schemeMissing(input: string): UsageError {
+  let host: URL | undefined;
+  try {
+    host = new URL(`http://${input}`);
+  } catch {
+    host = undefined;
+  }
+  if (!host) return new UsageError(`The base URL "${input}" is not a URL: write it with its scheme, e.g. https://your-school.example.`, { code: 'invalid_base_url' });
+  const rest = `${host.host}${host.pathname === '/' ? '' : host.pathname.replace(/\/+$/, '')}`;
+  const candidates = isLoopbackHost(host.hostname) ? [`http://${rest}`, `https://${rest}`] : [`https://${rest}`];
+  return new UsageError(`The base URL "${input}" has no scheme: did you mean ${candidates.join(' or ')}?`, {
+    code: 'invalid_base_url',
+    hint: isLoopbackHost(host.hostname) ? 'Plain http:// is allowed only for a server on this machine.' : undefined,
+  });
+}
+
 /** The service origin (and path, if any) without a trailing slash; https, or http to loopback only. */
 export function normalizeBaseUrl(input: string): string {
-  const url = assertSafeUrl(input.includes('://') ? input : `https://${input}`, 'base URL');
-  if (url.search || url.hash) throw new UsageError(`The base URL must not have a query or fragment: ${input}`);
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(input)) throw schemeMissing(input);
+  const url = assertSafeUrl(input, 'base URL');
+  if (url.search || url.hash) throw new UsageError(`The base URL must not have a query or fragment: ${input}`, { code: 'invalid_base_url' });
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 

@@ -1,5 +1,5 @@
 import type { Command, CommanderError } from 'commander';
-import { COMMANDS } from './commands/index.js';
+import { COMMAND_GROUPS, COMMANDS } from './commands/index.js';
 import type { Deps } from './deps.js';
 import { ExitCode, UsageError } from './errors.js';
 import { DEFAULT_PROFILE, type GlobalOptions } from './options.js';
@@ -14,7 +14,13 @@ Environment:
   SCHOOL_REFRESH_TOKEN + SCHOOL_CLIENT_ID (+ SCHOOL_CLIENT_SECRET), BROWSER,
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY, NO_COLOR, FORCE_COLOR
 
-Exit status: 0 ok, 1 failure, 2 usage error, 4 authentication needed, 130 interrupted, 143 terminated.`;
+Exit status: 0 ok, 1 failure, 2 usage error, 4 authentication needed, 130 interrupted, 143 terminated.
+
+Examples:
+  school login --base-url https://your-school.example
+  school call /api/courses --jq '.courses[].title'
+  school status --json
+  school <command> --help`;
 
 /**
  * The command tree: the global flags and help, and each command as its module defines it. An
@@ -34,7 +40,9 @@ export function buildProgram(makeDeps: DepsFactory, onResult: (p: Promise<void>)
     .option('--json', 'structured output (and JSON errors on stderr)')
     .option('--verbose', 'trace HTTP on stderr, with every secret redacted')
     .showSuggestionAfterError(true)
-    .exitOverride()
+    .exitOverride(rethrowAsSentence('school'))
+    // Each command's help lists the global flags it accepts too; set before the commands exist so they inherit it.
+    .configureHelp({ showGlobalOptions: true })
     // Set before the subcommands exist so they inherit it: errors are reported once, by the caller.
     .configureOutput({
       writeOut: (s) => process.stdout.write(s),
@@ -43,14 +51,30 @@ export function buildProgram(makeDeps: DepsFactory, onResult: (p: Promise<void>)
     })
     .addHelpText('after', ENVIRONMENT_HELP);
 
+  const groupOf = new Map(COMMAND_GROUPS.flatMap((g) => g.commands.map((c) => [c, g.heading] as const)));
   for (const entry of COMMANDS) {
-    const cmd = program.command(entry.name, { hidden: entry.hidden }).description(entry.description);
+    const cmd = program.command(entry.name, { hidden: entry.hidden }).description(entry.description).exitOverride(rethrowAsSentence(`school ${entry.name}`));
+    const heading = groupOf.get(entry);
+    if (heading) cmd.helpGroup(heading);
     entry.configure(cmd);
     if (entry.examples) cmd.addHelpText('after', entry.examples);
     cmd.action(function (this: Command) {
       onResult(entry.execute(makeDeps, this.optsWithGlobals(), this.args));
     });
   }
+  // Commander's own help command answers `school help bogus` with the whole help and success: this one says it is unknown.
+  program
+    .helpCommand(false)
+    .command('help')
+    .argument('[command]', 'the command to explain')
+    .description('show help for a command')
+    .helpGroup('Shell:')
+    .exitOverride(rethrowAsSentence('school help'))
+    .action((name: string | undefined) => {
+      const target = name === undefined ? program : program.commands.find((c) => c.name() === name);
+      if (!target) throw new UsageError(`Unknown command '${name}'. Run 'school --help'.`);
+      target.outputHelp();
+    });
   return program;
 }
 
@@ -60,6 +84,52 @@ export function isCommanderError(err: unknown): err is CommanderError {
 
 /** Commander's own parse errors are usage errors (exit 2); help and version are success. */
 export function mapCommanderError(err: CommanderError): number | UsageError {
-  if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return ExitCode.ok;
-  return new UsageError(err.message.replace(/^error:\s*/, ''));
+  if (isHelpOrVersion(err)) return ExitCode.ok;
+  return parseErrorSentence(err, 'school');
+}
+
+function isHelpOrVersion(err: CommanderError): boolean {
+  return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help';
+}
+
+/** Commander's exit callback for one command: help and version pass through, parse errors become sentences. */
+function rethrowAsSentence(commandPath: string): (err: CommanderError) => never {
+  return (err) => {
+    throw isHelpOrVersion(err) ? err : parseErrorSentence(err, commandPath);
+  };
+}
+
+/**
+ * Commander's lower-case fragments ("error: unknown option '--bogus'") as sentences that name the
+ * command and where its help is: `Unknown option '--bogus' for 'school login'. Run 'school login --help'.`
+ */
+export function parseErrorSentence(err: Pick<CommanderError, 'code' | 'message'>, commandPath: string): UsageError {
+  const [first, ...rest] = err.message.replace(/^error:\s*/, '').split('\n');
+  const suggestion = rest.join(' ').match(/Did you mean (?:one of )?(.+?)\?\)/)?.[1];
+  const didYouMean = suggestion ? ` (did you mean ${suggestion.split(/,\s*/).map((s) => `'${s}'`).join(' or ')}?)` : '';
+  const quoted = [...first.matchAll(/'([^']*)'/g)].map((m) => m[1]);
+  const helpFor = err.code === 'commander.unknownCommand' ? 'school' : commandPath;
+  let sentence: string;
+  switch (err.code) {
+    case 'commander.unknownOption':
+      sentence = `Unknown option '${quoted[0]}' for '${commandPath}'${didYouMean}.`;
+      break;
+    case 'commander.unknownCommand':
+      sentence = `Unknown command '${quoted[0]}'${didYouMean}.`;
+      break;
+    case 'commander.missingArgument':
+      sentence = `'${commandPath}' needs the argument <${quoted[0]}>.`;
+      break;
+    case 'commander.optionMissingArgument':
+      sentence = `The option '${quoted[0]}' of '${commandPath}' needs a value.`;
+      break;
+    case 'commander.excessArguments': {
+      const counts = first.match(/Expected (\d+) arguments? but got (\d+)/);
+      sentence = `Too many arguments for '${commandPath}'${counts ? ` (it takes ${counts[1]}, got ${counts[2]})` : ''}.`;
+      break;
+    }
+    default:
+      sentence = `${first.charAt(0).toUpperCase()}${first.slice(1).replace(/\.?$/, '.')}`;
+  }
+  return new UsageError(`${sentence} Run '${helpFor} --help'.`);
 }

@@ -2,11 +2,20 @@ import { callCommand } from './call/call.js';
 import type { CommandEntry } from './command.js';
 import { completeCommand } from './completion/complete.js';
 import { completionCommand } from './completion/completion.js';
+import { doctorCommand } from './doctor/doctor.js';
 import { loginCommand } from './login/login.js';
 import { logoutCommand } from './logout/logout.js';
 import { statusCommand } from './status/status.js';
 import { tokenCommand } from './token/token.js';
 import { whoamiCommand } from './whoami/whoami.js';
 
-/** Every command, in the order `school --help` lists them. */
-export const COMMANDS: readonly CommandEntry[] = [loginCommand, logoutCommand, whoamiCommand, tokenCommand, callCommand, statusCommand, completionCommand, completeCommand];
+/** The headings of `school --help`, each with its commands in the order listed. */
+export const COMMAND_GROUPS: ReadonlyArray<{ heading: string; commands: readonly CommandEntry[] }> = [
+  { heading: 'Sign in:', commands: [loginCommand, logoutCommand] },
+  { heading: 'Use the API:', commands: [tokenCommand, callCommand] },
+  { heading: 'Inspect:', commands: [whoamiCommand, statusCommand, doctorCommand] },
+  { heading: 'Shell:', commands: [completionCommand] },
+];
+
+/** Every command: the grouped ones, then the hidden helper the completion scripts call. */
+export const COMMANDS: readonly CommandEntry[] = [...COMMAND_GROUPS.flatMap((g) => g.commands), completeCommand];

@@ -32,6 +32,8 @@ export interface LoginRequest {
   insecureStorage: boolean;
   /** A Client ID Metadata Document URL, used as client_id where the server supports it. */
   clientMetadataUrl?: string;
+  /** The command line that repeats this login with other scopes, for the "did you mean" hint. */
+  retryCommand?: (scopes: string[]) => string;
 }
 
 export interface LoginHooks {
@@ -114,7 +116,7 @@ export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHo
   await deps.state.saveServer(server, nowSeconds(deps));
 
   const scopes = req.scopes?.length ? req.scopes : defaultScopes(as.scopes_supported);
-  checkScopes(scopes, as.scopes_supported);
+  checkScopes(scopes, as.scopes_supported, req.retryCommand);
   const authMethod: AuthMethod = req.confidential ? 'client_secret_post' : 'none';
   checkAuthMethod(server, authMethod);
 

@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { SAFE_SCOPE } from '../oauth/challenge.js';
 
 export function parseScopes(input: string | string[] | undefined): string[] {
   const raw = Array.isArray(input) ? input.join(' ') : (input ?? '');
@@ -47,16 +48,32 @@ export function suggestScope(wrong: string, supported: string[]): string | undef
   return best !== undefined && bestDistance <= Math.max(2, Math.floor(wrong.length / 3)) ? best : undefined;
 }
 
-/** Refuses scopes the server does not advertise, naming the closest one it does. */
-export function checkScopes(requested: string[], supported: string[] | undefined): void {
+/** `school login --scope '…'`: the fallback for callers that do not know the command line they came from. */
+function plainLoginCommand(scopes: string[]): string {
+  return `school login --scope '${scopes.join(' ')}'`;
+}
+
+/**
+ * Refuses scopes the server does not advertise, naming the closest one it does; the hint is the
+ * whole corrected command line.
+ */
+export function checkScopes(requested: string[], supported: string[] | undefined, retryCommand: (scopes: string[]) => string = plainLoginCommand): void {
   if (!supported?.length) return;
   const unknown = requested.filter((s) => !supported.includes(s));
   if (!unknown.length) return;
   const first = unknown[0];
-  const suggestion = suggestScope(first, supported);
+  // Only a plain scope name from the server may be suggested: the hint is a command line to paste.
+  const suggestable = supported.filter((s) => SAFE_SCOPE.test(s));
+  const suggestion = suggestScope(first, suggestable);
   const names = unknown.map((s) => `"${s}"`).join(', ');
+  // Every unknown scope is replaced by its suggestion, or dropped when there is none.
+  const corrected = [...new Set(requested.flatMap((s) => (supported.includes(s) ? [s] : (suggestScope(s, suggestable) ?? []))))];
   throw new UsageError(
     `Unknown scope${unknown.length > 1 ? 's' : ''} ${names}: the server does not offer ${unknown.length > 1 ? 'them' : 'it'}.${suggestion ? ` Did you mean "${suggestion}"?` : ''}`,
-    { code: 'invalid_scope', scope: first, hint: suggestion ? `--scope ${requested.map((s) => (s === first ? suggestion : s)).join(',')}` : 'Run `school login --help` and see the scopes in `school status --json`.' },
+    {
+      code: 'invalid_scope',
+      scope: first,
+      hint: suggestion && corrected.length ? retryCommand(corrected) : 'Run `school login --help` and see the scopes in `school status --json`.',
+    },
   );
 }

@@ -1,4 +1,5 @@
 import type * as OAuthModule from 'oauth4webapi';
+import { serverErrorCode } from '../error-codes.js';
 import { CliError, ExitCode } from '../errors.js';
 
 // oauth4webapi's error codes, spelled here so that mapping an error never loads the library; the
@@ -8,16 +9,16 @@ const AUTHORIZATION_RESPONSE_ERROR: typeof OAuthModule.AUTHORIZATION_RESPONSE_ER
 const WWW_AUTHENTICATE_CHALLENGE: typeof OAuthModule.WWW_AUTHENTICATE_CHALLENGE = 'OAUTH_WWW_AUTHENTICATE_CHALLENGE';
 const JSON_ATTRIBUTE_COMPARISON: typeof OAuthModule.JSON_ATTRIBUTE_COMPARISON = 'OAUTH_JSON_ATTRIBUTE_COMPARISON_FAILED';
 
-/** The OAuth errors that mean the credentials themselves are no good: authentication is needed (exit 4). */
-const AUTH_FAILURES = new Set(['invalid_grant', 'invalid_token', 'invalid_client', 'unauthorized_client']);
-
-/** A server's OAuth error answer (RFC 6749 §5.2, or an error redirect), with its `error` code. */
+/**
+ * A server's OAuth error answer (RFC 6749 §5.2, or an error redirect), with its `error` code as
+ * sent; the catalogue code (and so the exit code) is that code where the catalogue knows it.
+ */
 export class ServerRefusal extends CliError {
   readonly error: string;
   readonly description?: string;
 
-  constructor(message: string, error: string, description: string | undefined, exitCode: number) {
-    super(message, { code: error, exitCode });
+  constructor(message: string, error: string, description: string | undefined) {
+    super(message, { code: serverErrorCode(error) });
     this.name = 'ServerRefusal';
     this.error = error;
     this.description = description;
@@ -65,11 +66,10 @@ export function fromOAuthError(err: unknown): unknown {
         `The server refused the request (${error}${description ? `: ${description}` : ''}).`,
         error,
         description,
-        AUTH_FAILURES.has(error) ? ExitCode.auth : ExitCode.failure,
       );
     case AUTHORIZATION_RESPONSE_ERROR:
       if (!error) break;
-      return new ServerRefusal(`Login failed: the authorization server answered ${error}${description ? `: ${description}` : ''}.`, error, description, ExitCode.failure);
+      return new ServerRefusal(`Login failed: the authorization server answered ${error}${description ? `: ${description}` : ''}.`, error, description);
     case WWW_AUTHENTICATE_CHALLENGE:
       return new CliError('The server rejected the access token.', { code: 'token_rejected', exitCode: ExitCode.auth, cause: err });
     case JSON_ATTRIBUTE_COMPARISON: {

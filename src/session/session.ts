@@ -63,11 +63,13 @@ export async function resolveSession(deps: Deps, opts: GlobalOptions, options: S
   return profileSession(deps, profile, stored, opts);
 }
 
-export function notLoggedIn(deps: Pick<Deps, 'env'>, opts: GlobalOptions): CliError {
+/** Exit 4 with the login command line; the base URL in it is the one given, else the one this profile last used. */
+export async function notLoggedIn(deps: Pick<Deps, 'env' | 'state'>, opts: GlobalOptions): Promise<CliError> {
   const profile = profileName(opts, deps.env);
   let baseUrl: string | undefined;
   try {
-    baseUrl = baseUrlFor(opts, deps.env);
+    const remembered = await deps.state.rememberedBaseUrl(profile);
+    baseUrl = baseUrlFor(opts, deps.env, remembered ? { baseUrl: remembered } : undefined);
   } catch {
     baseUrl = undefined;
   }

@@ -34,10 +34,20 @@ export interface ConfigFile {
   version: 1;
   profiles: Record<string, Profile>;
   clients: Record<string, ClientRegistration[]>;
+  /**
+   * The base URL each profile name last used, kept after logout (it is not a secret) so that hints
+   * and the next login of that profile know the school.
+   */
+  lastBaseUrls: Record<string, string>;
 }
 
 function emptyConfig(): ConfigFile {
-  return { version: 1, profiles: {}, clients: {} };
+  return { version: 1, profiles: {}, clients: {}, lastBaseUrls: {} };
+}
+
+function stringRecord(value: unknown): Record<string, string> {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return {};
+  return Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string'));
 }
 
 export function parseConfig(text: string | undefined, path: string): ConfigFile {
@@ -54,6 +64,7 @@ export function parseConfig(text: string | undefined, path: string): ConfigFile 
       version: 1,
       profiles,
       clients: parsed.clients && typeof parsed.clients === 'object' ? parsed.clients : {},
+      lastBaseUrls: stringRecord(parsed.lastBaseUrls),
     };
   } catch {
     throw new CliError(`The configuration file ${path} is not valid JSON.`, {

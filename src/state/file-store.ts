@@ -17,7 +17,7 @@ async function readEntries(path: string): Promise<FileShape> {
     return parsed;
   } catch {
     throw new CliError(`The credential file ${path} is corrupted.`, {
-      code: 'corrupt_store',
+      code: 'corrupt_credential_file',
       hint: `Move it aside and run \`school login\` again.`,
     });
   }

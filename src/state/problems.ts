@@ -1,4 +1,5 @@
-import { CliError, ExitCode } from '../errors.js';
+import type { ErrorCode } from '../error-codes.js';
+import { CliError } from '../errors.js';
 
 /**
  * Why saved state gives no usable session. `status` reports these, `token`/`whoami`/`call` fail
@@ -11,7 +12,7 @@ import { CliError, ExitCode } from '../errors.js';
  */
 export type StateProblemKind = 'missing' | 'keyring_locked' | 'wrong_issuer' | 'corrupt' | 'refused';
 
-const CODES: Record<StateProblemKind, string> = {
+const CODES: Record<StateProblemKind, ErrorCode & ('credentials_missing' | 'issuer_mismatch' | 'corrupt_store' | 'refresh_refused')> = {
   missing: 'credentials_missing',
   keyring_locked: 'credentials_missing',
   wrong_issuer: 'issuer_mismatch',
@@ -23,7 +24,7 @@ export class StateProblem extends CliError {
   readonly problem: StateProblemKind;
 
   constructor(problem: StateProblemKind, message: string, options: { hint?: string; cause?: unknown } = {}) {
-    super(message, { ...options, code: CODES[problem], exitCode: ExitCode.auth });
+    super(message, { ...options, code: CODES[problem] });
     this.name = 'StateProblem';
     this.problem = problem;
   }

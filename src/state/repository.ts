@@ -55,7 +55,10 @@ export interface StateRepository {
   profile(name: string): Promise<Profile | undefined>;
   /** Saves a profile; its secrets left behind in another store by an earlier login are removed. */
   saveProfile(name: string, profile: Profile): Promise<void>;
+  /** Removes the profile; its base URL stays known (see rememberedBaseUrl). */
   removeProfile(name: string): Promise<void>;
+  /** The profile's base URL, or the one it had before it was removed; never a secret. */
+  rememberedBaseUrl(name: string): Promise<string | undefined>;
 
   /** The profile's tokens, or a StateProblem (exit 4) saying why there are none usable. */
   readTokens(name: string, profile: Profile): Promise<TokenSet>;
@@ -180,8 +183,14 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
     },
     async removeProfile(name) {
       await updateConfig(paths, (c) => {
+        const removed = c.profiles[name];
+        if (removed) c.lastBaseUrls[name] = removed.baseUrl;
         delete c.profiles[name];
       });
+    },
+    async rememberedBaseUrl(name) {
+      const config = await configOf();
+      return config.profiles[name]?.baseUrl ?? config.lastBaseUrls[name];
     },
 
     async readTokens(name, profile) {

@@ -276,7 +276,7 @@ async function candidates(shell: Shell, line: string): Promise<string[]> {
 // ---------------------------------------------------------------------------------------------
 // The same cases in the three shells
 
-const COMMANDS = ['login', 'logout', 'whoami', 'token', 'call', 'status', 'completion', 'help'];
+const COMMANDS = ['login', 'logout', 'whoami', 'token', 'call', 'status', 'doctor', 'completion', 'help'];
 const GLOBAL_LONG = ['--base-url', '--profile', '--json', '--verbose', '--help'];
 const LOGIN_LONG = ['--scope', '--no-browser', '--port', '--timeout', '--confidential', '--insecure-storage', '--client-metadata-url'];
 

@@ -28,7 +28,7 @@ describe('scopes', () => {
       expect(e.exitCode).toBe(2);
       expect(e.message).toContain('"cources:read"');
       expect(e.message).toContain('Did you mean "courses:read"?');
-      expect(e.hint).toBe('--scope openid,courses:read');
+      expect(e.hint).toBe("school login --scope 'openid courses:read'");
     }
   });
 

@@ -42,6 +42,11 @@ async function run(deps: Deps, opts: CompletionOptions): Promise<void> {
 export const completionCommand = defineCommand<CompletionOptions>({
   name: 'completion',
   description: 'print the shell completion script',
+  examples: `
+Examples:
+  source <(school completion bash)
+  school completion zsh > ~/.zfunc/_school
+  school completion fish > ~/.config/fish/completions/school.fish`,
   configure(cmd: Command) {
     cmd.argument('<shell>', 'bash, zsh or fish');
   },

@@ -4,6 +4,7 @@ import { CliError, UsageError } from '../../errors.js';
 import { CALLBACK_PATH, cacheApiDescription, completeLogin, prepareLogin } from '../../login/login.js';
 import { type LoopbackListener, startLoopback } from '../../login/loopback.js';
 import { waitForRedirect } from '../../login/redirect-wait.js';
+import { parseLoginPort, portProblem } from '../../login/ports.js';
 import { parseScopes } from '../../login/scopes.js';
 import { ServerRefusal } from '../../oauth/oauth-errors.js';
 import { type GlobalOptions, baseUrlFor, profileName, profileSuffix } from '../../options.js';
@@ -23,13 +24,6 @@ export interface LoginOptions extends GlobalOptions {
 
 export const DEFAULT_LOGIN_TIMEOUT_SECONDS = 300;
 
-function parsePort(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1 || n > 65535) throw new UsageError(`Invalid --port "${value}": use a number from 1 to 65535.`);
-  return n;
-}
-
 function parseTimeout(value: string | undefined): number {
   if (value === undefined) return DEFAULT_LOGIN_TIMEOUT_SECONDS;
   const n = Number(value);
@@ -41,9 +35,11 @@ function parseTimeout(value: string | undefined): number {
 async function listen(deps: Deps, port: number | undefined, cachedRedirectUri: string | undefined, timeoutMs: number): Promise<LoopbackListener> {
   const on = (p: number) => startLoopback({ port: p, path: CALLBACK_PATH, timeoutMs, signal: deps.signal });
   if (port !== undefined) return on(port);
-  if (cachedRedirectUri) {
+  const cachedPort = cachedRedirectUri ? Number(new URL(cachedRedirectUri).port) : undefined;
+  // A registration made on a port browsers refuse is not worth reusing.
+  if (cachedPort && !portProblem(cachedPort)) {
     try {
-      return await on(Number(new URL(cachedRedirectUri).port));
+      return await on(cachedPort);
     } catch (err) {
       if (!(err instanceof CliError && err.code === 'port_in_use')) throw err;
     }
@@ -58,11 +54,36 @@ function failurePage(err: unknown): { title: string; message: string } {
   return { title: 'Sign-in failed', message: 'The sign-in could not be completed. Return to the terminal.' };
 }
 
+/** A value as the shell reads it back: bare when plain, else in single quotes. */
+function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** This login again, as a whole command line, with the flags the user gave and other scopes. */
+export function loginCommandLine(opts: LoginOptions, scopes: string[]): string {
+  const words = ['school', 'login', '--scope', `'${scopes.join(' ').replace(/'/g, `'\\''`)}'`];
+  const valued: Array<[string, string | undefined]> = [
+    ['--base-url', opts.baseUrl],
+    ['--profile', opts.profile],
+    ['--port', opts.port],
+    ['--timeout', opts.timeout],
+    ['--client-metadata-url', opts.clientMetadataUrl],
+  ];
+  for (const [flag, value] of valued) if (value !== undefined) words.push(flag, shellWord(value));
+  if (!opts.browser) words.push('--no-browser');
+  if (opts.confidential) words.push('--confidential');
+  if (opts.insecureStorage) words.push('--insecure-storage');
+  if (opts.json) words.push('--json');
+  if (opts.verbose) words.push('--verbose');
+  return words.join(' ');
+}
+
 async function run(deps: Deps, opts: LoginOptions): Promise<void> {
   const profile = profileName(opts, deps.env);
-  const port = parsePort(opts.port);
+  const port = parseLoginPort(opts.port);
   const timeoutSeconds = parseTimeout(opts.timeout);
-  const baseUrl = baseUrlFor(opts, deps.env, await deps.state.profile(profile));
+  const remembered = await deps.state.rememberedBaseUrl(profile);
+  const baseUrl = baseUrlFor(opts, deps.env, remembered ? { baseUrl: remembered } : undefined);
   if (!baseUrl) throw new UsageError('No base URL: pass --base-url https://your-school.example (or set SCHOOL_BASE_URL).');
   const notify = (text: string) => deps.io.err.write(text);
 
@@ -81,6 +102,7 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
         confidential: opts.confidential,
         insecureStorage: opts.insecureStorage,
         clientMetadataUrl: opts.clientMetadataUrl || deps.env.SCHOOL_CLIENT_METADATA_URL || undefined,
+        retryCommand: (scopes) => loginCommandLine(opts, scopes),
       },
       {
         notify,

@@ -86,6 +86,11 @@ async function run(deps: Deps, opts: LogoutOptions): Promise<void> {
 export const logoutCommand = defineCommand<LogoutOptions>({
   name: 'logout',
   description: 'revoke the tokens at the server and forget them locally',
+  examples: `
+Examples:
+  school logout
+  school logout --profile work
+  school logout --all`,
   configure(cmd: Command) {
     cmd.option('--all', 'log out of every profile');
   },

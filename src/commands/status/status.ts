@@ -123,6 +123,10 @@ async function run(deps: Deps, opts: StatusOptions): Promise<void> {
 export const statusCommand = defineCommand<StatusOptions>({
   name: 'status',
   description: 'show every profile: base URL, issuer, client, user, scopes, expiry, storage',
+  examples: `
+Examples:
+  school status
+  school status --json`,
   configure: () => undefined,
   toOptions: globalOptions,
   run,

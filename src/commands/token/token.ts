@@ -22,7 +22,7 @@ async function handOverToCi(deps: Deps, opts: TokenOptions): Promise<void> {
     });
   }
   const profile = await deps.state.profile(name);
-  if (!profile) throw notLoggedIn(deps, opts);
+  if (!profile) throw await notLoggedIn(deps, opts);
   const set = await deps.state.readTokens(name, profile);
   if (!set.refreshToken) throw new UsageError(`Profile "${name}" has no refresh token to hand over.`);
   const values: Record<string, string> = {
@@ -41,7 +41,7 @@ async function handOverToCi(deps: Deps, opts: TokenOptions): Promise<void> {
 async function run(deps: Deps, opts: TokenOptions): Promise<void> {
   if (opts.forCi) return handOverToCi(deps, opts);
   const session = await resolveSession(deps, opts, { notify: (text) => deps.io.err.write(text) });
-  if (!session) throw notLoggedIn(deps, opts);
+  if (!session) throw await notLoggedIn(deps, opts);
   // Ctrl-C during a refresh still lets the new tokens be stored; the command then stops there.
   if (deps.signal.aborted) throw new InterruptedError();
   if (opts.json) {
@@ -60,6 +60,11 @@ async function run(deps: Deps, opts: TokenOptions): Promise<void> {
 export const tokenCommand = defineCommand<TokenOptions>({
   name: 'token',
   description: 'print a valid access token (refreshed when about to expire)',
+  examples: `
+Examples:
+  curl -H "Authorization: Bearer $(school token)" https://your-school.example/api/courses
+  school token --json
+  school token --profile ci-nightly --for-ci`,
   configure(cmd: Command) {
     cmd.option('--for-ci', 'print SCHOOL_BASE_URL, SCHOOL_CLIENT_ID and SCHOOL_REFRESH_TOKEN for a CI secret store and hand the profile over');
   },

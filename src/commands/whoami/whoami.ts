@@ -17,7 +17,7 @@ const UNKNOWN_CLIENT = 'school-cli';
 
 async function run(deps: Deps, opts: WhoamiOptions): Promise<void> {
   let session = await resolveSession(deps, opts, { notify: (text) => deps.io.err.write(text) });
-  if (!session) throw notLoggedIn(deps, opts);
+  if (!session) throw await notLoggedIn(deps, opts);
   const server = await serverFor(deps, session.baseUrl, session.issuer);
   if (!server.as.userinfo_endpoint) throw new CliError('The authorization server has no userinfo endpoint.', { code: 'unsupported' });
   const ask = (s: Session) =>
@@ -41,6 +41,10 @@ async function run(deps: Deps, opts: WhoamiOptions): Promise<void> {
 export const whoamiCommand = defineCommand<WhoamiOptions>({
   name: 'whoami',
   description: 'show who is logged in',
+  examples: `
+Examples:
+  school whoami
+  school whoami --json --profile work`,
   configure: () => undefined,
   toOptions: globalOptions,
   run,

@@ -1,0 +1,375 @@
+import { stat } from 'node:fs/promises';
+import { type Deps, nowSeconds } from '../deps.js';
+import type { ErrorCode } from '../error-codes.js';
+import { describeError, errnoCode } from '../errors.js';
+import { proxyFor } from '../http/proxy.js';
+import { clientStillKnown } from '../oauth/probe-client.js';
+import { type ServerInfo, discover } from '../oauth/discover.js';
+import { requestUserInfo } from '../oauth/userinfo.js';
+import { type Env, type GlobalOptions, checkProfileName, loginHint, normalizeBaseUrl, profileName } from '../options.js';
+import type { Profile } from '../state/config-file.js';
+import type { ProbeResult } from '../state/credential-store.js';
+import { registerSecret } from '../util/redact.js';
+
+/**
+ * - ok: checked and fine
+ * - info: a fact worth knowing (which proxy is used), nothing to fix
+ * - warning: works, but not as it should (secrets in a plain file)
+ * - problem: something will fail; `school doctor` exits 1
+ */
+export type FindingStatus = 'ok' | 'info' | 'warning' | 'problem';
+
+export type FindingArea = 'environment' | 'files' | 'keychain' | 'server' | 'profile';
+
+/** One thing `school doctor` checked: never a secret in any field. */
+export interface Finding {
+  area: FindingArea;
+  /** The base URL (server) or profile name (profile) the finding is about. */
+  subject?: string;
+  /** A stable name for the check, e.g. `metadata`, `clock`, `registration`. */
+  check: string;
+  status: FindingStatus;
+  message: string;
+  /** What to do about it, for warnings and problems. */
+  fix?: string;
+  /** Measured values (milliseconds, seconds of skew, scopes) for --json. */
+  data?: Record<string, string | number | boolean | string[] | null>;
+}
+
+/** How far the local clock may be off the server's before token lifetimes are misjudged. */
+export const CLOCK_TOLERANCE_SECONDS = 30;
+
+const KEYCHAIN_PROBE_LIMIT_MS = 5_000;
+const SERVER_TIMEOUT_MS = 10_000;
+
+const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'];
+
+/** A proxy URL as it may be shown: its credentials, if any, left out. */
+function shownProxy(value: string): { shown: string; http: boolean } {
+  try {
+    const url = new URL(value.includes('://') ? value : `http://${value}`);
+    return { shown: `${url.protocol}//${url.host}`, http: url.protocol === 'http:' };
+  } catch {
+    return { shown: '(not a URL)', http: false };
+  }
+}
+
+function proxyFindings(env: Env, baseUrls: string[]): Finding[] {
+  const findings: Finding[] = [];
+  const set = PROXY_VARIABLES.filter((name) => env[name]);
+  if (!set.length) findings.push({ area: 'environment', check: 'proxy', status: 'ok', message: 'No proxy variables are set: requests go out directly.' });
+  for (const name of set) {
+    const value = env[name] ?? '';
+    const { shown, http } = name.toLowerCase() === 'no_proxy' ? { shown: value, http: true } : shownProxy(value);
+    if (http) {
+      findings.push({ area: 'environment', check: 'proxy', status: 'info', message: `${name} is set: ${shown}.`, data: { variable: name, value: shown } });
+    } else {
+      findings.push({
+        area: 'environment',
+        check: 'proxy',
+        status: 'problem',
+        message: `${name} is ${shown}, which is not an http:// proxy.`,
+        fix: `Set ${name} to the http:// address of the proxy (https traffic is tunnelled through it), or unset it.`,
+        data: { variable: name, value: shown },
+      });
+    }
+  }
+  if (env.ALL_PROXY || env.all_proxy) {
+    findings.push({ area: 'environment', check: 'proxy', status: 'warning', message: 'ALL_PROXY is set, but school does not use it.', fix: 'Set HTTPS_PROXY (and HTTP_PROXY) to the proxy instead.' });
+  }
+  for (const baseUrl of baseUrls) {
+    const proxy = proxyFor(new URL(baseUrl), env);
+    if (set.length) findings.push({ area: 'environment', check: 'proxy_route', status: 'info', message: `Requests to ${baseUrl} go ${proxy ? `through the proxy ${proxy.protocol}//${proxy.host}` : 'out directly'}.`, data: { baseUrl, proxy: proxy ? `${proxy.protocol}//${proxy.host}` : null } });
+  }
+  const envSession = env.SCHOOL_TOKEN ? 'SCHOOL_TOKEN' : env.SCHOOL_REFRESH_TOKEN ? 'SCHOOL_REFRESH_TOKEN' : undefined;
+  if (envSession) {
+    findings.push({ area: 'environment', check: 'credentials', status: 'info', message: `${envSession} is set: commands use it rather than a saved profile.`, data: { variable: envSession } });
+  }
+  return findings;
+}
+
+/** A file or folder holding credentials must be the user's alone. */
+async function permissionFinding(path: string, what: string, kind: 'dir' | 'file'): Promise<Finding | undefined> {
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    info = await stat(path);
+  } catch (err) {
+    if (errnoCode(err) === 'ENOENT') return undefined;
+    return { area: 'files', check: 'permissions', status: 'problem', message: `Cannot read ${what} ${path}: ${describeError(err).message}`, fix: `Check the permissions of ${path}.` };
+  }
+  const mode = info.mode & 0o777;
+  const shownMode = mode.toString(8).padStart(4, '0');
+  const data = { path, mode: shownMode };
+  if (typeof process.getuid === 'function' && info.uid !== process.getuid()) {
+    return { area: 'files', check: 'permissions', status: 'problem', message: `${what} ${path} belongs to another user (uid ${info.uid}).`, fix: `Give it back to yourself: chown "$(id -u)" ${path}.`, data };
+  }
+  // Others may not read secrets, nor write where secrets and configuration are kept.
+  const unsafe = kind === 'file' ? mode & 0o077 : mode & 0o022;
+  if (unsafe) {
+    const wanted = kind === 'file' ? '600' : '700';
+    return {
+      area: 'files',
+      check: 'permissions',
+      status: 'problem',
+      message: `${what} ${path} has mode ${shownMode}: other users can ${kind === 'file' ? 'read or change it' : 'change what is in it'}.`,
+      fix: `chmod ${wanted} ${path}`,
+      data,
+    };
+  }
+  return { area: 'files', check: 'permissions', status: 'ok', message: `${what} ${path} is yours alone (mode ${shownMode}).`, data };
+}
+
+async function fileFindings(deps: Deps): Promise<Finding[]> {
+  const { paths } = deps.state;
+  const checks: Array<[string, string, 'dir' | 'file']> = [
+    [paths.configDir, 'The config dir', 'dir'],
+    [paths.configFile, 'The config file', 'file'],
+    [paths.credentialsFile, 'The credential file', 'file'],
+    [paths.stateDir, 'The state dir', 'dir'],
+    [paths.jobCredentialsFile, 'The CI job credential file', 'file'],
+  ];
+  const findings: Finding[] = [];
+  for (const [path, what, kind] of checks) {
+    const finding = await permissionFinding(path, what, kind);
+    if (finding) findings.push(finding);
+  }
+  if (!findings.length) findings.push({ area: 'files', check: 'permissions', status: 'ok', message: `Nothing saved yet in ${paths.configDir}.` });
+  return findings;
+}
+
+async function keychainFinding(deps: Deps, profiles: Record<string, Profile>): Promise<Finding> {
+  const started = deps.clock.now();
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<ProbeResult>((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false, reason: `no answer within ${KEYCHAIN_PROBE_LIMIT_MS / 1000} s` }), KEYCHAIN_PROBE_LIMIT_MS);
+  });
+  const probe = await Promise.race([deps.state.probeStore('keychain').catch((err: unknown): ProbeResult => ({ ok: false, reason: describeError(err).message })), limit]);
+  clearTimeout(timer);
+  const ms = Math.max(0, Math.round(deps.clock.now() - started));
+  if (probe.ok) return { area: 'keychain', check: 'keychain', status: 'ok', message: `The OS keychain is usable (a write, read and delete took ${ms} ms).`, data: { usable: true, ms } };
+  const reason = probe.reason.replace(/\.$/, '');
+  const dependent = Object.entries(profiles).filter(([, p]) => p.storage === 'keychain').map(([name]) => name);
+  // Credentials in the environment (CI) need no keychain: their job state goes to a 0600 file by design.
+  const headless = Boolean(deps.env.SCHOOL_TOKEN || deps.env.SCHOOL_REFRESH_TOKEN);
+  return {
+    area: 'keychain',
+    check: 'keychain',
+    status: dependent.length ? 'problem' : headless ? 'info' : 'warning',
+    message: dependent.length
+      ? `The OS keychain cannot be used (${reason}), and profile ${dependent.map((n) => `"${n}"`).join(', ')} keeps its tokens there.`
+      : `The OS keychain cannot be used (${reason}): logins store their tokens in a plain 0600 file instead.`,
+    ...(headless && !dependent.length ? {} : { fix: 'Unlock the keyring, or start a Secret Service (e.g. gnome-keyring) in this session; in CI, use SCHOOL_TOKEN or SCHOOL_REFRESH_TOKEN.' }),
+    data: { usable: false, ms, reason },
+  };
+}
+
+/** Whole seconds the local clock is ahead (+) or behind (−) a server's `Date`, allowing for the round trip. */
+export function clockSkewSeconds(dateHeader: string, sentAtMs: number, receivedAtMs: number): number | undefined {
+  const serverMs = Date.parse(dateHeader);
+  if (Number.isNaN(serverMs)) return undefined;
+  // The Date header has whole seconds, stamped somewhere during the round trip: compare with its middle.
+  const skew = Math.round(((sentAtMs + receivedAtMs) / 2 - (serverMs + 500)) / 1000);
+  return skew === 0 ? 0 : skew; // never -0
+}
+
+function fixFor(code: ErrorCode, baseUrl: string): string {
+  switch (code) {
+    case 'network_error':
+    case 'timeout':
+      return `Check the base URL (${baseUrl}), the network, and the proxy variables (HTTPS_PROXY, NO_PROXY).`;
+    case 'discovery_failed':
+      return `Check the base URL: it must be the school's own origin, the one its /.well-known/oauth-protected-resource is served from.`;
+    default:
+      return 'Tell the school service operator: the CLI cannot work with this server until it is fixed.';
+  }
+}
+
+/** Reachability, clock skew and metadata of one base URL. */
+async function serverFindings(deps: Deps, baseUrl: string): Promise<{ findings: Finding[]; server?: ServerInfo }> {
+  const findings: Finding[] = [];
+  const sentAt = deps.clock.now();
+  try {
+    // Any answer will do: it proves the server is there, and its Date header tells the server's time.
+    const res = await deps.http.request({ url: new URL('/.well-known/oauth-protected-resource', baseUrl), signal: deps.signal, timeoutMs: SERVER_TIMEOUT_MS });
+    const receivedAt = deps.clock.now();
+    const ms = Math.max(0, Math.round(receivedAt - sentAt));
+    findings.push({ area: 'server', subject: baseUrl, check: 'reachable', status: 'ok', message: `Reachable (HTTP ${res.status} in ${ms} ms).`, data: { status: res.status, ms } });
+    const skew = res.headers.date ? clockSkewSeconds(res.headers.date, sentAt, receivedAt) : undefined;
+    if (skew === undefined) {
+      findings.push({ area: 'server', subject: baseUrl, check: 'clock', status: 'info', message: 'The server sends no usable Date header, so the clock cannot be compared.' });
+    } else if (Math.abs(skew) > CLOCK_TOLERANCE_SECONDS) {
+      findings.push({
+        area: 'server',
+        subject: baseUrl,
+        check: 'clock',
+        status: 'problem',
+        message: `This machine's clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the server's: token lifetimes will be misjudged.`,
+        fix: 'Synchronise the system clock (e.g. `sudo timedatectl set-ntp true`, or your OS time settings).',
+        data: { skewSeconds: skew },
+      });
+    } else {
+      findings.push({ area: 'server', subject: baseUrl, check: 'clock', status: 'ok', message: `The clock agrees with the server's (within ${Math.max(1, Math.abs(skew))} s).`, data: { skewSeconds: skew } });
+    }
+  } catch (err) {
+    const report = describeError(err);
+    findings.push({ area: 'server', subject: baseUrl, check: 'reachable', status: 'problem', message: report.message, fix: fixFor(report.error, baseUrl), data: { error: report.error } });
+    return { findings };
+  }
+
+  let server: ServerInfo;
+  try {
+    server = await discover(deps.http, baseUrl, deps.signal);
+  } catch (err) {
+    const report = describeError(err);
+    findings.push({ area: 'server', subject: baseUrl, check: 'metadata', status: 'problem', message: report.message, fix: fixFor(report.error, baseUrl), data: { error: report.error } });
+    return { findings };
+  }
+  const { as } = server;
+  const endpoints = (['authorization_endpoint', 'token_endpoint', 'registration_endpoint', 'userinfo_endpoint', 'revocation_endpoint'] as const).filter((k) => as[k]);
+  findings.push({
+    area: 'server',
+    subject: baseUrl,
+    check: 'metadata',
+    status: 'ok',
+    message: `Metadata is consistent: issuer ${as.issuer}, PKCE S256, endpoints ${endpoints.map((k) => k.replace(/_endpoint$/, '')).join(', ')}.`,
+    data: { issuer: as.issuer, endpoints: endpoints.map((k) => k.replace(/_endpoint$/, '')), scopes: as.scopes_supported ?? [] },
+  });
+  if (!as.registration_endpoint) {
+    findings.push({ area: 'server', subject: baseUrl, check: 'registration_endpoint', status: 'warning', message: 'The server offers no dynamic client registration: a first login here cannot register the CLI.', fix: 'Log in with --client-metadata-url if the server supports it, or ask the operator to enable registration.' });
+  }
+  if (!as.revocation_endpoint) {
+    findings.push({ area: 'server', subject: baseUrl, check: 'revocation_endpoint', status: 'warning', message: 'The server offers no revocation endpoint: `school logout` cannot end sessions at the server; tokens stay valid until they expire.', fix: 'Nothing to do locally; keep token lifetimes short on the server.' });
+  }
+  return { findings, server };
+}
+
+/** One profile: its server still the same, its client still registered, its tokens present and accepted. */
+async function profileFindings(deps: Deps, name: string, profile: Profile, server: ServerInfo | undefined): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  const at = (check: string, status: FindingStatus, message: string, extra: Partial<Finding> = {}): void => {
+    findings.push({ area: 'profile', subject: name, check, status, message, ...extra });
+  };
+  const relogin = loginHint(name, profile.baseUrl);
+
+  if (!server) {
+    at('server', 'warning', `Not checked against ${profile.baseUrl}: its server could not be checked (see above).`);
+  } else if (server.as.issuer !== profile.issuer) {
+    at('server', 'problem', `${profile.baseUrl} is now served by the authorization server ${server.as.issuer}, not ${profile.issuer} where this profile's tokens came from.`, { fix: relogin });
+  } else {
+    const registration = await deps.state.clientRegistration(profile.issuer, (c) => c.clientId === profile.clientId);
+    if (!registration) {
+      at('registration', 'info', `The client ${profile.clientId} is not a saved registration (a metadata document URL, or the record was removed): not checked.`);
+    } else {
+      const clientSecret = registration.authMethod === 'client_secret_post' ? await deps.state.clientSecret(profile.issuer, registration) : undefined;
+      const known = await clientStillKnown(deps.http, server.as, { clientId: registration.clientId, authMethod: registration.authMethod, clientSecret }, registration.redirectUri, deps.signal);
+      if (known) at('registration', 'ok', `The server still knows the client ${registration.clientId}.`, { data: { clientId: registration.clientId } });
+      else at('registration', 'problem', `The server no longer knows the client ${registration.clientId}.`, { fix: `${relogin} (it registers the CLI again)`, data: { clientId: registration.clientId } });
+    }
+  }
+
+  const found = await deps.state.inspectTokens(name, profile).catch((err: unknown) => ({ ok: false as const, problem: { message: describeError(err).message, hint: undefined } }));
+  if (!found.ok) {
+    at('tokens', 'problem', found.problem.message, { fix: found.problem.hint ?? relogin });
+    return findings;
+  }
+  const { set } = found;
+  const scopes = set.scope ? set.scope.split(' ').filter(Boolean) : [];
+  const now = nowSeconds(deps);
+  const left = set.expiresAt === undefined ? undefined : set.expiresAt - now;
+  const data = { scopes, expiresAt: set.expiresAt ?? null, refreshable: Boolean(set.refreshToken), storage: profile.storage };
+  if (left !== undefined && left <= 0) {
+    if (set.refreshToken) at('tokens', 'ok', `The access token expired ${-left} s ago and is renewed on next use; scopes: ${scopes.join(' ') || '(none)'}.`, { data });
+    else at('tokens', 'problem', 'The access token has expired and there is no refresh token.', { fix: relogin, data });
+    return findings;
+  }
+  at('tokens', 'ok', `Tokens are in ${found.store.location}${left === undefined ? '' : `, the access token valid for ${Math.round(left / 60)} min`}; scopes: ${scopes.join(' ') || '(none)'}.`, { data });
+  if (profile.storage === 'file') {
+    at('storage', 'warning', `Its secrets are in a plain-text file (${found.store.location}), protected by file permissions only.`, { fix: `Once a keychain is usable, ${relogin.charAt(0).toLowerCase()}${relogin.slice(1)}` });
+  }
+  // The token's validity at the server, where the server says who it belongs to.
+  if (server && server.as.issuer === profile.issuer && server.as.userinfo_endpoint) {
+    try {
+      const info = await requestUserInfo(deps.http, server.as, { clientId: set.clientId, accessToken: set.accessToken, signal: deps.signal });
+      if (info.ok) at('token_accepted', 'ok', 'The server accepts the access token.');
+      else if (info.status === 401) at('token_accepted', 'problem', `The server rejected the access token (HTTP 401${info.error ? `, ${info.error}` : ''}).`, { fix: relogin });
+      else at('token_accepted', 'warning', `The userinfo endpoint answered HTTP ${info.status}; the token could not be confirmed.`);
+    } catch (err) {
+      at('token_accepted', 'warning', `The token could not be confirmed: ${describeError(err).message}`);
+    }
+  }
+  return findings;
+}
+
+/** SCHOOL_TOKEN as the server sees it, where the server has a userinfo endpoint to ask. */
+async function environmentTokenFinding(deps: Deps, baseUrl: string, server: ServerInfo | undefined): Promise<Finding | undefined> {
+  const token = deps.env.SCHOOL_TOKEN;
+  if (!token || !server?.as.userinfo_endpoint) return undefined;
+  registerSecret(token);
+  const fix = 'Replace SCHOOL_TOKEN with a valid access token for this server (e.g. `school token` where you are logged in).';
+  try {
+    // The token's client is unknown; the endpoint does not need it.
+    const info = await requestUserInfo(deps.http, server.as, { clientId: 'school-cli', accessToken: token, signal: deps.signal });
+    if (info.ok) return { area: 'environment', subject: baseUrl, check: 'environment_token', status: 'ok', message: `The server accepts SCHOOL_TOKEN.` };
+    if (info.status === 401) return { area: 'environment', subject: baseUrl, check: 'environment_token', status: 'problem', message: `The server rejected SCHOOL_TOKEN (HTTP 401${info.error ? `, ${info.error}` : ''}).`, fix };
+    return { area: 'environment', subject: baseUrl, check: 'environment_token', status: 'warning', message: `The userinfo endpoint answered HTTP ${info.status}; SCHOOL_TOKEN could not be confirmed.` };
+  } catch (err) {
+    return { area: 'environment', subject: baseUrl, check: 'environment_token', status: 'warning', message: `SCHOOL_TOKEN could not be confirmed: ${describeError(err).message}` };
+  }
+}
+
+/** The base URL asked for on the command line or in the environment, or the problem with it. */
+function explicitBaseUrl(opts: GlobalOptions, env: Env): { url?: string; finding?: Finding } {
+  const raw = opts.baseUrl || env.SCHOOL_BASE_URL;
+  if (!raw) return {};
+  try {
+    return { url: normalizeBaseUrl(raw) };
+  } catch (err) {
+    const report = describeError(err);
+    return { finding: { area: 'server', subject: raw, check: 'base_url', status: 'problem', message: report.message, fix: 'Give --base-url (or SCHOOL_BASE_URL) the whole URL, scheme included.', data: { error: report.error } } };
+  }
+}
+
+/**
+ * Every check of `school doctor`: the environment, the saved files, the keychain, each server in
+ * play and each profile (only the one named by --profile, when it is given). Reads state, probes
+ * servers; changes nothing but a keychain probe entry it removes again.
+ */
+export async function diagnose(deps: Deps, opts: GlobalOptions): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  const allProfiles = await deps.state.profiles();
+  const only = opts.profile || deps.env.SCHOOL_PROFILE;
+  const profiles = only ? Object.fromEntries(Object.entries(allProfiles).filter(([name]) => name === checkProfileName(only))) : allProfiles;
+
+  const explicit = explicitBaseUrl(opts, deps.env);
+  const remembered = only && !profiles[only] ? await deps.state.rememberedBaseUrl(only) : undefined;
+  const baseUrls = [...new Set([explicit.url, ...Object.values(profiles).map((p) => p.baseUrl), remembered].filter((u): u is string => Boolean(u)))];
+
+  findings.push(...proxyFindings(deps.env, baseUrls));
+  findings.push(...(await fileFindings(deps)));
+  findings.push(await keychainFinding(deps, profiles));
+
+  if (explicit.finding) findings.push(explicit.finding);
+  else if (!baseUrls.length) {
+    findings.push({ area: 'server', check: 'base_url', status: 'info', message: 'No server to check: no profile, no --base-url, no SCHOOL_BASE_URL.', fix: 'Run `school doctor --base-url https://your-school.example`.' });
+  }
+  const servers = new Map<string, ServerInfo | undefined>();
+  for (const baseUrl of baseUrls) {
+    const result = await serverFindings(deps, baseUrl);
+    findings.push(...result.findings);
+    servers.set(baseUrl, result.server);
+  }
+
+  const envBaseUrl = explicit.url ?? allProfiles[profileName(opts, deps.env)]?.baseUrl;
+  if (envBaseUrl) {
+    const envToken = await environmentTokenFinding(deps, envBaseUrl, servers.get(envBaseUrl));
+    if (envToken) findings.push(envToken);
+  }
+
+  if (only && !profiles[only]) {
+    findings.push({ area: 'profile', subject: only, check: 'tokens', status: 'info', message: `No profile "${only}" is saved.`, fix: loginHint(only, remembered ?? explicit.url) });
+  }
+  for (const [name, profile] of Object.entries(profiles).sort(([a], [b]) => a.localeCompare(b))) {
+    findings.push(...(await profileFindings(deps, name, profile, servers.get(profile.baseUrl))));
+  }
+  return findings;
+}
