@@ -56,6 +56,8 @@ export interface StateRepository {
   /** Saves a profile; its secrets left behind in another store by an earlier login are removed. */
   saveProfile(name: string, profile: Profile): Promise<void>;
   removeProfile(name: string): Promise<void>;
+  /** Records that the server refused to renew the profile's session: it counts as logged out until the next login. */
+  markSessionRefused(name: string, detail: string, at: number): Promise<void>;
 
   /** The profile's tokens, or a StateProblem (exit 4) saying why there are none usable. */
   readTokens(name: string, profile: Profile): Promise<TokenSet>;
@@ -138,6 +140,14 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
   }
 
   async function inspectTokens(name: string, profile: Profile): Promise<TokenInspection> {
+    if (profile.sessionRefused) {
+      return {
+        ok: false,
+        problem: new StateProblem('refused', `The server refused to renew the session of profile "${name}" (${profile.sessionRefused.detail}); it counts as logged out.`, {
+          hint: loginHint(name, profile.baseUrl),
+        }),
+      };
+    }
     const store = await openStore(profile.storage);
     const text = await store.get(profileAccount(paths.configDir, name));
     if (text === null) return { ok: false, problem: await missingProblem(name, profile, store) };
@@ -181,6 +191,12 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
     async removeProfile(name) {
       await updateConfig(paths, (c) => {
         delete c.profiles[name];
+      });
+    },
+    async markSessionRefused(name, detail, at) {
+      await updateConfig(paths, (c) => {
+        const p = c.profiles[name];
+        if (p) p.sessionRefused = { at, detail };
       });
     },
 
