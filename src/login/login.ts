@@ -41,7 +41,7 @@ export interface LoginHooks {
    * Starts receiving the redirect and says where: on the port of the cached registration's
    * redirect URI when given and free, so that no new registration is needed.
    */
-  listen(cachedRedirectUri: string | undefined): Promise<{ redirectUri: string }>;
+  listen(cachedRedirectUri: string | undefined): Promise<{ redirectUri: string; listenerPid?: number }>;
 }
 
 export interface LoginResult {
@@ -68,7 +68,7 @@ async function chooseClient(
   server: ServerInfo,
   store: CredentialStore,
   authMethod: AuthMethod,
-): Promise<{ client: ClientIdentity; redirectUri: string }> {
+): Promise<{ client: ClientIdentity; redirectUri: string; listenerPid?: number }> {
   const { as } = server;
   if (req.clientMetadataUrl) {
     if (as.client_id_metadata_document_supported !== true) {
@@ -77,17 +77,17 @@ async function chooseClient(
       });
     }
     assertSafeUrl(req.clientMetadataUrl, 'client metadata URL');
-    const { redirectUri } = await hooks.listen(undefined);
-    return { client: { clientId: req.clientMetadataUrl, authMethod: 'none' }, redirectUri };
+    const { redirectUri, listenerPid } = await hooks.listen(undefined);
+    return { client: { clientId: req.clientMetadataUrl, authMethod: 'none' }, redirectUri, listenerPid };
   }
   const cached = await deps.state.clientRegistration(as.issuer, (c) => c.authMethod === authMethod);
-  const { redirectUri } = await hooks.listen(cached?.redirectUri);
+  const { redirectUri, listenerPid } = await hooks.listen(cached?.redirectUri);
   if (cached && cached.redirectUri === redirectUri) {
     const secret = authMethod === 'client_secret_post' ? await deps.state.clientSecret(as.issuer, cached) : undefined;
     const identity: ClientIdentity = { clientId: cached.clientId, authMethod, clientSecret: secret };
     if ((authMethod === 'none' || secret) && (await clientStillKnown(deps.http, as, identity, redirectUri, deps.signal))) {
       if (deps.verbose) hooks.notify(`Reusing the registered client ${cached.clientId}.\n`);
-      return { client: identity, redirectUri };
+      return { client: identity, redirectUri, listenerPid };
     }
     hooks.notify('The server no longer knows the saved client registration; registering again.\n');
   }
@@ -100,7 +100,7 @@ async function chooseClient(
     secretStorage: registered.clientSecret ? store.kind : undefined,
   };
   await deps.state.saveClient(as.issuer, registration, registered.clientSecret);
-  return { client: { clientId: registered.clientId, authMethod, clientSecret: registered.clientSecret }, redirectUri };
+  return { client: { clientId: registered.clientId, authMethod, clientSecret: registered.clientSecret }, redirectUri, listenerPid };
 }
 
 /**
@@ -119,7 +119,7 @@ export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHo
   checkAuthMethod(server, authMethod);
 
   const store = await chooseStore(deps, req.insecureStorage, hooks.notify);
-  const { client, redirectUri } = await chooseClient(deps, req, hooks, server, store, authMethod);
+  const { client, redirectUri, listenerPid } = await chooseClient(deps, req, hooks, server, store, authMethod);
   const request = await authorizationRequest(as, { clientId: client.clientId, redirectUri, scopes, resource: server.resource });
   const pending: PendingLogin = {
     profile: req.profile,
@@ -135,6 +135,7 @@ export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHo
     storage: store.kind,
     authorizationUrl: request.url,
     expiresAt: nowSeconds(deps) + req.timeoutSeconds,
+    listenerPid,
   };
   await deps.state.savePendingLogin(pending);
   return pending;

@@ -125,3 +125,21 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackL
     close,
   };
 }
+
+/**
+ * The listener for a login's redirect: on a fixed port when one is asked for; else on the port of
+ * the cached registration's redirect URI when free (so no new registration is needed); else on
+ * any free port.
+ */
+export async function listenForRedirect(p: { port?: number; cachedRedirectUri?: string; path: string; timeoutMs: number; signal?: AbortSignal }): Promise<LoopbackListener> {
+  const on = (port: number) => startLoopback({ port, path: p.path, timeoutMs: p.timeoutMs, signal: p.signal });
+  if (p.port !== undefined) return on(p.port);
+  if (p.cachedRedirectUri) {
+    try {
+      return await on(Number(new URL(p.cachedRedirectUri).port));
+    } catch (err) {
+      if (!(err instanceof CliError && err.code === 'port_in_use')) throw err;
+    }
+  }
+  return on(0);
+}
