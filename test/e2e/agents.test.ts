@@ -167,3 +167,136 @@ describe('CI and headless mode', () => {
     }
   });
 });
+
+async function login(env: Env, sb = sandbox, extra: string[] = []) {
+  expectSuccess(await agentRun(['login', '--base-url', sb.baseUrl, ...extra], env));
+}
+
+const refreshGrants = () => sandbox.events.filter((e) => e.type === 'token' && e.grant_type === 'refresh_token').length;
+
+describe('sessions for scripts', () => {
+  it('token --min-ttl refreshes a token that would not last, and exits 4 when no token can', async () => {
+    const env = userEnv();
+    await login(env);
+    const first = await agentRun(['token', '--json', '--min-ttl', '4'], env);
+    expectSuccess(first);
+    const firstToken = JSON.parse(first.stdout) as { access_token: string; expires_at: number };
+    expect(firstToken.expires_at - Date.now() / 1000).toBeGreaterThan(3);
+
+    await sleep(2500); // now less than 4 s are left, more than the usual refresh margin (3 s)
+    const before = refreshGrants();
+    const second = await agentRun(['token', '--json', '--min-ttl', '4'], env);
+    expectSuccess(second);
+    const secondToken = JSON.parse(second.stdout) as { access_token: string; expires_at: number };
+    expect(secondToken.access_token).not.toBe(firstToken.access_token);
+    expect(secondToken.expires_at - Date.now() / 1000).toBeGreaterThan(3);
+    expect(refreshGrants()).toBe(before + 1);
+
+    const tooLong = await agentRun(['token', '--json', '--min-ttl', '600'], env);
+    expect(tooLong.code).toBe(4);
+    expect(tooLong.stdout).toBe('');
+    expect(JSON.parse(tooLong.stderr)).toMatchObject({ error: 'ttl_unavailable', message: expect.stringMatching(/no access token valid for 600 seconds/) });
+  });
+
+  it('a refused refresh makes token and whoami exit 4 and status exit 1, without asking the server again', async () => {
+    const env = userEnv();
+    await login(env);
+    const status = await agentRun(['status', '--json'], env);
+    expectSuccess(status);
+    const { clientId } = (JSON.parse(status.stdout) as Array<{ clientId: string }>)[0];
+    const stored = JSON.parse((await keychainEntry(`profile:default@${env.SCHOOL_CONFIG_DIR}`))!) as { refreshToken: string; accessToken: string };
+    // The server ends the grant behind the CLI's back.
+    const res = await fetch(`${sandbox.issuer}/api/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: stored.refreshToken, token_type_hint: 'refresh_token', client_id: clientId }),
+    });
+    expect(res.status).toBe(200);
+    await sleep(TTL * 500 + 500); // into the refresh window
+
+    const refused = await agentRun(['token'], env);
+    expect(refused.code).toBe(4);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(/refused to renew the session/);
+    expect(refused.stderr).toMatch(/school login/);
+
+    const asked = sandbox.events.length;
+    const again = await agentRun(['token', '--json'], env);
+    expect(again.code).toBe(4);
+    expect(JSON.parse(again.stderr)).toMatchObject({ error: 'refresh_refused', hint: expect.stringMatching(/school login/) });
+    expect((await agentRun(['whoami'], env)).code).toBe(4);
+    const report = await agentRun(['status', '--json'], env);
+    expect(report.code).toBe(1);
+    expect((JSON.parse(report.stdout) as Array<{ problem?: string }>)[0].problem).toMatch(/counts as logged out/);
+    expect(sandbox.events.length).toBe(asked);
+
+    // The next login ends it.
+    await login(env);
+    expectSuccess(await agentRun(['token'], env));
+    expectSuccess(await agentRun(['status'], env));
+  });
+});
+
+describe('logout for scripts', () => {
+  it('--json says what was done, never a secret', async () => {
+    const env = userEnv();
+    await login(env);
+    const token = (await agentRun(['token'], env)).stdout.trim();
+    const res = await agentRun(['logout', '--json'], env);
+    expectSuccess(res);
+    expect(JSON.parse(res.stdout)).toEqual({
+      profiles: [{ profile: 'default', base_url: sandbox.baseUrl, revocation: 'revoked', local_secrets_removed: true, client_secret_removed: false }],
+      pending_logins_cancelled: [],
+      ci_job_states_removed: 0,
+    });
+    expect(res.stdout + res.stderr).not.toContain(token);
+    expect((await sandbox.introspect(token)).active).toBe(false);
+  });
+
+  it('exits 0 with a warning when the server has no revocation endpoint', async () => {
+    const bare = await startSandbox({ quiet: true, revocation: false });
+    try {
+      const env = userEnv();
+      await login(env, bare);
+      const res = await agentRun(['logout', '--json'], env);
+      expectSuccess(res);
+      expect(res.stderr).toMatch(/Warning: the server has no revocation endpoint/);
+      expect(JSON.parse(res.stdout).profiles[0].revocation).toBe('unsupported');
+      expect(await keychainEntry(`profile:default@${env.SCHOOL_CONFIG_DIR}`)).toBeNull();
+    } finally {
+      await bare.close();
+    }
+  });
+
+  it("forgets a confidential client's secret", async () => {
+    const env = userEnv();
+    await login(env, sandbox, ['--confidential']);
+    const { clientId } = (JSON.parse((await agentRun(['status', '--json'], env)).stdout) as Array<{ clientId: string }>)[0];
+    const account = `client:${sandbox.issuer}#${clientId}`;
+    expect(await keychainEntry(account)).toMatch(/\S{20,}/);
+    const res = await agentRun(['logout', '--json'], env);
+    expectSuccess(res);
+    expect(JSON.parse(res.stdout).profiles[0].client_secret_removed).toBe(true);
+    expect(await keychainEntry(account)).toBeNull();
+    expect(readFileSync(join(env.SCHOOL_CONFIG_DIR, 'config.json'), 'utf8')).not.toContain(clientId);
+  });
+
+  it('logout --all removes the state of headless CI jobs', async () => {
+    const env = userEnv();
+    await login(env, sandbox, ['--profile', 'ci-job']);
+    const seed = JSON.parse(expectSuccess(await agentRun(['token', '--profile', 'ci-job', '--for-ci', '--json'], env)).stdout) as Record<string, string>;
+    const ci = { ...env, ...seed, CI: 'true' };
+    expectSuccess(await agentRun(['token'], ci));
+    const stateDir = join(env.SCHOOL_CONFIG_DIR, 'state');
+    const markers = readdirSync(stateDir).filter((n) => /^ci-.*\.json$/.test(n));
+    expect(markers).toHaveLength(1);
+    const jobAccount = `ci:${markers[0].slice('ci-'.length, -'.json'.length)}`;
+    expect(await keychainEntry(jobAccount)).toMatch(/refreshToken/);
+
+    const res = await agentRun(['logout', '--all', '--json'], env);
+    expectSuccess(res);
+    expect(JSON.parse(res.stdout)).toMatchObject({ ci_job_states_removed: 1 });
+    expect(readdirSync(stateDir).filter((n) => /^ci-/.test(n))).toEqual([]);
+    expect(await keychainEntry(jobAccount)).toBeNull();
+  });
+});
