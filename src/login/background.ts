@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { type Deps, nowSeconds } from '../deps.js';
 import { CliError, InterruptedError, describeError } from '../errors.js';
+import { fromOAuthError } from '../oauth/oauth-errors.js';
 import { redactText } from '../util/redact.js';
 import type { LoginOutcome, PendingLoginRecord } from '../state/pending-login.js';
 import { CALLBACK_PATH, cacheApiDescription, completeLogin } from './login.js';
@@ -171,14 +172,15 @@ async function reportToParent(message: Handshake): Promise<void> {
 }
 
 function outcomeOf(profile: string, err: unknown, at: number): LoginOutcome {
-  const report = describeError(err);
+  const report = describeError(fromOAuthError(err));
   const timedOut = report.error === 'timeout';
   return {
     profile,
     status: timedOut ? 'timed_out' : 'failed',
     message: redactText(report.message),
     error: timedOut ? 'login_timeout' : report.error,
-    hint: report.hint ? redactText(report.hint) : undefined,
+    // The listener's own hints speak of the one-step login.
+    hint: timedOut ? 'Start a new one with `school login --no-wait`; give the person longer with --timeout.' : report.hint ? redactText(report.hint) : undefined,
     at,
   };
 }

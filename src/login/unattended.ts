@@ -15,7 +15,7 @@ export function unattendedLoginError(env: Env): AuthError | undefined {
   const why = env.SCHOOL_REFRESH_TOKEN ? 'SCHOOL_REFRESH_TOKEN is set (headless mode)' : isCi(env) ? `this is a CI job (CI=${env.CI})` : undefined;
   if (!why) return undefined;
   return new AuthError(
-    `school login waits for a browser, and ${why}: give the credentials in the environment instead, SCHOOL_TOKEN, or SCHOOL_REFRESH_TOKEN with SCHOOL_CLIENT_ID (and SCHOOL_CLIENT_SECRET) and SCHOOL_BASE_URL.`,
+    `\`school login\` would wait for a browser, and ${why}: give the credentials in the environment instead, as SCHOOL_TOKEN, or as SCHOOL_REFRESH_TOKEN with SCHOOL_CLIENT_ID (and SCHOOL_CLIENT_SECRET) and SCHOOL_BASE_URL.`,
     {
       code: 'login_unattended',
       hint: 'Mint a seed on a workstation with `school login --profile ci-job` and `school token --profile ci-job --for-ci`; or start a login for a person to finish with `school login --no-wait`.',

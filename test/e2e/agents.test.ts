@@ -124,13 +124,23 @@ describe('two-step login for agents', () => {
     expect(await portOpen(port)).toBe(true);
     const waited = await agentRun(['login', '--wait'], env);
     expect(waited.code).toBe(4);
-    expect(waited.stderr).toMatch(/timed out/);
+    expect(waited.stderr).toMatch(/No sign-in response arrived within 2 seconds; the pending login was abandoned/);
     for (let i = 0; i < 40 && alive(listenerPid); i++) await sleep(50);
     expect(alive(listenerPid)).toBe(false);
     expect(await portOpen(port)).toBe(false);
     expect(existsSync(join(env.SCHOOL_CONFIG_DIR, 'state', 'pending', 'default.json'))).toBe(false);
     expect(await keychainEntry(verifierAccount)).toBeNull();
     expect((await agentRun(['status'], env)).stdout).not.toMatch(/Pending/);
+  });
+
+  it('--wait exits 4 with the reason when the person denied consent', async () => {
+    const env = userEnv();
+    const { out } = await noWaitLogin(env, ['--profile', 'denied']);
+    await driveLogin(out.url, { consent: 'deny' });
+    const res = await agentRun(['login', '--wait', '--profile', 'denied', '--json'], env);
+    expect(res.code).toBe(4);
+    expect(JSON.parse(res.stderr)).toMatchObject({ error: 'access_denied', message: expect.stringMatching(/access_denied/) });
+    expect((await agentRun(['token', '--profile', 'denied'], env)).code).toBe(4);
   });
 
   it('a second --no-wait for the same profile replaces the first', async () => {

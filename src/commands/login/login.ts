@@ -109,7 +109,7 @@ async function finishTwoStepLogin(deps: Deps, opts: LoginOptions, profile: strin
   }
   const { outcome } = result;
   if (outcome.status !== 'completed') {
-    throw new AuthError(outcome.status === 'timed_out' ? `The pending login${profileSuffix(profile)} timed out: ${outcome.message}` : outcome.message, {
+    throw new AuthError(outcome.status === 'timed_out' ? `${outcome.message.replace(/\.$/, '')}; the pending login${profileSuffix(profile)} was abandoned.` : outcome.message, {
       code: outcome.error ?? 'login_failed',
       hint: outcome.hint ?? 'Start a new one with `school login --no-wait`.',
     });
