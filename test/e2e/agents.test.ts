@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '@school/sandbox';
 import { driveLogin } from '@school/sandbox/browser-driver';
-import { type Env, type RunResult, SCHOOL_BIN, expectSuccess, filesContaining, userEnv } from './harness.js';
+import { type Env, type RunResult, SCHOOL_BIN, expectSuccess, filesContaining, userEnv, withoutKeychain } from './harness.js';
 
 // Driven the way an agent's shell tool runs a command: stdin from /dev/null, stdout and stderr
 // piped, no TTY, every --json output read with JSON.parse.
@@ -289,6 +289,23 @@ describe('logout for scripts', () => {
     expect(JSON.parse(res.stdout).profiles[0].client_secret_removed).toBe(true);
     expect(await keychainEntry(account)).toBeNull();
     expect(readFileSync(join(env.SCHOOL_CONFIG_DIR, 'config.json'), 'utf8')).not.toContain(clientId);
+  });
+
+  it('without the keychain it holds the tokens in, says one thing once, naming the entry, and finishes later', async () => {
+    const env = userEnv();
+    await login(env);
+    const account = `profile:default@${env.SCHOOL_CONFIG_DIR}`;
+    const res = await agentRun(['logout'], withoutKeychain(env));
+    expect(res.code).toBe(1);
+    const lines = res.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`service "school-cli" and account "${account}"`);
+    expect(await keychainEntry(account)).not.toBeNull();
+    // With the keychain back, logout finishes the job.
+    const later = await agentRun(['logout'], env);
+    expectSuccess(later);
+    expect(later.stderr).toMatch(/the server revoked the tokens/);
+    expect(await keychainEntry(account)).toBeNull();
   });
 
   it('logout --all removes the state of headless CI jobs', async () => {
