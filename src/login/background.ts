@@ -222,7 +222,7 @@ export async function runBackgroundListener(
       throw err;
     }
     ok = true;
-    await listener.finish({ ok: true, title: 'Logged in', message: 'You are logged in to school. You can close this tab and return to the terminal.' });
+    // The outcome before anything else: the pending login is removed only after it (finally).
     await deps.state.saveLoginOutcome({
       profile: p.profile,
       status: 'completed',
@@ -232,10 +232,12 @@ export async function runBackgroundListener(
       scopes: pending.scopes,
       at: nowSeconds(deps),
     });
+    await listener.finish({ ok: true, title: 'Logged in', message: 'You are logged in to school. You can close this tab and return to the terminal.' });
     await cacheApiDescription(deps, result.profile.baseUrl);
   } catch (err) {
     const record = await deps.state.pendingLoginRecord(p.profile).catch(() => undefined);
-    if (ours(record)) {
+    // A login already recorded as completed stays so, whatever fails after it.
+    if (!ok && ours(record)) {
       await deps.state.saveLoginOutcome(outcomeOf(p.profile, err, nowSeconds(deps))).catch(() => undefined);
     }
     throw err;

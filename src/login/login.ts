@@ -171,7 +171,9 @@ function userOf(claims: Record<string, unknown> | undefined): Profile['user'] {
 
 /**
  * The second half of `school login`: check the redirect (state, iss), exchange the code, learn who
- * signed in, store the tokens and the profile, and end the grant this login replaces.
+ * signed in, store the tokens and the profile, and end the grant this login replaces. The caller
+ * removes the pending login once it has said how the login ended: a background listener must
+ * record the outcome first, so that `login --wait` never finds neither.
  */
 export async function completeLogin(deps: Deps, pending: PendingLogin, redirect: URL): Promise<LoginResult> {
   const server = await serverFor(deps, pending.baseUrl, pending.issuer);
@@ -223,7 +225,6 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
     loggedInAt: nowSeconds(deps),
   };
   await deps.state.saveProfile(pending.profile, profile);
-  await deps.state.removePendingLogin(pending.profile, pending.storage);
   // The grant this login replaces is no longer used by anyone: end it at its server.
   if (replaced?.refreshToken && replaced.issuer === as.issuer && replaced.refreshToken !== tokens.refreshToken) {
     await revokeQuietly(deps, server, clientOf(replaced), [[replaced.refreshToken, 'refresh_token']]);

@@ -17,10 +17,15 @@ export function refreshMarginSeconds(set: TokenSet): number {
 export function needsRefresh(set: TokenSet, nowSeconds: number, minTtlSeconds = 0): boolean {
   if (set.expiresAt === undefined) return false;
   const remaining = set.expiresAt - nowSeconds;
-  return remaining <= refreshMarginSeconds(set) || remaining < minTtlSeconds;
+  return remaining <= refreshMarginSeconds(set) || !lastsAtLeast(set, nowSeconds, minTtlSeconds);
 }
 
-/** Whether a token stays valid at least `minTtlSeconds` more; a token without a known expiry is taken as valid. */
+/**
+ * Whether a token stays valid at least `minTtlSeconds` more; a token without a known expiry is
+ * taken as valid. Times are whole seconds, so a token counted N seconds from expiry may have a
+ * little less than N left: a promise of N seconds needs more than N counted.
+ */
 export function lastsAtLeast(set: Pick<TokenSet, 'expiresAt'>, nowSeconds: number, minTtlSeconds: number): boolean {
-  return set.expiresAt === undefined || set.expiresAt - nowSeconds >= minTtlSeconds;
+  if (set.expiresAt === undefined || minTtlSeconds <= 0) return true;
+  return set.expiresAt - nowSeconds > minTtlSeconds;
 }

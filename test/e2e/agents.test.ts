@@ -193,7 +193,7 @@ describe('sessions for scripts', () => {
     const firstToken = JSON.parse(first.stdout) as { access_token: string; expires_at: number };
     expect(firstToken.expires_at - Date.now() / 1000).toBeGreaterThan(3);
 
-    await sleep(2500); // now less than 4 s are left, more than the usual refresh margin (3 s)
+    await sleep(2500); // at most 4 counted seconds are left now: not enough for --min-ttl 4, plenty for the usual margin (3 s)
     const before = refreshGrants();
     const second = await agentRun(['token', '--json', '--min-ttl', '4'], env);
     expectSuccess(second);

@@ -19,8 +19,10 @@ describe('refresh policy', () => {
   it('refreshes a token that would not last the --min-ttl asked for', () => {
     expect(needsRefresh(base, 4000, 300)).toBe(false);
     expect(needsRefresh(base, 4400, 300)).toBe(true);
-    expect(lastsAtLeast(base, 4300, 300)).toBe(true);
-    expect(lastsAtLeast(base, 4301, 300)).toBe(false);
+    expect(needsRefresh(base, 4300, 300)).toBe(true);
+    expect(lastsAtLeast(base, 4299, 300)).toBe(true);
+    expect(lastsAtLeast(base, 4300, 300)).toBe(false);
+    expect(lastsAtLeast(base, 9999, 0)).toBe(true);
     expect(lastsAtLeast({ expiresAt: undefined }, 4301, 300)).toBe(true);
   });
   it('never refreshes a token without an expiry', () => {

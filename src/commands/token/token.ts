@@ -62,7 +62,7 @@ async function run(deps: Deps, opts: TokenOptions): Promise<void> {
     const left = Math.max(0, (session.expiresAt ?? 0) - nowSeconds(deps));
     throw new AuthError(`The server provides no access token valid for ${minTtlSeconds} seconds: the freshest one it gave lasts ${left} more seconds.`, {
       code: 'ttl_unavailable',
-      hint: `Ask for less with --min-ttl (at most ${left}), or renew the token when it runs out.`,
+      hint: `Ask for less with --min-ttl (below ${left}), or renew the token when it runs out.`,
     });
   }
   // Ctrl-C during a refresh still lets the new tokens be stored; the command then stops there.
