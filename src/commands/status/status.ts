@@ -145,7 +145,8 @@ function report(rows: Array<ProfileStatus & { location?: string }>, now: number)
     if (r.clientId) line('Client', r.clientId);
     if (r.user) line('User', describeUser(r.user));
     if (r.scopes.length) line('Scopes', r.scopes.join(' '));
-    if (r.storage !== 'env' || r.expiresAt) line('Expires', describeExpiry(r.expiresAt, now, r.refreshable));
+    // A profile that exists only as a pending login has no tokens yet to expire.
+    if ((r.storage !== 'env' && !(r.pendingLogin && r.expiresAt === null)) || r.expiresAt) line('Expires', describeExpiry(r.expiresAt, now, r.refreshable));
     line('Secrets', r.location ? `${r.storage} (${r.location})` : r.storage);
     if (r.pendingLogin) line('Pending', `a login waits for the browser until ${describeExpiry(r.pendingLogin.expiresAt, now, false)}; finish it with \`school login --wait${r.profile === DEFAULT_PROFILE ? '' : ` --profile ${r.profile}`}\``);
     if (r.problem) line('Problem', r.problem);
