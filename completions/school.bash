@@ -8,7 +8,7 @@
 # Options followed by a value: the word after them is that value, never a command or a path.
 _school_takes_value() {
     case $1 in
-        --base-url | --profile | --scope | --port | --timeout | --client-metadata-url | \
+        --base-url | --profile | --scope | --port | --timeout | --client-metadata-url | --min-ttl | \
             -X | --method | -H | --header | -f | --raw-field | -F | --field | --input | \
             --jq | --retry)
             return 0 ;;
@@ -146,9 +146,9 @@ _school() {
         local -a opts=(--base-url --profile --json --verbose -h --help)
         case $cmd in
             '') opts+=(--version) ;;
-            login) opts+=(--scope --no-browser --port --timeout --confidential --insecure-storage --client-metadata-url) ;;
+            login) opts+=(--scope --no-browser --port --timeout --confidential --insecure-storage --client-metadata-url --wait --no-wait) ;;
             logout) opts+=(--all) ;;
-            token) opts+=(--for-ci) ;;
+            token) opts+=(--min-ttl --for-ci) ;;
             call) opts+=(-X --method -H --header -f --raw-field -F --field --input -i --include --anonymous --list
                 --paginate --slurp --jq --retry --timeout) ;;
         esac

@@ -25,7 +25,7 @@ function __school_state
                 case --
                     set dashdash 1
                     continue
-                case --base-url --profile --scope --port --timeout --client-metadata-url -X --method -H --header -f --raw-field -F --field --input --jq --retry
+                case --base-url --profile --scope --port --timeout --client-metadata-url --min-ttl -X --method -H --header -f --raw-field -F --field --input --jq --retry
                     set skip 1
                     continue
                 case '-*'
@@ -130,11 +130,14 @@ complete -c school -n '__school_using login' -l timeout -x -d 'Seconds to wait f
 complete -c school -n '__school_using login' -l confidential -d 'Register as a confidential client'
 complete -c school -n '__school_using login' -l insecure-storage -d 'Store secrets in a 0600 file, not the keychain'
 complete -c school -n '__school_using login' -l client-metadata-url -x -d 'Client ID metadata document URL'
+complete -c school -n '__school_using login' -l wait -d 'Wait for the login started with --no-wait'
+complete -c school -n '__school_using login' -l no-wait -d 'Start the login, print the URL and return at once'
 
 # logout
 complete -c school -n '__school_using logout' -l all -d 'Log out of every profile'
 
 # token
+complete -c school -n '__school_using token' -l min-ttl -x -d 'Seconds the printed token must stay valid'
 complete -c school -n '__school_using token' -l for-ci -d 'Print the variables a CI job needs, hand the profile over'
 
 # call

@@ -52,12 +52,12 @@ export const ERROR_CODES = {
   refresh_refused: { exit: 4, meaning: 'The server refused to renew the session (or there is nothing to renew it with); it counts as logged out.', action: 'log_in' },
   token_rejected: { exit: 4, meaning: 'The API rejected the access token.', action: 'log_in' },
   insufficient_scope: { exit: 4, meaning: 'The token lacks a scope the request needs; `scope` names it and the hint is the login command that adds it.', action: 'add_scope', fromServer: true },
-  min_ttl_unavailable: { exit: 4, meaning: 'token --min-ttl: the server cannot provide a token valid that long.', action: 'log_in' },
+  ttl_unavailable: { exit: 4, meaning: 'token --min-ttl: the server gives no access token valid that long; the message says how long its freshest one lasts.', action: 'fix_command' },
   login_pending: { exit: 4, meaning: 'A login started with --no-wait is still waiting for the browser.', action: 'log_in' },
   no_pending_login: { exit: 4, meaning: 'login --wait: no login is pending for the profile.', action: 'log_in' },
   login_timeout: { exit: 4, meaning: 'login --wait: the pending login ended at its --timeout without the browser coming back.', action: 'log_in' },
   login_failed: { exit: 4, meaning: 'login --wait: the pending login failed; the message says why.', action: 'log_in' },
-  ci_login_refused: { exit: 4, meaning: 'login in CI or headless mode without --no-wait: nobody would open the browser. Use SCHOOL_TOKEN or SCHOOL_REFRESH_TOKEN.', action: 'fix_environment' },
+  login_unattended: { exit: 4, meaning: 'login in CI or headless mode without --no-wait: nobody would open the browser; the message names SCHOOL_TOKEN and SCHOOL_REFRESH_TOKEN instead.', action: 'fix_environment' },
   invalid_grant: { exit: 4, meaning: 'The server refused a grant (code or refresh token): expired, revoked or used twice.', action: 'log_in', fromServer: true },
   invalid_token: { exit: 4, meaning: 'The server refused the token as invalid.', action: 'log_in', fromServer: true },
   invalid_client: { exit: 4, meaning: 'The server no longer knows the client registration (it is forgotten and made again at the next login).', action: 'log_in', fromServer: true },
@@ -95,9 +95,7 @@ export const ERROR_CODES = {
   server_error: { exit: 1, meaning: 'The authorization server failed.', action: 'retry', fromServer: true },
   temporarily_unavailable: { exit: 1, meaning: 'The authorization server is overloaded or in maintenance.', action: 'retry', fromServer: true },
   oauth_error: { exit: 1, meaning: 'The server answered with another OAuth error; the message names it.', action: 'report' },
-  revocation_failed: { exit: 1, meaning: 'logout: the server refused to revoke a token, or could not be reached; the local credentials are gone all the same.', action: 'retry' },
-  revocation_unconfirmed: { exit: 1, meaning: 'logout: the server did not confirm the revocation; the local credentials are gone all the same.', action: 'retry' },
-  secrets_kept: { exit: 1, meaning: 'logout: a stored secret could not be removed; the message says where it is.', action: 'fix_environment' },
+  logout_incomplete: { exit: 1, meaning: 'logout: the server refused or did not confirm a revocation, or a stored secret could not be removed (the profile is then kept so a later logout can finish); the message says which.', action: 'retry' },
   proxy_unsupported: { exit: 1, meaning: 'HTTPS_PROXY or HTTP_PROXY names a proxy that is not http://.', action: 'fix_environment' },
   no_credential_store: { exit: 1, meaning: 'Neither the OS keychain nor the file store can be used.', action: 'fix_environment' },
   keychain_error: { exit: 1, meaning: 'The OS keychain failed.', action: 'fix_environment' },
@@ -106,7 +104,9 @@ export const ERROR_CODES = {
   corrupt_config: { exit: 1, meaning: 'The configuration file is not valid JSON.', action: 'fix_environment' },
   lock_timeout: { exit: 1, meaning: 'Another school process held a lock on the configuration too long.', action: 'retry' },
   missing_file: { exit: 1, meaning: 'A file of this installation is missing.', action: 'fix_environment' },
-  problems_found: { exit: 1, meaning: 'doctor or status found a problem; the report (still printed) says what and how to fix it.', action: 'fix_environment' },
+  problems_found: { exit: 1, meaning: 'doctor found a problem; the report (still printed) says what and how to fix it.', action: 'fix_environment' },
+  profile_unusable: { exit: 1, meaning: 'status: a profile shown cannot be used now (refused session, missing tokens…); the report (still printed) says why.', action: 'log_in' },
+  background_listener_failed: { exit: 1, meaning: 'login --no-wait: the background listener for the browser could not be started.', action: 'retry' },
   internal_error: { exit: 1, meaning: 'The CLI reached a state it should not; report it.', action: 'report' },
   unexpected_error: { exit: 1, meaning: 'An error the CLI does not classify; the message says what failed.', action: 'report' },
 
@@ -114,6 +114,8 @@ export const ERROR_CODES = {
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+type ErrorInfoExit = ErrorCodeInfo['exit'];
 
 /** The exit status that goes with a code. */
 export type ExitOf<C extends ErrorCode> = (typeof ERROR_CODES)[C]['exit'];
@@ -123,6 +125,11 @@ export type CodeWithExit<E extends number> = { [C in ErrorCode]: ExitOf<C> exten
 
 export function isErrorCode(value: string): value is ErrorCode {
   return Object.hasOwn(ERROR_CODES, value);
+}
+
+/** Whether a code (one read back from a record, say) is in the catalogue with exit status `exit`. */
+export function isCodeWithExit<E extends ErrorInfoExit>(value: string | undefined, exit: E): value is CodeWithExit<E> {
+  return value !== undefined && isErrorCode(value) && ERROR_CODES[value].exit === exit;
 }
 
 /** The catalogue code for an OAuth `error` a server sent: itself when known, else `oauth_error`. */

@@ -1,7 +1,7 @@
 // Command-line entry of the sandbox, for demos and for driving the CLI by hand:
 //
 //   school-sandbox [--port N] [--split-origins] [--alt-paths] [--access-ttl S]
-//                  [--refresh-ttl S] [--no-rotation] [--events FILE] [--quiet]
+//                  [--refresh-ttl S] [--no-rotation] [--no-revocation] [--events FILE] [--quiet]
 //
 // The first line on stdout is the base URL alone, so scripts can read it; everything meant
 // for people goes to stderr.
@@ -9,7 +9,7 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 
 import { startSandbox, type SandboxEvent, type SandboxOptions } from './index.js';
 
-const USAGE = 'usage: school-sandbox [--port N] [--split-origins] [--alt-paths] [--access-ttl S] [--refresh-ttl S] [--no-rotation] [--events FILE] [--quiet]';
+const USAGE = 'usage: school-sandbox [--port N] [--split-origins] [--alt-paths] [--access-ttl S] [--refresh-ttl S] [--no-rotation] [--no-revocation] [--events FILE] [--quiet]';
 
 function parseArgs(argv: string[]) {
   const opts: SandboxOptions & { eventsFile?: string; showEvents: boolean } = { showEvents: true };
@@ -29,6 +29,7 @@ function parseArgs(argv: string[]) {
       case '--access-ttl': opts.accessTokenTtl = number(flag, value()); break;
       case '--refresh-ttl': opts.refreshTokenTtl = number(flag, value()); break;
       case '--no-rotation': opts.rotateRefreshTokens = false; break;
+      case '--no-revocation': opts.revocation = false; break;
       case '--events': {
         const file = value();
         if (!file) throw new Error('--events needs a file name');

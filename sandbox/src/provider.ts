@@ -53,6 +53,7 @@ export interface ProviderSetup {
   accessTokenTtl: number;
   refreshTokenTtl: number;
   rotateRefreshTokens: boolean;
+  advertiseRevocation: boolean;
   users: SandboxUser[];
   resourceServerSecret: string;
   emit: Emit;
@@ -123,6 +124,11 @@ function correctMetadata(raw: Record<string, Any>, setup: ProviderSetup): Record
   // Signed client authentication is not offered, so no algorithms for it either.
   delete doc.token_endpoint_auth_signing_alg_values_supported;
   delete doc.revocation_endpoint_auth_signing_alg_values_supported;
+  // A server without RFC 7009 revocation, as far as its clients can tell.
+  if (!setup.advertiseRevocation) {
+    delete doc.revocation_endpoint;
+    delete doc.revocation_endpoint_auth_methods_supported;
+  }
   delete doc.introspection_endpoint_auth_signing_alg_values_supported;
   // The interface makes no promise about Client ID Metadata Documents.
   delete doc.client_id_metadata_document_supported;

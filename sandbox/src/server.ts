@@ -21,6 +21,7 @@ export interface SandboxOptions {
   accessTokenTtl?: number;       // seconds, default 3600
   refreshTokenTtl?: number;      // seconds, default 14 days
   rotateRefreshTokens?: boolean; // default true
+  revocation?: boolean;          // advertise a revocation endpoint, default true
   quiet?: boolean;
   onEvent?: (event: SandboxEvent) => void; // called for every event as it is recorded
 }
@@ -116,6 +117,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     accessTokenTtl: opts.accessTokenTtl ?? 3600,
     refreshTokenTtl: opts.refreshTokenTtl ?? 14 * 24 * 3600,
     rotateRefreshTokens: opts.rotateRefreshTokens ?? true,
+    advertiseRevocation: opts.revocation ?? true,
     users,
     resourceServerSecret,
     emit,

@@ -3,6 +3,7 @@ import type { CommandEntry } from './command.js';
 import { completeCommand } from './completion/complete.js';
 import { completionCommand } from './completion/completion.js';
 import { doctorCommand } from './doctor/doctor.js';
+import { completeLoginCommand } from './login/complete-login.js';
 import { loginCommand } from './login/login.js';
 import { logoutCommand } from './logout/logout.js';
 import { statusCommand } from './status/status.js';
@@ -17,5 +18,5 @@ export const COMMAND_GROUPS: ReadonlyArray<{ heading: string; commands: readonly
   { heading: 'Shell:', commands: [completionCommand] },
 ];
 
-/** Every command: the grouped ones, then the hidden helper the completion scripts call. */
-export const COMMANDS: readonly CommandEntry[] = [...COMMAND_GROUPS.flatMap((g) => g.commands), completeCommand];
+/** Every command: the grouped ones, then the hidden helpers (the completion scripts' and the background login's). */
+export const COMMANDS: readonly CommandEntry[] = [...COMMAND_GROUPS.flatMap((g) => g.commands), completeCommand, completeLoginCommand];

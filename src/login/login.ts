@@ -43,7 +43,7 @@ export interface LoginHooks {
    * Starts receiving the redirect and says where: on the port of the cached registration's
    * redirect URI when given and free, so that no new registration is needed.
    */
-  listen(cachedRedirectUri: string | undefined): Promise<{ redirectUri: string }>;
+  listen(cachedRedirectUri: string | undefined): Promise<{ redirectUri: string; listenerPid?: number }>;
 }
 
 export interface LoginResult {
@@ -70,7 +70,7 @@ async function chooseClient(
   server: ServerInfo,
   store: CredentialStore,
   authMethod: AuthMethod,
-): Promise<{ client: ClientIdentity; redirectUri: string }> {
+): Promise<{ client: ClientIdentity; redirectUri: string; listenerPid?: number }> {
   const { as } = server;
   if (req.clientMetadataUrl) {
     if (as.client_id_metadata_document_supported !== true) {
@@ -79,17 +79,17 @@ async function chooseClient(
       });
     }
     assertSafeUrl(req.clientMetadataUrl, 'client metadata URL');
-    const { redirectUri } = await hooks.listen(undefined);
-    return { client: { clientId: req.clientMetadataUrl, authMethod: 'none' }, redirectUri };
+    const { redirectUri, listenerPid } = await hooks.listen(undefined);
+    return { client: { clientId: req.clientMetadataUrl, authMethod: 'none' }, redirectUri, listenerPid };
   }
   const cached = await deps.state.clientRegistration(as.issuer, (c) => c.authMethod === authMethod);
-  const { redirectUri } = await hooks.listen(cached?.redirectUri);
+  const { redirectUri, listenerPid } = await hooks.listen(cached?.redirectUri);
   if (cached && cached.redirectUri === redirectUri) {
     const secret = authMethod === 'client_secret_post' ? await deps.state.clientSecret(as.issuer, cached) : undefined;
     const identity: ClientIdentity = { clientId: cached.clientId, authMethod, clientSecret: secret };
     if ((authMethod === 'none' || secret) && (await clientStillKnown(deps.http, as, identity, redirectUri, deps.signal))) {
       if (deps.verbose) hooks.notify(`Reusing the registered client ${cached.clientId}.\n`);
-      return { client: identity, redirectUri };
+      return { client: identity, redirectUri, listenerPid };
     }
     hooks.notify('The server no longer knows the saved client registration; registering again.\n');
   }
@@ -102,7 +102,7 @@ async function chooseClient(
     secretStorage: registered.clientSecret ? store.kind : undefined,
   };
   await deps.state.saveClient(as.issuer, registration, registered.clientSecret);
-  return { client: { clientId: registered.clientId, authMethod, clientSecret: registered.clientSecret }, redirectUri };
+  return { client: { clientId: registered.clientId, authMethod, clientSecret: registered.clientSecret }, redirectUri, listenerPid };
 }
 
 /**
@@ -121,7 +121,7 @@ export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHo
   checkAuthMethod(server, authMethod);
 
   const store = await chooseStore(deps, req.insecureStorage, hooks.notify);
-  const { client, redirectUri } = await chooseClient(deps, req, hooks, server, store, authMethod);
+  const { client, redirectUri, listenerPid } = await chooseClient(deps, req, hooks, server, store, authMethod);
   const request = await authorizationRequest(as, { clientId: client.clientId, redirectUri, scopes, resource: server.resource });
   const pending: PendingLogin = {
     profile: req.profile,
@@ -137,6 +137,7 @@ export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHo
     storage: store.kind,
     authorizationUrl: request.url,
     expiresAt: nowSeconds(deps) + req.timeoutSeconds,
+    listenerPid,
   };
   await deps.state.savePendingLogin(pending);
   return pending;
@@ -172,7 +173,9 @@ function userOf(claims: Record<string, unknown> | undefined): Profile['user'] {
 
 /**
  * The second half of `school login`: check the redirect (state, iss), exchange the code, learn who
- * signed in, store the tokens and the profile, and end the grant this login replaces.
+ * signed in, store the tokens and the profile, and end the grant this login replaces. The caller
+ * removes the pending login once it has said how the login ended: a background listener must
+ * record the outcome first, so that `login --wait` never finds neither.
  */
 export async function completeLogin(deps: Deps, pending: PendingLogin, redirect: URL): Promise<LoginResult> {
   const server = await serverFor(deps, pending.baseUrl, pending.issuer);
@@ -224,7 +227,6 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
     loggedInAt: nowSeconds(deps),
   };
   await deps.state.saveProfile(pending.profile, profile);
-  await deps.state.removePendingLogin(pending.profile, pending.storage);
   // The grant this login replaces is no longer used by anyone: end it at its server.
   if (replaced?.refreshToken && replaced.issuer === as.issuer && replaced.refreshToken !== tokens.refreshToken) {
     await revokeQuietly(deps, server, clientOf(replaced), [[replaced.refreshToken, 'refresh_token']]);

@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { CliError, InterruptedError } from '../errors.js';
+import { portProblem } from './ports.js';
 
 export interface LoopbackOptions {
   /** 0 for an ephemeral port. */
@@ -124,4 +125,24 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackL
     },
     close,
   };
+}
+
+/**
+ * The listener for a login's redirect: on a fixed port when one is asked for; else on the port of
+ * the cached registration's redirect URI when free (so no new registration is needed); else on
+ * any free port.
+ */
+export async function listenForRedirect(p: { port?: number; cachedRedirectUri?: string; path: string; timeoutMs: number; signal?: AbortSignal }): Promise<LoopbackListener> {
+  const on = (port: number) => startLoopback({ port, path: p.path, timeoutMs: p.timeoutMs, signal: p.signal });
+  if (p.port !== undefined) return on(p.port);
+  const cachedPort = p.cachedRedirectUri ? Number(new URL(p.cachedRedirectUri).port) : undefined;
+  // A registration made on a port browsers refuse is not worth reusing.
+  if (cachedPort && !portProblem(cachedPort)) {
+    try {
+      return await on(cachedPort);
+    } catch (err) {
+      if (!(err instanceof CliError && err.code === 'port_in_use')) throw err;
+    }
+  }
+  return on(0);
 }

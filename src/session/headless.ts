@@ -21,7 +21,13 @@ async function jobKey(seed: string, clientId: string, baseUrl: string): Promise<
  * kept between invocations of one job, keyed to the seed, so a rotated refresh token is never
  * replayed; where they are kept is the repository's choice (the keychain when usable).
  */
-export async function headlessSession(deps: Deps, opts: GlobalOptions, profile: string, seed: string, notify?: (text: string) => void): Promise<Session> {
+export async function headlessSession(
+  deps: Deps,
+  opts: GlobalOptions,
+  profile: string,
+  seed: string,
+  { notify, minTtlSeconds = 0 }: { notify?: (text: string) => void; minTtlSeconds?: number } = {},
+): Promise<Session> {
   const env = deps.env;
   const clientId = env.SCHOOL_CLIENT_ID;
   const clientSecret = env.SCHOOL_CLIENT_SECRET || undefined;
@@ -64,8 +70,8 @@ export async function headlessSession(deps: Deps, opts: GlobalOptions, profile: 
   const make = (set: TokenSet): Session =>
     sessionFrom(set, base, async () => make(await afterRefresh(await refreshLocked(deps, lockName, stored, { ...ctx, force: true, seenAccessToken: set.accessToken }))));
   let set = (await job.read()) ?? fromSeed();
-  if (!set.accessToken || needsRefresh(set, nowSeconds(deps))) {
-    set = await afterRefresh(await refreshLocked(deps, lockName, stored, { ...ctx, force: false }));
+  if (!set.accessToken || needsRefresh(set, nowSeconds(deps), minTtlSeconds)) {
+    set = await afterRefresh(await refreshLocked(deps, lockName, stored, { ...ctx, force: false, minTtlSeconds }));
   }
   return make(set);
 }

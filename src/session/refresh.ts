@@ -16,6 +16,8 @@ const ENDS_SESSION = new Set(['invalid_grant', 'invalid_client', 'unauthorized_c
 export interface StoredTokens {
   read(): Promise<TokenSet>;
   write(set: TokenSet): Promise<void>;
+  /** Records that the server ended the session, so later commands need not ask it again. */
+  refused?(detail: string): Promise<void>;
 }
 
 export interface RefreshOutcome {
@@ -34,11 +36,11 @@ export async function refreshLocked(
   deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
   lockName: string,
   stored: StoredTokens,
-  ctx: { baseUrl: string; loginHint: string; refusedHint?: string; clientSecret?: string; force: boolean; seenAccessToken?: string },
+  ctx: { baseUrl: string; loginHint: string; refusedHint?: string; clientSecret?: string; force: boolean; seenAccessToken?: string; minTtlSeconds?: number },
 ): Promise<RefreshOutcome> {
   return deps.state.locked(lockName, deps.signal, async () => {
     const current = await stored.read();
-    const stillNeeded = ctx.force ? current.accessToken === ctx.seenAccessToken : needsRefresh(current, nowSeconds(deps));
+    const stillNeeded = ctx.force ? current.accessToken === ctx.seenAccessToken : needsRefresh(current, nowSeconds(deps), ctx.minTtlSeconds);
     if (!stillNeeded) return { set: current, refreshed: false };
     const refreshToken = current.refreshToken;
     if (!refreshToken) {
@@ -55,6 +57,7 @@ export async function refreshLocked(
       return { set: next, refreshed: true, spentRefreshToken: refreshToken };
     } catch (err) {
       if (err instanceof ServerRefusal && ENDS_SESSION.has(err.error)) {
+        await stored.refused?.(err.detail);
         throw new StateProblem('refused', `The server refused to renew the session (${err.detail}).`, { hint: ctx.refusedHint ?? ctx.loginHint });
       }
       throw err;

@@ -14,9 +14,11 @@ export type { Session } from './usable-session.js';
 export interface SessionOptions {
   /** Messages for the user (the session itself writes nothing); the command decides where they go. */
   notify?: (text: string) => void;
+  /** The access token must stay valid at least this long: refresh first when it would not. */
+  minTtlSeconds?: number;
 }
 
-async function profileSession(deps: Deps, name: string, profile: Profile, opts: GlobalOptions): Promise<Session> {
+async function profileSession(deps: Deps, name: string, profile: Profile, opts: GlobalOptions, minTtlSeconds = 0): Promise<Session> {
   const baseUrl = profile.baseUrl;
   // --base-url and SCHOOL_BASE_URL both name the server explicitly: never quietly use another one.
   const explicit = baseUrlFor(opts, deps.env);
@@ -28,6 +30,7 @@ async function profileSession(deps: Deps, name: string, profile: Profile, opts: 
   const stored = {
     read: () => deps.state.readTokens(name, profile),
     write: (set: TokenSet) => deps.state.saveTokens(name, profile.storage, set),
+    refused: (detail: string) => deps.state.markSessionRefused(name, detail, nowSeconds(deps)),
   };
   const lockName = `refresh-${name}`;
   const ctx = { baseUrl, loginHint: loginHint(name, baseUrl) };
@@ -39,7 +42,7 @@ async function profileSession(deps: Deps, name: string, profile: Profile, opts: 
       set.refreshToken ? async () => make((await refreshLocked(deps, lockName, stored, { ...ctx, force: true, seenAccessToken: set.accessToken })).set) : undefined,
     );
   let set = await stored.read();
-  if (needsRefresh(set, nowSeconds(deps))) set = (await refreshLocked(deps, lockName, stored, { ...ctx, force: false })).set;
+  if (needsRefresh(set, nowSeconds(deps), minTtlSeconds)) set = (await refreshLocked(deps, lockName, stored, { ...ctx, force: false, minTtlSeconds })).set;
   return make(set);
 }
 
@@ -57,10 +60,10 @@ export async function resolveSession(deps: Deps, opts: GlobalOptions, options: S
     if (!baseUrl) throw new UsageError('SCHOOL_TOKEN needs SCHOOL_BASE_URL (or --base-url): a token is only ever sent to the origin it is for.');
     return { profile, baseUrl, accessToken: env.SCHOOL_TOKEN, tokenType: 'bearer', source: 'env', issuer: remembered?.issuer };
   }
-  if (env.SCHOOL_REFRESH_TOKEN) return headlessSession(deps, opts, profile, env.SCHOOL_REFRESH_TOKEN, options.notify);
+  if (env.SCHOOL_REFRESH_TOKEN) return headlessSession(deps, opts, profile, env.SCHOOL_REFRESH_TOKEN, options);
   const stored = await deps.state.profile(profile);
   if (!stored) return undefined;
-  return profileSession(deps, profile, stored, opts);
+  return profileSession(deps, profile, stored, opts, options.minTtlSeconds);
 }
 
 /** Exit 4 with the login command line; the base URL in it is the one given, else the one this profile last used. */

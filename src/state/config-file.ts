@@ -18,6 +18,8 @@ export interface Profile {
   storage: StorageKind;
   user?: { sub?: string; name?: string; email?: string };
   loggedInAt?: number;
+  /** Set when the server refused to renew the session: it counts as logged out until the next login. */
+  sessionRefused?: { at: number; detail: string };
 }
 
 /** A cached dynamic registration, reused by later logins to the same issuer. */

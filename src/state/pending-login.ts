@@ -22,6 +22,8 @@ export interface PendingLogin {
   authorizationUrl: string;
   /** Seconds since the epoch after which the login is abandoned. */
   expiresAt: number;
+  /** The background process waiting for the redirect (`login --no-wait`), if one is. */
+  listenerPid?: number;
 }
 
 export type PendingLoginRecord = Omit<PendingLogin, 'codeVerifier'>;
@@ -38,8 +40,39 @@ export function isPendingLoginRecord(value: unknown): value is PendingLoginRecor
     typeof v.state === 'string' &&
     typeof v.authorizationUrl === 'string' &&
     typeof v.expiresAt === 'number' &&
+    (v.listenerPid === undefined || typeof v.listenerPid === 'number') &&
     Array.isArray(v.scopes) &&
     isStorageKind(v.storage) &&
     (v.authMethod === 'none' || v.authMethod === 'client_secret_post')
+  );
+}
+
+/**
+ * How a background login (`login --no-wait`) ended, kept for `login --wait`: a small record that
+ * never holds a secret.
+ */
+export interface LoginOutcome {
+  profile: string;
+  status: 'completed' | 'failed' | 'timed_out';
+  /** One sentence for the user. */
+  message: string;
+  /** The error code of a failed login, as `--json` errors name it. */
+  error?: string;
+  hint?: string;
+  baseUrl?: string;
+  user?: string;
+  scopes?: string[];
+  /** Seconds since the epoch. */
+  at: number;
+}
+
+export function isLoginOutcome(value: unknown): value is LoginOutcome {
+  if (!value || typeof value !== 'object') return false;
+  const v: Partial<Record<keyof LoginOutcome, unknown>> = value;
+  return (
+    typeof v.profile === 'string' &&
+    (v.status === 'completed' || v.status === 'failed' || v.status === 'timed_out') &&
+    typeof v.message === 'string' &&
+    typeof v.at === 'number'
   );
 }

@@ -23,7 +23,7 @@ import {
 } from './credential-store.js';
 import { withLock } from './lock.js';
 import type { Paths } from './paths.js';
-import { type PendingLogin, isPendingLoginRecord } from './pending-login.js';
+import { type LoginOutcome, type PendingLogin, type PendingLoginRecord, isLoginOutcome, isPendingLoginRecord } from './pending-login.js';
 import { StateProblem } from './problems.js';
 import { type TokenSet, parseTokenSet, serializeTokenSet } from './token-set.js';
 
@@ -59,6 +59,8 @@ export interface StateRepository {
   removeProfile(name: string): Promise<void>;
   /** The profile's base URL, or the one it had before it was removed; never a secret. */
   rememberedBaseUrl(name: string): Promise<string | undefined>;
+  /** Records that the server refused to renew the profile's session: it counts as logged out until the next login. */
+  markSessionRefused(name: string, detail: string, at: number): Promise<void>;
 
   /** The profile's tokens, or a StateProblem (exit 4) saying why there are none usable. */
   readTokens(name: string, profile: Profile): Promise<TokenSet>;
@@ -85,7 +87,18 @@ export interface StateRepository {
 
   savePendingLogin(pending: PendingLogin): Promise<void>;
   pendingLogin(profile: string): Promise<PendingLogin | undefined>;
+  /** What is known of a pending login without reading its secret: for `status`, `--wait` and superseding it. */
+  pendingLoginRecord(profile: string): Promise<PendingLoginRecord | undefined>;
+  pendingLoginRecords(): Promise<PendingLoginRecord[]>;
   removePendingLogin(profile: string, storage: StorageKind): Promise<void>;
+  saveLoginOutcome(outcome: LoginOutcome): Promise<void>;
+  loginOutcome(profile: string): Promise<LoginOutcome | undefined>;
+  removeLoginOutcome(profile: string): Promise<void>;
+
+  /** Removes a confidential client's secret and its registration, which cannot be used without it. */
+  forgetClientSecret(issuer: string, registration: ClientRegistration): Promise<void>;
+  /** Removes the state of every headless CI job (tokens and markers); throws when a store refuses. */
+  forgetJobStates(): Promise<number>;
 
   openStore(kind: StorageKind, area?: CredentialArea): Promise<CredentialStore>;
   probeStore(kind: StorageKind, area?: CredentialArea): Promise<ProbeResult>;
@@ -127,6 +140,11 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
   const probeStore = (kind: StorageKind, area: CredentialArea = 'login') => credentials[kind].probe(area);
   const serverFile = (baseUrl: string) => serverCacheFile(paths.cacheDir, baseUrl);
   const pendingFile = (profile: string) => join(paths.pendingDir, `${profile}.json`);
+  const outcomeFile = (profile: string) => join(paths.pendingDir, 'outcomes', `${profile}.json`);
+  const pendingRecord = async (profile: string): Promise<PendingLoginRecord | undefined> => {
+    const record = parseJson(await readFileIfExists(pendingFile(profile)).catch(() => undefined));
+    return isPendingLoginRecord(record) && record.profile === profile ? record : undefined;
+  };
   const configOf = (): Promise<ConfigFile> => loadConfig(paths);
 
   async function missingProblem(name: string, profile: Profile, store: CredentialStore): Promise<StateProblem> {
@@ -141,6 +159,14 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
   }
 
   async function inspectTokens(name: string, profile: Profile): Promise<TokenInspection> {
+    if (profile.sessionRefused) {
+      return {
+        ok: false,
+        problem: new StateProblem('refused', `The server refused to renew the session of profile "${name}" (${profile.sessionRefused.detail}); it counts as logged out.`, {
+          hint: loginHint(name, profile.baseUrl),
+        }),
+      };
+    }
     const store = await openStore(profile.storage);
     const text = await store.get(profileAccount(paths.configDir, name));
     if (text === null) return { ok: false, problem: await missingProblem(name, profile, store) };
@@ -191,6 +217,12 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
     async rememberedBaseUrl(name) {
       const config = await configOf();
       return config.profiles[name]?.baseUrl ?? config.lastBaseUrls[name];
+    },
+    async markSessionRefused(name, detail, at) {
+      await updateConfig(paths, (c) => {
+        const p = c.profiles[name];
+        if (p) p.sessionRefused = { at, detail };
+      });
     },
 
     async readTokens(name, profile) {
@@ -299,16 +331,61 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
       await writeFileAtomic(pendingFile(pending.profile), `${JSON.stringify(record, null, 2)}\n`, 0o600);
     },
     async pendingLogin(profile) {
-      const record = parseJson(await readFileIfExists(pendingFile(profile)));
-      if (!isPendingLoginRecord(record)) return undefined;
+      const record = await pendingRecord(profile);
+      if (!record) return undefined;
       const codeVerifier = await (await openStore(record.storage)).get(pendingLoginAccount(paths.configDir, profile));
       if (!codeVerifier) return undefined;
       registerSecret(codeVerifier);
       return { ...record, codeVerifier };
     },
+    pendingLoginRecord: pendingRecord,
+    async pendingLoginRecords() {
+      const names = await readdir(paths.pendingDir).catch((): string[] => []);
+      const records: PendingLoginRecord[] = [];
+      for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
+        const record = await pendingRecord(name.slice(0, -'.json'.length));
+        if (record) records.push(record);
+      }
+      return records;
+    },
     async removePendingLogin(profile, storage) {
       await rm(pendingFile(profile), { force: true });
       await (await openStore(storage)).delete(pendingLoginAccount(paths.configDir, profile)).catch(() => undefined);
+    },
+    async saveLoginOutcome(outcome) {
+      await writeFileAtomic(outcomeFile(outcome.profile), `${JSON.stringify(outcome, null, 2)}\n`, 0o600);
+    },
+    async loginOutcome(profile) {
+      const outcome = parseJson(await readFileIfExists(outcomeFile(profile)).catch(() => undefined));
+      return isLoginOutcome(outcome) && outcome.profile === profile ? outcome : undefined;
+    },
+    async removeLoginOutcome(profile) {
+      await rm(outcomeFile(profile), { force: true });
+    },
+
+    async forgetClientSecret(issuer, registration) {
+      if (registration.secretStorage) await (await openStore(registration.secretStorage)).delete(clientAccount(issuer, registration.clientId));
+      await updateConfig(paths, (c) => {
+        c.clients[issuer] = (c.clients[issuer] ?? []).filter((r) => r.clientId !== registration.clientId);
+      });
+    },
+    async forgetJobStates() {
+      const markers = (await readdir(paths.stateDir).catch((): string[] => [])).filter((n) => /^ci-[0-9a-f]+\.json$/.test(n));
+      for (const name of markers) {
+        const markerFile = join(paths.stateDir, name);
+        const marker = parseJson(await readFileIfExists(markerFile).catch(() => undefined));
+        const key = name.slice('ci-'.length, -'.json'.length);
+        // A marker that cannot be read says nothing of where the tokens are: try both stores.
+        const kinds: StorageKind[] = isJobMarker(marker) ? [marker.storage] : [PREFERRED_STORAGE, PLAIN_STORAGE];
+        for (const kind of kinds) {
+          const removal = openStore(kind, 'job').then((store) => store.delete(jobAccount(key)));
+          await (isJobMarker(marker) ? removal : removal.catch(() => false));
+        }
+        await rm(markerFile, { force: true });
+      }
+      // The job file holds nothing else: remove it whole, entries of lost markers included.
+      await rm(paths.jobCredentialsFile, { force: true });
+      return markers.length;
     },
 
     openStore,

@@ -143,7 +143,7 @@ describe('whoami, status, logout', () => {
     await down.close();
     const res = await runSchool(['logout'], env);
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/revocation was not confirmed/);
+    expect(res.stderr).toMatch(/did not confirm the revocation/);
     expect(JSON.parse((await runSchool(['status', '--json'], env)).stdout)).toEqual([]);
     const creds = JSON.parse(readFileSync(join(env.SCHOOL_CONFIG_DIR!, 'credentials.json'), 'utf8'));
     expect(creds.entries).toEqual({});

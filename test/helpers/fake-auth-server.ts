@@ -16,6 +16,8 @@ export interface FakeAuthServer extends HttpClient {
   userinfoSubject: string;
   /** The `sub` of an ID token sent with the code exchange; none is sent when undefined. */
   idTokenSubject?: string;
+  /** How revocation goes: done; no endpoint advertised; access tokens not revocable; refused with a 503. */
+  revocation: 'ok' | 'absent' | 'access_unsupported' | 'unavailable';
 }
 
 /** An ID token as the token endpoint sends it (its signature is not checked on that channel). */
@@ -48,6 +50,7 @@ export function fakeAuthServer(): FakeAuthServer {
     revoked: [],
     grants: [],
     refresh: 'rotate',
+    revocation: 'ok',
     userinfoSubject: 'u-ada',
     async request(req: HttpRequest) {
       const url = String(req.url);
@@ -57,8 +60,10 @@ export function fakeAuthServer(): FakeAuthServer {
       switch (url) {
         case `${API}/.well-known/oauth-protected-resource`:
           return json(200, { resource: API, authorization_servers: [AS] }, url);
-        case `${AS}/.well-known/oauth-authorization-server`:
-          return json(200, metadata, url);
+        case `${AS}/.well-known/oauth-authorization-server`: {
+          const { revocation_endpoint: _revocation, ...withoutRevocation } = metadata;
+          return json(200, server.revocation === 'absent' ? withoutRevocation : metadata, url);
+        }
         case `${AS}/register`: {
           const asked: unknown = JSON.parse(typeof req.body === 'string' ? req.body : '{}');
           const confidential = Boolean(asked && typeof asked === 'object' && 'token_endpoint_auth_method' in asked && asked.token_endpoint_auth_method === 'client_secret_post');
@@ -66,6 +71,8 @@ export function fakeAuthServer(): FakeAuthServer {
           return json(201, confidential ? { ...client, client_secret: mint('secret'), client_secret_expires_at: 0 } : client, url);
         }
         case `${AS}/revoke`:
+          if (server.revocation === 'unavailable') return json(503, { error: 'temporarily_unavailable' }, url);
+          if (server.revocation === 'access_unsupported' && form.get('token_type_hint') === 'access_token') return json(400, { error: 'unsupported_token_type' }, url);
           server.revoked.push(form.get('token') ?? '');
           return json(200, {}, url);
         case `${AS}/userinfo`:

@@ -74,7 +74,7 @@ describe('school status (run)', () => {
     await seedProfile(deps, 'default', 'keychain', serializeTokenSet(tokens));
     await seedProfile(deps, 'broken', 'file', '{corrupt');
     await seedProfile(deps, 'gone', 'keychain');
-    await statusRun(deps, { json: true });
+    await expect(statusRun(deps, { json: true })).rejects.toMatchObject({ exitCode: 1, code: 'profile_unusable', message: expect.stringMatching(/"broken", "gone"/) });
     const rows = JSON.parse(deps.io.stdout()) as Array<Record<string, unknown>>;
     expect(rows.map((r) => r.profile)).toEqual(['broken', 'default', 'gone']);
     const def = rows.find((r) => r.profile === 'default')!;
@@ -90,5 +90,29 @@ describe('school status (run)', () => {
     expect(human.io.stdout()).toContain('Ada Lovelace ada@example.edu');
     expect(human.io.stdout()).toMatch(/Expires: +\S+ \(in 60 min\)/);
     expect(human.io.stdout()).not.toMatch(/at-live|rt-live/);
+  });
+
+  it('exits 1 for a session the server refused to renew, and 0 when every profile is usable', async () => {
+    const deps = fakeDeps({ now: NOW });
+    await seedProfile(deps, 'default', 'keychain', serializeTokenSet(tokens));
+    await statusRun(deps, {});
+    await deps.state.markSessionRefused('default', 'invalid_grant: grant revoked', NOW / 1000);
+    await expect(statusRun(deps, {})).rejects.toMatchObject({ exitCode: 1 });
+    expect(deps.io.stdout()).toMatch(/Problem: +The server refused to renew the session of profile "default" \(invalid_grant: grant revoked\); it counts as logged out/);
+    await expect(tokenRun(deps, {})).rejects.toMatchObject({ exitCode: 4, code: 'refresh_refused', hint: expect.stringMatching(/school login/) });
+  });
+
+  it('shows a pending login, alone or beside the profile it will replace', async () => {
+    const deps = fakeDeps({ now: NOW });
+    const pending = {
+      profile: 'night', baseUrl: 'https://school.example', issuer: 'https://auth.school.example', clientId: 'cid-1', authMethod: 'none' as const,
+      redirectUri: 'http://127.0.0.1:5000/callback', state: 's', codeVerifier: 'verifier-0123456789', scopes: ['openid'], storage: 'keychain' as const,
+      authorizationUrl: 'https://auth.school.example/authorize?x', expiresAt: NOW / 1000 + 120,
+    };
+    await deps.state.savePendingLogin(pending);
+    await expect(statusRun(deps, { json: true })).rejects.toMatchObject({ exitCode: 1 });
+    const rows = JSON.parse(deps.io.stdout()) as Array<Record<string, unknown>>;
+    expect(rows).toEqual([expect.objectContaining({ profile: 'night', pendingLogin: { expiresAt: NOW / 1000 + 120 }, problem: expect.stringMatching(/waiting for the browser/) })]);
+    expect(deps.io.stdout()).not.toContain('verifier-0123456789');
   });
 });

@@ -54,5 +54,8 @@ describe('token fast path recogniser', () => {
     expect(parseFastToken(['token', 'extra'])).toBeUndefined();
     expect(parseFastToken(['whoami'])).toBeUndefined();
     expect(parseFastToken(['token', '--profile'])).toBeUndefined();
+    expect(parseFastToken(['token', '--min-ttl', '300'])).toEqual({ minTtl: '300' });
+    expect(parseFastToken(['token', '--min-ttl=60', '--json'])).toEqual({ minTtl: '60', json: true });
+    expect(parseFastToken(['--min-ttl', '60', 'token'])).toBeUndefined();
   });
 });

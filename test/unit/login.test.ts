@@ -37,6 +37,8 @@ describe('login as a transaction', () => {
     const code = server.grants.find((g) => g.grantType === 'authorization_code');
     expect(code?.params.get('code_verifier')).toBe(pending.codeVerifier);
     expect((await deps.state.readTokens('default', result.profile)).accessToken).toMatch(/^at-/);
+    // Ending the transaction is the caller's, once it has recorded the outcome.
+    await deps.state.removePendingLogin('default', 'keychain');
     expect(await deps.state.pendingLogin('default')).toBeUndefined();
   });
 

@@ -71,6 +71,28 @@ describe('getting a usable session', () => {
     await expect(resolve()).rejects.toMatchObject({ problem: 'refused', exitCode: 4, code: 'refresh_refused', message: expect.stringMatching(/refused to renew the session \(invalid_grant: grant revoked\)/) });
   });
 
+  it('records a refused refresh, so the session counts as logged out without asking the server again', async () => {
+    const { server, deps, resolve } = await setup({ tokens: stored({ expiresAt: NOW - 10 }), refresh: 'invalid_grant' });
+    await expect(resolve()).rejects.toMatchObject({ problem: 'refused' });
+    expect((await deps.state.profile('default'))?.sessionRefused).toMatchObject({ at: NOW, detail: expect.stringMatching(/invalid_grant/) });
+    const asked = server.asked.length;
+    await expect(resolve()).rejects.toMatchObject({ problem: 'refused', exitCode: 4, hint: expect.stringMatching(/school login/) });
+    expect(server.asked).toHaveLength(asked);
+    // A new login (a new saved profile) ends it.
+    await deps.state.saveProfile('default', profile);
+    server.refresh = 'rotate';
+    await expect(resolve()).resolves.toMatchObject({ source: 'keychain' });
+  });
+
+  it('refreshes early for --min-ttl, and not when the token lasts long enough', async () => {
+    const { server, deps } = await setup({ tokens: stored({ expiresAt: NOW + 200 }) });
+    const withTtl = (minTtlSeconds: number) => resolveSession(deps, {}, { minTtlSeconds });
+    expect((await withTtl(100))?.accessToken).toBe('at-stored-0123456789');
+    expect(refreshGrants(server)).toHaveLength(0);
+    expect((await withTtl(300))?.accessToken).not.toBe('at-stored-0123456789');
+    expect(refreshGrants(server)).toHaveLength(1);
+  });
+
   it('refuses tokens stored for another issuer', async () => {
     const { resolve } = await setup({ tokens: stored({ issuer: 'https://other.example' }) });
     await expect(resolve()).rejects.toMatchObject({ problem: 'wrong_issuer', exitCode: 4 });

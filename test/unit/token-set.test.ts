@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { needsRefresh, refreshMarginSeconds } from '../../src/session/refresh-policy.js';
+import { lastsAtLeast, needsRefresh, refreshMarginSeconds } from '../../src/session/refresh-policy.js';
 import { parseTokenSet, type TokenSet } from '../../src/state/token-set.js';
 
 const base: TokenSet = { issuer: 'https://as.example', clientId: 'c', accessToken: 'at-0123456789', tokenType: 'bearer', obtainedAt: 1000, expiresAt: 4600 };
@@ -15,6 +15,15 @@ describe('refresh policy', () => {
     expect(refreshMarginSeconds(short)).toBe(5);
     expect(needsRefresh(short, 1001)).toBe(false);
     expect(needsRefresh(short, 1006)).toBe(true);
+  });
+  it('refreshes a token that would not last the --min-ttl asked for', () => {
+    expect(needsRefresh(base, 4000, 300)).toBe(false);
+    expect(needsRefresh(base, 4400, 300)).toBe(true);
+    expect(needsRefresh(base, 4300, 300)).toBe(true);
+    expect(lastsAtLeast(base, 4299, 300)).toBe(true);
+    expect(lastsAtLeast(base, 4300, 300)).toBe(false);
+    expect(lastsAtLeast(base, 9999, 0)).toBe(true);
+    expect(lastsAtLeast({ expiresAt: undefined }, 4301, 300)).toBe(true);
   });
   it('never refreshes a token without an expiry', () => {
     expect(needsRefresh({ ...base, expiresAt: undefined }, 999999)).toBe(false);

@@ -1,13 +1,16 @@
 import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
-import { CliError, UsageError } from '../../errors.js';
-import { CALLBACK_PATH, cacheApiDescription, completeLogin, prepareLogin } from '../../login/login.js';
-import { type LoopbackListener, startLoopback } from '../../login/loopback.js';
+import { isCodeWithExit } from '../../error-codes.js';
+import { AuthError, CliError, ExitCode, UsageError } from '../../errors.js';
+import { type BackgroundListener, cancelPendingLogin, startBackgroundListener, waitForPendingLogin } from '../../login/background.js';
+import { CALLBACK_PATH, type LoginRequest, cacheApiDescription, completeLogin, prepareLogin } from '../../login/login.js';
+import { type LoopbackListener, listenForRedirect } from '../../login/loopback.js';
+import { failurePage } from '../../login/pages.js';
 import { waitForRedirect } from '../../login/redirect-wait.js';
 import { parseLoginPort, portProblem } from '../../login/ports.js';
 import { parseScopes } from '../../login/scopes.js';
-import { ServerRefusal } from '../../oauth/oauth-errors.js';
-import { type GlobalOptions, baseUrlFor, profileName, profileSuffix } from '../../options.js';
+import { unattendedLoginError } from '../../login/unattended.js';
+import { DEFAULT_PROFILE, type GlobalOptions, baseUrlFor, profileName, profileSuffix } from '../../options.js';
 import type { PendingLogin } from '../../state/pending-login.js';
 import { booleanFlag, collect, defineCommand, globalOptions, listFlag, stringFlag } from '../command.js';
 
@@ -20,38 +23,99 @@ export interface LoginOptions extends GlobalOptions {
   confidential: boolean;
   insecureStorage: boolean;
   clientMetadataUrl?: string;
+  /** true with --wait (finish a pending login), false with --no-wait (start one and return). */
+  wait?: boolean;
 }
 
 export const DEFAULT_LOGIN_TIMEOUT_SECONDS = 300;
 
-function parseTimeout(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_LOGIN_TIMEOUT_SECONDS;
+export function parseTimeout(value: string | undefined): number;
+export function parseTimeout(value: string | undefined, fallback: undefined): number | undefined;
+export function parseTimeout(value: string | undefined, fallback: number | undefined = DEFAULT_LOGIN_TIMEOUT_SECONDS): number | undefined {
+  if (value === undefined) return fallback;
   const n = Number(value);
   if (!/^\d+(\.\d+)?$/.test(value) || n <= 0 || n > 86_400) throw new UsageError(`Invalid --timeout "${value}": use a number of seconds from 1 to 86400.`);
   return n;
 }
 
-/** A fixed --port; else the cached registration's port when free (no new registration needed); else any free port. */
-async function listen(deps: Deps, port: number | undefined, cachedRedirectUri: string | undefined, timeoutMs: number): Promise<LoopbackListener> {
-  const on = (p: number) => startLoopback({ port: p, path: CALLBACK_PATH, timeoutMs, signal: deps.signal });
-  if (port !== undefined) return on(port);
-  const cachedPort = cachedRedirectUri ? Number(new URL(cachedRedirectUri).port) : undefined;
-  // A registration made on a port browsers refuse is not worth reusing.
-  if (cachedPort && !portProblem(cachedPort)) {
-    try {
-      return await on(cachedPort);
-    } catch (err) {
-      if (!(err instanceof CliError && err.code === 'port_in_use')) throw err;
-    }
-  }
-  return on(0);
+/** What `login --json` prints: what was done, never a secret. */
+function loggedInJson(p: { profile: string; baseUrl: string; user?: string; scopes?: string[]; storage?: string }): string {
+  return `${JSON.stringify({ status: 'logged_in', profile: p.profile, base_url: p.baseUrl, user: p.user ?? null, scopes: p.scopes ?? [], storage: p.storage ?? null })}\n`;
 }
 
-/** What the browser tab shows when the login fails after the redirect arrived. */
-function failurePage(err: unknown): { title: string; message: string } {
-  if (err instanceof ServerRefusal) return { title: 'Sign-in not completed', message: `The authorization server answered ${err.detail}. Return to the terminal.` };
-  if (err instanceof CliError && err.code === 'invalid_callback') return { title: 'Sign-in refused', message: 'The response failed a security check and was not used. Return to the terminal.' };
-  return { title: 'Sign-in failed', message: 'The sign-in could not be completed. Return to the terminal.' };
+function waitHint(profile: string): string {
+  return `school login --wait${profile === DEFAULT_PROFILE ? '' : ` --profile ${profile}`}`;
+}
+
+/** The request both the waiting and the two-step login prepare. */
+async function loginRequest(deps: Deps, opts: LoginOptions, profile: string, timeoutSeconds: number): Promise<LoginRequest> {
+  const remembered = await deps.state.rememberedBaseUrl(profile);
+  const baseUrl = baseUrlFor(opts, deps.env, remembered ? { baseUrl: remembered } : undefined);
+  if (!baseUrl) throw new UsageError('No base URL: pass --base-url https://your-school.example (or set SCHOOL_BASE_URL).');
+  return {
+    profile,
+    baseUrl,
+    scopes: opts.scope ? parseScopes(opts.scope) : undefined,
+    timeoutSeconds,
+    confidential: opts.confidential,
+    insecureStorage: opts.insecureStorage,
+    clientMetadataUrl: opts.clientMetadataUrl || deps.env.SCHOOL_CLIENT_METADATA_URL || undefined,
+    retryCommand: (scopes) => loginCommandLine(opts, scopes),
+  };
+}
+
+/**
+ * `login --no-wait`: prepares the login, leaves a detached listener waiting for the browser, prints
+ * the URL and returns at once. A pending login of the same profile is replaced.
+ */
+async function startTwoStepLogin(deps: Deps, opts: LoginOptions, profile: string): Promise<void> {
+  const port = parseLoginPort(opts.port);
+  const timeoutSeconds = parseTimeout(opts.timeout);
+  const request = await loginRequest(deps, opts, profile, timeoutSeconds);
+  if (await cancelPendingLogin(deps, profile)) deps.io.err.write(`The earlier pending login${profileSuffix(profile)} was replaced.\n`);
+  let background: BackgroundListener | undefined;
+  let pending: PendingLogin;
+  try {
+    pending = await prepareLogin(deps, request, {
+      notify: (text) => deps.io.err.write(text),
+      async listen(cachedRedirectUri) {
+        background = await startBackgroundListener({ profile, port, cachedRedirectUri, timeoutSeconds });
+        return { redirectUri: background.redirectUri, listenerPid: background.pid };
+      },
+    });
+  } catch (err) {
+    await background?.stop();
+    throw err;
+  }
+  const until = new Date(pending.expiresAt * 1000).toISOString().replace('.000Z', 'Z');
+  deps.io.err.write(`Open this URL in a browser to sign in (before ${until}):\n${pending.authorizationUrl}\nThen run \`${waitHint(profile)}\` to learn how it went.\n`);
+  if (opts.json) deps.io.out.write(`${JSON.stringify({ url: pending.authorizationUrl, profile, expires_at: pending.expiresAt })}\n`);
+}
+
+/** `login --wait`: the outcome of the profile's pending login; exit 4 unless it completed. */
+async function finishTwoStepLogin(deps: Deps, opts: LoginOptions, profile: string): Promise<void> {
+  const others = [opts.scope && '--scope', opts.port && '--port', opts.confidential && '--confidential', opts.insecureStorage && '--insecure-storage', opts.clientMetadataUrl && '--client-metadata-url'].filter(Boolean);
+  if (others.length) throw new UsageError(`--wait finishes the login \`school login --no-wait\` started: give ${others.join(', ')} to that one.`);
+  const result = await waitForPendingLogin(deps, profile, { maxWaitSeconds: parseTimeout(opts.timeout, undefined) });
+  if (result.kind === 'none') {
+    throw new AuthError(`No login is pending${profileSuffix(profile)}.`, { code: 'no_pending_login', hint: 'Start one with `school login --no-wait`, then open the URL it prints.' });
+  }
+  if (result.kind === 'still_pending') {
+    const until = new Date(result.expiresAt * 1000).toISOString().replace('.000Z', 'Z');
+    throw new AuthError(`The login${profileSuffix(profile)} is still waiting for the browser (until ${until}).`, { code: 'login_pending', hint: `Run \`${waitHint(profile)}\` again once the URL was opened.` });
+  }
+  const { outcome } = result;
+  if (outcome.status !== 'completed') {
+    throw new AuthError(outcome.status === 'timed_out' ? `${outcome.message.replace(/\.$/, '')}; the pending login${profileSuffix(profile)} was abandoned.` : outcome.message, {
+      // A failure that is not itself a call to log in (access_denied, a network error…) is login_failed,
+      // so that --wait exits 4 for every login that did not complete; the message names the cause.
+      code: isCodeWithExit(outcome.error, ExitCode.auth) ? outcome.error : 'login_failed',
+      hint: outcome.hint ?? 'Start a new one with `school login --no-wait`.',
+    });
+  }
+  deps.io.err.write(`${outcome.message.replace(/\.$/, '')}${profileSuffix(profile)}.\n`);
+  const saved = await deps.state.profile(profile);
+  if (opts.json) deps.io.out.write(loggedInJson({ profile, baseUrl: outcome.baseUrl ?? saved?.baseUrl ?? '', user: outcome.user, scopes: outcome.scopes, storage: saved?.storage }));
 }
 
 /** A value as the shell reads it back: bare when plain, else in single quotes. */
@@ -71,6 +135,8 @@ export function loginCommandLine(opts: LoginOptions, scopes: string[]): string {
   ];
   for (const [flag, value] of valued) if (value !== undefined) words.push(flag, shellWord(value));
   if (!opts.browser) words.push('--no-browser');
+  // --wait never gets this far (it prepares nothing); a retried --no-wait login is again a two-step one.
+  if (opts.wait === false) words.push('--no-wait');
   if (opts.confidential) words.push('--confidential');
   if (opts.insecureStorage) words.push('--insecure-storage');
   if (opts.json) words.push('--json');
@@ -80,35 +146,28 @@ export function loginCommandLine(opts: LoginOptions, scopes: string[]): string {
 
 async function run(deps: Deps, opts: LoginOptions): Promise<void> {
   const profile = profileName(opts, deps.env);
+  if (opts.wait === true) return finishTwoStepLogin(deps, opts, profile);
+  if (opts.wait === false) return startTwoStepLogin(deps, opts, profile);
+  // Before anything else, registration included: nobody will open a browser here.
+  const unattended = unattendedLoginError(deps.env);
+  if (unattended) throw unattended;
   const port = parseLoginPort(opts.port);
   const timeoutSeconds = parseTimeout(opts.timeout);
-  const remembered = await deps.state.rememberedBaseUrl(profile);
-  const baseUrl = baseUrlFor(opts, deps.env, remembered ? { baseUrl: remembered } : undefined);
-  if (!baseUrl) throw new UsageError('No base URL: pass --base-url https://your-school.example (or set SCHOOL_BASE_URL).');
+  const request = await loginRequest(deps, opts, profile, timeoutSeconds);
   const notify = (text: string) => deps.io.err.write(text);
+  // This login replaces one left pending by `--no-wait`.
+  await cancelPendingLogin(deps, profile).catch(() => false);
 
   let listener: LoopbackListener | undefined;
   let pending: PendingLogin | undefined;
   let page = { title: 'Sign-in cancelled', message: 'The command-line login stopped. Return to the terminal.' };
   let ok = false;
   try {
-    pending = await prepareLogin(
-      deps,
-      {
-        profile,
-        baseUrl,
-        scopes: opts.scope ? parseScopes(opts.scope) : undefined,
-        timeoutSeconds,
-        confidential: opts.confidential,
-        insecureStorage: opts.insecureStorage,
-        clientMetadataUrl: opts.clientMetadataUrl || deps.env.SCHOOL_CLIENT_METADATA_URL || undefined,
-        retryCommand: (scopes) => loginCommandLine(opts, scopes),
-      },
-      {
-        notify,
-        listen: async (cachedRedirectUri) => (listener = await listen(deps, port, cachedRedirectUri, timeoutSeconds * 1000)),
-      },
-    );
+    pending = await prepareLogin(deps, request, {
+      notify,
+      listen: async (cachedRedirectUri) =>
+        (listener = await listenForRedirect({ port, cachedRedirectUri, path: CALLBACK_PATH, timeoutMs: timeoutSeconds * 1000, signal: deps.signal })),
+    });
     if (!listener) throw new CliError('The login was prepared without a listener for the redirect.', { code: 'internal_error' });
     const redirect = await waitForRedirect(deps, { listener, authorizationUrl: pending.authorizationUrl, openBrowser: opts.browser, timeoutSeconds });
     let result: Awaited<ReturnType<typeof completeLogin>>;
@@ -123,6 +182,7 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
     await cacheApiDescription(deps, result.profile.baseUrl);
     deps.io.err.write(`Logged in as ${result.user} on ${result.profile.baseUrl}${profileSuffix(profile)}.\n`);
     if (deps.verbose) deps.io.err.write(`Credentials are in ${result.location}.\n`);
+    if (opts.json) deps.io.out.write(loggedInJson({ profile, baseUrl: result.profile.baseUrl, user: result.user, scopes: pending.scopes, storage: result.profile.storage }));
   } finally {
     if (!ok) await listener?.finish({ ok: false, ...page });
     await listener?.close();
@@ -137,13 +197,18 @@ export const loginCommand = defineCommand<LoginOptions>({
 Examples:
   school login --base-url https://your-school.example
   school login --scope courses:write
-  school login --no-browser --profile work`,
+  school login --no-browser --profile work
+  school login --no-wait --json     # print the URL and return; a person opens it
+  school login --wait               # then: exit 0 once that login completed`,
   configure(cmd: Command) {
     cmd
       .option('--scope <scopes>', 'scopes to request, space- or comma-separated (repeatable)', collect)
       .option('--no-browser', 'print the URL instead of opening a browser (SSH, headless)')
       .option('--port <n>', 'loopback port for the redirect (default: a free one)')
-      .option('--timeout <seconds>', 'how long to wait for the browser (default 300)')
+      .option('--timeout <seconds>', 'how long to wait for the browser (default 300); with --wait, how long to wait at most')
+      // --wait first: then neither flag given leaves the value unset, which is the waiting login.
+      .option('--wait', 'wait for the login started with --no-wait: exit 0 when it completed, 4 otherwise')
+      .option('--no-wait', 'start the login, print the URL and return at once; a background listener finishes it')
       .option('--confidential', 'register as a confidential client (client_secret_post)')
       .option('--insecure-storage', 'store secrets in a 0600 plain-text file instead of the keychain')
       .option('--client-metadata-url <url>', 'use this client ID metadata document URL as client_id, where supported');
@@ -157,6 +222,7 @@ Examples:
     confidential: booleanFlag(raw, 'confidential'),
     insecureStorage: booleanFlag(raw, 'insecureStorage'),
     clientMetadataUrl: stringFlag(raw, 'clientMetadataUrl'),
+    wait: typeof raw.wait === 'boolean' ? raw.wait : undefined,
   }),
   run,
 });

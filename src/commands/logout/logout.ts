@@ -1,85 +1,94 @@
 import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
-import { CliError, describeError, errorReason } from '../../errors.js';
-import { revokeToken } from '../../oauth/revoke.js';
+import { CliError, errorReason } from '../../errors.js';
+import { cancelPendingLogin } from '../../login/background.js';
 import { type GlobalOptions, profileName, profileSuffix } from '../../options.js';
-import { serverFor } from '../../session/server.js';
-import type { Profile } from '../../state/config-file.js';
-import type { TokenSet } from '../../state/token-set.js';
+import { type LogoutResult, endSession, manualRemoval } from '../../session/end-session.js';
 import { booleanFlag, defineCommand, globalOptions } from '../command.js';
 
 export interface LogoutOptions extends GlobalOptions {
   all: boolean;
 }
 
-/** Revokes at the server (refresh token first: it is the long-lived one), returning what failed. */
-async function revokeAll(deps: Deps, p: Profile, set: TokenSet): Promise<string | undefined> {
-  try {
-    const server = await serverFor(deps, p.baseUrl, p.issuer);
-    if (!server.as.revocation_endpoint) return 'the server has no revocation endpoint';
-    const client = { clientId: set.clientId, authMethod: p.authMethod, clientSecret: set.clientSecret };
-    if (set.refreshToken) await revokeToken(deps.http, server.as, client, { token: set.refreshToken, hint: 'refresh_token', signal: deps.signal });
-    await revokeToken(deps.http, server.as, client, { token: set.accessToken, hint: 'access_token', signal: deps.signal });
-    return undefined;
-  } catch (err) {
-    return errorReason(err);
+/** One sentence for one profile's logout, and whether it counts as a failure (exit 1). */
+function describeResult(r: LogoutResult): { line: string; failed: boolean } {
+  const label = `${r.baseUrl}${profileSuffix(r.profile)}`;
+  if (r.kept) {
+    return {
+      line: `Could not remove a stored secret of ${label} from ${r.kept.location} (${r.kept.reason}); the profile is kept so that a later \`school logout\` can finish. ${manualRemoval(r.kept)}`,
+      failed: true,
+    };
+  }
+  switch (r.revocation.kind) {
+    case 'revoked':
+      return { line: `Logged out of ${label}; the server revoked the tokens.`, failed: false };
+    case 'unsupported':
+      return { line: `Logged out of ${label} locally. Warning: the server has no revocation endpoint, so the tokens stay valid until they expire.`, failed: false };
+    case 'already_ended':
+      return { line: `Logged out of ${label}; the server had already ended the session.`, failed: false };
+    case 'nothing_stored':
+      return { line: `Logged out of ${label}; no tokens were stored.`, failed: false };
+    case 'failed':
+      return { line: `Logged out of ${label} locally, but the server did not confirm the revocation: ${r.revocation.reason}.`, failed: true };
   }
 }
 
-/** Why the server-side revocation could not be done for this profile, if it could not. */
-async function revokeProfile(deps: Deps, name: string, p: Profile): Promise<string | undefined> {
-  try {
-    const found = await deps.state.inspectTokens(name, p);
-    if (!found.ok) return found.problem.problem === 'missing' || found.problem.problem === 'keyring_locked' ? 'no stored tokens to revoke' : errorReason(found.problem);
-    return await revokeAll(deps, p, found.set);
-  } catch (err) {
-    return errorReason(err);
-  }
+function resultJson(r: LogoutResult) {
+  return {
+    profile: r.profile,
+    base_url: r.baseUrl,
+    revocation: r.revocation.kind,
+    ...(r.revocation.kind === 'failed' ? { revocation_error: r.revocation.reason } : {}),
+    local_secrets_removed: !r.kept,
+    ...(r.kept ? { kept: { location: r.kept.location, account: r.kept.account } } : {}),
+    client_secret_removed: r.clientSecretForgotten,
+  };
 }
 
 async function run(deps: Deps, opts: LogoutOptions): Promise<void> {
   const profiles = await deps.state.profiles();
-  const names = opts.all ? Object.keys(profiles) : [profileName(opts, deps.env)];
+  const pendingProfiles = opts.all ? (await deps.state.pendingLoginRecords().catch(() => [])).map((r) => r.profile) : [];
+  const names = opts.all ? [...new Set([...Object.keys(profiles), ...pendingProfiles])] : [profileName(opts, deps.env)];
   if (deps.env.SCHOOL_TOKEN || deps.env.SCHOOL_REFRESH_TOKEN) {
     deps.io.err.write('Note: credentials in the environment (SCHOOL_TOKEN / SCHOOL_REFRESH_TOKEN) are not affected by logout.\n');
   }
+  const results: LogoutResult[] = [];
+  const cancelled: string[] = [];
   const failures: string[] = [];
-  const kept: string[] = [];
-  let any = false;
   for (const name of names) {
     const p = profiles[name];
     if (!p) {
-      if (!opts.all) deps.io.err.write(`Not logged in${profileSuffix(name)}; nothing to do.\n`);
+      // Not logged in, but a login may be waiting for its browser: that ends too.
+      if (await cancelPendingLogin(deps, name).catch(() => false)) {
+        cancelled.push(name);
+        deps.io.err.write(`Cancelled the pending login${profileSuffix(name)}.\n`);
+      } else if (!opts.all) deps.io.err.write(`Not logged in${profileSuffix(name)}; nothing to do.\n`);
       continue;
     }
-    any = true;
-    const problem = await revokeProfile(deps, name, p);
-    // Forget locally whatever happened above: a damaged entry must not outlive the logout.
+    const result = await endSession(deps, name, p);
+    results.push(result);
+    const { line, failed } = describeResult(result);
+    if (failed) failures.push(line);
+    else deps.io.err.write(`${line}\n`);
+  }
+  // Headless CI job state belongs to no profile: `--all` is what ends it.
+  let jobStatesRemoved = 0;
+  if (opts.all) {
     try {
-      await deps.state.forgetTokens(name, p.storage);
+      jobStatesRemoved = await deps.state.forgetJobStates();
+      if (jobStatesRemoved) deps.io.err.write(`Removed the saved state of ${jobStatesRemoved} headless CI job${jobStatesRemoved > 1 ? 's' : ''}.\n`);
     } catch (err) {
-      deps.io.err.write(`Could not remove the stored secrets of "${name}": ${describeError(err).message}\n`);
-      kept.push(name);
+      failures.push(`Could not remove the saved state of headless CI jobs: ${errorReason(err)}.`);
     }
-    await deps.state.removeProfile(name);
-    const label = `${p.baseUrl}${profileSuffix(name)}`;
-    if (problem) {
-      failures.push(name);
-      deps.io.err.write(`Logged out of ${label} locally, but the server-side revocation was not confirmed: ${problem}.\n`);
-    } else {
-      deps.io.err.write(`Logged out of ${label}; the server revoked the tokens.\n`);
-    }
+    if (!results.length && !cancelled.length && !jobStatesRemoved && !failures.length) deps.io.err.write('No profiles to log out of.\n');
   }
-  if (opts.all && !any) deps.io.err.write('No profiles to log out of.\n');
-  if (kept.length) {
-    throw new CliError(`The stored secrets of ${kept.map((f) => `"${f}"`).join(', ')} could not be removed; remove them from ${kept.length > 1 ? 'their stores' : 'the store'} by hand.`, {
-      code: 'secrets_kept',
-    });
+  if (opts.json) {
+    deps.io.out.write(`${JSON.stringify({ profiles: results.map(resultJson), pending_logins_cancelled: cancelled, ci_job_states_removed: jobStatesRemoved })}\n`);
   }
-  if (failures.length) {
-    throw new CliError(`Server-side revocation was not confirmed for ${failures.map((f) => `"${f}"`).join(', ')}; the local credentials are gone.`, {
-      code: 'revocation_unconfirmed',
-    });
+  if (failures.length === 1) throw new CliError(failures[0], { code: 'logout_incomplete' });
+  if (failures.length > 1) {
+    for (const line of failures) deps.io.err.write(`${line}\n`);
+    throw new CliError(`The logout is not complete in ${failures.length} cases; see above.`, { code: 'logout_incomplete' });
   }
 }
 
@@ -92,7 +101,7 @@ Examples:
   school logout --profile work
   school logout --all`,
   configure(cmd: Command) {
-    cmd.option('--all', 'log out of every profile');
+    cmd.option('--all', 'log out of every profile, and forget headless CI job state');
   },
   toOptions: (raw) => ({ ...globalOptions(raw), all: booleanFlag(raw, 'all') }),
   run,

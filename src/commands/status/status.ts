@@ -1,7 +1,9 @@
 import type { Deps } from '../../deps.js';
 import { nowSeconds } from '../../deps.js';
-import { type GlobalOptions, baseUrlFor, profileName } from '../../options.js';
+import { CliError } from '../../errors.js';
+import { DEFAULT_PROFILE, type GlobalOptions, baseUrlFor, profileName } from '../../options.js';
 import type { Profile } from '../../state/config-file.js';
+import type { PendingLoginRecord } from '../../state/pending-login.js';
 import type { SecretSource } from '../../session/usable-session.js';
 import { describeUser } from '../../ui/user.js';
 import { defineCommand, globalOptions } from '../command.js';
@@ -19,6 +21,8 @@ export interface ProfileStatus {
   expiresAt: number | null;
   refreshable: boolean;
   storage: SecretSource;
+  /** A `login --no-wait` waiting for its browser, until when. */
+  pendingLogin: { expiresAt: number } | null;
   problem?: string;
 }
 
@@ -44,6 +48,7 @@ async function profileRow(deps: Deps, name: string, p: Profile, active: boolean)
     expiresAt: null,
     refreshable: false,
     storage: p.storage,
+    pendingLogin: null,
   };
   try {
     const found = await deps.state.inspectTokens(name, p);
@@ -80,29 +85,57 @@ function environmentRow(deps: Deps, opts: StatusOptions, remembered: Profile | u
     expiresAt: null,
     refreshable: !deps.env.SCHOOL_TOKEN,
     storage: 'env',
+    pendingLogin: null,
     problem: baseUrl ? undefined : 'no base URL: set SCHOOL_BASE_URL',
   };
 }
 
-/** Every profile, never a secret; a broken profile is reported, not fatal. */
+/** A profile that exists only as a pending login: not usable until its browser comes back. */
+function pendingOnlyRow(pending: PendingLoginRecord, active: boolean): ProfileStatus {
+  return {
+    profile: pending.profile,
+    active,
+    baseUrl: pending.baseUrl,
+    issuer: pending.issuer,
+    clientId: pending.clientId,
+    user: null,
+    scopes: [],
+    expiresAt: null,
+    refreshable: false,
+    storage: pending.storage,
+    pendingLogin: { expiresAt: pending.expiresAt },
+    problem: 'not logged in yet: a login is waiting for the browser',
+  };
+}
+
+/** Every profile, never a secret; a broken profile is reported, not fatal, but makes the exit status 1. */
 async function run(deps: Deps, opts: StatusOptions): Promise<void> {
   const profiles = await deps.state.profiles();
   const active = profileName(opts, deps.env);
   const rows: Array<ProfileStatus & { location?: string }> = [];
   for (const [name, p] of Object.entries(profiles).sort(([a], [b]) => a.localeCompare(b))) rows.push(await profileRow(deps, name, p, name === active));
+  const now = nowSeconds(deps);
+  for (const pending of await deps.state.pendingLoginRecords().catch((): PendingLoginRecord[] => [])) {
+    if (pending.expiresAt <= now) continue; // abandoned: its listener has given up
+    const row = rows.find((r) => r.profile === pending.profile);
+    if (row) row.pendingLogin = { expiresAt: pending.expiresAt };
+    else rows.push(pendingOnlyRow(pending, pending.profile === active));
+  }
+  rows.sort((a, b) => a.profile.localeCompare(b.profile));
   if (deps.env.SCHOOL_TOKEN || deps.env.SCHOOL_REFRESH_TOKEN) {
     for (const r of rows) r.active = false;
     rows.unshift(environmentRow(deps, opts, profiles[active]));
   }
-  if (opts.json) {
-    deps.io.out.write(`${JSON.stringify(rows.map(({ location: _location, ...row }) => row), null, 2)}\n`);
-    return;
+  if (opts.json) deps.io.out.write(`${JSON.stringify(rows.map(({ location: _location, ...row }) => row), null, 2)}\n`);
+  else if (!rows.length) deps.io.err.write('No profiles. Run `school login --base-url https://your-school.example` to add one.\n');
+  else deps.io.out.write(report(rows, now));
+  const unusable = rows.filter((r) => r.problem).map((r) => `"${r.profile}"`);
+  if (unusable.length) {
+    throw new CliError(`${unusable.length > 1 ? 'Profiles' : 'Profile'} ${unusable.join(', ')} cannot be used now: see the problem reported above.`, { code: 'profile_unusable' });
   }
-  if (!rows.length) {
-    deps.io.err.write('No profiles. Run `school login --base-url https://your-school.example` to add one.\n');
-    return;
-  }
-  const now = nowSeconds(deps);
+}
+
+function report(rows: Array<ProfileStatus & { location?: string }>, now: number): string {
   const out: string[] = [];
   for (const r of rows) {
     out.push(`${r.profile}${r.active ? ' (active)' : ''}`);
@@ -112,12 +145,14 @@ async function run(deps: Deps, opts: StatusOptions): Promise<void> {
     if (r.clientId) line('Client', r.clientId);
     if (r.user) line('User', describeUser(r.user));
     if (r.scopes.length) line('Scopes', r.scopes.join(' '));
-    if (r.storage !== 'env' || r.expiresAt) line('Expires', describeExpiry(r.expiresAt, now, r.refreshable));
+    // A profile that exists only as a pending login has no tokens yet to expire.
+    if ((r.storage !== 'env' && !(r.pendingLogin && r.expiresAt === null)) || r.expiresAt) line('Expires', describeExpiry(r.expiresAt, now, r.refreshable));
     line('Secrets', r.location ? `${r.storage} (${r.location})` : r.storage);
+    if (r.pendingLogin) line('Pending', `a login waits for the browser until ${describeExpiry(r.pendingLogin.expiresAt, now, false)}; finish it with \`school login --wait${r.profile === DEFAULT_PROFILE ? '' : ` --profile ${r.profile}`}\``);
     if (r.problem) line('Problem', r.problem);
     out.push('');
   }
-  deps.io.out.write(out.join('\n'));
+  return out.join('\n');
 }
 
 export const statusCommand = defineCommand<StatusOptions>({

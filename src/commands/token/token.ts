@@ -1,12 +1,26 @@
 import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
-import { InterruptedError, UsageError } from '../../errors.js';
+import { AuthError, InterruptedError, UsageError } from '../../errors.js';
+import { nowSeconds } from '../../deps.js';
+import { lastsAtLeast } from '../../session/refresh-policy.js';
 import { DEFAULT_PROFILE, type GlobalOptions, profileName } from '../../options.js';
 import { notLoggedIn, resolveSession } from '../../session/session.js';
-import { booleanFlag, defineCommand, globalOptions } from '../command.js';
+import { booleanFlag, defineCommand, globalOptions, stringFlag } from '../command.js';
 
 export interface TokenOptions extends GlobalOptions {
   forCi?: boolean;
+  /** --min-ttl: seconds the printed token must stay valid. */
+  minTtl?: string;
+}
+
+/** The longest --min-ttl accepted: a day, which no access token is expected to outlive anyway. */
+const MAX_MIN_TTL_SECONDS = 86_400;
+
+export function parseMinTtl(value: string | undefined): number {
+  if (value === undefined) return 0;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > MAX_MIN_TTL_SECONDS) throw new UsageError(`Invalid --min-ttl "${value}": use a whole number of seconds from 0 to ${MAX_MIN_TTL_SECONDS}.`);
+  return n;
 }
 
 /**
@@ -40,8 +54,17 @@ async function handOverToCi(deps: Deps, opts: TokenOptions): Promise<void> {
 /** Prints a valid access token and nothing else: the one command whose stdout is a secret. */
 async function run(deps: Deps, opts: TokenOptions): Promise<void> {
   if (opts.forCi) return handOverToCi(deps, opts);
-  const session = await resolveSession(deps, opts, { notify: (text) => deps.io.err.write(text) });
+  const minTtlSeconds = parseMinTtl(opts.minTtl);
+  const session = await resolveSession(deps, opts, { notify: (text) => deps.io.err.write(text), minTtlSeconds });
   if (!session) throw await notLoggedIn(deps, opts);
+  // Even a fresh token may be too short-lived: the server decides how long its tokens last.
+  if (!lastsAtLeast(session, nowSeconds(deps), minTtlSeconds)) {
+    const left = Math.max(0, (session.expiresAt ?? 0) - nowSeconds(deps));
+    throw new AuthError(`The server provides no access token valid for ${minTtlSeconds} seconds: the freshest one it gave lasts ${left} more seconds.`, {
+      code: 'ttl_unavailable',
+      hint: `Ask for less with --min-ttl (below ${left}), or renew the token when it runs out.`,
+    });
+  }
   // Ctrl-C during a refresh still lets the new tokens be stored; the command then stops there.
   if (deps.signal.aborted) throw new InterruptedError();
   if (opts.json) {
@@ -66,9 +89,10 @@ Examples:
   school token --json
   school token --profile ci-nightly --for-ci`,
   configure(cmd: Command) {
+    cmd.option('--min-ttl <seconds>', 'the printed token stays valid at least this long (refreshed first when needed)');
     cmd.option('--for-ci', 'print SCHOOL_BASE_URL, SCHOOL_CLIENT_ID and SCHOOL_REFRESH_TOKEN for a CI secret store and hand the profile over');
   },
-  toOptions: (raw) => ({ ...globalOptions(raw), forCi: booleanFlag(raw, 'forCi') }),
+  toOptions: (raw) => ({ ...globalOptions(raw), forCi: booleanFlag(raw, 'forCi'), minTtl: stringFlag(raw, 'minTtl') }),
   run,
 });
 

@@ -1,0 +1,34 @@
+import type { Command } from 'commander';
+import type { Deps } from '../../deps.js';
+import { BACKGROUND_COMMAND, runBackgroundListener } from '../../login/background.js';
+import { parseLoginPort } from '../../login/ports.js';
+import { type GlobalOptions, profileName } from '../../options.js';
+import { defineCommand, globalOptions, stringFlag } from '../command.js';
+import { parseTimeout } from './login.js';
+
+export interface CompleteLoginOptions extends GlobalOptions {
+  port?: string;
+  cachedRedirectUri?: string;
+  timeout?: string;
+}
+
+/** The detached listener `login --no-wait` leaves behind; not for people to run. */
+async function run(deps: Deps, opts: CompleteLoginOptions): Promise<void> {
+  await runBackgroundListener(deps, {
+    profile: profileName(opts, deps.env),
+    port: parseLoginPort(opts.port),
+    cachedRedirectUri: opts.cachedRedirectUri,
+    timeoutSeconds: parseTimeout(opts.timeout),
+  });
+}
+
+export const completeLoginCommand = defineCommand<CompleteLoginOptions>({
+  name: BACKGROUND_COMMAND,
+  description: 'the background listener of `login --no-wait`',
+  hidden: true,
+  configure(cmd: Command) {
+    cmd.option('--port <n>').option('--cached-redirect-uri <uri>').option('--timeout <seconds>');
+  },
+  toOptions: (raw) => ({ ...globalOptions(raw), port: stringFlag(raw, 'port'), cachedRedirectUri: stringFlag(raw, 'cachedRedirectUri'), timeout: stringFlag(raw, 'timeout') }),
+  run,
+});

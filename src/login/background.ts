@@ -1,0 +1,308 @@
+import type { Readable } from 'node:stream';
+import { type Deps, nowSeconds } from '../deps.js';
+import { isErrorCode } from '../error-codes.js';
+import { CliError, InterruptedError, describeError } from '../errors.js';
+import { fromOAuthError } from '../oauth/oauth-errors.js';
+import { redactText } from '../util/redact.js';
+import type { LoginOutcome, PendingLoginRecord } from '../state/pending-login.js';
+import { CALLBACK_PATH, cacheApiDescription, completeLogin } from './login.js';
+import { type LoopbackListener, listenForRedirect } from './loopback.js';
+import { failurePage } from './pages.js';
+
+/**
+ * `login --no-wait`: the redirect is received by a detached process of our own (the hidden command
+ * `__complete-login`) that outlives the command which started it. It binds the loopback listener,
+ * tells its parent the port over a pipe on fd 3, then finishes the login when the browser comes
+ * back, or gives up at the timeout; either way it leaves a small outcome record for `login --wait`.
+ */
+
+/** The hidden command the background listener runs. */
+export const BACKGROUND_COMMAND = '__complete-login';
+/** The file descriptor on which the background listener reports to its parent. */
+const REPORT_FD = 3;
+const HANDSHAKE_TIMEOUT_MS = 15_000;
+/** A listener still alive this long after its deadline is stuck, not waiting. */
+const DEADLINE_GRACE_SECONDS = 10;
+
+/** The few process operations the pending-login policy needs, so tests can hand in fakes. */
+export interface Processes {
+  alive(pid: number): boolean;
+  /** Ends a process and waits until it is gone. */
+  stop(pid: number): Promise<void>;
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(new InterruptedError());
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new InterruptedError());
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+export const systemProcesses: Processes = {
+  alive(pid) {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch (err) {
+      // EPERM: it exists but is not ours to signal.
+      return err instanceof Error && 'code' in err && err.code === 'EPERM';
+    }
+  },
+  async stop(pid) {
+    const signal = (s: NodeJS.Signals) => {
+      try {
+        process.kill(pid, s);
+      } catch {
+        // already gone
+      }
+    };
+    signal('SIGTERM');
+    for (let i = 0; i < 60 && systemProcesses.alive(pid); i++) await sleep(50);
+    if (systemProcesses.alive(pid)) signal('SIGKILL');
+  },
+  sleep,
+};
+
+export interface BackgroundListener {
+  pid: number;
+  redirectUri: string;
+  /** Ends the listener: for a login that failed before its URL was handed out. */
+  stop(): Promise<void>;
+}
+
+type Handshake = { port: number; redirectUri: string } | { error: string; message: string; hint?: string };
+
+function isHandshake(value: unknown): value is Handshake {
+  if (!value || typeof value !== 'object') return false;
+  const v: Record<string, unknown> = { ...value };
+  return (typeof v.port === 'number' && typeof v.redirectUri === 'string') || (typeof v.error === 'string' && typeof v.message === 'string');
+}
+
+/** The first line the listener writes on its report pipe. */
+function readHandshake(stream: Readable, exited: Promise<number | null>): Promise<Handshake> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const fail = (message: string) => reject(new CliError(message, { code: 'background_listener_failed' }));
+    const timer = setTimeout(() => fail('The background listener did not start in time.'), HANDSHAKE_TIMEOUT_MS);
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      text += chunk;
+      const end = text.indexOf('\n');
+      if (end < 0) return;
+      clearTimeout(timer);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text.slice(0, end));
+      } catch {
+        parsed = undefined;
+      }
+      if (isHandshake(parsed)) resolve(parsed);
+      else fail('The background listener answered something unexpected.');
+    });
+    stream.on('error', () => undefined);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      fail(`The background listener stopped before it was ready (exit ${code}).`);
+    });
+  });
+}
+
+/**
+ * Starts the detached listener for a profile's login and waits until it listens. The command
+ * line names no secret: the listener reads the pending login from the state repository.
+ */
+export async function startBackgroundListener(p: {
+  profile: string;
+  port?: number;
+  cachedRedirectUri?: string;
+  timeoutSeconds: number;
+}): Promise<BackgroundListener> {
+  const { spawn } = await import('node:child_process');
+  const script = process.argv[1];
+  if (!script) throw new CliError('Cannot find the school program to run in the background.', { code: 'internal_error' });
+  const args = [script, BACKGROUND_COMMAND, '--profile', p.profile, '--timeout', String(p.timeoutSeconds)];
+  if (p.port !== undefined) args.push('--port', String(p.port));
+  else if (p.cachedRedirectUri) args.push('--cached-redirect-uri', p.cachedRedirectUri);
+  const child = spawn(process.execPath, args, {
+    detached: true,
+    // Nothing is written anywhere but the report pipe: no log that could hold a secret.
+    stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
+    windowsHide: true,
+  });
+  const pid = child.pid;
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    child.once('error', () => resolve(null));
+  });
+  const pipe = child.stdio[REPORT_FD];
+  const stream = pipe && 'setEncoding' in pipe ? pipe : undefined;
+  if (pid === undefined || !stream) throw new CliError('Could not start the background listener.', { code: 'background_listener_failed' });
+  const stop = () => systemProcesses.stop(pid);
+  let handshake: Handshake;
+  try {
+    handshake = await readHandshake(stream, exited);
+  } catch (err) {
+    await stop();
+    throw err;
+  } finally {
+    stream.destroy();
+  }
+  if ('error' in handshake) throw new CliError(handshake.message, { code: isErrorCode(handshake.error) ? handshake.error : 'background_listener_failed', hint: handshake.hint });
+  // From here on it lives on its own: this process may exit without waiting for it.
+  child.unref();
+  return { pid, redirectUri: handshake.redirectUri, stop };
+}
+
+/** Writes the listener's one report to its parent; nothing when nobody listens (run by hand). */
+async function reportToParent(message: Handshake): Promise<void> {
+  const { writeSync, closeSync } = await import('node:fs');
+  try {
+    writeSync(REPORT_FD, `${JSON.stringify(message)}\n`);
+    closeSync(REPORT_FD);
+  } catch {
+    // no report pipe
+  }
+}
+
+function outcomeOf(profile: string, err: unknown, at: number): LoginOutcome {
+  const report = describeError(fromOAuthError(err));
+  const timedOut = report.error === 'timeout';
+  return {
+    profile,
+    status: timedOut ? 'timed_out' : 'failed',
+    message: redactText(report.message),
+    error: timedOut ? 'login_timeout' : report.error,
+    // The listener's own hints speak of the one-step login.
+    hint: timedOut ? 'Start a new one with `school login --no-wait`; give the person longer with --timeout.' : report.hint ? redactText(report.hint) : undefined,
+    at,
+  };
+}
+
+/**
+ * The background listener itself (`__complete-login`): listens, reports its port, and completes
+ * the pending login that names this process when the browser comes back. A login superseded
+ * meanwhile (its record names another process, or none) is left alone.
+ */
+export async function runBackgroundListener(
+  deps: Deps,
+  p: { profile: string; port?: number; cachedRedirectUri?: string; timeoutSeconds: number },
+): Promise<void> {
+  let listener: LoopbackListener;
+  try {
+    listener = await listenForRedirect({ port: p.port, cachedRedirectUri: p.cachedRedirectUri, path: CALLBACK_PATH, timeoutMs: p.timeoutSeconds * 1000, signal: deps.signal });
+  } catch (err) {
+    const report = describeError(err);
+    await reportToParent({ error: report.error, message: report.message, hint: report.hint });
+    throw err;
+  }
+  await reportToParent({ port: listener.port, redirectUri: listener.redirectUri });
+
+  const ours = (record: PendingLoginRecord | undefined) => record?.listenerPid === process.pid && record.redirectUri === listener.redirectUri;
+  let ok = false;
+  let page = { title: 'Sign-in cancelled', message: 'The command-line login stopped. Return to the terminal.' };
+  try {
+    const redirect = await listener.callback;
+    const pending = await deps.state.pendingLogin(p.profile);
+    if (!pending || !ours(pending)) {
+      page = { title: 'Sign-in replaced', message: 'A newer login was started for this profile; use the link it printed.' };
+      return;
+    }
+    let result: Awaited<ReturnType<typeof completeLogin>>;
+    try {
+      result = await completeLogin(deps, pending, redirect);
+    } catch (err) {
+      page = failurePage(err);
+      throw err;
+    }
+    ok = true;
+    // The outcome before anything else: the pending login is removed only after it (finally).
+    await deps.state.saveLoginOutcome({
+      profile: p.profile,
+      status: 'completed',
+      message: `Logged in as ${result.user} on ${result.profile.baseUrl}.`,
+      baseUrl: result.profile.baseUrl,
+      user: result.user,
+      scopes: pending.scopes,
+      at: nowSeconds(deps),
+    });
+    await listener.finish({ ok: true, title: 'Logged in', message: 'You are logged in to school. You can close this tab and return to the terminal.' });
+    await cacheApiDescription(deps, result.profile.baseUrl);
+  } catch (err) {
+    const record = await deps.state.pendingLoginRecord(p.profile).catch(() => undefined);
+    // A login already recorded as completed stays so, whatever fails after it.
+    if (!ok && ours(record)) {
+      await deps.state.saveLoginOutcome(outcomeOf(p.profile, err, nowSeconds(deps))).catch(() => undefined);
+    }
+    throw err;
+  } finally {
+    if (!ok) await listener.finish({ ok: false, ...page });
+    await listener.close();
+    const record = await deps.state.pendingLoginRecord(p.profile).catch(() => undefined);
+    if (record && ours(record)) await deps.state.removePendingLogin(p.profile, record.storage).catch(() => undefined);
+  }
+}
+
+/**
+ * Ends a profile's pending login, stopping its background listener: a new login supersedes it,
+ * a logout forgets it. The outcome of an earlier one is forgotten too. True when one was pending.
+ */
+export async function cancelPendingLogin(deps: Pick<Deps, 'state' | 'clock'>, profile: string, processes: Processes = systemProcesses): Promise<boolean> {
+  const record = await deps.state.pendingLoginRecord(profile);
+  // Past its deadline the listener has exited by itself; the number may belong to another process now.
+  if (record?.listenerPid && record.expiresAt + DEADLINE_GRACE_SECONDS > nowSeconds(deps) && processes.alive(record.listenerPid)) {
+    await processes.stop(record.listenerPid);
+  }
+  if (record) await deps.state.removePendingLogin(profile, record.storage);
+  await deps.state.removeLoginOutcome(profile);
+  return record !== undefined;
+}
+
+export type WaitResult = { kind: 'outcome'; outcome: LoginOutcome } | { kind: 'none' } | { kind: 'still_pending'; expiresAt: number };
+
+/**
+ * `login --wait`: polls the profile's pending login until its listener records how it ended (the
+ * record is then consumed), or it turns out nobody is waiting, or `maxWaitSeconds` pass.
+ */
+export async function waitForPendingLogin(
+  deps: Pick<Deps, 'state' | 'clock' | 'signal'>,
+  profile: string,
+  options: { maxWaitSeconds?: number; pollMs?: number } = {},
+  processes: Processes = systemProcesses,
+): Promise<WaitResult> {
+  const started = deps.clock.now();
+  const taken = async (): Promise<WaitResult | undefined> => {
+    const outcome = await deps.state.loginOutcome(profile);
+    if (!outcome) return undefined;
+    await deps.state.removeLoginOutcome(profile);
+    return { kind: 'outcome', outcome };
+  };
+  for (;;) {
+    const done = await taken();
+    if (done) return done;
+    const record = await deps.state.pendingLoginRecord(profile);
+    // The listener writes its outcome before it removes the record: look once more.
+    if (!record?.listenerPid) return (await taken()) ?? { kind: 'none' };
+    const now = nowSeconds(deps);
+    const stuck = now > record.expiresAt + DEADLINE_GRACE_SECONDS;
+    if (!processes.alive(record.listenerPid) || stuck) {
+      const late = await taken();
+      if (late) return late;
+      if (stuck) await processes.stop(record.listenerPid);
+      await deps.state.removePendingLogin(profile, record.storage);
+      return {
+        kind: 'outcome',
+        outcome: { profile, status: 'failed', error: 'login_failed', message: 'The background login stopped without finishing.', hint: 'Start a new one with `school login --no-wait`.', at: now },
+      };
+    }
+    if (options.maxWaitSeconds !== undefined && deps.clock.now() - started >= options.maxWaitSeconds * 1000) return { kind: 'still_pending', expiresAt: record.expiresAt };
+    await processes.sleep(options.pollMs ?? 200, deps.signal);
+  }
+}
