@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type LoginOptions, loginCommand, loginCommandLine } from '../../src/commands/login/login.js';
 import { tokenCommand } from '../../src/commands/token/token.js';
+import { listenForRedirect } from '../../src/login/loopback.js';
 import { parseLoginPort, portProblem } from '../../src/login/ports.js';
 import { checkScopes } from '../../src/login/scopes.js';
 import { normalizeBaseUrl } from '../../src/options.js';
@@ -63,6 +64,22 @@ describe('login --port', () => {
     await expect(loginCommand.execute(() => deps, { port: '22' }, [])).rejects.toMatchObject({ code: 'blocked_port', message: 'Cannot use --port 22: browsers refuse to connect to port 22 (ssh).' });
     expect(await deps.state.profiles()).toEqual({});
   });
+
+  it('is refused the same way for a two-step login, before any listener starts', async () => {
+    const deps = fakeDeps({ env: { SCHOOL_BASE_URL: 'https://school.invalid' } });
+    await expect(loginCommand.execute(() => deps, { port: '6666', wait: false }, [])).rejects.toMatchObject({ code: 'blocked_port', exitCode: 2 });
+    expect(await deps.state.profiles()).toEqual({});
+  });
+
+  it('is not taken from a cached registration made on a port browsers refuse', async () => {
+    const listener = await listenForRedirect({ cachedRedirectUri: 'http://127.0.0.1:6000/callback', path: '/callback', timeoutMs: 5_000 });
+    try {
+      expect(listener.port).not.toBe(6000);
+      expect(portProblem(listener.port)).toBeUndefined();
+    } finally {
+      await listener.close();
+    }
+  });
 });
 
 describe('the "did you mean" hint of login', () => {
@@ -79,6 +96,10 @@ describe('the "did you mean" hint of login', () => {
       scope: 'coures:read',
       hint: "school login --scope 'openid courses:read' --base-url http://127.0.0.1:8080 --profile work --port 8400 --no-browser",
     });
+  });
+
+  it('keeps a two-step login two-step', () => {
+    expect(loginCommandLine({ ...base, wait: false }, ['courses:read'])).toBe("school login --scope 'courses:read' --no-wait");
   });
 
   it('quotes what the shell would split', () => {
