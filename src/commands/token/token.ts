@@ -87,6 +87,7 @@ export const tokenCommand = defineCommand<TokenOptions>({
 Examples:
   curl -H "Authorization: Bearer $(school token)" https://your-school.example/api/courses
   school token --json
+  school token --min-ttl 600        # still valid in ten minutes
   school token --profile ci-nightly --for-ci`,
   configure(cmd: Command) {
     cmd.option('--min-ttl <seconds>', 'the printed token stays valid at least this long (refreshed first when needed)');
