@@ -10,7 +10,7 @@ export function reportError(err: unknown, stderr: NodeJS.WritableStream, json: b
   const hint = report.hint ? printable(redactText(report.hint)) : undefined;
   if (json) {
     const body: Record<string, string> = { error: report.error, message };
-    if (report.scope) body.scope = report.scope;
+    if (report.scope) body.scope = printable(report.scope);
     if (hint) body.hint = hint;
     stderr.write(`${JSON.stringify(body)}\n`);
   } else {
@@ -98,7 +98,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err) => {
-    process.stderr.write(`school: ${redactText(String((err as Error)?.message ?? err))}\n`);
+    process.stderr.write(`school: ${printable(redactText(String((err as Error)?.message ?? err)))}\n`);
     process.exitCode = ExitCode.failure;
   },
 );

@@ -1,7 +1,7 @@
 import { cacheKey } from '../util/cache-key.js';
 import { join } from 'node:path';
 import { CliError } from '../errors.js';
-import type { HttpClient } from '../http/client.js';
+import { type HttpClient, MAX_BYTES } from '../http/client.js';
 import { readFileIfExists, writeFileAtomic } from '../util/atomic.js';
 
 export interface Operation {
@@ -47,7 +47,7 @@ export function listOperations(doc: OpenApiDoc): Operation[] {
 
 /** Fetches /openapi.json (anonymously: it is public) and keeps a copy for completions. */
 export async function fetchOpenApi(http: HttpClient, cacheDir: string, baseUrl: string, signal?: AbortSignal): Promise<OpenApiDoc> {
-  const res = await http.request({ url: `${baseUrl}/openapi.json`, headers: { accept: 'application/json' }, signal });
+  const res = await http.request({ url: `${baseUrl}/openapi.json`, headers: { accept: 'application/json' }, signal, maxBytes: MAX_BYTES.openapi });
   if (res.status !== 200) throw new CliError(`${baseUrl}/openapi.json answered HTTP ${res.status}.`, { code: 'openapi_unavailable' });
   let doc: OpenApiDoc;
   try {

@@ -1,6 +1,7 @@
 import type { Session } from './session.js';
 import { AuthError } from '../errors.js';
 import { parseBearerChallenge } from '../http/www-authenticate.js';
+import { SAFE_SCOPE } from '../util/plain-name.js';
 
 /** What a protected resource's answer asks of us, from its status and Bearer challenge. */
 export interface ChallengeOutcome {
@@ -10,10 +11,6 @@ export interface ChallengeOutcome {
   insufficientScope?: string[];
   error?: string;
 }
-
-// Stricter than RFC 6749's scope-token: these names end up in a command line the user may paste,
-// so nothing a shell would interpret ($, `, quotes, backslashes, spaces) may pass.
-const SAFE_SCOPE = /^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$/;
 
 export function readChallenge(status: number, wwwAuthenticate: string | undefined): ChallengeOutcome {
   const challenge = parseBearerChallenge(wwwAuthenticate);

@@ -1,5 +1,5 @@
 import type { AuthMethod } from '../config/config.js';
-import type { TokenSet } from '../credentials/token-set.js';
+import { type TokenSet, clampLifetime } from '../credentials/token-set.js';
 import type { HttpClient } from '../http/client.js';
 import { registerSecret } from '../util/redact.js';
 import { type AuthorizationServer, type OAuth, loadOAuth, requestOptions } from './oauth.js';
@@ -36,13 +36,14 @@ export function toTokenSet(
 ): TokenSet {
   registerSecret(res.access_token);
   registerSecret(res.refresh_token);
+  const lifetime = clampLifetime(res.expires_in);
   return {
     issuer: ctx.issuer,
     clientId: ctx.client.clientId,
     resource: ctx.resource,
     accessToken: res.access_token,
     tokenType: res.token_type ?? 'bearer',
-    expiresAt: typeof res.expires_in === 'number' ? ctx.nowSeconds + res.expires_in : undefined,
+    expiresAt: lifetime === undefined ? undefined : ctx.nowSeconds + lifetime,
     obtainedAt: ctx.nowSeconds,
     // Without rotation the server sends no new refresh token: the old one stays valid.
     refreshToken: res.refresh_token ?? ctx.previous?.refreshToken,

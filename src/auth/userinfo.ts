@@ -1,4 +1,4 @@
-import type { HttpClient } from '../http/client.js';
+import { type HttpClient, MAX_BYTES } from '../http/client.js';
 import { printable } from '../util/printable.js';
 import type { AuthorizationServer } from './oauth.js';
 
@@ -13,6 +13,7 @@ export async function requestUserInfo(http: HttpClient, as: AuthorizationServer,
     url: as.userinfo_endpoint,
     headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' },
     signal,
+    maxBytes: MAX_BYTES.protocol,
   });
   const text = res.body.toString('utf8');
   if (res.status === 200) {

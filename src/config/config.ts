@@ -3,6 +3,7 @@ import type { StorageKind } from '../credentials/store.js';
 import { readFileIfExists, writeFileAtomic } from '../util/atomic.js';
 import { withLock } from '../util/lock.js';
 import type { Paths } from './paths.js';
+import { checkPrivatePaths } from './permissions.js';
 
 export type AuthMethod = 'none' | 'client_secret_post';
 
@@ -75,6 +76,8 @@ export function parseConfig(text: string | undefined, path: string): ConfigFile 
 }
 
 export async function loadConfig(paths: Paths): Promise<ConfigFile> {
+  // Another user able to write here could point a profile at another origin: checked before reading.
+  await checkPrivatePaths(paths);
   return parseConfig(await readFileIfExists(paths.configFile), paths.configFile);
 }
 

@@ -1,4 +1,5 @@
-import { promises as fs } from 'node:fs';
+import { dirname } from 'node:path';
+import { checkPrivatePath } from '../config/permissions.js';
 import { CliError } from '../errors.js';
 import { readFileIfExists, writeFileAtomic } from '../util/atomic.js';
 import { withLock } from '../util/lock.js';
@@ -10,6 +11,9 @@ interface FileShape {
 }
 
 async function readEntries(path: string): Promise<FileShape> {
+  // Like ssh with its keys: a credential file (or its dir) another user owns or can read is not used as it is.
+  await checkPrivatePath(dirname(path), 'directory');
+  await checkPrivatePath(path, 'file');
   const text = await readFileIfExists(path);
   if (text === undefined) return { version: 1, entries: {} };
   try {
@@ -57,15 +61,4 @@ export function openFileStore(path: string, lockDir: string): CredentialStore {
       });
     },
   };
-}
-
-/** Refuses a credential file others can read, as ssh does with its keys. */
-export async function checkFileMode(path: string): Promise<string | undefined> {
-  try {
-    const st = await fs.stat(path);
-    if ((st.mode & 0o077) !== 0) return `${path} is readable by other users (mode ${(st.mode & 0o777).toString(8)}); run: chmod 600 ${path}`;
-  } catch {
-    // absent: nothing to check
-  }
-  return undefined;
 }

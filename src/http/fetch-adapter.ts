@@ -1,4 +1,4 @@
-import type { HttpClient } from './client.js';
+import { type HttpClient, MAX_BYTES } from './client.js';
 
 export type CustomFetch = (
   url: string,
@@ -7,8 +7,11 @@ export type CustomFetch = (
 
 const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
 
-/** Lets oauth4webapi send its requests through our HTTP client (proxy, transport guard, redacted trace). */
-export function fetchFor(http: HttpClient, timeoutMs?: number): CustomFetch {
+/**
+ * Lets oauth4webapi send its requests through our HTTP client (proxy, transport guard, redacted trace).
+ * Every protocol answer (metadata, registration, token, revocation) is a small document: capped at 1 MiB.
+ */
+export function fetchFor(http: HttpClient, timeoutMs?: number, maxBytes: number = MAX_BYTES.protocol): CustomFetch {
   return async (url, options) => {
     const headers: Record<string, string> = {};
     if (options.headers) {
@@ -18,7 +21,7 @@ export function fetchFor(http: HttpClient, timeoutMs?: number): CustomFetch {
       }
     }
     const body = options.body == null ? undefined : String(options.body);
-    const res = await http.request({ method: options.method, url, headers, body, signal: options.signal, timeoutMs });
+    const res = await http.request({ method: options.method, url, headers, body, signal: options.signal, timeoutMs, maxBytes });
     return new Response(NULL_BODY_STATUS.has(res.status) ? null : new Uint8Array(res.body), {
       status: res.status,
       statusText: res.statusText,

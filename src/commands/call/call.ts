@@ -10,6 +10,7 @@ import { type GlobalOptions, baseUrlFor, profileName } from '../context.js';
 import { assertSafeUrl } from '../../http/transport.js';
 import { buildFields, parseHeader, readAll, toQuery } from './fields.js';
 import { writeResponse } from './output.js';
+import { printable } from '../../util/printable.js';
 
 export interface CallOptions extends GlobalOptions {
   args?: unknown[];
@@ -45,18 +46,20 @@ async function listRun(deps: Deps, opts: CallOptions, baseUrl: string): Promise<
   const doc = (await fetchOpenApi(deps.http, deps.paths.cacheDir, baseUrl, deps.signal).catch(async (err) => {
     const cached = await cachedOpenApi(deps.paths.cacheDir, baseUrl);
     if (!cached) throw err;
-    deps.io.err.write(`Could not fetch /openapi.json (${errorReason(err)}); showing the cached copy.\n`);
+    deps.io.err.write(`Could not fetch /openapi.json (${printable(errorReason(err))}); showing the cached copy.\n`);
     return cached;
   }))!;
   const ops = listOperations(doc);
   if (opts.json) {
+    // JSON escapes every control character itself; the listing below is for a terminal.
     deps.io.out.write(`${JSON.stringify(ops, null, 2)}\n`);
     return;
   }
-  const scopesOf = (o: (typeof ops)[number]) => `${o.scopes.length ? o.scopes.join(' ') : '-'}${o.anonymous && o.scopes.length ? ' (or anonymous)' : ''}`;
-  const pathWidth = Math.max(...ops.map((o) => o.path.length), 4);
-  const scopeWidth = Math.max(...ops.map((o) => scopesOf(o).length), 5);
-  for (const op of ops) {
+  const scopesOf = (o: (typeof ops)[number]) => `${o.scopes.length ? o.scopes.map(printable).join(' ') : '-'}${o.anonymous && o.scopes.length ? ' (or anonymous)' : ''}`;
+  const shown = ops.map((o) => ({ ...o, path: printable(o.path), summary: o.summary === undefined ? undefined : printable(String(o.summary)) }));
+  const pathWidth = Math.max(...shown.map((o) => o.path.length), 4);
+  const scopeWidth = Math.max(...shown.map((o) => scopesOf(o).length), 5);
+  for (const op of shown) {
     const line = `${op.method.padEnd(7)} ${op.path.padEnd(pathWidth)}  ${scopesOf(op).padEnd(scopeWidth)}  ${op.summary ?? ''}`;
     deps.io.out.write(`${line.trimEnd()}\n`);
   }

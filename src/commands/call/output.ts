@@ -1,5 +1,6 @@
 import type { HttpResponse } from '../../http/client.js';
 import type { IOStreams } from '../../iostreams.js';
+import { printable } from '../../util/printable.js';
 
 function isJson(contentType: string | undefined): boolean {
   return /[/+]json\b/i.test(contentType ?? '');
@@ -20,8 +21,10 @@ async function colourJson(value: unknown): Promise<string> {
 
 export async function writeResponse(io: IOStreams, res: HttpResponse, include: boolean): Promise<void> {
   if (include) {
-    const lines = [`HTTP/${res.httpVersion} ${res.status} ${res.statusText}`];
-    for (let i = 0; i < res.rawHeaders.length; i += 2) lines.push(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}`);
+    // Headers as they came for a script; on a terminal, nothing in them may act on it.
+    const shown = io.outIsTTY ? printable : (s: string) => s;
+    const lines = [`HTTP/${res.httpVersion} ${res.status} ${shown(res.statusText)}`];
+    for (let i = 0; i < res.rawHeaders.length; i += 2) lines.push(`${shown(res.rawHeaders[i])}: ${shown(res.rawHeaders[i + 1])}`);
     io.out.write(`${lines.join('\r\n')}\r\n\r\n`);
   }
   if (!res.body.length) return;

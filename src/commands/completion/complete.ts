@@ -2,9 +2,10 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cachedOpenApi } from '../../api/openapi.js';
 import { serverCacheFile } from '../../auth/discover.js';
-import { loadConfig } from '../../config/config.js';
 import type { Deps } from '../../deps.js';
 import { type GlobalOptions, baseUrlFor, profileName } from '../context.js';
+import { isPlainPath, isPlainScope } from '../../util/plain-name.js';
+import { checkProfileName, loadConfig } from '../../config/config.js';
 
 export interface CompleteOptions extends GlobalOptions {
   args?: unknown[];
@@ -18,12 +19,20 @@ async function cachedScopes(deps: Deps, baseUrl: string | undefined): Promise<st
   for (const f of files) {
     try {
       const info = JSON.parse(await readFile(f, 'utf8')) as { as?: { scopes_supported?: string[] } };
-      for (const s of info.as?.scopes_supported ?? []) scopes.add(s);
+      for (const s of Array.isArray(info.as?.scopes_supported) ? info.as.scopes_supported : []) if (isPlainScope(s)) scopes.add(s);
     } catch {
       // no cache yet: nothing to offer
     }
   }
   return [...scopes];
+}
+
+function isPlainProfile(name: string): boolean {
+  try {
+    return checkProfileName(name) === name;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -41,11 +50,12 @@ export async function completeRun(deps: Deps, opts: CompleteOptions): Promise<vo
     } catch {
       baseUrl = undefined;
     }
-    if (kind === 'profiles') out = Object.keys(config.profiles).sort();
+    // Only plain names: a completion is inserted into a command line the user is about to run.
+    if (kind === 'profiles') out = Object.keys(config.profiles).filter(isPlainProfile).sort();
     else if (kind === 'scopes') out = await cachedScopes(deps, baseUrl);
     else if (kind === 'paths' && baseUrl) {
       const doc = await cachedOpenApi(deps.paths.cacheDir, baseUrl);
-      out = Object.keys(doc?.paths ?? {}).sort();
+      out = Object.keys(doc?.paths && typeof doc.paths === 'object' ? doc.paths : {}).filter(isPlainPath).sort();
     }
   } catch {
     out = []; // a broken config must not break the user's shell

@@ -15,6 +15,7 @@ import { CliError, UsageError } from '../../errors.js';
 import { assertSafeUrl } from '../../http/transport.js';
 import { startSpinner } from '../../ui/spinner.js';
 import { registerSecret } from '../../util/redact.js';
+import { printable } from '../../util/printable.js';
 
 export const CALLBACK_PATH = '/callback';
 
@@ -103,7 +104,7 @@ async function resolveClient(
     }
     const identity: ClientIdentity = { clientId: cached.clientId, authMethod, clientSecret: secret };
     if ((authMethod === 'none' || secret) && (await clientStillKnown(deps.http, as, identity, listener.redirectUri, deps.signal))) {
-      if (deps.verbose) deps.io.err.write(`Reusing the registered client ${cached.clientId}.\n`);
+      if (deps.verbose) deps.io.err.write(`Reusing the registered client ${printable(cached.clientId)}.\n`);
       return identity;
     }
     deps.io.err.write('The server no longer knows the saved client registration; registering again.\n');

@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.js';
 import { UsageError } from '../../errors.js';
 import { type GlobalOptions, baseUrlFor, profileName } from '../context.js';
 import { loginFlow } from './flow.js';
+import { printable } from '../../util/printable.js';
 
 export interface LoginOptions extends GlobalOptions {
   scope?: string[];
@@ -53,6 +54,6 @@ export async function loginRun(deps: Deps, opts: LoginOptions): Promise<void> {
     clientMetadataUrl: opts.clientMetadataUrl || deps.env.SCHOOL_CLIENT_METADATA_URL || undefined,
   });
   const where = result.storage.kind === 'keychain' ? 'the OS keychain' : result.storage.location;
-  deps.io.err.write(`Logged in as ${result.user} on ${result.profile.baseUrl}${profile === 'default' ? '' : ` (profile ${profile})`}.\n`);
+  deps.io.err.write(`Logged in as ${printable(result.user)} on ${printable(result.profile.baseUrl)}${profile === 'default' ? '' : ` (profile ${profile})`}.\n`);
   if (deps.verbose) deps.io.err.write(`Credentials are in ${where}.\n`);
 }

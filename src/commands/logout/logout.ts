@@ -6,6 +6,8 @@ import { type TokenSet, parseTokenSet } from '../../credentials/token-set.js';
 import { type Deps, openStore } from '../../deps.js';
 import { CliError, describeError, errorReason } from '../../errors.js';
 import { type GlobalOptions, profileName } from '../context.js';
+import { printable } from '../../util/printable.js';
+import { redactText } from '../../util/redact.js';
 
 export interface LogoutOptions extends GlobalOptions {
   all?: boolean;
@@ -58,7 +60,7 @@ export async function logoutRun(deps: Deps, opts: LogoutOptions): Promise<void> 
       try {
         await store?.delete(account);
       } catch (err) {
-        deps.io.err.write(`Could not remove the stored secrets of "${name}": ${describeError(err).message}\n`);
+        deps.io.err.write(`Could not remove the stored secrets of "${name}": ${printable(redactText(describeError(err).message))}\n`);
         kept.push(name);
       }
     }
@@ -68,9 +70,10 @@ export async function logoutRun(deps: Deps, opts: LogoutOptions): Promise<void> 
     const label = `${p.baseUrl}${name === 'default' ? '' : ` (profile ${name})`}`;
     if (problem) {
       failures.push(name);
-      deps.io.err.write(`Logged out of ${label} locally, but the server-side revocation was not confirmed: ${problem}.\n`);
+      // The reason may quote the server (an error_description echoing the token): redacted, one line.
+      deps.io.err.write(`Logged out of ${printable(label)} locally, but the server-side revocation was not confirmed: ${printable(redactText(problem))}.\n`);
     } else {
-      deps.io.err.write(`Logged out of ${label}; the server revoked the tokens.\n`);
+      deps.io.err.write(`Logged out of ${printable(label)}; the server revoked the tokens.\n`);
     }
   }
   if (opts.all && !any) deps.io.err.write('No profiles to log out of.\n');

@@ -3,6 +3,7 @@ import { loadConfig } from '../../config/config.js';
 import { type Deps, nowSeconds } from '../../deps.js';
 import { describeUser } from '../../auth/userinfo.js';
 import { type GlobalOptions, baseUrlFor, profileName } from '../context.js';
+import { printable } from '../../util/printable.js';
 
 export type StatusOptions = GlobalOptions;
 
@@ -21,9 +22,10 @@ export interface ProfileStatus {
 }
 
 function describeExpiry(expiresAt: number | null, now: number, refreshable: boolean): string {
-  if (expiresAt === null) return 'unknown';
+  const date = expiresAt === null ? undefined : new Date(expiresAt * 1000);
+  if (expiresAt === null || !date || Number.isNaN(date.getTime())) return 'unknown';
   const delta = expiresAt - now;
-  const when = new Date(expiresAt * 1000).toISOString().replace('.000Z', 'Z');
+  const when = date.toISOString().replace('.000Z', 'Z');
   const span = (s: number) => (s >= 3600 ? `${Math.round(s / 3600)} h` : s >= 60 ? `${Math.round(s / 60)} min` : `${s} s`);
   if (delta > 0) return `${when} (in ${span(delta)})`;
   return `${when} (expired ${span(-delta)} ago${refreshable ? '; renewed on next use' : ''})`;
@@ -95,8 +97,9 @@ export async function statusRun(deps: Deps, opts: StatusOptions): Promise<void> 
   const now = nowSeconds(deps);
   const out: string[] = [];
   for (const r of rows) {
-    out.push(`${r.profile}${r.active ? ' (active)' : ''}`);
-    const line = (k: string, v: string) => out.push(`  ${`${k}:`.padEnd(10)} ${v}`);
+    out.push(`${printable(r.profile)}${r.active ? ' (active)' : ''}`);
+    // Every value may come from a server (or a hand-edited config): one line each, nothing a terminal acts on.
+    const line = (k: string, v: string) => out.push(`  ${`${k}:`.padEnd(10)} ${printable(v)}`);
     line('Base URL', r.baseUrl ?? '-');
     if (r.storage !== 'env' || r.issuer) line('Issuer', r.issuer ?? '-');
     if (r.clientId) line('Client', r.clientId);
