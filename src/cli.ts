@@ -1,6 +1,6 @@
 import type { Deps } from './deps.js';
 import { ExitCode, InterruptedError, describeError } from './errors.js';
-import { printable } from './util/printable.js';
+import { printable, terminalSafeJson } from './util/printable.js';
 import { redactText } from './util/redact.js';
 
 /** Prints the one-line (or JSON) error and returns the exit code. The only place errors become exit codes. */
@@ -12,7 +12,7 @@ export function reportError(err: unknown, stderr: NodeJS.WritableStream, json: b
     const body: Record<string, string> = { error: report.error, message };
     if (report.scope) body.scope = printable(report.scope);
     if (hint) body.hint = hint;
-    stderr.write(`${JSON.stringify(body)}\n`);
+    stderr.write(`${terminalSafeJson(body)}\n`);
   } else {
     stderr.write(`school: ${message}\n`);
     if (hint) stderr.write(`${hint}\n`);

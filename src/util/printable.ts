@@ -38,3 +38,15 @@ export function isPrintable(text: string): boolean {
   UNSAFE.lastIndex = 0;
   return !found;
 }
+
+// What JSON.stringify leaves as it is but a terminal would act on: DEL, C1, bidi and format characters.
+const UNSAFE_IN_JSON = /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
+
+/**
+ * JSON for a person or a script: the same value as JSON.stringify gives, with every character a
+ * terminal would act on written as a `\uXXXX` escape (C0 controls JSON escapes itself).
+ */
+export function terminalSafeJson(value: unknown, indent?: number): string {
+  const text = JSON.stringify(value, null, indent) ?? 'null';
+  return text.replace(UNSAFE_IN_JSON, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

@@ -10,7 +10,7 @@ import { type GlobalOptions, baseUrlFor, profileName } from '../context.js';
 import { assertSafeUrl } from '../../http/transport.js';
 import { buildFields, parseHeader, readAll, toQuery } from './fields.js';
 import { writeResponse } from './output.js';
-import { printable } from '../../util/printable.js';
+import { printable, terminalSafeJson } from '../../util/printable.js';
 
 export interface CallOptions extends GlobalOptions {
   args?: unknown[];
@@ -52,7 +52,7 @@ async function listRun(deps: Deps, opts: CallOptions, baseUrl: string): Promise<
   const ops = listOperations(doc);
   if (opts.json) {
     // JSON escapes every control character itself; the listing below is for a terminal.
-    deps.io.out.write(`${JSON.stringify(ops, null, 2)}\n`);
+    deps.io.out.write(`${terminalSafeJson(ops, 2)}\n`);
     return;
   }
   const scopesOf = (o: (typeof ops)[number]) => `${o.scopes.length ? o.scopes.map(printable).join(' ') : '-'}${o.anonymous && o.scopes.length ? ' (or anonymous)' : ''}`;

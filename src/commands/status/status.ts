@@ -3,7 +3,7 @@ import { loadConfig } from '../../config/config.js';
 import { type Deps, nowSeconds } from '../../deps.js';
 import { describeUser } from '../../auth/userinfo.js';
 import { type GlobalOptions, baseUrlFor, profileName } from '../context.js';
-import { printable } from '../../util/printable.js';
+import { printable, terminalSafeJson } from '../../util/printable.js';
 
 export type StatusOptions = GlobalOptions;
 
@@ -87,7 +87,7 @@ export async function statusRun(deps: Deps, opts: StatusOptions): Promise<void> 
     for (const r of rows) if (r.storage !== 'env') r.active = false;
   }
   if (opts.json) {
-    deps.io.out.write(`${JSON.stringify(rows, null, 2)}\n`);
+    deps.io.out.write(`${terminalSafeJson(rows, 2)}\n`);
     return;
   }
   if (!rows.length) {

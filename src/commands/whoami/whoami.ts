@@ -5,6 +5,7 @@ import { describeUser, requestUserInfo } from '../../auth/userinfo.js';
 import type { Deps } from '../../deps.js';
 import { AuthError, CliError } from '../../errors.js';
 import type { GlobalOptions } from '../context.js';
+import { terminalSafeJson } from '../../util/printable.js';
 
 export type WhoamiOptions = GlobalOptions;
 
@@ -30,6 +31,6 @@ export async function whoamiRun(deps: Deps, opts: WhoamiOptions): Promise<void> 
     if (info.error === 'no_userinfo_endpoint') throw new CliError('The authorization server has no userinfo endpoint.', { code: 'unsupported' });
     throw new CliError(`The userinfo endpoint failed (HTTP ${info.status}).`, { code: 'userinfo_failed' });
   }
-  if (opts.json) deps.io.out.write(`${JSON.stringify(info.claims, null, 2)}\n`);
+  if (opts.json) deps.io.out.write(`${terminalSafeJson(info.claims, 2)}\n`);
   else deps.io.out.write(`${describeUser(info.claims)}\n`);
 }
