@@ -24,22 +24,37 @@ type OpenApiDoc = {
   security?: Array<Record<string, string[]>>;
 };
 
-/** Operations with the scopes each needs, read from the OpenAPI `security` requirements. */
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Security requirements as they should be: an array of objects of string arrays; anything else counts as none. */
+function requirementsOf(value: unknown): Array<Record<string, unknown>> | undefined {
+  return Array.isArray(value) ? value.filter(isObject) : undefined;
+}
+
+/**
+ * Operations with the scopes each needs, read from the OpenAPI `security` requirements. The document
+ * comes from a server: every part of unexpected shape is skipped, never thrown on.
+ */
 export function listOperations(doc: OpenApiDoc): Operation[] {
   const ops: Operation[] = [];
-  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+  if (!isObject(doc)) return ops;
+  const paths: Record<string, unknown> = isObject(doc.paths) ? doc.paths : {};
+  const docSecurity = requirementsOf(doc.security);
+  for (const [path, item] of Object.entries(paths)) {
+    if (!isObject(item)) continue;
     for (const method of METHODS) {
-      const op = item?.[method];
-      if (!op) continue;
-      const security = op.security ?? doc.security ?? [];
+      const op = item[method];
+      if (!isObject(op)) continue;
+      const security = requirementsOf(op.security) ?? docSecurity ?? [];
       const scopes = new Set<string>();
       let anonymous = security.length === 0;
       for (const requirement of security) {
-        const entries = Object.values(requirement ?? {});
+        const entries = Object.values(requirement);
         if (entries.length === 0) anonymous = true;
-        for (const list of entries) for (const s of list ?? []) scopes.add(s);
+        for (const list of entries) if (Array.isArray(list)) for (const s of list) if (typeof s === 'string') scopes.add(s);
       }
-      ops.push({ method: method.toUpperCase(), path, scopes: [...scopes], anonymous, summary: op.summary ?? op.operationId });
+      const summary = typeof op.summary === 'string' ? op.summary : typeof op.operationId === 'string' ? op.operationId : undefined;
+      ops.push({ method: method.toUpperCase(), path, scopes: [...scopes], anonymous, summary });
     }
   }
   return ops;

@@ -1,19 +1,32 @@
 // Every secret the process handles is registered here, so that any text leaving the process
 // (errors, verbose traces) can be scrubbed even when a secret shows up somewhere unexpected.
 const secrets = new Set<string>();
+// Longest first, so a secret that contains another is redacted whole; rebuilt when one is added.
+let ordered: string[] = [];
 
 export const REDACTED = '[REDACTED]';
 
 export function registerSecret(value: string | undefined | null): void {
   // Very short values would redact ordinary words; real tokens are long.
-  if (value && value.length >= 8) secrets.add(value);
+  if (typeof value === 'string' && value.length >= 8 && !secrets.has(value)) {
+    secrets.add(value);
+    ordered = [...secrets].sort((a, b) => b.length - a.length);
+  }
 }
 
 export function redactText(text: string): string {
   let out = String(text);
-  // Longest first: a secret that contains another is redacted whole.
-  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
-    if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  if (!secrets.size) return out;
+  // Another pass in the odd case where a replacement and its neighbours spell a secret again.
+  for (let pass = 0; pass < 4; pass++) {
+    let changed = false;
+    for (const secret of ordered) {
+      if (out.includes(secret)) {
+        out = out.split(secret).join(REDACTED);
+        changed = true;
+      }
+    }
+    if (!changed) break;
   }
   return out;
 }

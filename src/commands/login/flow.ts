@@ -239,7 +239,9 @@ export async function loginFlow(deps: Deps, req: LoginRequest): Promise<LoginRes
       if (e.name === 'AuthorizationResponseError') {
         const text = `${e.error}${e.error_description ? `: ${e.error_description}` : ''}`;
         await fail('Sign-in not completed', `The authorization server answered ${text}. Return to the terminal.`);
-        throw new CliError(`Login failed: the authorization server answered ${text}.`, { code: e.error ?? 'authorization_failed' });
+        // The error code came in a URL anyone could have sent: it is a --json code only when it looks like one.
+        const code = typeof e.error === 'string' && /^[a-z][a-z0-9_]{0,63}$/.test(e.error) ? e.error : 'authorization_failed';
+        throw new CliError(`Login failed: the authorization server answered ${text}.`, { code });
       }
       await fail('Sign-in refused', 'The response failed a security check and was not used. Return to the terminal.');
       throw new CliError(`Login refused: the sign-in response failed a security check (${e.message}). Nothing was stored.`, {
