@@ -102,7 +102,8 @@ export function describeError(err: unknown): ErrorReport & { exitCode: number } 
     const desc = e.error_description ? `: ${e.error_description}` : '';
     const authFailure = e.error === 'invalid_grant' || e.error === 'invalid_token' || e.error === 'invalid_client';
     return {
-      error: e.error,
+      // A server's error code becomes the --json `error` only when it looks like one (RFC 6749 codes are plain).
+      error: /^[a-z][a-z0-9_]{0,63}$/.test(e.error) ? e.error : 'server_error',
       message: `The server refused the request (${e.error}${desc}).`,
       exitCode: authFailure ? ExitCode.auth : ExitCode.failure,
     };

@@ -116,7 +116,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const requestType = Object.entries(headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1];
       if (body) learnSecrets(body, requestType);
       if (trace) {
-        trace.write(`* ${method} ${redactUrl(url.toString())}${proxy ? ` (via proxy ${proxy.host})` : ''}\n`);
+        trace.write(`* ${method} ${printable(redactUrl(url.toString()))}${proxy ? ` (via proxy ${printable(proxy.host)})` : ''}\n`);
         trace.write(`${traceHeaders('>', headers)}\n`);
         if (body) {
           trace.write(`${traceBody('>', body.toString('utf8'), requestType)}\n`);

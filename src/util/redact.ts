@@ -63,6 +63,16 @@ export function isSecretHeader(name: string): boolean {
 }
 
 /**
+ * Names whose values are learned as secrets from an answer: tokens, secrets, device codes. Not
+ * `code` or `password`, which APIs also use for ordinary data (a course code must stay readable
+ * in later messages); they are still redacted by name in traces.
+ */
+function isLearnedField(name: string): boolean {
+  const lower = name.toLowerCase();
+  return lower !== 'code' && !lower.includes('password') && isSecretField(lower);
+}
+
+/**
  * Registers every secret-named value of a JSON document (a token response, a registration answer),
  * so that the same value is redacted wherever else it shows up: another header, a non-standard field,
  * an error message.
@@ -74,7 +84,7 @@ export function registerSecretsIn(value: unknown, depth = 0): void {
     return;
   }
   for (const [k, v] of Object.entries(value)) {
-    if (typeof v === 'string' && isSecretField(k)) registerSecret(v);
+    if (typeof v === 'string' && isLearnedField(k)) registerSecret(v);
     else registerSecretsIn(v, depth + 1);
   }
 }
