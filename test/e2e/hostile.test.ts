@@ -357,3 +357,43 @@ describe('resource limits', () => {
     expect(res.stderr).not.toContain('Did you mean');
   });
 });
+
+describe('hostile neighbours: the config dir and credential file are checked like ~/.ssh', () => {
+  it('makes a dir of ours that others can write, and a credential file others can read, private, saying so once', async () => {
+    const { chmodSync, mkdirSync, statSync, writeFileSync } = await import('node:fs');
+    const env = userEnv();
+    mkdirSync(env.SCHOOL_CONFIG_DIR, { recursive: true });
+    chmodSync(env.SCHOOL_CONFIG_DIR, 0o777);
+    const credentials = `${env.SCHOOL_CONFIG_DIR}/credentials.json`;
+    writeFileSync(credentials, '{"version":1,"entries":{}}');
+    chmodSync(credentials, 0o644);
+    const first = await runSchool(['status'], env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain(`Note: ${env.SCHOOL_CONFIG_DIR} was writable by other users (mode 777); made it private (mode 700).`);
+    expect(first.stderr).toContain(`Note: ${credentials} was readable by other users (mode 644); made it private (mode 600).`);
+    expect(statSync(env.SCHOOL_CONFIG_DIR).mode & 0o777).toBe(0o700);
+    expect(statSync(credentials).mode & 0o777).toBe(0o600);
+    const second = await runSchool(['status'], env);
+    expect(second.stderr).not.toContain('Note:');
+  });
+
+  it.runIf(process.getuid?.() === 0)('refuses a config file or dir another user owns, naming the path and the fix', async () => {
+    const { chownSync, mkdirSync, writeFileSync } = await import('node:fs');
+    const env = userEnv();
+    mkdirSync(env.SCHOOL_CONFIG_DIR, { recursive: true, mode: 0o700 });
+    const configFile = `${env.SCHOOL_CONFIG_DIR}/config.json`;
+    // Another user's config could name another origin for the profile and receive the token.
+    writeFileSync(configFile, JSON.stringify({ version: 1, profiles: { default: { baseUrl: 'http://127.0.0.1:9', issuer: 'http://127.0.0.1:9', clientId: 'x', authMethod: 'none', storage: 'file' } }, clients: {} }), { mode: 0o600 });
+    chownSync(configFile, 12345, 12345);
+    const res = await runSchool(['whoami'], env);
+    expectOneLineError(res, 1, new RegExp(`^school: The file ${configFile} belongs to another user \\(uid 12345\\); refusing to use it\\.$`));
+    expect(res.stderr).toContain(`chown -R "$(id -un)" '${configFile}'`);
+    const json = await runSchool(['status', '--json'], env);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stderr).error).toBe('unsafe_permissions');
+    chownSync(configFile, 0, 0);
+    chownSync(env.SCHOOL_CONFIG_DIR, 12345, 12345);
+    const dir = await runSchool(['status'], env);
+    expectOneLineError(dir, 1, /directory .* belongs to another user \(uid 12345\)/);
+  });
+});

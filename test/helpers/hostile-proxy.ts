@@ -90,8 +90,8 @@ function forward(seen: SeenRequest, req: IncomingMessage, body: Buffer): Promise
 
 function send(res: ServerResponse, a: Answer): void {
   const body = typeof a.body === 'string' ? Buffer.from(a.body) : a.body;
-  const headers = { ...a.headers, 'content-length': String(body.length) };
-  delete (headers as Record<string, unknown>)['transfer-encoding'];
+  const headers: Record<string, string | string[]> = { ...a.headers, 'content-length': String(body.length) };
+  delete headers['transfer-encoding'];
   // writeHead refuses control characters in a reason phrase: write the raw status line ourselves.
   if (a.reason !== undefined && /[\u0000-\u001f\u007f-\uffff]/.test(a.reason)) {
     const socket = res.socket as Socket;
