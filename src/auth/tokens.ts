@@ -1,6 +1,7 @@
 import type { AuthMethod } from '../config/config.js';
 import { type TokenSet, clampLifetime } from '../credentials/token-set.js';
 import type { HttpClient } from '../http/client.js';
+import { CliError } from '../errors.js';
 import { registerSecret } from '../util/redact.js';
 import { type AuthorizationServer, type OAuth, loadOAuth, requestOptions } from './oauth.js';
 
@@ -30,12 +31,24 @@ function resourceParams(resource: string | undefined) {
 
 type TokenResponse = Awaited<ReturnType<OAuth['processAuthorizationCodeResponse']>>;
 
+/**
+ * Tokens travel in an HTTP header and are printed by `school token`: visible ASCII only (RFC 6750's
+ * b64token and every real token fit), so a server cannot hand the terminal an escape sequence this way.
+ */
+function assertPlainToken(value: string | undefined, what: string): void {
+  if (value !== undefined && !/^[\x21-\x7e]+$/.test(value)) {
+    throw new CliError(`The server issued ${what} with characters an HTTP header cannot carry; refusing it.`, { code: 'invalid_token_response' });
+  }
+}
+
 export function toTokenSet(
   res: TokenResponse,
   ctx: { issuer: string; client: ClientIdentity; resource?: string; nowSeconds: number; previous?: TokenSet },
 ): TokenSet {
   registerSecret(res.access_token);
   registerSecret(res.refresh_token);
+  assertPlainToken(res.access_token, 'an access token');
+  assertPlainToken(res.refresh_token, 'a refresh token');
   const lifetime = clampLifetime(res.expires_in);
   return {
     issuer: ctx.issuer,

@@ -156,6 +156,15 @@ describe('server text never reaches the terminal raw', () => {
     expect(res.stderr).toContain('< plain\\u{1b}]52;c;');
   });
 
+  it('an access token with an escape sequence in it is refused at login, never stored or printed', async () => {
+    const env = hostileEnv();
+    proxy.inject({ path: P.token, action: { kind: 'rewrite', answer: rewriteJson((doc) => ({ ...doc, access_token: `${doc.access_token}${EVIL}` })) } });
+    const res = await runSchool(['login', '--base-url', sandbox.baseUrl], env);
+    expectOneLineError(res, 1, /issued an access token with characters an HTTP header cannot carry/);
+    expectClean(res);
+    expect((await runSchool(['token'], env)).code).toBe(4);
+  });
+
   it('a revocation error_description is escaped and kept on one line by logout', async () => {
     const env = hostileEnv();
     await login(env);

@@ -4,6 +4,7 @@ import { readProfileTokens } from '../../credentials/profile-tokens.js';
 import type { Deps } from '../../deps.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { type GlobalOptions, profileName } from '../context.js';
+import { printable, terminalSafeJson } from '../../util/printable.js';
 
 export interface TokenOptions extends GlobalOptions {
   forCi?: boolean;
@@ -32,7 +33,8 @@ async function handOverToCi(deps: Deps, opts: TokenOptions): Promise<void> {
     SCHOOL_REFRESH_TOKEN: set.refreshToken,
   };
   if (set.clientSecret) values.SCHOOL_CLIENT_SECRET = set.clientSecret;
-  deps.io.out.write(opts.json ? `${JSON.stringify(values)}\n` : Object.entries(values).map(([k, v]) => `${k}=${v}\n`).join(''));
+  // The client id came from a server: a line break in it must not forge another variable.
+  deps.io.out.write(opts.json ? `${terminalSafeJson(values)}\n` : Object.entries(values).map(([k, v]) => `${k}=${printable(v)}\n`).join(''));
   await store.delete(account);
   await updateConfig(deps.paths, (c) => {
     delete c.profiles[name];
@@ -54,7 +56,7 @@ export async function tokenRun(deps: Deps, opts: TokenOptions): Promise<void> {
       expires_at: session.expiresAt ?? null,
       scope: session.scope ?? null,
     };
-    deps.io.out.write(`${JSON.stringify(body)}\n`);
+    deps.io.out.write(`${terminalSafeJson(body)}\n`);
   } else {
     deps.io.out.write(`${session.accessToken}\n`);
   }
