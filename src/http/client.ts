@@ -123,8 +123,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         }
       }
       const started = Date.now();
-      const res = await send(url, method, headers, body, proxy, req.signal, req.timeoutMs ?? options.defaultTimeoutMs ?? 30_000, req.maxBytes ?? MAX_BYTES.body);
-      learnSecrets(res.body, res.headers['content-type']);
+      const maxBytes = req.maxBytes ?? MAX_BYTES.body;
+      const res = await send(url, method, headers, body, proxy, req.signal, req.timeoutMs ?? options.defaultTimeoutMs ?? 30_000, maxBytes);
+      // Protocol answers always (their secrets may show up in a later message); other bodies only
+      // when they are about to be traced, so `call` does not parse what it merely prints.
+      if (trace || maxBytes <= MAX_BYTES.protocol) learnSecrets(res.body, res.headers['content-type']);
       if (trace) {
         trace.write(`< HTTP/${res.httpVersion} ${res.status} ${printable(redactText(res.statusText))} (${Date.now() - started} ms)\n`);
         trace.write(`${traceHeaders('<', res.headers)}\n`);
