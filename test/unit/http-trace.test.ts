@@ -26,6 +26,13 @@ const server = createServer((req, res) => {
     socket.end(`HTTP/1.1 200 OK \u001b[2J\u202e\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
     return;
   }
+  if (req.url === '/trickle') {
+    // One byte every 100 ms, for ever: never idle long enough for an idle timeout.
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const timer = setInterval(() => res.write(' '), 100);
+    res.on('close', () => clearInterval(timer));
+    return;
+  }
   if (req.url?.startsWith('/huge')) {
     const declare = req.url.endsWith('declared');
     res.writeHead(200, declare ? { 'content-type': 'application/json', 'content-length': String(100 * 1024 * 1024) } : { 'content-type': 'application/json' });
@@ -93,6 +100,15 @@ describe('size caps', () => {
     expect((err as CliError).code).toBe('response_too_large');
     expect((err as CliError).message).toMatch(/larger than 1 MiB; stopped reading it\.$/);
     expect(bytesSent).toBeLessThan(32 * 1024 * 1024);
+  });
+
+  it('gives a protocol exchange a deadline for the whole answer, however it trickles', async () => {
+    const fetch = fetchFor(createHttpClient({ env: {} }), 5_000, MAX_BYTES.protocol, 800);
+    const started = Date.now();
+    const err = await fetch(`${base}/trickle`, { method: 'GET', headers: {} }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CliError);
+    expect((err as CliError).message).toMatch(/^No complete answer from http:\/\/127\.0\.0\.1:\d+ within 1 seconds; gave up\.$/);
+    expect(Date.now() - started).toBeLessThan(4_000);
   });
 
   it('caps protocol answers through the oauth4webapi fetch adapter at 1 MiB', async () => {
