@@ -117,6 +117,20 @@ describe('server text never reaches the terminal raw', () => {
     expect(json.stdout).not.toMatch(UNSAFE); // C1 and bidi characters escaped by the JSON writer too
   });
 
+  it('a registered client_id full of escapes is shown escaped in the --verbose login and its messages', async () => {
+    const env = hostileEnv();
+    proxy.inject({ path: P.register, action: { kind: 'rewrite', answer: rewriteJson((doc) => ({ ...doc, client_id: `${doc.client_id}${EVIL}${FORGED_LINE}` })) } });
+    // Nobody completes the sign-in: the client id is only shown, and the login gives up after its timeout.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const res = await runSchool(['login', '--base-url', sandbox.baseUrl, '--no-browser', '--timeout', '2', '--verbose'], env);
+      expect(res.code).toBe(1);
+      expectClean(res);
+      // Shown, escaped (by JSON in the traced body, by the sanitizer elsewhere).
+      expect(res.stderr).toMatch(/"client_id":"[\w-]+\\u001b\]52;c;/);
+      expect(res.stderr).toContain('\\u{202e}gnp.exe');
+    }
+  });
+
   it('/openapi.json paths, summaries and scopes are escaped in call --list', async () => {
     const env = hostileEnv();
     proxy.inject({
