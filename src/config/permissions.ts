@@ -1,4 +1,5 @@
 import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
 import { CliError } from '../errors.js';
 import type { Paths } from './paths.js';
 
@@ -39,6 +40,9 @@ export async function checkPrivatePath(path: string, kind: 'directory' | 'file',
   if (uid === undefined) return; // no POSIX owners here (Windows): ACLs are the system's business
   let st;
   try {
+    // A link someone else planted is theirs, wherever it points.
+    const link = await fs.lstat(path);
+    if (link.isSymbolicLink() && link.uid !== uid && link.uid !== 0) throw foreignOwner(path, kind, link.uid);
     st = await fs.stat(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
@@ -62,6 +66,17 @@ export async function checkPrivatePath(path: string, kind: 'directory' | 'file',
       hint: `Run: sudo chmod ${wanted.toString(8)} ${quoted(path)}`,
     });
   }
+  // While others could write here, they could have planted something (a profile, server metadata):
+  // anything inside that is not ours is refused, and the dir left as it is until someone looks.
+  if (kind === 'directory' && open & 0o022) {
+    const planted = await foreignEntry(path, uid, 3);
+    if (planted) {
+      throw new CliError(`The directory ${path} is writable by other users (mode ${was}) and holds ${planted.path}, which belongs to another user (uid ${planted.owner}); refusing to use it.`, {
+        code: 'unsafe_permissions',
+        hint: `Check and remove what you did not put there, then run: chmod 700 ${quoted(path)}`,
+      });
+    }
+  }
   try {
     await fs.chmod(path, wanted);
   } catch (err) {
@@ -72,6 +87,27 @@ export async function checkPrivatePath(path: string, kind: 'directory' | 'file',
   }
   const who = open & 0o022 ? 'writable' : 'readable';
   report(`Note: ${path} was ${who} by other users (mode ${was}); made it private (mode ${wanted.toString(8)}).`);
+}
+
+/** The first entry under dir (to a depth) owned by neither us nor root. */
+async function foreignEntry(dir: string, uid: number, depth: number): Promise<{ path: string; kind: 'directory' | 'file'; owner: number } | undefined> {
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch {
+    return undefined;
+  }
+  for (const name of names) {
+    const path = join(dir, name);
+    const st = await fs.lstat(path).catch(() => undefined);
+    if (!st) continue;
+    if (st.uid !== uid && st.uid !== 0) return { path, kind: st.isDirectory() ? 'directory' : 'file', owner: st.uid };
+    if (st.isDirectory() && depth > 1) {
+      const found = await foreignEntry(path, uid, depth - 1);
+      if (found) return found;
+    }
+  }
+  return undefined;
 }
 
 const checked = new Map<string, Promise<void>>();

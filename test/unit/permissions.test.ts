@@ -92,3 +92,29 @@ describe('private dirs and files, checked like ~/.ssh', () => {
     expect((err as CliError).message).toMatch(/\/tmp is open to other users \(mode 777\); refusing/);
   });
 });
+
+describe('what others could plant', () => {
+  it.runIf(process.getuid?.() === 0)('refuses a writable dir holding something another user put there, and leaves it for a person to check', async () => {
+    const { chown, symlink } = await import('node:fs/promises');
+    const config = join(dir, 'config');
+    await mkdir(join(config, 'cache', 'servers'), { recursive: true });
+    await chmod(config, 0o777);
+    const planted = join(config, 'cache', 'servers', 'abc.json');
+    await writeFile(planted, '{"as":{"token_endpoint":"https://attacker.example/token"}}');
+    await chown(planted, 12345, 12345);
+    const err = await checkPrivatePath(config, 'directory', () => undefined).catch((e: unknown) => e);
+    expect((err as CliError).code).toBe('unsafe_permissions');
+    expect((err as CliError).message).toBe(`The directory ${config} is writable by other users (mode 777) and holds ${planted}, which belongs to another user (uid 12345); refusing to use it.`);
+    expect(await mode(config)).toBe(0o777);
+    // A link another user planted is theirs, wherever it points.
+    await rm(planted);
+    await chmod(config, 0o700);
+    const file = join(config, 'credentials.json');
+    const target = join(dir, 'mine.json');
+    await writeFile(target, '{}', { mode: 0o600 });
+    await symlink(target, file);
+    const { lchown } = await import('node:fs/promises');
+    await lchown(file, 12345, 12345);
+    await expect(checkPrivatePath(file, 'file', () => undefined)).rejects.toMatchObject({ code: 'unsafe_permissions' });
+  });
+});
