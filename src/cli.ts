@@ -1,7 +1,7 @@
 import type { Deps } from './deps.js';
 import { ExitCode, InterruptedError, describeError } from './errors.js';
 import { fromOAuthError } from './oauth/oauth-errors.js';
-import { printable } from './util/printable.js';
+import { printable, terminalSafeJson } from './util/printable.js';
 import { redactText } from './util/redact.js';
 
 /** Prints the one-line (or JSON) error and returns the exit code. The only place errors become exit codes. */
@@ -11,9 +11,9 @@ export function reportError(err: unknown, stderr: NodeJS.WritableStream, json: b
   const hint = report.hint ? printable(redactText(report.hint)) : undefined;
   if (json) {
     const body: Record<string, string> = { error: report.error, message };
-    if (report.scope) body.scope = report.scope;
+    if (report.scope) body.scope = printable(report.scope);
     if (hint) body.hint = hint;
-    stderr.write(`${JSON.stringify(body)}\n`);
+    stderr.write(`${terminalSafeJson(body)}\n`);
   } else {
     stderr.write(`school: ${message}\n`);
     if (hint) stderr.write(`${hint}\n`);
@@ -99,7 +99,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err) => {
-    process.stderr.write(`school: ${redactText(err instanceof Error ? err.message : String(err))}\n`);
+    process.stderr.write(`school: ${printable(redactText(err instanceof Error ? err.message : String(err)))}\n`);
     process.exitCode = ExitCode.failure;
   },
 );

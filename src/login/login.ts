@@ -17,6 +17,7 @@ import type { CredentialStore } from '../state/credential-store.js';
 import type { PendingLogin } from '../state/pending-login.js';
 import type { TokenSet } from '../state/token-set.js';
 import { describeUser } from '../ui/user.js';
+import { printable } from '../util/printable.js';
 import { checkScopes, defaultScopes } from './scopes.js';
 import { chooseStore } from './store-choice.js';
 
@@ -86,7 +87,7 @@ async function chooseClient(
     const secret = authMethod === 'client_secret_post' ? await deps.state.clientSecret(as.issuer, cached) : undefined;
     const identity: ClientIdentity = { clientId: cached.clientId, authMethod, clientSecret: secret };
     if ((authMethod === 'none' || secret) && (await clientStillKnown(deps.http, as, identity, redirectUri, deps.signal))) {
-      if (deps.verbose) hooks.notify(`Reusing the registered client ${cached.clientId}.\n`);
+      if (deps.verbose) hooks.notify(`Reusing the registered client ${printable(cached.clientId)}.\n`);
       return { client: identity, redirectUri };
     }
     hooks.notify('The server no longer knows the saved client registration; registering again.\n');

@@ -1,4 +1,6 @@
 import { UsageError } from '../errors.js';
+import { isPlainScope } from '../util/plain-name.js';
+import { printable } from '../util/printable.js';
 
 export function parseScopes(input: string | string[] | undefined): string[] {
   const raw = Array.isArray(input) ? input.join(' ') : (input ?? '');
@@ -53,10 +55,11 @@ export function checkScopes(requested: string[], supported: string[] | undefined
   const unknown = requested.filter((s) => !supported.includes(s));
   if (!unknown.length) return;
   const first = unknown[0];
-  const suggestion = suggestScope(first, supported);
-  const names = unknown.map((s) => `"${s}"`).join(', ');
+  // Only a plain name is suggested: the hint is a command line the user may paste into a shell.
+  const suggestion = suggestScope(first, supported.filter(isPlainScope));
+  const names = unknown.map((s) => `"${printable(s)}"`).join(', ');
   throw new UsageError(
     `Unknown scope${unknown.length > 1 ? 's' : ''} ${names}: the server does not offer ${unknown.length > 1 ? 'them' : 'it'}.${suggestion ? ` Did you mean "${suggestion}"?` : ''}`,
-    { code: 'invalid_scope', scope: first, hint: suggestion ? `--scope ${requested.map((s) => (s === first ? suggestion : s)).join(',')}` : 'Run `school login --help` and see the scopes in `school status --json`.' },
+    { code: 'invalid_scope', scope: first, hint: suggestion && requested.every((s) => s === first || isPlainScope(s)) ? `--scope ${requested.map((s) => (s === first ? suggestion : s)).join(',')}` : 'Run `school login --help` and see the scopes in `school status --json`.' },
   );
 }

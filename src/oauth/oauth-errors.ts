@@ -11,13 +11,17 @@ const JSON_ATTRIBUTE_COMPARISON: typeof OAuthModule.JSON_ATTRIBUTE_COMPARISON = 
 /** The OAuth errors that mean the credentials themselves are no good: authentication is needed (exit 4). */
 const AUTH_FAILURES = new Set(['invalid_grant', 'invalid_token', 'invalid_client', 'unauthorized_client']);
 
+/** RFC 6749's error codes are plain: anything else a server (or whoever sent the redirect) says is not a code to pass on. */
+const PLAIN_ERROR_CODE = /^[a-z][a-z0-9_]{0,63}$/;
+
 /** A server's OAuth error answer (RFC 6749 §5.2, or an error redirect), with its `error` code. */
 export class ServerRefusal extends CliError {
   readonly error: string;
   readonly description?: string;
 
-  constructor(message: string, error: string, description: string | undefined, exitCode: number) {
-    super(message, { code: error, exitCode });
+  constructor(message: string, error: string, description: string | undefined, exitCode: number, fallbackCode = 'server_error') {
+    // The error code becomes the --json `error` only when it looks like one.
+    super(message, { code: PLAIN_ERROR_CODE.test(error) ? error : fallbackCode, exitCode });
     this.name = 'ServerRefusal';
     this.error = error;
     this.description = description;
@@ -69,7 +73,7 @@ export function fromOAuthError(err: unknown): unknown {
       );
     case AUTHORIZATION_RESPONSE_ERROR:
       if (!error) break;
-      return new ServerRefusal(`Login failed: the authorization server answered ${error}${description ? `: ${description}` : ''}.`, error, description, ExitCode.failure);
+      return new ServerRefusal(`Login failed: the authorization server answered ${error}${description ? `: ${description}` : ''}.`, error, description, ExitCode.failure, 'authorization_failed');
     case WWW_AUTHENTICATE_CHALLENGE:
       return new CliError('The server rejected the access token.', { code: 'token_rejected', exitCode: ExitCode.auth, cause: err });
     case JSON_ATTRIBUTE_COMPARISON: {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Deps } from '../../deps.js';
 import { CliError } from '../../errors.js';
-import type { HttpResponse } from '../../http/client.js';
+import { type HttpResponse, MAX_BYTES } from '../../http/client.js';
 import { startDeadline } from './deadline.js';
 import type { JqFilter } from './jq.js';
 import { terminalJson, writeResponse } from './output.js';
@@ -80,6 +80,7 @@ export async function performCall(deps: Deps, plan: CallPlan, initialSession: Se
   const baseOrigin = plan.url.origin;
   const fetched = new Set<string>();
   const slurped: string[] = [];
+  let slurpedBytes = 0;
   let url = plan.url;
   let previousEndedWithNewline = true;
   for (let page = 1; ; page++) {
@@ -98,6 +99,13 @@ export async function performCall(deps: Deps, plan: CallPlan, initialSession: Se
         JSON.parse(text);
       } catch {
         throw new CliError(`page ${page} is not JSON, so --slurp cannot put it in an array.`, { code: 'not_json' });
+      }
+      // Every page is capped on its own; the array gathering them in memory is capped as a whole.
+      slurpedBytes += res.body.length;
+      if (slurpedBytes > MAX_BYTES.body) {
+        throw new CliError(`The pages gathered by --slurp pass ${MAX_BYTES.body / 1024 / 1024} MiB at page ${page}; stopped. Use --paginate without --slurp to stream them.`, {
+          code: 'response_too_large',
+        });
       }
       slurped.push(text);
     } else if (plan.jq) {

@@ -6,6 +6,8 @@ import { type GlobalOptions, profileName, profileSuffix } from '../../options.js
 import { serverFor } from '../../session/server.js';
 import type { Profile } from '../../state/config-file.js';
 import type { TokenSet } from '../../state/token-set.js';
+import { printable } from '../../util/printable.js';
+import { redactText } from '../../util/redact.js';
 import { booleanFlag, defineCommand, globalOptions } from '../command.js';
 
 export interface LogoutOptions extends GlobalOptions {
@@ -58,16 +60,17 @@ async function run(deps: Deps, opts: LogoutOptions): Promise<void> {
     try {
       await deps.state.forgetTokens(name, p.storage);
     } catch (err) {
-      deps.io.err.write(`Could not remove the stored secrets of "${name}": ${describeError(err).message}\n`);
+      deps.io.err.write(`Could not remove the stored secrets of "${name}": ${printable(redactText(describeError(err).message))}\n`);
       kept.push(name);
     }
     await deps.state.removeProfile(name);
     const label = `${p.baseUrl}${profileSuffix(name)}`;
     if (problem) {
       failures.push(name);
-      deps.io.err.write(`Logged out of ${label} locally, but the server-side revocation was not confirmed: ${problem}.\n`);
+      // The reason may quote the server (an error_description echoing the token): redacted, one line.
+      deps.io.err.write(`Logged out of ${printable(label)} locally, but the server-side revocation was not confirmed: ${printable(redactText(problem))}.\n`);
     } else {
-      deps.io.err.write(`Logged out of ${label}; the server revoked the tokens.\n`);
+      deps.io.err.write(`Logged out of ${printable(label)}; the server revoked the tokens.\n`);
     }
   }
   if (opts.all && !any) deps.io.err.write('No profiles to log out of.\n');
