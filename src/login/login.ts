@@ -11,6 +11,7 @@ import { clientStillKnown } from '../oauth/probe-client.js';
 import { registerClient } from '../oauth/register.js';
 import { revokeToken } from '../oauth/revoke.js';
 import { requestUserInfo } from '../oauth/userinfo.js';
+import { profileLockName } from '../session/refresh.js';
 import { serverFor } from '../session/server.js';
 import type { AuthMethod, ClientRegistration, Profile } from '../state/config-file.js';
 import type { CredentialStore } from '../state/credential-store.js';
@@ -156,10 +157,14 @@ async function replacedTokens(deps: Deps, name: string): Promise<TokenSet | unde
   return found?.ok ? found.set : undefined;
 }
 
+/** How long ending an unused grant may take: it runs after Ctrl-C too (another Ctrl-C still stops it). */
+const CLEANUP_TIMEOUT_MS = 10_000;
+
 /** Ends tokens at their server, as far as it can be done; for grants nobody will use. */
 async function revokeQuietly(deps: Deps, server: ServerInfo, client: ClientIdentity, tokens: Array<[string | undefined, 'refresh_token' | 'access_token']>): Promise<void> {
   for (const [token, hint] of tokens) {
-    if (token) await revokeToken(deps.http, server.as, client, { token, hint, signal: deps.signal }).catch(() => undefined);
+    const signal = AbortSignal.timeout(CLEANUP_TIMEOUT_MS);
+    if (token) await revokeToken(deps.http, server.as, client, { token, hint, signal }).catch(() => undefined);
   }
 }
 
@@ -201,17 +206,6 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
   const info = await requestUserInfo(deps.http, as, { clientId: client.clientId, accessToken: tokens.accessToken, expectedSubject: tokens.subject, signal: deps.signal }).catch(() => undefined);
   const claims = info?.ok ? info.claims : idClaims;
 
-  const replaced = await replacedTokens(deps, pending.profile);
-  try {
-    await deps.state.saveTokens(pending.profile, pending.storage, tokens);
-  } catch (err) {
-    // Tokens that cannot be kept must not stay valid at the server either.
-    await revokeQuietly(deps, server, client, [
-      [tokens.refreshToken, 'refresh_token'],
-      [tokens.accessToken, 'access_token'],
-    ]);
-    throw err;
-  }
   const profile: Profile = {
     baseUrl: server.baseUrl,
     issuer: as.issuer,
@@ -222,7 +216,24 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
     user: userOf(claims),
     loggedInAt: nowSeconds(deps),
   };
-  await deps.state.saveProfile(pending.profile, profile);
+  let replaced: TokenSet | undefined;
+  try {
+    // Under the refresh's lock: a refresh in flight writes its tokens first, and this login then
+    // replaces (and below revokes) them, rather than the refresh overwriting the new login.
+    replaced = await deps.state.locked(profileLockName(pending.profile), deps.signal, async () => {
+      const previous = await replacedTokens(deps, pending.profile);
+      await deps.state.saveTokens(pending.profile, pending.storage, tokens);
+      await deps.state.saveProfile(pending.profile, profile);
+      return previous;
+    });
+  } catch (err) {
+    // Tokens that cannot be kept must not stay valid at the server either.
+    await revokeQuietly(deps, server, client, [
+      [tokens.refreshToken, 'refresh_token'],
+      [tokens.accessToken, 'access_token'],
+    ]);
+    throw err;
+  }
   await deps.state.removePendingLogin(pending.profile, pending.storage);
   // The grant this login replaces is no longer used by anyone: end it at its server.
   if (replaced?.refreshToken && replaced.issuer === as.issuer && replaced.refreshToken !== tokens.refreshToken) {

@@ -13,6 +13,14 @@ const REFRESH_TIMEOUT_MS = 120_000;
 /** The refusals that end a session: the grant or the client is no longer accepted. */
 const ENDS_SESSION = new Set(['invalid_grant', 'invalid_client', 'unauthorized_client']);
 
+/**
+ * The lock of a profile's stored tokens: held by a refresh from reading them to writing the new
+ * ones, and by a login while it replaces them, so neither overwrites what the other stored.
+ */
+export function profileLockName(profile: string): string {
+  return `refresh-${profile}`;
+}
+
 export interface StoredTokens {
   read(): Promise<TokenSet>;
   write(set: TokenSet): Promise<void>;

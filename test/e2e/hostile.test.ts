@@ -4,9 +4,9 @@
 // and nothing is lost (stored credentials survive a failed refresh).
 import { spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type HostileProxy, formOf, hostileProxy, rewriteJson } from '../helpers/hostile-proxy.js';
+import { type Answer, type HostileProxy, formOf, hostileProxy, rewriteJson } from '../helpers/hostile-proxy.js';
 import { type Sandbox, startSandbox } from '@school/sandbox';
-import { type Env, type RunResult, SCHOOL_BIN, expectSuccess, runSchool, userEnv } from './harness.js';
+import { type Env, type RunResult, SCHOOL_BIN, expectSuccess, runSchool, startSchool, userEnv } from './harness.js';
 
 // Control characters, DEL, C1, bidi controls and invisible format characters: none may reach a terminal.
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
@@ -418,5 +418,59 @@ describe('hostile neighbours: the config dir and credential file are checked lik
     chownSync(env.SCHOOL_CONFIG_DIR, 12345, 12345);
     const dir = await runSchool(['status'], env);
     expectOneLineError(dir, 1, /directory .* belongs to another user \(uid 12345\)/);
+  });
+});
+
+describe('a refresh in flight is never lost', () => {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  /** When Alan's code exchange (after his sign-in) has succeeded at the server. */
+  const alanExchanged = () => {
+    const signIn = sandbox.events.find((e) => e.type === 'login' && e.username === 'alan');
+    return Boolean(signIn && sandbox.events.some((e) => e.at >= signIn.at && e.type === 'token' && e.grant_type === 'authorization_code' && e.ok === true));
+  };
+
+  it('a login while a refresh is in flight waits for it, keeps the new login, and revokes the grant the refresh rotated', async () => {
+    const env = hostileEnv();
+    await login(env); // Ada
+    await expire(env);
+    const held: Answer[] = [];
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((r) => (release = r));
+    proxy.inject({ path: P.token, when: grantIs('refresh_token'), action: { kind: 'hold', until: () => released, held } });
+    const refresh = startSchool(['token'], env);
+    while (held.length === 0) await sleep(20);
+    // Alan signs in on the same profile meanwhile (without the proxy: his requests are not held).
+    const relogin = startSchool(['login', '--base-url', sandbox.baseUrl], { ...env, HTTP_PROXY: undefined, NO_PROXY: undefined, SANDBOX_USER: 'alan', SANDBOX_PASSWORD: 'turing' });
+    // The refresh's answer arrives once the login has had every chance to store its tokens first.
+    await Promise.race([
+      relogin.done,
+      (async () => {
+        while (!alanExchanged()) await sleep(20);
+        await sleep(3000);
+      })(),
+    ]);
+    release();
+    const [refreshed, loggedIn] = await Promise.all([refresh.done, relogin.done]);
+    expectSuccess(refreshed);
+    expect(loggedIn.code, loggedIn.stderr).toBe(0);
+    expect(loggedIn.stderr).toContain('Logged in as Alan Turing');
+
+    // The profile and its tokens are Alan's, and agree with each other.
+    const status = await runSchool(['status', '--json'], env);
+    expect(JSON.parse(status.stdout)[0].user.sub).toBe('usr_1912_alan');
+    const who = await runSchool(['whoami', '--json'], env);
+    expect(who.code, who.stderr).toBe(0);
+    expect(JSON.parse(who.stdout).sub).toBe('usr_1912_alan');
+    // The grant the refresh rotated (Ada's) was revoked by the login that replaced it.
+    const rotated = JSON.parse(held[0]!.body.toString()) as { refresh_token: string };
+    expect((await stored(env)).refreshToken).not.toBe(rotated.refresh_token);
+    const config = JSON.parse((await import('node:fs')).readFileSync(`${env.SCHOOL_CONFIG_DIR}/config.json`, 'utf8'));
+    const reuse = await fetch(`${sandbox.issuer}/api/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: rotated.refresh_token, client_id: config.profiles.default.clientId }),
+    });
+    expect(reuse.status).toBe(400);
+    expect(((await reuse.json()) as { error: string }).error).toBe('invalid_grant');
   });
 });

@@ -27,6 +27,11 @@ export type FaultAction =
   | { kind: 'rewrite'; answer: (upstream: Answer, req: SeenRequest) => Answer }
   /** Close the connection without an answer: before the server saw the request, or after it acted on it. */
   | { kind: 'reset'; after: 'nothing' | 'upstream' }
+  /**
+   * Let the server answer (it has acted), keep the answer in `held`, and pass it on only once
+   * `until()` settles: a request in flight for as long as a test needs.
+   */
+  | { kind: 'hold'; until: () => Promise<unknown>; held: Answer[] }
   /** Forward the server's answer but stop after this many bytes of its body, closing the connection. */
   | { kind: 'truncate'; bytes: number }
   /** A body of `bytes` bytes produced as the CLI reads it (with or without a content-length). */
@@ -182,6 +187,10 @@ export async function hostileProxy(): Promise<HostileProxy> {
         headers: withoutHopHeaders(upstream.res.headers),
         body: upstream.body,
       };
+      if (action?.kind === 'hold') {
+        action.held.push(answer);
+        await action.until();
+      }
       if (action?.kind === 'truncate') {
         const headers = { ...answer.headers, 'content-length': String(answer.body.length) };
         res.writeHead(answer.status, headers);
