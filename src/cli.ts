@@ -1,6 +1,7 @@
 import type { Deps } from './deps.js';
 import { ExitCode, InterruptedError, describeError } from './errors.js';
 import { fromOAuthError } from './oauth/oauth-errors.js';
+import { refreshInFlight } from './session/refresh-in-flight.js';
 import { printable, terminalSafeJson } from './util/printable.js';
 import { redactText } from './util/redact.js';
 
@@ -40,9 +41,15 @@ export async function main(argv: string[]): Promise<number> {
   let interrupts = 0;
   let terminated = false;
   const stopCode = () => (terminated ? ExitCode.terminated : ExitCode.interrupted);
+  let toldAboutRefresh = false;
   const onSigint = () => {
     interrupts += 1;
-    if (interrupts > 1) process.exit(stopCode());
+    // A sent refresh is waited for however often Ctrl-C is pressed: stopping before its answer is
+    // stored would lose the session the server has just rotated.
+    if (refreshInFlight()) {
+      if (!toldAboutRefresh) process.stderr.write('Finishing the token refresh already sent, so the session is not lost; then stopping.\n');
+      toldAboutRefresh = true;
+    } else if (interrupts > 1) process.exit(stopCode());
     controller.abort();
   };
   const onSigterm = () => {

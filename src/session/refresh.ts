@@ -5,6 +5,7 @@ import { refreshGrant } from '../oauth/refresh.js';
 import { type Deps, nowSeconds } from '../deps.js';
 import { StateProblem } from '../state/problems.js';
 import type { TokenSet } from '../state/token-set.js';
+import { whileRefreshInFlight } from './refresh-in-flight.js';
 import { needsRefresh } from './refresh-policy.js';
 import { serverFor } from './server.js';
 
@@ -54,12 +55,16 @@ export async function refreshLocked(
     }
     const server = await serverFor(deps, ctx.baseUrl, current.issuer);
     try {
-      const next = await refreshGrant(deps.http, server.as, clientOf(current, ctx.clientSecret), {
-        current: { ...current, refreshToken },
-        nowSeconds: nowSeconds(deps),
-        timeoutMs: REFRESH_TIMEOUT_MS,
+      // From here until the answer is stored, Ctrl-C waits: the server may already have rotated the token.
+      const next = await whileRefreshInFlight(async () => {
+        const answer = await refreshGrant(deps.http, server.as, clientOf(current, ctx.clientSecret), {
+          current: { ...current, refreshToken },
+          nowSeconds: nowSeconds(deps),
+          timeoutMs: REFRESH_TIMEOUT_MS,
+        });
+        await stored.write(answer);
+        return answer;
       });
-      await stored.write(next);
       return { set: next, refreshed: true, spentRefreshToken: refreshToken };
     } catch (err) {
       if (err instanceof ServerRefusal && ENDS_SESSION.has(err.error)) {

@@ -429,6 +429,35 @@ describe('a refresh in flight is never lost', () => {
     return Boolean(signIn && sandbox.events.some((e) => e.at >= signIn.at && e.type === 'token' && e.grant_type === 'authorization_code' && e.ok === true));
   };
 
+  it('Ctrl-C pressed three times during a sent refresh waits for its answer, says so once, then exits 130', async () => {
+    const env = hostileEnv();
+    await login(env);
+    const before = await expire(env);
+    const held: Answer[] = [];
+    const HOLD_MS = 2500;
+    proxy.inject({ path: P.token, when: grantIs('refresh_token'), action: { kind: 'hold', until: () => sleep(HOLD_MS), held } });
+    const run = startSchool(['token'], env);
+    while (held.length === 0) await sleep(20); // the server has rotated the refresh token; its answer is on hold
+    const heldAt = Date.now();
+    for (let i = 0; i < 3; i++) {
+      run.child.kill('SIGINT');
+      await sleep(150);
+    }
+    const res = await run.done;
+    expect(res.code, res.stderr).toBe(130);
+    expect(Date.now() - heldAt).toBeGreaterThanOrEqual(HOLD_MS - 200); // it waited for the answer
+    expect(res.stdout).toBe('');
+    expect(res.stderr.match(/Finishing the token refresh/g)).toHaveLength(1);
+    // The rotated tokens were stored: the old refresh token is gone, the new one works.
+    const rotated = JSON.parse(held[0]!.body.toString()) as { refresh_token: string };
+    const after = await stored(env);
+    expect(after.refreshToken).toBe(rotated.refresh_token);
+    expect(after.refreshToken).not.toBe(before.refreshToken);
+    await expire(env);
+    const next = await runSchool(['token'], env);
+    expectSuccess(next);
+  });
+
   it('a login while a refresh is in flight waits for it, keeps the new login, and revokes the grant the refresh rotated', async () => {
     const env = hostileEnv();
     await login(env); // Ada
