@@ -503,3 +503,66 @@ describe('a refresh in flight is never lost', () => {
     expect(((await reuse.json()) as { error: string }).error).toBe('invalid_grant');
   });
 });
+
+describe('call: pagination, retries and jq against a hostile server', () => {
+  const PAGES = /^\/api\/hostile-pages$/;
+  const json = (body: unknown, headers: Record<string, string> = {}) => ({ status: 200, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+  it('a Link header full of escapes is refused in one clean line', async () => {
+    const env = hostileEnv();
+    const call = () => runSchool(['call', '/api/hostile-pages', '--paginate', '--anonymous', '--base-url', sandbox.baseUrl], env);
+    // Raw escapes: the HTTP parser itself refuses the answer.
+    proxy.inject({ path: PAGES, times: 1, action: { kind: 'respond', answer: () => json({ items: [1] }, { link: `<http://example${EVIL}/next>; rel="next"` }) } });
+    const raw = await call();
+    expectOneLineError(raw, 1, /^school: The server's answer is not valid HTTP \(invalid header value char\)\.$/);
+    expectClean(raw, [], true);
+    // Bytes the parser lets through (UTF-8 of bidi and C1 characters): the next URL is refused, shown escaped.
+    proxy.inject({ path: PAGES, action: { kind: 'respond', answer: () => json({ items: [1] }, { link: `<http://exa\u009bmple\u202e/next>; rel="next"` }) } });
+    const shown = await call();
+    expectOneLineError(shown, 1, /^school: The server's Link header has an invalid next URL: http:\/\/exa.*\\u\{9b\}/);
+    expectClean(shown, [], true);
+  });
+
+  it('a Link to another origin is not followed, and nothing is sent there', async () => {
+    const env = hostileEnv();
+    await login(env);
+    proxy.inject({ path: PAGES, action: { kind: 'respond', answer: () => json({ items: [1] }, { link: `<http://127.0.0.2:9/steal?x=${encodeURIComponent(EVIL)}>; rel="next"` }) } });
+    const token = (await stored(env)).accessToken;
+    const res = await runSchool(['call', '/api/hostile-pages', '--paginate'], env);
+    expectOneLineError(res, 1, /^school: page 2: the next link points to http:\/\/127\.0\.0\.2:9, another origin than http:\/\/127\.0\.0\.1:\d+; not following it\.$/);
+    expectClean(res, [token], true);
+    expect(proxy.seen.some((r) => r.url.hostname === '127.0.0.2')).toBe(false);
+  });
+
+  it('a Retry-After of 1e300 is not believed: the usual back-off, then the answer', async () => {
+    const env = hostileEnv();
+    proxy.inject({ path: PAGES, times: 1, action: { kind: 'respond', answer: () => ({ status: 503, headers: { 'retry-after': '1e300' }, body: '' }) } });
+    proxy.inject({ path: PAGES, action: { kind: 'respond', answer: () => json({ ok: true }) } });
+    const started = Date.now();
+    const res = await runSchool(['call', '/api/hostile-pages', '--anonymous', '--base-url', sandbox.baseUrl], env);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain('Retrying in 1 s (HTTP 503, attempt 1 of 3)');
+    expect(JSON.parse(res.stdout)).toEqual({ ok: true });
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it('a Retry-After with hundreds of digits waits at most the cap, and Ctrl-C still stops the wait', async () => {
+    const env = hostileEnv();
+    proxy.inject({ path: PAGES, action: { kind: 'respond', answer: () => ({ status: 429, headers: { 'retry-after': '9'.repeat(400) }, body: '' }) } });
+    const run = startSchool(['call', '/api/hostile-pages', '--anonymous', '--base-url', sandbox.baseUrl], env);
+    await run.waitForStderr(/Retrying in 60 s \(HTTP 429, attempt 1 of 3\)/);
+    run.child.kill('SIGINT');
+    const res = await run.done;
+    expect(res.code).toBe(130);
+    expectClean(res, [], true);
+  });
+
+  it('a jq error quoting server text is escaped and kept on one short line', async () => {
+    const env = hostileEnv();
+    proxy.inject({ path: PAGES, action: { kind: 'respond', answer: () => json({ title: `T${EVIL}${FORGED_LINE}${'x'.repeat(5000)}` }) } });
+    const res = await runSchool(['call', '/api/hostile-pages', '--anonymous', '--base-url', sandbox.baseUrl, '--jq', '.title | error'], env);
+    expectOneLineError(res, 1, /^school: --jq: T\\u\{1b\}\]52;c;/);
+    expectClean(res);
+    expect(res.stderr.length).toBeLessThan(1000);
+  });
+});

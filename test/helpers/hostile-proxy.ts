@@ -97,10 +97,12 @@ function send(res: ServerResponse, a: Answer): void {
   const body = typeof a.body === 'string' ? Buffer.from(a.body) : a.body;
   const headers: Record<string, string | string[]> = { ...a.headers, 'content-length': String(body.length) };
   delete headers['transfer-encoding'];
-  // writeHead refuses control characters in a reason phrase: write the raw status line ourselves.
-  if (a.reason !== undefined && /[\u0000-\u001f\u007f-\uffff]/.test(a.reason)) {
+  // writeHead refuses control characters in a reason phrase or a header value: write them raw ourselves.
+  const unsafe = /[\u0000-\u0008\u000a-\u001f\u007f-\uffff]/;
+  const rawHeaders = Object.values(headers).some((v) => (Array.isArray(v) ? v : [v]).some((one) => unsafe.test(one)));
+  if ((a.reason !== undefined && unsafe.test(a.reason)) || rawHeaders) {
     const socket = res.socket as Socket;
-    const lines = [`HTTP/1.1 ${a.status} ${a.reason}`];
+    const lines = [`HTTP/1.1 ${a.status} ${a.reason ?? ''}`];
     for (const [k, v] of Object.entries(headers)) for (const one of Array.isArray(v) ? v : [v]) lines.push(`${k}: ${one}`);
     lines.push('connection: close');
     socket.write(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'utf8'), body]));
