@@ -163,8 +163,7 @@ const CLEANUP_TIMEOUT_MS = 10_000;
 /** Ends tokens at their server, as far as it can be done; for grants nobody will use. */
 async function revokeQuietly(deps: Deps, server: ServerInfo, client: ClientIdentity, tokens: Array<[string | undefined, 'refresh_token' | 'access_token']>): Promise<void> {
   for (const [token, hint] of tokens) {
-    const signal = AbortSignal.timeout(CLEANUP_TIMEOUT_MS);
-    if (token) await revokeToken(deps.http, server.as, client, { token, hint, signal }).catch(() => undefined);
+    if (token) await revokeToken(deps.http, server.as, client, { token, hint, signal: AbortSignal.timeout(CLEANUP_TIMEOUT_MS) }).catch(() => undefined);
   }
 }
 
