@@ -229,7 +229,8 @@ async function send(
   });
 }
 
-function formatBytes(n: number): string {
+/** "16 MiB", "512 KiB", "64 bytes": a size for a message. */
+export function formatBytes(n: number): string {
   return n >= 1024 * 1024 ? `${Math.round(n / 1024 / 1024)} MiB` : n >= 1024 ? `${Math.round(n / 1024)} KiB` : `${n} bytes`;
 }
 

@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Deps } from '../../deps.js';
 import { CliError } from '../../errors.js';
-import { type HttpResponse, MAX_BYTES } from '../../http/client.js';
+import type { HttpResponse } from '../../http/client.js';
 import { startDeadline } from './deadline.js';
 import type { JqFilter } from './jq.js';
 import { terminalJson, writeResponse } from './output.js';
-import { checkNextPage, nextLink, slurpPages, withoutFragment } from './paginate.js';
+import { PageGatherer, checkNextPage, nextLink, withoutFragment } from './paginate.js';
 import { retryDecision } from './retry.js';
 import { type ChallengeOutcome, readChallengeHeader } from '../../oauth/challenge.js';
 import type { Session } from '../../session/session.js';
@@ -79,8 +79,7 @@ export async function performCall(deps: Deps, plan: CallPlan, initialSession: Se
 
   const baseOrigin = plan.url.origin;
   const fetched = new Set<string>();
-  const slurped: string[] = [];
-  let slurpedBytes = 0;
+  const slurped = new PageGatherer();
   let url = plan.url;
   let previousEndedWithNewline = true;
   for (let page = 1; ; page++) {
@@ -94,20 +93,7 @@ export async function performCall(deps: Deps, plan: CallPlan, initialSession: Se
       await writeResponse(deps.io, res, plan.include);
       previousEndedWithNewline = res.body.length === 0 || res.body[res.body.length - 1] === 0x0a;
     } else if (plan.slurp) {
-      const text = res.body.toString('utf8');
-      try {
-        JSON.parse(text);
-      } catch {
-        throw new CliError(`page ${page} is not JSON, so --slurp cannot put it in an array.`, { code: 'not_json' });
-      }
-      // Every page is capped on its own; the array gathering them in memory is capped as a whole.
-      slurpedBytes += res.body.length;
-      if (slurpedBytes > MAX_BYTES.body) {
-        throw new CliError(`The pages gathered by --slurp pass ${MAX_BYTES.body / 1024 / 1024} MiB at page ${page}; stopped. Use --paginate without --slurp to stream them.`, {
-          code: 'response_too_large',
-        });
-      }
-      slurped.push(text);
+      slurped.add(res.body, page);
     } else if (plan.jq) {
       if (plan.include) await writeResponse(deps.io, { ...res, body: Buffer.alloc(0) }, true);
       deps.io.out.write(plan.jq.apply(res.body.toString('utf8'), label ? `The ${label}` : 'The response'));
@@ -120,7 +106,7 @@ export async function performCall(deps: Deps, plan: CallPlan, initialSession: Se
   }
 
   if (plan.slurp) {
-    const all = slurpPages(slurped);
+    const all = slurped.joined();
     if (plan.jq) deps.io.out.write(plan.jq.apply(all, 'The pages'));
     else if (deps.io.outIsTTY) deps.io.out.write(`${(await terminalJson(deps.io))(JSON.parse(all))}\n`);
     else deps.io.out.write(`${all}\n`);
