@@ -12,6 +12,7 @@ import { parseScopes } from '../../login/scopes.js';
 import { unattendedLoginError } from '../../login/unattended.js';
 import { DEFAULT_PROFILE, type GlobalOptions, baseUrlFor, profileName, profileSuffix } from '../../options.js';
 import type { PendingLogin } from '../../state/pending-login.js';
+import { printable } from '../../util/printable.js';
 import { booleanFlag, collect, defineCommand, globalOptions, listFlag, stringFlag } from '../command.js';
 
 export interface LoginOptions extends GlobalOptions {
@@ -180,7 +181,7 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
     ok = true;
     await listener.finish({ ok: true, title: 'Logged in', message: 'You are logged in to school. You can close this tab and return to the terminal.' });
     await cacheApiDescription(deps, result.profile.baseUrl);
-    deps.io.err.write(`Logged in as ${result.user} on ${result.profile.baseUrl}${profileSuffix(profile)}.\n`);
+    deps.io.err.write(`Logged in as ${printable(result.user)} on ${printable(result.profile.baseUrl)}${profileSuffix(profile)}.\n`);
     if (deps.verbose) deps.io.err.write(`Credentials are in ${result.location}.\n`);
     if (opts.json) deps.io.out.write(loggedInJson({ profile, baseUrl: result.profile.baseUrl, user: result.user, scopes: pending.scopes, storage: result.profile.storage }));
   } finally {
