@@ -187,7 +187,7 @@ describe('server text never reaches the terminal raw', () => {
       action: { kind: 'respond', answer: () => ({ status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: 'invalid_request', error_description: `nope${EVIL}${FORGED_LINE}` }) }) },
     });
     const res = await runSchool(['logout'], env);
-    expectOneLineError(res, 1, /revocation was not confirmed/);
+    expectOneLineError(res, 1, /did not confirm the revocation/);
     expectClean(res);
     expect(res.stderr).toContain('nope\\u{1b}]52;c;');
     expect(res.stderr.split('\n').filter((l) => l.includes('Logged in as admin'))).toHaveLength(1);
@@ -319,7 +319,7 @@ describe('faults: one clear line, the right exit code, nothing lost', () => {
     proxy.inject({ path: P.revoke, action: { kind: 'reset', after: 'upstream' } });
     const res = await runSchool(['logout'], mine);
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/revocation was not confirmed/);
+    expect(res.stderr).toMatch(/did not confirm the revocation/);
     expectClean(res);
     expect(JSON.parse((await runSchool(['status', '--json'], mine)).stdout)).toEqual([]);
   });
