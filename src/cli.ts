@@ -2,6 +2,7 @@ import type { Deps } from './deps.js';
 import { ExitCode, InterruptedError, describeError } from './errors.js';
 import { fromOAuthError } from './oauth/oauth-errors.js';
 import { refreshInFlight } from './session/refresh-in-flight.js';
+import { reportRepairsTo } from './state/permissions.js';
 import { printable, terminalSafeJson } from './util/printable.js';
 import { redactText } from './util/redact.js';
 
@@ -58,6 +59,8 @@ export async function main(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
+  // A credential file or dir made private on the way is said once, as a message of the command.
+  reportRepairsTo((note) => process.stderr.write(`${note}\n`));
 
   const json = wantsJson(argv);
   try {
