@@ -34,12 +34,18 @@ _school_value_option() {
     return 0
 }
 
-# Adds "$1$c" to COMPREPLY for each candidate c (from $3 on) that starts with $2.
+# Adds "$1$c" to COMPREPLY for each candidate c (from $3 on) that starts with $2. Candidates come
+# from a server (scopes, API paths): readline inserts them as they are, so anything but a plain
+# name is quoted with printf %q, and a ';', '$', '`' or space can never run when Enter is pressed.
 _school_add() {
     local keep=$1 cur=$2 c
     shift 2
     for c; do
-        [[ $c == "$cur"* ]] && COMPREPLY+=("$keep$c")
+        [[ $c == "$cur"* ]] || continue
+        if [[ $c == *[!A-Za-z0-9_.:/{}~+,@=-]* || $c == [~]* ]]; then
+            printf -v c %q "$c"
+        fi
+        COMPREPLY+=("$keep$c")
     done
 }
 

@@ -1,7 +1,9 @@
 import type { Deps } from './deps.js';
 import { ExitCode, InterruptedError, describeError } from './errors.js';
 import { fromOAuthError } from './oauth/oauth-errors.js';
-import { printable } from './util/printable.js';
+import { refreshInFlight } from './session/refresh-in-flight.js';
+import { reportRepairsTo } from './state/permissions.js';
+import { printable, terminalSafeJson } from './util/printable.js';
 import { redactText } from './util/redact.js';
 
 /** Prints the one-line (or JSON) error and returns the exit code. The only place errors become exit codes. */
@@ -11,9 +13,9 @@ export function reportError(err: unknown, stderr: NodeJS.WritableStream, json: b
   const hint = report.hint ? printable(redactText(report.hint)) : undefined;
   if (json) {
     const body: Record<string, string> = { error: report.error, message };
-    if (report.scope) body.scope = report.scope;
+    if (report.scope) body.scope = printable(report.scope);
     if (hint) body.hint = hint;
-    stderr.write(`${JSON.stringify(body)}\n`);
+    stderr.write(`${terminalSafeJson(body)}\n`);
   } else {
     stderr.write(`school: ${message}\n`);
     if (hint) stderr.write(`${hint}\n`);
@@ -40,9 +42,15 @@ export async function main(argv: string[]): Promise<number> {
   let interrupts = 0;
   let terminated = false;
   const stopCode = () => (terminated ? ExitCode.terminated : ExitCode.interrupted);
+  let toldAboutRefresh = false;
   const onSigint = () => {
     interrupts += 1;
-    if (interrupts > 1) process.exit(stopCode());
+    // A sent refresh is waited for however often Ctrl-C is pressed: stopping before its answer is
+    // stored would lose the session the server has just rotated.
+    if (refreshInFlight()) {
+      if (!toldAboutRefresh) process.stderr.write('Finishing the token refresh already sent, so the session is not lost; then stopping.\n');
+      toldAboutRefresh = true;
+    } else if (interrupts > 1) process.exit(stopCode());
     controller.abort();
   };
   const onSigterm = () => {
@@ -51,6 +59,8 @@ export async function main(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
+  // A credential file or dir made private on the way is said once, as a message of the command.
+  reportRepairsTo((note) => process.stderr.write(`${note}\n`));
 
   const json = wantsJson(argv);
   try {
@@ -97,7 +107,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err) => {
-    process.stderr.write(`school: ${redactText(err instanceof Error ? err.message : String(err))}\n`);
+    process.stderr.write(`school: ${printable(redactText(err instanceof Error ? err.message : String(err)))}\n`);
     process.exitCode = ExitCode.failure;
   },
 );

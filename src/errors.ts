@@ -127,5 +127,9 @@ export function describeError(err: unknown): ErrorReport & { exitCode: number } 
     };
   }
   const message = err instanceof Error ? err.message : String(err);
+  // Node's HTTP parser refused the answer (a control character in a header, a broken status line).
+  if (errnoCode(err)?.startsWith('HPE_')) {
+    return { error: 'protocol_error', message: `The server's answer is not valid HTTP (${message.replace(/^Parse Error: /, '').toLowerCase()}).`, exitCode: ExitCode.failure };
+  }
   return { error: 'unexpected_error', message: message || 'Unexpected error.', exitCode: ExitCode.failure };
 }

@@ -1,13 +1,13 @@
-import { stat } from 'node:fs/promises';
 import { type Deps, nowSeconds } from '../deps.js';
 import type { ErrorCode } from '../error-codes.js';
-import { describeError, errnoCode } from '../errors.js';
+import { describeError } from '../errors.js';
 import { proxyFor } from '../http/proxy.js';
 import { clientStillKnown } from '../oauth/probe-client.js';
 import { type ServerInfo, discover } from '../oauth/discover.js';
 import { requestUserInfo } from '../oauth/userinfo.js';
 import { type Env, type GlobalOptions, checkProfileName, loginHint, normalizeBaseUrl, profileName } from '../options.js';
 import type { Profile } from '../state/config-file.js';
+import { type PathVerdict, inspectPrivatePath, reportRepairsTo } from '../state/permissions.js';
 import type { ProbeResult } from '../state/credential-store.js';
 import { registerSecret } from '../util/redact.js';
 
@@ -88,35 +88,41 @@ function proxyFindings(env: Env, baseUrls: string[]): Finding[] {
   return findings;
 }
 
-/** A file or folder holding credentials must be the user's alone. */
+/**
+ * A file or folder holding credentials must be the user's alone: judged by the same checks every
+ * command makes before it reads them (`state/permissions.ts`), reported here rather than repaired.
+ */
 async function permissionFinding(path: string, what: string, kind: 'dir' | 'file'): Promise<Finding | undefined> {
-  let info: Awaited<ReturnType<typeof stat>>;
+  let verdict: PathVerdict;
   try {
-    info = await stat(path);
+    verdict = await inspectPrivatePath(path, kind === 'dir' ? 'directory' : 'file');
   } catch (err) {
-    if (errnoCode(err) === 'ENOENT') return undefined;
     return { area: 'files', check: 'permissions', status: 'problem', message: `Cannot read ${what} ${path}: ${describeError(err).message}`, fix: `Check the permissions of ${path}.` };
   }
-  const mode = info.mode & 0o777;
-  const shownMode = mode.toString(8).padStart(4, '0');
-  const data = { path, mode: shownMode };
-  if (typeof process.getuid === 'function' && info.uid !== process.getuid()) {
-    return { area: 'files', check: 'permissions', status: 'problem', message: `${what} ${path} belongs to another user (uid ${info.uid}).`, fix: `Give it back to yourself: chown "$(id -u)" ${path}.`, data };
+  switch (verdict.state) {
+    case 'unchecked':
+    case 'absent':
+      return undefined;
+    case 'wrong_kind':
+      return { area: 'files', check: 'permissions', status: 'problem', message: `${what} ${path} is not a ${kind === 'dir' ? 'directory' : 'regular file'}.`, fix: `Move it aside: mv ${path} ${path}.bak`, data: { path } };
+    case 'foreign':
+      return { area: 'files', check: 'permissions', status: 'problem', message: `${what} ${path} belongs to another user (uid ${verdict.owner}).`, fix: `If it is yours, give it back to yourself: chown "$(id -u)" ${path}.`, data: { path } };
+    case 'private':
+    case 'open': {
+      const shownMode = verdict.mode.toString(8).padStart(4, '0');
+      const data = { path, mode: shownMode };
+      if (verdict.state === 'private') return { area: 'files', check: 'permissions', status: 'ok', message: `${what} ${path} is yours alone (mode ${shownMode}).`, data };
+      const others = kind === 'file' ? 'read or change it' : verdict.mode & 0o022 ? 'change what is in it' : 'see what is in it';
+      return {
+        area: 'files',
+        check: 'permissions',
+        status: 'problem',
+        message: `${what} ${path} has mode ${shownMode}: other users can ${others}.`,
+        fix: verdict.mine ? `chmod ${kind === 'file' ? '600' : '700'} ${path}` : `sudo chmod ${kind === 'file' ? '600' : '700'} ${path}`,
+        data,
+      };
+    }
   }
-  // Others may not read secrets, nor write where secrets and configuration are kept.
-  const unsafe = kind === 'file' ? mode & 0o077 : mode & 0o022;
-  if (unsafe) {
-    const wanted = kind === 'file' ? '600' : '700';
-    return {
-      area: 'files',
-      check: 'permissions',
-      status: 'problem',
-      message: `${what} ${path} has mode ${shownMode}: other users can ${kind === 'file' ? 'read or change it' : 'change what is in it'}.`,
-      fix: `chmod ${wanted} ${path}`,
-      data,
-    };
-  }
-  return { area: 'files', check: 'permissions', status: 'ok', message: `${what} ${path} is yours alone (mode ${shownMode}).`, data };
 }
 
 async function fileFindings(deps: Deps): Promise<Finding[]> {
@@ -335,6 +341,23 @@ function explicitBaseUrl(opts: GlobalOptions, env: Env): { url?: string; finding
  * servers; changes nothing but a keychain probe entry it removes again.
  */
 export async function diagnose(deps: Deps, opts: GlobalOptions): Promise<Finding[]> {
+  // The files are judged before anything reads them: reading repairs modes, and the report says so.
+  const repairs: string[] = [];
+  const previous = reportRepairsTo((note) => repairs.push(note.replace(/^Note: /, '')));
+  try {
+    const files = await fileFindings(deps);
+    const findings = await diagnoseFrom(deps, opts, () => [...files, ...repairs.splice(0).map(repairFinding)]);
+    return [...findings, ...repairs.splice(0).map(repairFinding)];
+  } finally {
+    reportRepairsTo(previous);
+  }
+}
+
+function repairFinding(note: string): Finding {
+  return { area: 'files', check: 'permissions', status: 'info', message: note };
+}
+
+async function diagnoseFrom(deps: Deps, opts: GlobalOptions, fileFindingsNow: () => Finding[]): Promise<Finding[]> {
   const findings: Finding[] = [];
   const allProfiles = await deps.state.profiles();
   const only = opts.profile || deps.env.SCHOOL_PROFILE;
@@ -345,7 +368,7 @@ export async function diagnose(deps: Deps, opts: GlobalOptions): Promise<Finding
   const baseUrls = [...new Set([explicit.url, ...Object.values(profiles).map((p) => p.baseUrl), remembered].filter((u): u is string => Boolean(u)))];
 
   findings.push(...proxyFindings(deps.env, baseUrls));
-  findings.push(...(await fileFindings(deps)));
+  findings.push(...fileFindingsNow());
   findings.push(await keychainFinding(deps, profiles));
 
   if (explicit.finding) findings.push(explicit.finding);

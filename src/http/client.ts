@@ -2,7 +2,8 @@ import type { Env } from '../options.js';
 import type { IncomingMessage, RequestOptions } from 'node:http';
 import type { Writable } from 'node:stream';
 import { CliError } from '../errors.js';
-import { REDACTED, redactBody, redactText, redactUrl } from '../util/redact.js';
+import { printable, printableLines } from '../util/printable.js';
+import { REDACTED, isSecretHeader, redactBody, redactText, redactUrl, registerSecretsIn, registerSecretsInForm } from '../util/redact.js';
 import { proxyFor } from './proxy.js';
 import { assertSafeUrl } from './transport.js';
 
@@ -13,7 +14,19 @@ export interface HttpRequest {
   body?: string | Uint8Array;
   signal?: AbortSignal;
   timeoutMs?: number;
+  /** The largest answer accepted, in bytes; reading stops as soon as it is passed. Default 256 MiB (`call` bodies). */
+  maxBytes?: number;
 }
+
+/** Caps per kind of document: a hostile server must not make a protocol step use gigabytes. */
+export const MAX_BYTES = {
+  /** Metadata, registration, token, revocation and userinfo answers. */
+  protocol: 1024 * 1024,
+  /** The API description behind `call --list` and completions. */
+  openapi: 16 * 1024 * 1024,
+  /** What `call` prints. */
+  body: 256 * 1024 * 1024,
+} as const;
 
 export interface HttpResponse {
   status: number;
@@ -38,19 +51,14 @@ export interface HttpClientOptions {
   defaultTimeoutMs?: number;
 }
 
-const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
-
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'dpop']);
-
 function traceHeaders(prefix: string, headers: Record<string, string>): string {
   return Object.entries(headers)
     .map(([k, v]) => {
-      const lower = k.toLowerCase();
-      if (SECRET_HEADERS.has(lower)) {
-        const scheme = /^(\w+)\s/.exec(v)?.[1];
-        return `${prefix} ${k}: ${scheme ? `${scheme} ` : ''}${REDACTED}`;
+      if (isSecretHeader(k)) {
+        const scheme = /^([A-Za-z][\w-]*)\s/.exec(v)?.[1];
+        return `${prefix} ${printable(k)}: ${scheme ? `${scheme} ` : ''}${REDACTED}`;
       }
-      return `${prefix} ${k}: ${redactText(v)}`;
+      return `${prefix} ${printable(k)}: ${printable(redactText(v))}`;
     })
     .join('\n');
 }
@@ -58,10 +66,33 @@ function traceHeaders(prefix: string, headers: Record<string, string>): string {
 function traceBody(prefix: string, body: string, contentType?: string): string {
   const shown = redactBody(body, contentType);
   const limited = shown.length > 4000 ? `${shown.slice(0, 4000)}… (${shown.length} characters)` : shown;
-  return limited
+  return printableLines(limited)
     .split('\n')
     .map((l) => `${prefix} ${l}`)
     .join('\n');
+}
+
+const SCAN_LIMIT = MAX_BYTES.protocol;
+
+/**
+ * Learns the secrets of a body before anything of it is shown: a token response's tokens are then
+ * redacted wherever else they appear (a header, a non-standard field, a later error message).
+ */
+function learnSecrets(body: Buffer, contentType: string | undefined): void {
+  if (!body.length || body.length > SCAN_LIMIT) return;
+  const type = (contentType ?? '').toLowerCase();
+  const text = body.toString('utf8');
+  if (type.includes('application/x-www-form-urlencoded')) {
+    registerSecretsInForm(text);
+    return;
+  }
+  if (type.includes('json') || /^\s*[[{]/.test(text)) {
+    try {
+      registerSecretsIn(JSON.parse(text));
+    } catch {
+      // not JSON: nothing named to learn
+    }
+  }
 }
 
 /**
@@ -83,18 +114,23 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       }
       const trace = options.trace;
       const proxy = proxyFor(url, options.env);
+      const requestType = Object.entries(headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1];
+      if (body) learnSecrets(body, requestType);
       if (trace) {
-        trace.write(`* ${method} ${redactUrl(url.toString())}${proxy ? ` (via proxy ${proxy.host})` : ''}\n`);
+        trace.write(`* ${method} ${printable(redactUrl(url.toString()))}${proxy ? ` (via proxy ${printable(proxy.host)})` : ''}\n`);
         trace.write(`${traceHeaders('>', headers)}\n`);
         if (body) {
-          const ct = Object.entries(headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1];
-          trace.write(`${traceBody('>', body.toString('utf8'), ct)}\n`);
+          trace.write(`${traceBody('>', body.toString('utf8'), requestType)}\n`);
         }
       }
       const started = Date.now();
-      const res = await send(url, method, headers, body, proxy, req.signal, req.timeoutMs ?? options.defaultTimeoutMs ?? 30_000);
+      const maxBytes = req.maxBytes ?? MAX_BYTES.body;
+      const res = await send(url, method, headers, body, proxy, req.signal, req.timeoutMs ?? options.defaultTimeoutMs ?? 30_000, maxBytes);
+      // Protocol answers always (their secrets may show up in a later message); other bodies only
+      // when they are about to be traced, so `call` does not parse what it merely prints.
+      if (trace || maxBytes <= MAX_BYTES.protocol) learnSecrets(res.body, res.headers['content-type']);
       if (trace) {
-        trace.write(`< HTTP/${res.httpVersion} ${res.status} ${res.statusText} (${Date.now() - started} ms)\n`);
+        trace.write(`< HTTP/${res.httpVersion} ${res.status} ${printable(redactText(res.statusText))} (${Date.now() - started} ms)\n`);
         trace.write(`${traceHeaders('<', res.headers)}\n`);
         if (res.body.length) trace.write(`${traceBody('<', res.body.toString('utf8'), res.headers['content-type'])}\n`);
       }
@@ -111,6 +147,7 @@ async function send(
   proxy: URL | undefined,
   signal: AbortSignal | undefined,
   timeoutMs: number,
+  maxBytes: number,
 ): Promise<HttpResponse> {
   const isHttps = url.protocol === 'https:';
   const lib = isHttps ? await import('node:https') : await import('node:http');
@@ -142,16 +179,30 @@ async function send(
     const request = lib.request(options, (res: IncomingMessage) => {
       const chunks: Buffer[] = [];
       let size = 0;
+      // A runaway or hostile answer must not take the machine's memory with it: refuse a declared
+      // length over the cap at once, and stop reading as soon as the bytes received pass it.
+      const tooLarge = () =>
+        new CliError(`The answer from ${url.origin} is larger than ${formatBytes(maxBytes)}; stopped reading it.`, { code: 'response_too_large' });
+      const stop = () => {
+        chunks.length = 0;
+        const err = tooLarge();
+        reject(err);
+        request.destroy(err);
+      };
+      res.on('error', reject);
+      const declared = Number(res.headers['content-length']);
+      if (Number.isFinite(declared) && declared > maxBytes) {
+        stop();
+        return;
+      }
       res.on('data', (c: Buffer) => {
-        size += c.length;
-        // A runaway or hostile answer must not take the machine's memory with it.
-        if (size > MAX_RESPONSE_BYTES) {
-          request.destroy(new CliError(`The answer from ${url.origin} is larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB; stopped reading it.`, { code: 'response_too_large' }));
+        if (size + c.length > maxBytes) {
+          stop();
           return;
         }
+        size += c.length;
         chunks.push(c);
       });
-      res.on('error', reject);
       res.on('end', () => {
         const flat: Record<string, string> = {};
         for (const [k, v] of Object.entries(res.headers)) {
@@ -176,6 +227,11 @@ async function send(
     if (body) request.write(body);
     request.end();
   });
+}
+
+/** "16 MiB", "512 KiB", "64 bytes": a size for a message. */
+export function formatBytes(n: number): string {
+  return n >= 1024 * 1024 ? `${Math.round(n / 1024 / 1024)} MiB` : n >= 1024 ? `${Math.round(n / 1024)} KiB` : `${n} bytes`;
 }
 
 function proxyAuthorization(proxy: URL): string | undefined {

@@ -1,4 +1,5 @@
-import type { HttpClient } from './client.js';
+import { CliError } from '../errors.js';
+import { type HttpClient, type HttpResponse, MAX_BYTES } from './client.js';
 
 export type CustomFetch = (
   url: string,
@@ -7,8 +8,24 @@ export type CustomFetch = (
 
 const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
 
-/** Lets oauth4webapi send its requests through our HTTP client (proxy, transport guard, redacted trace). */
-export function fetchFor(http: HttpClient, timeoutMs?: number): CustomFetch {
+/**
+ * The longest one protocol exchange may take, answer included. The client's own timeout counts idle
+ * time only: a server trickling a byte every few seconds would otherwise hold `login`, `token` or
+ * `logout` for ever.
+ */
+export const PROTOCOL_DEADLINE_MS = 60_000;
+
+/**
+ * Lets oauth4webapi send its requests through our HTTP client (proxy, transport guard, redacted trace).
+ * Every protocol answer (metadata, registration, token, revocation) is a small document: capped at
+ * 1 MiB, and due within a deadline.
+ */
+export function fetchFor(
+  http: HttpClient,
+  timeoutMs?: number,
+  maxBytes: number = MAX_BYTES.protocol,
+  deadlineMs: number = Math.max(PROTOCOL_DEADLINE_MS, 2 * (timeoutMs ?? 0)),
+): CustomFetch {
   return async (url, options) => {
     const headers: Record<string, string> = {};
     if (options.headers) {
@@ -18,7 +35,20 @@ export function fetchFor(http: HttpClient, timeoutMs?: number): CustomFetch {
       }
     }
     const body = options.body == null ? undefined : String(options.body);
-    const res = await http.request({ method: options.method, url, headers, body, signal: options.signal, timeoutMs });
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), deadlineMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+    let res: HttpResponse;
+    try {
+      res = await http.request({ method: options.method, url, headers, body, signal, timeoutMs, maxBytes });
+    } catch (err) {
+      if (deadline.signal.aborted && !options.signal?.aborted) {
+        throw new CliError(`No complete answer from ${new URL(url).origin} within ${Math.round(deadlineMs / 1000)} seconds; gave up.`, { code: 'network_error' });
+      }
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
     return new Response(NULL_BODY_STATUS.has(res.status) ? null : new Uint8Array(res.body), {
       status: res.status,
       statusText: res.statusText,

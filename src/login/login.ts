@@ -11,12 +11,14 @@ import { clientStillKnown } from '../oauth/probe-client.js';
 import { registerClient } from '../oauth/register.js';
 import { revokeToken } from '../oauth/revoke.js';
 import { requestUserInfo } from '../oauth/userinfo.js';
+import { profileLockName } from '../session/refresh.js';
 import { serverFor } from '../session/server.js';
 import type { AuthMethod, ClientRegistration, Profile } from '../state/config-file.js';
 import type { CredentialStore } from '../state/credential-store.js';
 import type { PendingLogin } from '../state/pending-login.js';
 import type { TokenSet } from '../state/token-set.js';
 import { describeUser } from '../ui/user.js';
+import { printable } from '../util/printable.js';
 import { checkScopes, defaultScopes } from './scopes.js';
 import { chooseStore } from './store-choice.js';
 
@@ -88,7 +90,7 @@ async function chooseClient(
     const secret = authMethod === 'client_secret_post' ? await deps.state.clientSecret(as.issuer, cached) : undefined;
     const identity: ClientIdentity = { clientId: cached.clientId, authMethod, clientSecret: secret };
     if ((authMethod === 'none' || secret) && (await clientStillKnown(deps.http, as, identity, redirectUri, deps.signal))) {
-      if (deps.verbose) hooks.notify(`Reusing the registered client ${cached.clientId}.\n`);
+      if (deps.verbose) hooks.notify(`Reusing the registered client ${printable(cached.clientId)}.\n`);
       return { client: identity, redirectUri, listenerPid };
     }
     hooks.notify('The server no longer knows the saved client registration; registering again.\n');
@@ -158,10 +160,13 @@ async function replacedTokens(deps: Deps, name: string): Promise<TokenSet | unde
   return found?.ok ? found.set : undefined;
 }
 
+/** How long ending an unused grant may take: it runs after Ctrl-C too (another Ctrl-C still stops it). */
+const CLEANUP_TIMEOUT_MS = 10_000;
+
 /** Ends tokens at their server, as far as it can be done; for grants nobody will use. */
 async function revokeQuietly(deps: Deps, server: ServerInfo, client: ClientIdentity, tokens: Array<[string | undefined, 'refresh_token' | 'access_token']>): Promise<void> {
   for (const [token, hint] of tokens) {
-    if (token) await revokeToken(deps.http, server.as, client, { token, hint, signal: deps.signal }).catch(() => undefined);
+    if (token) await revokeToken(deps.http, server.as, client, { token, hint, signal: AbortSignal.timeout(CLEANUP_TIMEOUT_MS) }).catch(() => undefined);
   }
 }
 
@@ -205,17 +210,6 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
   const info = await requestUserInfo(deps.http, as, { clientId: client.clientId, accessToken: tokens.accessToken, expectedSubject: tokens.subject, signal: deps.signal }).catch(() => undefined);
   const claims = info?.ok ? info.claims : idClaims;
 
-  const replaced = await replacedTokens(deps, pending.profile);
-  try {
-    await deps.state.saveTokens(pending.profile, pending.storage, tokens);
-  } catch (err) {
-    // Tokens that cannot be kept must not stay valid at the server either.
-    await revokeQuietly(deps, server, client, [
-      [tokens.refreshToken, 'refresh_token'],
-      [tokens.accessToken, 'access_token'],
-    ]);
-    throw err;
-  }
   const profile: Profile = {
     baseUrl: server.baseUrl,
     issuer: as.issuer,
@@ -226,7 +220,24 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
     user: userOf(claims),
     loggedInAt: nowSeconds(deps),
   };
-  await deps.state.saveProfile(pending.profile, profile);
+  let replaced: TokenSet | undefined;
+  try {
+    // Under the refresh's lock: a refresh in flight writes its tokens first, and this login then
+    // replaces (and below revokes) them, rather than the refresh overwriting the new login.
+    replaced = await deps.state.locked(profileLockName(pending.profile), deps.signal, async () => {
+      const previous = await replacedTokens(deps, pending.profile);
+      await deps.state.saveTokens(pending.profile, pending.storage, tokens);
+      await deps.state.saveProfile(pending.profile, profile);
+      return previous;
+    });
+  } catch (err) {
+    // Tokens that cannot be kept must not stay valid at the server either.
+    await revokeQuietly(deps, server, client, [
+      [tokens.refreshToken, 'refresh_token'],
+      [tokens.accessToken, 'access_token'],
+    ]);
+    throw err;
+  }
   // The grant this login replaces is no longer used by anyone: end it at its server.
   if (replaced?.refreshToken && replaced.issuer === as.issuer && replaced.refreshToken !== tokens.refreshToken) {
     await revokeQuietly(deps, server, clientOf(replaced), [[replaced.refreshToken, 'refresh_token']]);

@@ -36,6 +36,23 @@ h1{color:${colour};font-size:1.5rem}</style></head>
 }
 
 /**
+ * The callback URL of a request to the listener, or undefined when it is not a GET of exactly the
+ * callback path (`/x/../callback`, `/callback/extra` and `//host/callback` are not). Whatever the
+ * browser (or a local attacker) sends in the query is kept for the protocol checks, never thrown on.
+ */
+export function callbackUrl(port: number, method: string | undefined, rawUrl: string | undefined, path: string): URL | undefined {
+  const raw = rawUrl ?? '/';
+  // The raw path, before any normalisation: `/x/../callback` is not the callback path.
+  if (method !== 'GET' || raw.split('?')[0] !== path) return undefined;
+  try {
+    const url = new URL(`http://127.0.0.1:${port}${raw}`);
+    return url.pathname === path ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * A one-shot HTTP listener on 127.0.0.1 only (never a wildcard address): it accepts exactly one
  * GET on its callback path, answers anything else with 404, and gives up after a timeout.
  */
@@ -52,9 +69,8 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackL
   callback.catch(() => undefined); // the flow awaits it; an unobserved rejection must not crash
 
   const server: Server = http.createServer((req: IncomingMessage, res: ServerResponse) => {
-    // The raw path, before any normalisation: `/x/../callback` is not the callback path.
-    const rawPath = (req.url ?? '/').split('?')[0];
-    if (req.method !== 'GET' || rawPath !== options.path) {
+    const url = callbackUrl(port, req.method, req.url, options.path);
+    if (!url) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
       res.end('Not found.\n');
       return;
@@ -66,7 +82,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackL
     }
     received = true;
     pending = res;
-    resolveCallback(new URL(`http://127.0.0.1:${port}${req.url ?? '/'}`));
+    resolveCallback(url);
   });
   server.keepAliveTimeout = 1000;
 

@@ -1,5 +1,6 @@
 import { UsageError } from '../errors.js';
-import { SAFE_SCOPE } from '../oauth/challenge.js';
+import { isPlainScope } from '../util/plain-name.js';
+import { printable } from '../util/printable.js';
 
 export function parseScopes(input: string | string[] | undefined): string[] {
   const raw = Array.isArray(input) ? input.join(' ') : (input ?? '');
@@ -63,9 +64,9 @@ export function checkScopes(requested: string[], supported: string[] | undefined
   if (!unknown.length) return;
   const first = unknown[0];
   // Only a plain scope name from the server may be suggested: the hint is a command line to paste.
-  const suggestable = supported.filter((s) => SAFE_SCOPE.test(s));
+  const suggestable = supported.filter(isPlainScope);
   const suggestion = suggestScope(first, suggestable);
-  const names = unknown.map((s) => `"${s}"`).join(', ');
+  const names = unknown.map((s) => `"${printable(s)}"`).join(', ');
   // Every unknown scope is replaced by its suggestion, or dropped when there is none.
   const corrected = [...new Set(requested.flatMap((s) => (supported.includes(s) ? [s] : (suggestScope(s, suggestable) ?? []))))];
   throw new UsageError(
@@ -73,7 +74,10 @@ export function checkScopes(requested: string[], supported: string[] | undefined
     {
       code: 'invalid_scope',
       scope: first,
-      hint: suggestion && corrected.length ? retryCommand(corrected) : 'Run `school login --help` and see the scopes in `school status --json`.',
+      hint:
+        suggestion && corrected.length && corrected.every(isPlainScope)
+          ? retryCommand(corrected)
+          : 'Run `school login --help` and see the scopes in `school status --json`.',
     },
   );
 }

@@ -1,4 +1,5 @@
 import type * as OAuthModule from 'oauth4webapi';
+import { isPlainScope } from '../util/plain-name.js';
 import { loadOAuth } from './library.js';
 
 export type Challenge = OAuthModule.WWWAuthenticateChallenge;
@@ -12,17 +13,13 @@ export interface ChallengeOutcome {
   error?: string;
 }
 
-// Stricter than RFC 6749's scope-token: these names end up in a command line the user may paste,
-// so nothing a shell would interpret ($, `, quotes, backslashes, spaces) may pass.
-export const SAFE_SCOPE = /^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$/;
-
 export function readChallenge(status: number, challenges: readonly Challenge[]): ChallengeOutcome {
   const bearer = challenges.find((c) => c.scheme === 'bearer')?.parameters;
   if (status === 401) {
     return { refresh: Boolean(bearer && (!bearer.error || bearer.error === 'invalid_token')), error: bearer?.error };
   }
   if (status === 403 && bearer && (bearer.error === 'insufficient_scope' || bearer.scope !== undefined)) {
-    const scopes = (bearer.scope ?? '').split(' ').filter((s) => SAFE_SCOPE.test(s));
+    const scopes = (bearer.scope ?? '').split(' ').filter(isPlainScope);
     return { refresh: false, insufficientScope: scopes, error: bearer.error };
   }
   return { refresh: false, error: bearer?.error };

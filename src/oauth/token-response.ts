@@ -1,9 +1,20 @@
 import type * as OAuthModule from 'oauth4webapi';
-import type { TokenSet } from '../state/token-set.js';
+import { CliError } from '../errors.js';
+import { type TokenSet, clampLifetime } from '../state/token-set.js';
 import { registerSecret } from '../util/redact.js';
 import type { ClientIdentity } from './client.js';
 
 export type TokenResponse = OAuthModule.TokenEndpointResponse;
+
+/**
+ * Tokens travel in an HTTP header and are printed by `school token`: visible ASCII only (RFC 6750's
+ * b64token and every real token fit), so a server cannot hand the terminal an escape sequence this way.
+ */
+function assertPlainToken(value: string | undefined, what: string): void {
+  if (value !== undefined && !/^[\x21-\x7e]+$/.test(value)) {
+    throw new CliError(`The server issued ${what} with characters an HTTP header cannot carry; refusing it.`, { code: 'invalid_token_response' });
+  }
+}
 
 /** A token endpoint answer as the token set the CLI keeps. */
 export function toTokenSet(
@@ -12,13 +23,16 @@ export function toTokenSet(
 ): TokenSet {
   registerSecret(res.access_token);
   registerSecret(res.refresh_token);
+  assertPlainToken(res.access_token, 'an access token');
+  assertPlainToken(res.refresh_token, 'a refresh token');
+  const lifetime = clampLifetime(res.expires_in);
   return {
     issuer: ctx.issuer,
     clientId: ctx.client.clientId,
     resource: ctx.resource,
     accessToken: res.access_token,
     tokenType: res.token_type ?? 'bearer',
-    expiresAt: typeof res.expires_in === 'number' ? ctx.nowSeconds + res.expires_in : undefined,
+    expiresAt: lifetime === undefined ? undefined : ctx.nowSeconds + lifetime,
     obtainedAt: ctx.nowSeconds,
     // Without rotation the server sends no new refresh token: the old one stays valid.
     refreshToken: res.refresh_token ?? ctx.previous?.refreshToken,

@@ -5,6 +5,7 @@ import { refreshGrant } from '../oauth/refresh.js';
 import { type Deps, nowSeconds } from '../deps.js';
 import { StateProblem } from '../state/problems.js';
 import type { TokenSet } from '../state/token-set.js';
+import { whileRefreshInFlight } from './refresh-in-flight.js';
 import { needsRefresh } from './refresh-policy.js';
 import { serverFor } from './server.js';
 
@@ -12,6 +13,14 @@ const REFRESH_TIMEOUT_MS = 120_000;
 
 /** The refusals that end a session: the grant or the client is no longer accepted. */
 const ENDS_SESSION = new Set(['invalid_grant', 'invalid_client', 'unauthorized_client']);
+
+/**
+ * The lock of a profile's stored tokens: held by a refresh from reading them to writing the new
+ * ones, and by a login while it replaces them, so neither overwrites what the other stored.
+ */
+export function profileLockName(profile: string): string {
+  return `refresh-${profile}`;
+}
 
 export interface StoredTokens {
   read(): Promise<TokenSet>;
@@ -48,12 +57,16 @@ export async function refreshLocked(
     }
     const server = await serverFor(deps, ctx.baseUrl, current.issuer);
     try {
-      const next = await refreshGrant(deps.http, server.as, clientOf(current, ctx.clientSecret), {
-        current: { ...current, refreshToken },
-        nowSeconds: nowSeconds(deps),
-        timeoutMs: REFRESH_TIMEOUT_MS,
+      // From here until the answer is stored, Ctrl-C waits: the server may already have rotated the token.
+      const next = await whileRefreshInFlight(async () => {
+        const answer = await refreshGrant(deps.http, server.as, clientOf(current, ctx.clientSecret), {
+          current: { ...current, refreshToken },
+          nowSeconds: nowSeconds(deps),
+          timeoutMs: REFRESH_TIMEOUT_MS,
+        });
+        await stored.write(answer);
+        return answer;
       });
-      await stored.write(next);
       return { set: next, refreshed: true, spentRefreshToken: refreshToken };
     } catch (err) {
       if (err instanceof ServerRefusal && ENDS_SESSION.has(err.error)) {

@@ -5,7 +5,7 @@ import type { Profile } from '../state/config-file.js';
 import type { TokenSet } from '../state/token-set.js';
 import { registerSecret } from '../util/redact.js';
 import { headlessSession } from './headless.js';
-import { refreshLocked } from './refresh.js';
+import { profileLockName, refreshLocked } from './refresh.js';
 import { needsRefresh } from './refresh-policy.js';
 import { type Session, sessionFrom } from './usable-session.js';
 
@@ -32,7 +32,7 @@ async function profileSession(deps: Deps, name: string, profile: Profile, opts: 
     write: (set: TokenSet) => deps.state.saveTokens(name, profile.storage, set),
     refused: (detail: string) => deps.state.markSessionRefused(name, detail, nowSeconds(deps)),
   };
-  const lockName = `refresh-${name}`;
+  const lockName = profileLockName(name);
   const ctx = { baseUrl, loginHint: loginHint(name, baseUrl) };
   const base = { profile: name, baseUrl, source: profile.storage };
   const make = (set: TokenSet): Session =>

@@ -1,11 +1,11 @@
 import { AuthError } from '../errors.js';
-import { SAFE_SCOPE } from '../oauth/challenge.js';
 import { DEFAULT_PROFILE } from '../options.js';
+import { isPlainScope } from '../util/plain-name.js';
 import type { Session } from './usable-session.js';
 
 /** The one command that adds the missing scopes to the ones the user has, quoted for any shell. */
 export function stepUpCommand(session: Pick<Session, 'scope' | 'profile'> | undefined, needed: string[]): string {
-  const have = (session?.scope ?? 'openid').split(' ').filter((s) => SAFE_SCOPE.test(s));
+  const have = (session?.scope ?? 'openid').split(' ').filter(isPlainScope);
   const all = [...new Set([...have, ...needed])];
   const profile = session && session.profile !== DEFAULT_PROFILE ? ` --profile ${session.profile}` : '';
   return `school login${profile} --scope '${all.join(' ')}'`;

@@ -3,6 +3,7 @@ import { readFileIfExists, writeFileAtomic } from './atomic.js';
 import type { StorageKind } from './credential-store.js';
 import { withLock } from './lock.js';
 import type { Paths } from './paths.js';
+import { checkPrivatePaths } from './permissions.js';
 
 export type AuthMethod = 'none' | 'client_secret_post';
 
@@ -77,6 +78,8 @@ export function parseConfig(text: string | undefined, path: string): ConfigFile 
 }
 
 export async function loadConfig(paths: Paths): Promise<ConfigFile> {
+  // Another user able to write here could point a profile at another origin: checked before reading.
+  await checkPrivatePaths(paths);
   return parseConfig(await readFileIfExists(paths.configFile), paths.configFile);
 }
 

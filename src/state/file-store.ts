@@ -1,7 +1,9 @@
+import { dirname } from 'node:path';
 import { CliError } from '../errors.js';
 import { readFileIfExists, writeFileAtomic } from './atomic.js';
 import type { CredentialStore } from './credential-store.js';
 import { withLock } from './lock.js';
+import { checkPrivatePath } from './permissions.js';
 
 interface FileShape {
   version: 1;
@@ -9,6 +11,9 @@ interface FileShape {
 }
 
 async function readEntries(path: string): Promise<FileShape> {
+  // Like ssh with its keys: a credential file (or its dir) another user owns or can read is not used as it is.
+  await checkPrivatePath(dirname(path), 'directory');
+  await checkPrivatePath(path, 'file');
   const text = await readFileIfExists(path);
   if (text === undefined) return { version: 1, entries: {} };
   try {

@@ -22,6 +22,7 @@ import {
   profileAccount,
 } from './credential-store.js';
 import { withLock } from './lock.js';
+import { checkPrivatePaths } from './permissions.js';
 import type { Paths } from './paths.js';
 import { type LoginOutcome, type PendingLogin, type PendingLoginRecord, isLoginOutcome, isPendingLoginRecord } from './pending-login.js';
 import { StateProblem } from './problems.js';
@@ -141,8 +142,14 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
   const serverFile = (baseUrl: string) => serverCacheFile(paths.cacheDir, baseUrl);
   const pendingFile = (profile: string) => join(paths.pendingDir, `${profile}.json`);
   const outcomeFile = (profile: string) => join(paths.pendingDir, 'outcomes', `${profile}.json`);
+  // Every file of ours is read only once its dirs passed the ownership and mode checks: a refusal
+  // is an error, not a cache miss.
+  const readOwnFile = async (file: string) => {
+    await checkPrivatePaths(paths);
+    return readFileIfExists(file).catch(() => undefined);
+  };
   const pendingRecord = async (profile: string): Promise<PendingLoginRecord | undefined> => {
-    const record = parseJson(await readFileIfExists(pendingFile(profile)).catch(() => undefined));
+    const record = parseJson(await readOwnFile(pendingFile(profile)));
     return isPendingLoginRecord(record) && record.profile === profile ? record : undefined;
   };
   const configOf = (): Promise<ConfigFile> => loadConfig(paths);
@@ -262,7 +269,7 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
     async jobState(key) {
       const markerFile = join(paths.stateDir, `ci-${key}.json`);
       const account = jobAccount(key);
-      const saved = parseJson(await readFileIfExists(markerFile).catch(() => undefined));
+      const saved = parseJson(await readOwnFile(markerFile));
       let marker: { storage: StorageKind; rotationNoticeShown?: boolean };
       let store: CredentialStore;
       if (isJobMarker(saved)) {
@@ -297,7 +304,7 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
     },
 
     async cachedServer(baseUrl, expectedIssuer) {
-      const cached = parseJson(await readFileIfExists(await serverFile(baseUrl)).catch(() => undefined));
+      const cached = parseJson(await readOwnFile(await serverFile(baseUrl)));
       if (!isServerInfo(cached)) return undefined;
       return !expectedIssuer || cached.as.issuer === expectedIssuer ? cached : undefined;
     },
@@ -311,14 +318,14 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
       const files = baseUrl ? [await serverFile(baseUrl)] : (await readdir(dir).catch((): string[] => [])).map((f) => join(dir, f));
       const scopes = new Set<string>();
       for (const f of files) {
-        const info = parseJson(await readFileIfExists(f).catch(() => undefined));
+        const info = parseJson(await readOwnFile(f));
         for (const s of scopesOf(info)) scopes.add(s);
       }
       return [...scopes];
     },
 
     async cachedApiDescription(baseUrl) {
-      const doc = parseJson(await readFileIfExists(await openapiCacheFile(paths.cacheDir, baseUrl)).catch(() => undefined));
+      const doc = parseJson(await readOwnFile(await openapiCacheFile(paths.cacheDir, baseUrl)));
       return isOpenApiDoc(doc) ? doc : undefined;
     },
     async saveApiDescription(baseUrl, doc) {
@@ -356,7 +363,7 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
       await writeFileAtomic(outcomeFile(outcome.profile), `${JSON.stringify(outcome, null, 2)}\n`, 0o600);
     },
     async loginOutcome(profile) {
-      const outcome = parseJson(await readFileIfExists(outcomeFile(profile)).catch(() => undefined));
+      const outcome = parseJson(await readOwnFile(outcomeFile(profile)));
       return isLoginOutcome(outcome) && outcome.profile === profile ? outcome : undefined;
     },
     async removeLoginOutcome(profile) {

@@ -19,6 +19,26 @@ export interface TokenSet {
   subject?: string;
 }
 
+/** The longest token lifetime believed: a server's "valid for 1e300 seconds" is a year at most. */
+export const MAX_LIFETIME_SECONDS = 365 * 24 * 3600;
+
+/**
+ * A token response's `expires_in` as a sane number of seconds: at most a year, never negative;
+ * anything that is not a finite number (NaN, a string, 1e309) is "unknown".
+ */
+export function clampLifetime(expiresIn: unknown): number | undefined {
+  if (typeof expiresIn !== 'number' || !Number.isFinite(expiresIn)) return undefined;
+  return Math.floor(Math.min(Math.max(expiresIn, 0), MAX_LIFETIME_SECONDS));
+}
+
+// Seconds since the epoch a Date can show (year 275760); anything else is treated as unknown.
+const MAX_EPOCH_SECONDS = 8.64e12;
+
+/** A stored time in seconds since the epoch, or undefined when it could not be shown as a date. */
+export function saneEpochSeconds(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && Math.abs(value) <= MAX_EPOCH_SECONDS ? Math.floor(value) : undefined;
+}
+
 export function serializeTokenSet(set: TokenSet): string {
   return JSON.stringify(set);
 }
@@ -41,5 +61,17 @@ export function parseTokenSet(text: string, where: string): TokenSet {
   registerSecret(parsed.accessToken);
   registerSecret(parsed.refreshToken);
   registerSecret(parsed.clientSecret);
-  return parsed;
+  // Written by an older version or by hand: a time that cannot be a date is unknown, not a crash later.
+  const expiresAt = saneEpochSeconds(parsed.expiresAt);
+  return {
+    ...parsed,
+    clientId: typeof parsed.clientId === 'string' ? parsed.clientId : '',
+    tokenType: typeof parsed.tokenType === 'string' ? parsed.tokenType : 'bearer',
+    expiresAt,
+    obtainedAt: saneEpochSeconds(parsed.obtainedAt) ?? expiresAt ?? 0,
+    refreshToken: typeof parsed.refreshToken === 'string' ? parsed.refreshToken : undefined,
+    scope: typeof parsed.scope === 'string' ? parsed.scope : undefined,
+    clientSecret: typeof parsed.clientSecret === 'string' ? parsed.clientSecret : undefined,
+    subject: typeof parsed.subject === 'string' ? parsed.subject : undefined,
+  };
 }

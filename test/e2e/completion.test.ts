@@ -28,6 +28,10 @@ type Shell = keyof typeof SCRIPTS;
 
 const SCHOOL = 'https://school.example';
 const LIBRARY = 'https://library.example:8443';
+// A server whose names are shell syntax and terminal escapes: none of them may be offered.
+const HOSTILE = 'https://hostile.example';
+const HOSTILE_SCOPES = ['courses:read;touch$IFS/tmp/pwned', 'evil:read', 'a b', '$(id)', 'x`id`', 'esc\u001b]52;c;aGk=\u0007:read'];
+const HOSTILE_PATHS = ['/api/ok', '/api/x;touch /tmp/pwned', '/api/$(id)', '/api/\u001b[2J', '/api/a b', "/api/it's", '/api/\u202egnp.exe'];
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 
 let tmp: string;
@@ -81,6 +85,7 @@ beforeAll(async () => {
   };
   await cache(SCHOOL, ['openid', 'profile', 'email', 'courses:read', 'courses:write', 'grades:read'], ['/api/courses', '/api/courses/{id}', '/api/calendar', '/api/grades', '/api/me']);
   await cache(LIBRARY, ['openid', 'library:read'], ['/api/books', '/api/loans']);
+  await cache(HOSTILE, HOSTILE_SCOPES, HOSTILE_PATHS);
 
   // A clean environment: nothing from the developer's shell setup or school settings leaks in.
   env = {
@@ -300,6 +305,8 @@ const CASES: Array<[string, string, string[]]> = [
   ['shells for completion', 'school completion ', ['bash', 'zsh', 'fish']],
   ['commands for help', 'school help st', ['status']],
   ['nothing but flags after the path', 'school call /api/me /', []],
+  ['only the plain paths a hostile server names', `school call --base-url ${HOSTILE} /api/`, ['/api/ok']],
+  ['only the plain scopes a hostile server names', `school login --base-url ${HOSTILE} --scope `, ['evil:read']],
 ];
 
 describe.concurrent.each(['bash', 'zsh', 'fish'] as const)('%s completion', (shell) => {
@@ -337,6 +344,21 @@ describe.concurrent('bash completion, details', () => {
   it('completes file names for --input and after -F key=@', async () => {
     expect(sorted(await bashComplete(`school call --input ${files}/`))).toEqual(sorted([`${files}/nested/`, `${files}/notes.json`]));
     expect(await bashComplete(`school call -F body=@${files}/no`)).toEqual([`@${files}/notes.json`]);
+  });
+
+  it('quotes a candidate that is not a plain name, so it cannot run as shell syntax', async () => {
+    // An older or foreign `school` on PATH answering with shell syntax: the script quotes it itself.
+    const fakeBin = join(tmp, 'fake-bin');
+    await mkdir(fakeBin, { recursive: true });
+    await writeFile(join(fakeBin, 'school'), `#!/bin/sh\nprintf '%s\\n' '/api/x;touch$IFS/tmp/pwned' '/api/$(id)' '/api/ok'\n`, { mode: 0o755 });
+    const line = 'school call /api/';
+    const r = await run('bash', ['--norc', '--noprofile', '-c', BASH_CALL, 'bash', SCRIPTS.bash, line, ...compWords(line)], { env: { PATH: `${fakeBin}:${env.PATH}` } });
+    expect(r.stderr).toBe('');
+    const got = r.stdout.split('\n').filter((l) => l !== '');
+    expect(sorted(got)).toEqual(sorted(['/api/x\\;touch\\$IFS/tmp/pwned', '/api/\\$\\(id\\)', '/api/ok']));
+    // What readline would insert, read back by the shell, is the name itself and runs nothing.
+    const echoed = await run('bash', ['--norc', '--noprofile', '-c', `printf '%s\\n' ${got.join(' ')}`]);
+    expect(sorted(echoed.stdout.split('\n').filter((l) => l !== ''))).toEqual(sorted(['/api/x;touch$IFS/tmp/pwned', '/api/$(id)', '/api/ok']));
   });
 
   it('works when loaded with source <(school completion bash)', async () => {

@@ -82,3 +82,13 @@ describe('header values', () => {
     expect(() => parseHeader('X-A: one\r\nX-Injected: two')).toThrow(/line breaks/);
   });
 });
+
+describe('field names that are Object.prototype keys', () => {
+  it('are plain keys: `__proto__[x]=1` never reaches Object.prototype', async () => {
+    const fields = await buildFields(['__proto__[polluted]=yes', 'constructor[prototype][bad]=1', 'a[__proto__][b]=2'], [], new PassThrough().end());
+    expect(Reflect.get({}, 'polluted')).toBeUndefined();
+    expect(Reflect.get({}, 'bad')).toBeUndefined();
+    expect(JSON.parse(JSON.stringify(fields))).toEqual(JSON.parse('{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"bad":"1"}},"a":{"__proto__":{"b":"2"}}}'));
+    expect(toQuery(fields).toString()).toBe('__proto__%5Bpolluted%5D=yes&constructor%5Bprototype%5D%5Bbad%5D=1&a%5B__proto__%5D%5Bb%5D=2');
+  });
+});

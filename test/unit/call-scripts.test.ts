@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseTimeout, startDeadline } from '../../src/commands/call/deadline.js';
 import { compileJq, formatJqResults, jqMessage } from '../../src/commands/call/jq.js';
-import { MAX_PAGES, checkNextPage, nextLink, parseLinkHeader, slurpPages } from '../../src/commands/call/paginate.js';
+import { MAX_PAGES, PageGatherer, checkNextPage, nextLink, parseLinkHeader, slurpPages } from '../../src/commands/call/paginate.js';
+import { MAX_BYTES } from '../../src/http/client.js';
 import { backoffMs, parseRetryAfter, parseRetryCount, retriesAllowed, retryDecision } from '../../src/commands/call/retry.js';
 import { listOperations } from '../../src/api/openapi.js';
 
@@ -34,6 +35,16 @@ describe('Link header parsing (RFC 8288)', () => {
     }
     expect(() => checkNextPage(new URL('https://api.example/items?page=1'), 'https://api.example', seen, 3)).toThrow(/already fetched/);
     expect(() => checkNextPage(new URL('https://api.example/items?page=x'), 'https://api.example', seen, MAX_PAGES + 1)).toThrow(/does not end/);
+  });
+
+  it('caps the pages --slurp gathers as a whole, and refuses a page that is not JSON', () => {
+    const pages = new PageGatherer(64);
+    pages.add(Buffer.from('{"page":1,"items":[1,2,3]}'), 1);
+    pages.add(Buffer.from('{"page":2}'), 2);
+    expect(JSON.parse(pages.joined())).toEqual([{ page: 1, items: [1, 2, 3] }, { page: 2 }]);
+    expect(() => pages.add(Buffer.from(`{"page":3,"pad":"${'x'.repeat(40)}"}`), 3)).toThrow(/pages gathered by --slurp pass 64 bytes at page 3; stopped/);
+    expect(() => new PageGatherer().add(Buffer.from('{"issuer":"aaa'), 1)).toThrow(/page 1 is not JSON/);
+    expect(MAX_BYTES.body).toBe(256 * 1024 * 1024);
   });
 
   it('slurps pages into one JSON array without re-encoding them', () => {

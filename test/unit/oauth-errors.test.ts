@@ -11,6 +11,20 @@ const cases: Array<{ name: string; err: unknown; exitCode: number; error: string
   { name: 'an unknown client needs a login', err: bodyError('invalid_client'), exitCode: 4, error: 'invalid_client', message: /invalid_client/ },
   { name: 'any other refusal is a failure', err: bodyError('temporarily_unavailable', 'maintenance'), exitCode: 1, error: 'temporarily_unavailable', message: /maintenance/ },
   {
+    name: 'a refusal whose error is not a plain code gets a generic --json code',
+    err: bodyError('x\u001b[2J"; rm -rf ~'),
+    exitCode: 1,
+    error: 'oauth_error',
+    message: /refused the request/,
+  },
+  {
+    name: 'an error redirect whose error is not a plain code gets a generic --json code',
+    err: new oauth.AuthorizationResponseError('authorization response from the server is an error', { cause: new URLSearchParams({ error: 'Access Denied\n' }) }),
+    exitCode: 1,
+    error: 'oauth_error',
+    message: /^Login failed/,
+  },
+  {
     name: 'an error redirect names what the server answered',
     err: new oauth.AuthorizationResponseError('authorization response from the server is an error', { cause: new URLSearchParams({ error: 'access_denied', error_description: 'no' }) }),
     exitCode: 1,

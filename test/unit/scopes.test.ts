@@ -37,3 +37,23 @@ describe('scopes', () => {
     expect(() => checkScopes(['anything'], undefined)).not.toThrow();
   });
 });
+
+describe('"did you mean" with a hostile server', () => {
+  it('suggests only plain scope names, never shell syntax, and shows the unknown scope escaped', () => {
+    const supported = ['openid', 'courses:read;touch$IFS/tmp/pwned', 'courses:re$(id)', 'courses:rea`id`', 'courses:reed\u001b]52;c;x\u0007'];
+    let err: unknown;
+    try {
+      checkScopes(['courses:reed\u001b[2J'], supported);
+    } catch (e) {
+      err = e;
+    }
+    const e = err as { message: string; hint?: string };
+    expect(e.message).not.toContain('Did you mean');
+    expect(e.message).toContain('courses:reed\\u{1b}[2J');
+    expect(e.hint).not.toMatch(/[;$]|pwned|\u001b|`id`/);
+  });
+
+  it('still suggests the plain scope next to hostile ones', () => {
+    expect(() => checkScopes(['courses:reed'], ['courses:read;x', 'courses:read'])).toThrow(/Did you mean "courses:read"\?/);
+  });
+});

@@ -13,6 +13,7 @@ import type { JqFilter } from './jq.js';
 import { terminalJson } from './output.js';
 import { performCall } from './request.js';
 import { parseRetryCount, retriesAllowed } from './retry.js';
+import { printable, terminalSafeJson } from '../../util/printable.js';
 
 export interface CallOptions extends GlobalOptions {
   path?: string;
@@ -66,7 +67,7 @@ async function listRun(deps: Deps, opts: CallOptions, baseUrl: string): Promise<
     async (err: unknown) => {
       const cached = await deps.state.cachedApiDescription(baseUrl);
       if (!cached) throw err;
-      deps.io.err.write(`Could not fetch /openapi.json (${errorReason(err)}); showing the cached copy.\n`);
+      deps.io.err.write(`Could not fetch /openapi.json (${printable(errorReason(err))}); showing the cached copy.\n`);
       return cached;
     },
   );
@@ -78,13 +79,15 @@ async function listRun(deps: Deps, opts: CallOptions, baseUrl: string): Promise<
     return;
   }
   if (opts.json) {
-    deps.io.out.write(`${JSON.stringify(ops, null, 2)}\n`);
+    // JSON escapes every control character itself; the listing below is for a terminal.
+    deps.io.out.write(`${terminalSafeJson(ops, 2)}\n`);
     return;
   }
-  const scopesOf = (o: (typeof ops)[number]) => `${o.scopes.length ? o.scopes.join(' ') : '-'}${o.anonymous && o.scopes.length ? ' (or anonymous)' : ''}`;
-  const pathWidth = Math.max(...ops.map((o) => o.path.length), 4);
-  const scopeWidth = Math.max(...ops.map((o) => scopesOf(o).length), 5);
-  for (const op of ops) {
+  const scopesOf = (o: (typeof ops)[number]) => `${o.scopes.length ? o.scopes.map(printable).join(' ') : '-'}${o.anonymous && o.scopes.length ? ' (or anonymous)' : ''}`;
+  const shown = ops.map((o) => ({ ...o, path: printable(o.path), summary: o.summary === undefined ? undefined : printable(o.summary) }));
+  const pathWidth = Math.max(...shown.map((o) => o.path.length), 4);
+  const scopeWidth = Math.max(...shown.map((o) => scopesOf(o).length), 5);
+  for (const op of shown) {
     const line = `${op.method.padEnd(7)} ${op.path.padEnd(pathWidth)}  ${scopesOf(op).padEnd(scopeWidth)}  ${op.summary ?? ''}${op.paginated ? ' (paginated)' : ''}`;
     deps.io.out.write(`${line.trimEnd()}\n`);
   }

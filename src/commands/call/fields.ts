@@ -47,6 +47,12 @@ export function keyPath(key: string): string[] {
   return parts;
 }
 
+/** An object without a prototype: any field name, `__proto__` and `constructor` included, is a plain key. */
+function emptyObject(): { [k: string]: JsonValue } {
+  const object: { [k: string]: JsonValue } = Object.create(null);
+  return object;
+}
+
 function assign(target: { [k: string]: JsonValue }, path: string[], value: JsonValue, key: string): void {
   let node: { [k: string]: JsonValue } | JsonValue[] = target;
   for (let i = 0; i < path.length; i++) {
@@ -59,7 +65,7 @@ function assign(target: { [k: string]: JsonValue }, path: string[], value: JsonV
         node.push(value);
         return;
       }
-      const child: { [k: string]: JsonValue } | JsonValue[] = nextIsArray ? [] : {};
+      const child: { [k: string]: JsonValue } | JsonValue[] = nextIsArray ? [] : emptyObject();
       node.push(child);
       node = child;
       continue;
@@ -69,9 +75,10 @@ function assign(target: { [k: string]: JsonValue }, path: string[], value: JsonV
       node[part] = value;
       return;
     }
-    const existing: JsonValue | undefined = node[part];
+    // Own properties only: `__proto__[x]=1` names a field, it must not reach Object.prototype.
+    const existing: JsonValue | undefined = Object.hasOwn(node, part) ? node[part] : undefined;
     if (existing === undefined || existing === null || typeof existing !== 'object') {
-      node[part] = nextIsArray ? [] : {};
+      node[part] = nextIsArray ? [] : emptyObject();
     } else if (Array.isArray(existing) !== nextIsArray) {
       throw new UsageError(`Field "${key}" mixes an array and an object.`);
     }
@@ -81,7 +88,7 @@ function assign(target: { [k: string]: JsonValue }, path: string[], value: JsonV
 
 /** Builds the parameters from -f (strings) and -F (typed) fields. */
 export async function buildFields(raw: string[] = [], typed: string[] = [], stdin: Readable): Promise<{ [k: string]: JsonValue }> {
-  const out: { [k: string]: JsonValue } = {};
+  const out = emptyObject();
   const items = [...raw.map((field) => ({ field, typed: false })), ...typed.map((field) => ({ field, typed: true }))];
   for (const item of items) {
     const [key, value] = splitField(item.field, item.typed ? '-F' : '-f');

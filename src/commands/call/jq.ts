@@ -1,4 +1,5 @@
 import { CliError, UsageError } from '../../errors.js';
+import { printableLines } from '../../util/printable.js';
 import type { JsonPrinter } from './output.js';
 
 /** A compiled-once view of a jq expression; jq itself (WebAssembly) is loaded only when --jq is used. */
@@ -10,22 +11,28 @@ export interface JqFilter {
 /**
  * Prints jq's compact output (`-c`: one result per line) as `gh api --jq` does: a string result
  * raw, without quotes; any other value as JSON, compact for scripts or indented when `pretty`
- * (a person at a terminal). Each result ends with a newline.
+ * (a person at a terminal, who sees a string's controls made visible). Each result ends with a newline.
  */
 export function formatJqResults(compactStdout: string, pretty?: JsonPrinter): string {
   if (compactStdout === '') return '';
   let out = '';
   for (const line of compactStdout.replace(/\n$/, '').split('\n')) {
-    if (line.startsWith('"')) out += `${String(JSON.parse(line))}\n`;
-    else if (pretty) out += `${pretty(JSON.parse(line))}\n`;
+    if (line.startsWith('"')) {
+      const text = String(JSON.parse(line));
+      out += `${pretty ? printableLines(text) : text}\n`;
+    } else if (pretty) out += `${pretty(JSON.parse(line))}\n`;
     else out += `${line}\n`;
   }
   return out;
 }
 
+/** jq quotes the value it failed on, which comes from the server: a message stays a short line. */
+const MAX_JQ_MESSAGE = 300;
+
 /** The first line of jq's message without its `jq: error…:` prefix. */
 export function jqMessage(stderr: string): string {
-  const first = stderr.split('\n').find((l) => l.trim() !== '') ?? 'jq failed';
+  const line = stderr.split('\n').find((l) => l.trim() !== '') ?? 'jq failed';
+  const first = line.length > MAX_JQ_MESSAGE ? `${line.slice(0, MAX_JQ_MESSAGE)}…` : line;
   return first.replace(/^jq: error(?: \(at [^)]*\))?: /, '').replace(/^jq: /, '').trim().replace(/:$/, '');
 }
 

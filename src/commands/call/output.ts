@@ -1,5 +1,6 @@
 import type { HttpResponse } from '../../http/client.js';
 import type { IOStreams } from '../../iostreams.js';
+import { printable, printableLines, terminalSafeJson } from '../../util/printable.js';
 
 function isJson(contentType: string | undefined): boolean {
   return /[/+]json\b/i.test(contentType ?? '');
@@ -9,10 +10,11 @@ export type JsonPrinter = (value: unknown) => string;
 
 /** JSON for a person at a terminal: indented, and coloured when colour is on. Scripts get the bytes as they came. */
 export async function terminalJson(io: IOStreams): Promise<JsonPrinter> {
-  if (!io.colorOn('out')) return (value) => JSON.stringify(value, null, 2);
+  // JSON escapes most control characters itself; terminalSafeJson also escapes C1, bidi and invisible ones.
+  if (!io.colorOn('out')) return (value) => terminalSafeJson(value, 2);
   const { Chalk } = await import('chalk');
   const c = new Chalk({ level: 1 });
-  return (value) => JSON.stringify(value, null, 2).replace(/("(?:[^"\\]|\\.)*")(\s*:)?|\b(true|false|null)\b|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g, (m, str, colon, lit, num) => {
+  return (value) => terminalSafeJson(value, 2).replace(/("(?:[^"\\]|\\.)*")(\s*:)?|\b(true|false|null)\b|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g, (m, str, colon, lit, num) => {
     if (str) return colon ? `${c.blue(str)}${colon}` : c.green(str);
     if (lit) return c.yellow(lit);
     if (num) return c.cyan(num);
@@ -20,10 +22,21 @@ export async function terminalJson(io: IOStreams): Promise<JsonPrinter> {
   });
 }
 
+function isText(body: Buffer): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(body);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export async function writeResponse(io: IOStreams, res: HttpResponse, include: boolean): Promise<void> {
   if (include) {
-    const lines = [`HTTP/${res.httpVersion} ${res.status} ${res.statusText}`];
-    for (let i = 0; i < res.rawHeaders.length; i += 2) lines.push(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}`);
+    // Headers as they came for a script; on a terminal, nothing in them may act on it.
+    const shown = io.outIsTTY ? printable : (s: string) => s;
+    const lines = [`HTTP/${res.httpVersion} ${res.status} ${shown(res.statusText)}`];
+    for (let i = 0; i < res.rawHeaders.length; i += 2) lines.push(`${shown(res.rawHeaders[i])}: ${shown(res.rawHeaders[i + 1])}`);
     io.out.write(`${lines.join('\r\n')}\r\n\r\n`);
   }
   if (!res.body.length) return;
@@ -36,7 +49,9 @@ export async function writeResponse(io: IOStreams, res: HttpResponse, include: b
       // not JSON after all: print as it came
     }
   }
-  io.out.write(res.body);
+  // A person at a terminal sees text with its controls made visible; a script gets the bytes as they came.
+  if (io.outIsTTY && isText(res.body)) io.out.write(printableLines(res.body.toString('utf8')));
+  else io.out.write(res.body);
   // On a terminal the next line (an error, the prompt) must not run into a body without a final
   // newline; piped output stays byte for byte what the server sent.
   if (io.outIsTTY && res.body[res.body.length - 1] !== 0x0a) io.out.write('\n');

@@ -5,7 +5,7 @@ import type { HttpResponse } from '../../http/client.js';
 import { startDeadline } from './deadline.js';
 import type { JqFilter } from './jq.js';
 import { terminalJson, writeResponse } from './output.js';
-import { checkNextPage, nextLink, slurpPages, withoutFragment } from './paginate.js';
+import { PageGatherer, checkNextPage, nextLink, withoutFragment } from './paginate.js';
 import { retryDecision } from './retry.js';
 import { type ChallengeOutcome, readChallengeHeader } from '../../oauth/challenge.js';
 import type { Session } from '../../session/session.js';
@@ -79,7 +79,7 @@ export async function performCall(deps: Deps, plan: CallPlan, initialSession: Se
 
   const baseOrigin = plan.url.origin;
   const fetched = new Set<string>();
-  const slurped: string[] = [];
+  const slurped = new PageGatherer();
   let url = plan.url;
   let previousEndedWithNewline = true;
   for (let page = 1; ; page++) {
@@ -93,13 +93,7 @@ export async function performCall(deps: Deps, plan: CallPlan, initialSession: Se
       await writeResponse(deps.io, res, plan.include);
       previousEndedWithNewline = res.body.length === 0 || res.body[res.body.length - 1] === 0x0a;
     } else if (plan.slurp) {
-      const text = res.body.toString('utf8');
-      try {
-        JSON.parse(text);
-      } catch {
-        throw new CliError(`page ${page} is not JSON, so --slurp cannot put it in an array.`, { code: 'not_json' });
-      }
-      slurped.push(text);
+      slurped.add(res.body, page);
     } else if (plan.jq) {
       if (plan.include) await writeResponse(deps.io, { ...res, body: Buffer.alloc(0) }, true);
       deps.io.out.write(plan.jq.apply(res.body.toString('utf8'), label ? `The ${label}` : 'The response'));
@@ -112,7 +106,7 @@ export async function performCall(deps: Deps, plan: CallPlan, initialSession: Se
   }
 
   if (plan.slurp) {
-    const all = slurpPages(slurped);
+    const all = slurped.joined();
     if (plan.jq) deps.io.out.write(plan.jq.apply(all, 'The pages'));
     else if (deps.io.outIsTTY) deps.io.out.write(`${(await terminalJson(deps.io))(JSON.parse(all))}\n`);
     else deps.io.out.write(`${all}\n`);

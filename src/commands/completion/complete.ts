@@ -1,10 +1,19 @@
 import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
-import { type GlobalOptions, baseUrlFor, profileName } from '../../options.js';
+import { type GlobalOptions, baseUrlFor, checkProfileName, profileName } from '../../options.js';
+import { isPlainPath, isPlainScope } from '../../util/plain-name.js';
 import { defineCommand, globalOptions } from '../command.js';
 
 export interface CompleteOptions extends GlobalOptions {
   kind: string;
+}
+
+function isPlainProfile(name: string): boolean {
+  try {
+    return checkProfileName(name) === name;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -21,11 +30,12 @@ async function run(deps: Deps, opts: CompleteOptions): Promise<void> {
     } catch {
       baseUrl = undefined;
     }
-    if (opts.kind === 'profiles') out = Object.keys(profiles).sort();
-    else if (opts.kind === 'scopes') out = await deps.state.cachedScopes(baseUrl);
+    // Only plain names: a completion is inserted into a command line the user is about to run.
+    if (opts.kind === 'profiles') out = Object.keys(profiles).filter(isPlainProfile).sort();
+    else if (opts.kind === 'scopes') out = (await deps.state.cachedScopes(baseUrl)).filter(isPlainScope);
     else if (opts.kind === 'paths' && baseUrl) {
       const doc = await deps.state.cachedApiDescription(baseUrl);
-      out = Object.keys(doc?.paths ?? {}).sort();
+      out = Object.keys(doc?.paths && typeof doc.paths === 'object' ? doc.paths : {}).filter(isPlainPath).sort();
     }
   } catch {
     out = []; // a broken config must not break the user's shell

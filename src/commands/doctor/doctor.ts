@@ -2,7 +2,7 @@ import type { Deps } from '../../deps.js';
 import { type Finding, type FindingStatus, diagnose } from '../../doctor/diagnose.js';
 import { CliError } from '../../errors.js';
 import type { GlobalOptions } from '../../options.js';
-import { printable } from '../../util/printable.js';
+import { printable, terminalSafeJson } from '../../util/printable.js';
 import { redactText } from '../../util/redact.js';
 import { defineCommand, globalOptions } from '../command.js';
 
@@ -60,7 +60,7 @@ async function run(deps: Deps, opts: DoctorOptions): Promise<void> {
   const findings = (await diagnose(deps, opts)).map(cleanFinding);
   const problems = findings.filter((f) => f.status === 'problem').length;
   const warnings = findings.filter((f) => f.status === 'warning').length;
-  if (opts.json) deps.io.out.write(`${JSON.stringify({ ok: problems === 0, problems, warnings, findings }, null, 2)}\n`);
+  if (opts.json) deps.io.out.write(`${terminalSafeJson({ ok: problems === 0, problems, warnings, findings }, 2)}\n`);
   else deps.io.out.write(textReport(findings, await painter(deps)));
   if (problems) {
     throw new CliError(`Found ${problems} problem${problems > 1 ? 's' : ''}${warnings ? ` and ${warnings} warning${warnings > 1 ? 's' : ''}` : ''}; each has its fix in the report.`, { code: 'problems_found' });

@@ -12,6 +12,8 @@ import { parseScopes } from '../../login/scopes.js';
 import { unattendedLoginError } from '../../login/unattended.js';
 import { DEFAULT_PROFILE, type GlobalOptions, baseUrlFor, profileName, profileSuffix } from '../../options.js';
 import type { PendingLogin } from '../../state/pending-login.js';
+import { printable, terminalSafeJson } from '../../util/printable.js';
+import { redactText } from '../../util/redact.js';
 import { booleanFlag, collect, defineCommand, globalOptions, listFlag, stringFlag } from '../command.js';
 
 export interface LoginOptions extends GlobalOptions {
@@ -40,7 +42,7 @@ export function parseTimeout(value: string | undefined, fallback: number | undef
 
 /** What `login --json` prints: what was done, never a secret. */
 function loggedInJson(p: { profile: string; baseUrl: string; user?: string; scopes?: string[]; storage?: string }): string {
-  return `${JSON.stringify({ status: 'logged_in', profile: p.profile, base_url: p.baseUrl, user: p.user ?? null, scopes: p.scopes ?? [], storage: p.storage ?? null })}\n`;
+  return `${terminalSafeJson({ status: 'logged_in', profile: p.profile, base_url: p.baseUrl, user: p.user ?? null, scopes: p.scopes ?? [], storage: p.storage ?? null })}\n`;
 }
 
 function waitHint(profile: string): string {
@@ -89,7 +91,7 @@ async function startTwoStepLogin(deps: Deps, opts: LoginOptions, profile: string
   }
   const until = new Date(pending.expiresAt * 1000).toISOString().replace('.000Z', 'Z');
   deps.io.err.write(`Open this URL in a browser to sign in (before ${until}):\n${pending.authorizationUrl}\nThen run \`${waitHint(profile)}\` to learn how it went.\n`);
-  if (opts.json) deps.io.out.write(`${JSON.stringify({ url: pending.authorizationUrl, profile, expires_at: pending.expiresAt })}\n`);
+  if (opts.json) deps.io.out.write(`${terminalSafeJson({ url: pending.authorizationUrl, profile, expires_at: pending.expiresAt })}\n`);
 }
 
 /** `login --wait`: the outcome of the profile's pending login; exit 4 unless it completed. */
@@ -113,7 +115,8 @@ async function finishTwoStepLogin(deps: Deps, opts: LoginOptions, profile: strin
       hint: outcome.hint ?? 'Start a new one with `school login --no-wait`.',
     });
   }
-  deps.io.err.write(`${outcome.message.replace(/\.$/, '')}${profileSuffix(profile)}.\n`);
+  // The outcome file was written by the background listener from server answers: shown as plain, redacted text.
+  deps.io.err.write(`${printable(redactText(outcome.message)).replace(/\.$/, '')}${profileSuffix(profile)}.\n`);
   const saved = await deps.state.profile(profile);
   if (opts.json) deps.io.out.write(loggedInJson({ profile, baseUrl: outcome.baseUrl ?? saved?.baseUrl ?? '', user: outcome.user, scopes: outcome.scopes, storage: saved?.storage }));
 }
@@ -180,7 +183,7 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
     ok = true;
     await listener.finish({ ok: true, title: 'Logged in', message: 'You are logged in to school. You can close this tab and return to the terminal.' });
     await cacheApiDescription(deps, result.profile.baseUrl);
-    deps.io.err.write(`Logged in as ${result.user} on ${result.profile.baseUrl}${profileSuffix(profile)}.\n`);
+    deps.io.err.write(`Logged in as ${printable(result.user)} on ${printable(result.profile.baseUrl)}${profileSuffix(profile)}.\n`);
     if (deps.verbose) deps.io.err.write(`Credentials are in ${result.location}.\n`);
     if (opts.json) deps.io.out.write(loggedInJson({ profile, baseUrl: result.profile.baseUrl, user: result.user, scopes: pending.scopes, storage: result.profile.storage }));
   } finally {

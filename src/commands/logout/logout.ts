@@ -4,6 +4,8 @@ import { CliError, errorReason } from '../../errors.js';
 import { cancelPendingLogin } from '../../login/background.js';
 import { type GlobalOptions, profileName, profileSuffix } from '../../options.js';
 import { type LogoutResult, endSession, manualRemoval } from '../../session/end-session.js';
+import { printable, terminalSafeJson } from '../../util/printable.js';
+import { redactText } from '../../util/redact.js';
 import { booleanFlag, defineCommand, globalOptions } from '../command.js';
 
 export interface LogoutOptions extends GlobalOptions {
@@ -12,10 +14,10 @@ export interface LogoutOptions extends GlobalOptions {
 
 /** One sentence for one profile's logout, and whether it counts as a failure (exit 1). */
 function describeResult(r: LogoutResult): { line: string; failed: boolean } {
-  const label = `${r.baseUrl}${profileSuffix(r.profile)}`;
+  const label = printable(`${r.baseUrl}${profileSuffix(r.profile)}`);
   if (r.kept) {
     return {
-      line: `Could not remove a stored secret of ${label} from ${r.kept.location} (${r.kept.reason}); the profile is kept so that a later \`school logout\` can finish. ${manualRemoval(r.kept)}`,
+      line: `Could not remove a stored secret of ${label} from ${r.kept.location} (${printable(redactText(r.kept.reason))}); the profile is kept so that a later \`school logout\` can finish. ${manualRemoval(r.kept)}`,
       failed: true,
     };
   }
@@ -29,7 +31,7 @@ function describeResult(r: LogoutResult): { line: string; failed: boolean } {
     case 'nothing_stored':
       return { line: `Logged out of ${label}; no tokens were stored.`, failed: false };
     case 'failed':
-      return { line: `Logged out of ${label} locally, but the server did not confirm the revocation: ${r.revocation.reason}.`, failed: true };
+      return { line: `Logged out of ${label} locally, but the server did not confirm the revocation: ${printable(redactText(r.revocation.reason))}.`, failed: true };
   }
 }
 
@@ -38,7 +40,7 @@ function resultJson(r: LogoutResult) {
     profile: r.profile,
     base_url: r.baseUrl,
     revocation: r.revocation.kind,
-    ...(r.revocation.kind === 'failed' ? { revocation_error: r.revocation.reason } : {}),
+    ...(r.revocation.kind === 'failed' ? { revocation_error: redactText(r.revocation.reason) } : {}),
     local_secrets_removed: !r.kept,
     ...(r.kept ? { kept: { location: r.kept.location, account: r.kept.account } } : {}),
     client_secret_removed: r.clientSecretForgotten,
@@ -78,12 +80,12 @@ async function run(deps: Deps, opts: LogoutOptions): Promise<void> {
       jobStatesRemoved = await deps.state.forgetJobStates();
       if (jobStatesRemoved) deps.io.err.write(`Removed the saved state of ${jobStatesRemoved} headless CI job${jobStatesRemoved > 1 ? 's' : ''}.\n`);
     } catch (err) {
-      failures.push(`Could not remove the saved state of headless CI jobs: ${errorReason(err)}.`);
+      failures.push(`Could not remove the saved state of headless CI jobs: ${printable(redactText(errorReason(err)))}.`);
     }
     if (!results.length && !cancelled.length && !jobStatesRemoved && !failures.length) deps.io.err.write('No profiles to log out of.\n');
   }
   if (opts.json) {
-    deps.io.out.write(`${JSON.stringify({ profiles: results.map(resultJson), pending_logins_cancelled: cancelled, ci_job_states_removed: jobStatesRemoved })}\n`);
+    deps.io.out.write(`${terminalSafeJson({ profiles: results.map(resultJson), pending_logins_cancelled: cancelled, ci_job_states_removed: jobStatesRemoved })}\n`);
   }
   if (failures.length === 1) throw new CliError(failures[0], { code: 'logout_incomplete' });
   if (failures.length > 1) {

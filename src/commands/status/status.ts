@@ -6,6 +6,7 @@ import type { Profile } from '../../state/config-file.js';
 import type { PendingLoginRecord } from '../../state/pending-login.js';
 import type { SecretSource } from '../../session/usable-session.js';
 import { describeUser } from '../../ui/user.js';
+import { printable, terminalSafeJson } from '../../util/printable.js';
 import { defineCommand, globalOptions } from '../command.js';
 
 export type StatusOptions = GlobalOptions;
@@ -27,9 +28,10 @@ export interface ProfileStatus {
 }
 
 function describeExpiry(expiresAt: number | null, now: number, refreshable: boolean): string {
-  if (expiresAt === null) return 'unknown';
+  const date = expiresAt === null ? undefined : new Date(expiresAt * 1000);
+  if (expiresAt === null || !date || Number.isNaN(date.getTime())) return 'unknown';
   const delta = expiresAt - now;
-  const when = new Date(expiresAt * 1000).toISOString().replace('.000Z', 'Z');
+  const when = date.toISOString().replace('.000Z', 'Z');
   const span = (s: number) => (s >= 3600 ? `${Math.round(s / 3600)} h` : s >= 60 ? `${Math.round(s / 60)} min` : `${s} s`);
   if (delta > 0) return `${when} (in ${span(delta)})`;
   return `${when} (expired ${span(-delta)} ago${refreshable ? '; renewed on next use' : ''})`;
@@ -126,10 +128,10 @@ async function run(deps: Deps, opts: StatusOptions): Promise<void> {
     for (const r of rows) r.active = false;
     rows.unshift(environmentRow(deps, opts, profiles[active]));
   }
-  if (opts.json) deps.io.out.write(`${JSON.stringify(rows.map(({ location: _location, ...row }) => row), null, 2)}\n`);
+  if (opts.json) deps.io.out.write(`${terminalSafeJson(rows.map(({ location: _location, ...row }) => row), 2)}\n`);
   else if (!rows.length) deps.io.err.write('No profiles. Run `school login --base-url https://your-school.example` to add one.\n');
   else deps.io.out.write(report(rows, now));
-  const unusable = rows.filter((r) => r.problem).map((r) => `"${r.profile}"`);
+  const unusable = rows.filter((r) => r.problem).map((r) => `"${printable(r.profile)}"`);
   if (unusable.length) {
     throw new CliError(`${unusable.length > 1 ? 'Profiles' : 'Profile'} ${unusable.join(', ')} cannot be used now: see the problem reported above.`, { code: 'profile_unusable' });
   }
@@ -138,8 +140,9 @@ async function run(deps: Deps, opts: StatusOptions): Promise<void> {
 function report(rows: Array<ProfileStatus & { location?: string }>, now: number): string {
   const out: string[] = [];
   for (const r of rows) {
-    out.push(`${r.profile}${r.active ? ' (active)' : ''}`);
-    const line = (k: string, v: string) => out.push(`  ${`${k}:`.padEnd(10)} ${v}`);
+    out.push(`${printable(r.profile)}${r.active ? ' (active)' : ''}`);
+    // Every value may come from a server (or a hand-edited config): one line each, nothing a terminal acts on.
+    const line = (k: string, v: string) => out.push(`  ${`${k}:`.padEnd(10)} ${printable(v)}`);
     line('Base URL', r.baseUrl ?? '-');
     if (r.storage !== 'env' || r.issuer) line('Issuer', r.issuer ?? '-');
     if (r.clientId) line('Client', r.clientId);

@@ -5,6 +5,7 @@ import { nowSeconds } from '../../deps.js';
 import { lastsAtLeast } from '../../session/refresh-policy.js';
 import { DEFAULT_PROFILE, type GlobalOptions, profileName } from '../../options.js';
 import { notLoggedIn, resolveSession } from '../../session/session.js';
+import { printable, terminalSafeJson } from '../../util/printable.js';
 import { booleanFlag, defineCommand, globalOptions, stringFlag } from '../command.js';
 
 export interface TokenOptions extends GlobalOptions {
@@ -45,7 +46,8 @@ async function handOverToCi(deps: Deps, opts: TokenOptions): Promise<void> {
     SCHOOL_REFRESH_TOKEN: set.refreshToken,
   };
   if (set.clientSecret) values.SCHOOL_CLIENT_SECRET = set.clientSecret;
-  deps.io.out.write(opts.json ? `${JSON.stringify(values)}\n` : Object.entries(values).map(([k, v]) => `${k}=${v}\n`).join(''));
+  // The client id came from a server: a line break in it must not forge another variable.
+  deps.io.out.write(opts.json ? `${terminalSafeJson(values)}\n` : Object.entries(values).map(([k, v]) => `${k}=${printable(v)}\n`).join(''));
   await deps.state.forgetTokens(name, profile.storage);
   await deps.state.removeProfile(name);
   deps.io.err.write(`Profile "${name}" was handed over: store these values as CI secrets; this machine no longer uses them.\n`);
@@ -74,7 +76,7 @@ async function run(deps: Deps, opts: TokenOptions): Promise<void> {
       expires_at: session.expiresAt ?? null,
       scope: session.scope ?? null,
     };
-    deps.io.out.write(`${JSON.stringify(body)}\n`);
+    deps.io.out.write(`${terminalSafeJson(body)}\n`);
   } else {
     deps.io.out.write(`${session.accessToken}\n`);
   }

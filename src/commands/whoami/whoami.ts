@@ -7,6 +7,7 @@ import { serverFor } from '../../session/server.js';
 import { type Session, notLoggedIn, resolveSession } from '../../session/session.js';
 import { insufficientScopeError, tokenRejected } from '../../session/step-up.js';
 import { describeUser } from '../../ui/user.js';
+import { terminalSafeJson } from '../../util/printable.js';
 import { defineCommand, globalOptions } from '../command.js';
 
 export type WhoamiOptions = GlobalOptions;
@@ -34,7 +35,7 @@ async function run(deps: Deps, opts: WhoamiOptions): Promise<void> {
     if (info.status === 401 || info.status === 403) throw tokenRejected(`The server rejected the access token (${outcome.error ?? info.error ?? `HTTP ${info.status}`}).`, session);
     throw new CliError(`The userinfo endpoint failed (HTTP ${info.status}).`, { code: 'userinfo_failed' });
   }
-  if (opts.json) deps.io.out.write(`${JSON.stringify(info.claims, null, 2)}\n`);
+  if (opts.json) deps.io.out.write(`${terminalSafeJson(info.claims, 2)}\n`);
   else deps.io.out.write(`${describeUser(info.claims)}\n`);
 }
 

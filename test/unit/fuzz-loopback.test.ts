@@ -1,0 +1,79 @@
+// The loopback listener receives whatever a browser, or any local process, sends to its port:
+// the callback query goes through the listener and the protocol checks without a crash, and only
+// the exact callback path counts.
+import { request } from 'node:http';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { callbackUrl, startLoopback } from '../../src/login/loopback.js';
+import { validateCallback } from '../../src/oauth/authorize.js';
+import { describeError } from '../../src/errors.js';
+import { isPrintable, printable } from '../../src/util/printable.js';
+
+const PATH = '/callback';
+const nasty = fc.constantFrom('%', '%zz', '%00', '%1b[2J', '#', '?', '&', '=', '/..', '\\', '\u001b', '\u202e', '\ud800', ' ', '+', 'state=', 'code=', 'iss=', 'error=', 'error_description=');
+const query = fc.array(fc.oneof(fc.string({ unit: 'binary', maxLength: 10 }), nasty, fc.stringMatching(/^[a-z_]{1,8}=[a-zA-Z0-9%]{0,12}$/)), { maxLength: 8 }).map((p) => p.join(''));
+const path = fc.oneof(fc.constant(PATH), fc.constantFrom('/callback/', '/Callback', '//callback', '/x/../callback', '/callback%2f', ''), fc.string({ maxLength: 12 }));
+
+/** Bytes a client can put on a request line: visible ASCII as it is, every other byte percent-encoded. */
+const onTheWire = (s: string) =>
+  [...Buffer.from(s, 'utf8')].map((b) => (b > 0x20 && b < 0x7f && b !== 0x23 ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, '0')}`)).join('');
+
+const as = { issuer: 'https://as.example' };
+const client = { clientId: 'cid', authMethod: 'none' as const };
+
+describe('loopback callback handling', () => {
+  it('takes exactly the callback path and keeps any query for the checks, never throwing', async () => {
+    await fc.assert(
+      fc.asyncProperty(path, query, fc.constantFrom('GET', 'POST', 'HEAD', undefined), async (p, q, method) => {
+        const raw = `${p}?${q}`;
+        const url = callbackUrl(51234, method, raw, PATH);
+        if (method !== 'GET' || raw.split('?')[0] !== PATH) {
+          expect(url).toBeUndefined();
+          return;
+        }
+        if (!url) return;
+        expect(url.pathname).toBe(PATH);
+        expect(url.origin).toBe('http://127.0.0.1:51234');
+        // The protocol checks refuse or accept; what they say, once shown, is one clean line.
+        try {
+          const params = await validateCallback(as, client, url, 'expected-state');
+          expect(params.get('state')).toBe('expected-state');
+        } catch (err) {
+          const report = describeError(err);
+          expect(typeof report.message).toBe('string');
+          expect(isPrintable(printable(report.message))).toBe(true);
+        }
+      }),
+      { numRuns: 6000 },
+    );
+  });
+
+  it('a live listener answers random requests without crashing and takes only its exact path', async () => {
+    const listener = await startLoopback({ port: 0, path: PATH, timeoutMs: 60_000 });
+    const send = (rawPath: string) =>
+      new Promise<number>((resolve) => {
+        const req = request({ host: '127.0.0.1', port: listener.port, path: rawPath, method: 'GET', insecureHTTPParser: true }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', () => resolve(-1)); // refused by Node's own request checks: nothing sent
+        req.end();
+      });
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom('/favicon.ico', '/callback/x', '/x/../callback', '//callback', '/callbacks'), query, async (p, q) => {
+          const status = await send(`${p}?${onTheWire(q).slice(0, 300)}`);
+          expect([404, 400, -1]).toContain(status);
+        }),
+        { numRuns: 300 },
+      );
+      const status = send(`${PATH}?code=abc&state=${encodeURIComponent('\u001b]52;c;x\u0007')}`);
+      const url = await listener.callback;
+      expect(url.searchParams.get('state')).toBe('\u001b]52;c;x\u0007');
+      await listener.finish({ ok: false, title: 'Refused', message: 'x' });
+      expect(await status).toBe(400);
+    } finally {
+      await listener.close();
+    }
+  });
+});
