@@ -162,6 +162,8 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
       email: ['email', 'email_verified'],
     },
     responseTypes: ['code'],
+    // Claims asked for by scope go to userinfo only, unless there is no userinfo to serve them.
+    conformIdTokenClaims: !variants.has('no-userinfo'),
     clientAuthMethods: clientAuthMethods(variants),
     clientDefaults: {
       grant_types: ['authorization_code'],

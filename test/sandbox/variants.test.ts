@@ -59,6 +59,16 @@ describe('sandbox variants', () => {
     });
   });
 
+  it('no-userinfo: no userinfo endpoint; the ID token carries the profile claims', async () => {
+    await withSandbox(['no-userinfo'], async (sb) => {
+      const as = await discover(sb.issuer);
+      expect(as.userinfo_endpoint).toBeUndefined();
+      expect((await fetch(`${sb.issuer}/api/oauth/userinfo`)).status).toBe(404);
+      const tokens = await obtainTokens(as, await register(as), 'openid profile email courses:read');
+      expect(oauth.getValidatedIdTokenClaims(tokens)).toMatchObject({ sub: 'usr_1815_ada', name: 'Ada Lovelace', email: 'ada@example.edu' });
+    });
+  });
+
   it('no-revocation: no revocation_endpoint, and the old path is gone', async () => {
     await withSandbox(['no-revocation'], async (sb) => {
       const as = await discover(sb.issuer);

@@ -10,6 +10,8 @@ export const SANDBOX_VARIANTS = [
   // A plain OAuth 2.0 server: no userinfo endpoint, no OpenID discovery, `openid` (and the
   // other OpenID scopes) neither advertised nor accepted, so no ID token either.
   'plain-oauth2',
+  // An OpenID provider without a userinfo endpoint: the ID token carries the claims.
+  'no-userinfo',
   // No revocation endpoint (it is OPTIONAL in RFC 8414).
   'no-revocation',
   // Access tokens cannot be revoked: `unsupported_token_type` (RFC 7009 §2.2.1).
@@ -132,6 +134,7 @@ export function variantMetadata(doc: Record<string, unknown>, v: Variants): void
   doc.revocation_endpoint_auth_methods_supported = methods;
   doc.introspection_endpoint_auth_methods_supported = methods;
   if (v.has('plain-oauth2')) for (const key of OPENID_ONLY_METADATA) delete doc[key];
+  if (v.has('no-userinfo')) delete doc.userinfo_endpoint;
   if (v.has('no-revocation')) {
     delete doc.revocation_endpoint;
     delete doc.revocation_endpoint_auth_methods_supported;
@@ -212,7 +215,7 @@ export async function frontDoor(req: IncomingMessage, res: ServerResponse, url: 
     blocked.add('/.well-known/openid-configuration');
     blocked.add(`${ISSUER_PATH}/.well-known/openid-configuration`);
   }
-  if (v.has('plain-oauth2')) blocked.add(routes.userinfo);
+  if (v.has('plain-oauth2') || v.has('no-userinfo')) blocked.add(routes.userinfo);
   if (v.has('openid-discovery-only') || v.has('metadata-path-insertion-only')) blocked.add('/.well-known/oauth-authorization-server');
   if (v.has('no-revocation')) blocked.add(hasIssuerPath(v) ? ISSUER_PATH + routes.revocation : routes.revocation);
   if (blocked.has(path)) {
