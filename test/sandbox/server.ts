@@ -166,12 +166,18 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     providerCallback(req, res);
   }
 
+  // Access tokens stay recognisable as such after they are revoked with their grant (as a
+  // self-contained token would), so a refusal to revoke them does not depend on the order.
+  const issuedAccessTokens = new Set<string>();
+  if (variants.has('revocation-refuses-access-tokens')) {
+    provider.on('access_token.saved', (token: { jti: string }) => issuedAccessTokens.add(token.jti));
+  }
   // Without variants every request goes straight through.
   const throughFrontDoor = (req: IncomingMessage, res: ServerResponse, url: URL): Promise<URL | undefined> =>
     (variants.size === 0 ? Promise.resolve(url) : frontDoor(req, res, url, {
       variants,
       routes,
-      findAccessToken: (value) => provider.AccessToken.find(value).catch(() => undefined),
+      isAccessToken: (value) => issuedAccessTokens.has(value),
       emit,
     }));
 

@@ -78,18 +78,23 @@ describe('sandbox variants', () => {
     });
   });
 
-  it('revocation-refuses-access-tokens: unsupported_token_type for an access token, refresh tokens revoked', async () => {
+  it('revocation-refuses-access-tokens: unsupported_token_type for access tokens, whatever the order; refresh tokens revoked', async () => {
     await withSandbox(['revocation-refuses-access-tokens'], async (sb) => {
       const as = await discover(sb.issuer);
       const reg = await register(as);
-      const tokens = await obtainTokens(as, reg, 'openid courses:read');
-      const refused = await fetch(as.revocation_endpoint!, form({ token: tokens.access_token, token_type_hint: 'access_token', client_id: reg.client.client_id }));
+      const revoke = (token: string, hint?: string) =>
+        fetch(as.revocation_endpoint!, form({ token, client_id: reg.client.client_id, ...(hint ? { token_type_hint: hint } : {}) }));
+      const first = await obtainTokens(as, reg, 'openid courses:read');
+      const refused = await revoke(first.access_token, 'access_token');
       expect(refused.status).toBe(400);
       expect((await refused.json() as { error: string }).error).toBe('unsupported_token_type');
-      expect((await sb.introspect(tokens.access_token)).active).toBe(true);
-      const revoked = await fetch(as.revocation_endpoint!, form({ token: tokens.refresh_token!, token_type_hint: 'refresh_token', client_id: reg.client.client_id }));
-      expect(revoked.status).toBe(200);
-      expect((await sb.introspect(tokens.refresh_token!)).active).toBe(false);
+      expect((await sb.introspect(first.access_token)).active).toBe(true);
+      expect((await revoke(first.refresh_token!, 'refresh_token')).status).toBe(200);
+      expect((await sb.introspect(first.refresh_token!)).active).toBe(false);
+      // Refresh token first: the access token (gone with its grant) is still refused, hint or not.
+      const second = await obtainTokens(as, reg, 'openid courses:read');
+      expect((await revoke(second.refresh_token!)).status).toBe(200);
+      expect((await revoke(second.access_token)).status).toBe(400);
     });
   });
 

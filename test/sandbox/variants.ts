@@ -169,8 +169,8 @@ export function adjustProviderAnswer(ctx: any, v: Variants): void {
 export interface FrontDoorContext {
   variants: Variants;
   routes: { authorization: string; token: string; registration: string; userinfo: string; revocation: string };
-  /** Finds an access token of the provider by its value (undefined when it is none). */
-  findAccessToken(value: string): Promise<unknown>;
+  /** Whether the value is an access token the provider issued (revoked or not). */
+  isAccessToken(value: string): boolean;
   emit(type: string, fields: Record<string, unknown>): void;
 }
 
@@ -262,7 +262,7 @@ export async function frontDoor(req: IncomingMessage, res: ServerResponse, url: 
   if (innerPath === routes.revocation && post && v.has('revocation-refuses-access-tokens')) {
     const raw = await readAll(req);
     const token = new URLSearchParams(raw.toString('utf8')).get('token');
-    if (token && (await ctx.findAccessToken(token))) {
+    if (token && ctx.isAccessToken(token)) {
       ctx.emit('revoke', { ok: false, error: 'unsupported_token_type', revoked: null });
       answer(res, 400, 'application/json; charset=utf-8', JSON.stringify({
         error: 'unsupported_token_type',
