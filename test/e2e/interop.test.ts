@@ -198,6 +198,16 @@ describe('error answers that are not JSON name the HTTP status', () => {
     });
   });
 
+  it('an OAuth error body sent as text/plain: the status and the error code are named', async () => {
+    await withVariants(['registration-error-text-plain'], async (sb) => {
+      const res = await login(sb, userEnv());
+      expect(res.code).not.toBe(0);
+      expect(res.stderr).toMatch(/\b400\b/);
+      expect(res.stderr).toContain('invalid_client_metadata');
+      expect(res.stderr).not.toMatch(/content.type/i);
+    });
+  });
+
   it('registration answered 200 instead of 201: logs in, or fails naming the status', async () => {
     await withVariants(['registration-200'], async (sb) => {
       const res = await login(sb, userEnv());

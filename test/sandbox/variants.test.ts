@@ -163,7 +163,7 @@ describe('sandbox variants', () => {
     });
   });
 
-  it('non-JSON error answers: an empty 401 from the token endpoint, HTML 400 / 200 / text 500 from registration', async () => {
+  it('non-JSON error answers: an empty 401 from the token endpoint; HTML 400, 200, text 500, text/plain OAuth error from registration', async () => {
     await withSandbox(['token-401-empty'], async (sb) => {
       const res = await fetch(`${sb.issuer}/api/oauth/token`, form({ grant_type: 'refresh_token', refresh_token: 'x', client_id: 'y' }));
       expect(res.status).toBe(401);
@@ -187,6 +187,12 @@ describe('sandbox variants', () => {
       const res = await registerRaw(sb);
       expect(res.status).toBe(500);
       expect(await res.text()).toBe('Internal Server Error');
+    });
+    await withSandbox(['registration-error-text-plain'], async (sb) => {
+      const res = await registerRaw(sb);
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+      expect(JSON.parse(await res.text())).toMatchObject({ error: 'invalid_client_metadata' });
     });
   });
 

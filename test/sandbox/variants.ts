@@ -33,6 +33,8 @@ export const SANDBOX_VARIANTS = [
   'registration-200',
   // Registration answers 500 with a plain-text body.
   'registration-500',
+  // Registration refuses with an OAuth error body (400, invalid_client_metadata) sent as text/plain.
+  'registration-error-text-plain',
   // The scope list holds no scope a school client knows; a request without `scope` gets
   // the server's default (RFC 6749 §3.3).
   'unknown-scopes',
@@ -251,6 +253,14 @@ export async function frontDoor(req: IncomingMessage, res: ServerResponse, url: 
     if (v.has('registration-html-400')) {
       await readAll(req);
       answer(res, 400, 'text/html; charset=utf-8', '<!doctype html><title>Bad Request</title><h1>400 Bad Request</h1><p>Your browser sent a request that this server could not understand.</p>');
+      return undefined;
+    }
+    if (v.has('registration-error-text-plain')) {
+      await readAll(req);
+      answer(res, 400, 'text/plain; charset=utf-8', JSON.stringify({
+        error: 'invalid_client_metadata',
+        error_description: 'this server registers no clients today',
+      }));
       return undefined;
     }
     if (v.has('registration-500')) {
