@@ -219,14 +219,15 @@ describe('error answers that are not JSON name the HTTP status', () => {
 });
 
 describe('discovery that degrades gracefully', () => {
-  it.each([
-    'no-resource-metadata',
-    'metadata-path-insertion-only',
-    'metadata-root-only',
-    'openid-discovery-only',
-    'no-iss-parameter',
-  ] as const)('%s: logs in', async (variant) => {
-    await withVariants([variant], async (sb) => {
+  it.each(([
+    ['no-resource-metadata'],
+    ['metadata-path-insertion-only'],
+    ['metadata-root-only'],
+    ['openid-discovery-only'],
+    ['issuer-path', 'openid-discovery-only'],
+    ['no-iss-parameter'],
+  ] satisfies SandboxVariant[][]).map((variants) => ({ name: variants.join(' + '), variants })))('$name: logs in', async ({ variants }) => {
+    await withVariants(variants, async (sb) => {
       const env = userEnv();
       expectLoggedIn(await login(sb, env));
       expect(eventsOf(sb, 'token').at(-1)).toMatchObject({ grant_type: 'authorization_code', ok: true });

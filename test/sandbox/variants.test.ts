@@ -251,6 +251,21 @@ describe('sandbox variants', () => {
     });
   });
 
+  it('issuer-path with openid-discovery-only: OpenID discovery at the appended URL alone; logins work', async () => {
+    await withSandbox(['issuer-path', 'openid-discovery-only'], async (sb) => {
+      const origin = new URL(sb.issuer).origin;
+      expect(sb.issuer).toBe(`${origin}${ISSUER_PATH}`);
+      for (const path of ['/.well-known/oauth-authorization-server', `/.well-known/oauth-authorization-server${ISSUER_PATH}`, '/.well-known/openid-configuration']) {
+        expect((await getJson(`${origin}${path}`)).status, path).toBe(404);
+      }
+      const url = new URL(sb.issuer);
+      const as = await oauth.processDiscoveryResponse(url, await oauth.discoveryRequest(url, { algorithm: 'oidc', ...insecure }));
+      expect(as.authorization_endpoint).toBe(`${sb.issuer}/oauth/authorize`);
+      const tokens = await obtainTokens(as, await register(as), 'openid courses:read');
+      expect(oauth.getValidatedIdTokenClaims(tokens)?.iss).toBe(sb.issuer);
+    });
+  });
+
   it('metadata-root-only and openid-discovery-only: one discovery document each', async () => {
     await withSandbox(['metadata-root-only'], async (sb) => {
       expect((await getJson(`${sb.issuer}/.well-known/oauth-authorization-server`)).status).toBe(200);

@@ -42,8 +42,12 @@ export const SANDBOX_VARIANTS = [
   'narrows-granted-scope',
   // No RFC 9728 protected-resource metadata.
   'no-resource-metadata',
-  // An issuer with a path, its RFC 8414 document only at the path-insertion URL
-  // (/.well-known/oauth-authorization-server/<path>); no OpenID discovery.
+  // An issuer with a path (/tenant): RFC 8414 metadata at the path-insertion URL
+  // (/.well-known/oauth-authorization-server/tenant), OpenID discovery at the appended URL
+  // (/tenant/.well-known/openid-configuration), endpoints under the path. Combines with the
+  // discovery variants below.
+  'issuer-path',
+  // An issuer with a path, its RFC 8414 document only at the path-insertion URL; no OpenID discovery.
   'metadata-path-insertion-only',
   // RFC 8414 document only at the root (/.well-known/oauth-authorization-server); no OpenID discovery.
   'metadata-root-only',
@@ -64,7 +68,7 @@ export const FOREIGN_SCOPES = ['api', 'api.admin'] as const;
 export const WITHHELD_SCOPE = 'analytics:read';
 
 export function hasIssuerPath(v: Variants): boolean {
-  return v.has('metadata-path-insertion-only');
+  return v.has('issuer-path') || v.has('metadata-path-insertion-only');
 }
 
 /** Every scope the provider must know of (oidc-provider drops the ones it does not). */
@@ -218,7 +222,9 @@ export async function frontDoor(req: IncomingMessage, res: ServerResponse, url: 
     blocked.add(`${ISSUER_PATH}/.well-known/openid-configuration`);
   }
   if (v.has('plain-oauth2') || v.has('no-userinfo')) blocked.add(routes.userinfo);
-  if (v.has('openid-discovery-only') || v.has('metadata-path-insertion-only')) blocked.add('/.well-known/oauth-authorization-server');
+  if (hasIssuerPath(v) || v.has('openid-discovery-only')) blocked.add('/.well-known/oauth-authorization-server');
+  if (hasIssuerPath(v)) blocked.add('/.well-known/openid-configuration');
+  if (v.has('openid-discovery-only')) blocked.add(`/.well-known/oauth-authorization-server${ISSUER_PATH}`);
   if (v.has('no-revocation')) blocked.add(hasIssuerPath(v) ? ISSUER_PATH + routes.revocation : routes.revocation);
   if (blocked.has(path)) {
     notFound(res);
