@@ -176,6 +176,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const throughFrontDoor = (req: IncomingMessage, res: ServerResponse, url: URL): Promise<URL | undefined> =>
     (variants.size === 0 ? Promise.resolve(url) : frontDoor(req, res, url, {
       variants,
+      issuer,
+      resource: baseUrl,
       routes,
       isAccessToken: (value) => issuedAccessTokens.has(value),
       emit,

@@ -200,6 +200,8 @@ describe('sandbox variants', () => {
     await withSandbox(['unknown-scopes'], async (sb) => {
       const as = await discover(sb.issuer);
       expect(as.scopes_supported).toEqual([...FOREIGN_SCOPES]);
+      const prm = await getJson(`${sb.baseUrl}/.well-known/oauth-protected-resource`);
+      expect(prm.body).toMatchObject({ authorization_servers: [sb.issuer], scopes_supported: [...FOREIGN_SCOPES] });
       const reg = await register(as);
       const req = await authorizationUrl(as, reg.client, REDIRECT_URI, 'x');
       req.url.searchParams.delete('scope');

@@ -174,6 +174,9 @@ export function adjustProviderAnswer(ctx: any, v: Variants): void {
 
 export interface FrontDoorContext {
   variants: Variants;
+  issuer: string;
+  /** The API's resource identifier (its origin). */
+  resource: string;
   routes: { authorization: string; token: string; registration: string; userinfo: string; revocation: string };
   /** Whether the value is an access token the provider issued (revoked or not). */
   isAccessToken(value: string): boolean;
@@ -228,6 +231,17 @@ export async function frontDoor(req: IncomingMessage, res: ServerResponse, url: 
   if (v.has('no-revocation')) blocked.add(hasIssuerPath(v) ? ISSUER_PATH + routes.revocation : routes.revocation);
   if (blocked.has(path)) {
     notFound(res);
+    return undefined;
+  }
+
+  if (v.has('unknown-scopes') && path === '/.well-known/oauth-protected-resource' && req.method === 'GET') {
+    // The API's own scope list follows the server's.
+    answer(res, 200, 'application/json; charset=utf-8', JSON.stringify({
+      resource: ctx.resource,
+      authorization_servers: [ctx.issuer],
+      scopes_supported: [...FOREIGN_SCOPES],
+      bearer_methods_supported: ['header'],
+    }));
     return undefined;
   }
 
