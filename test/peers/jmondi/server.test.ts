@@ -140,6 +140,19 @@ describe('the @jmondi/oauth2-server peer', () => {
     expect(after.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token".*resource_metadata=/);
   });
 
+  it('sends authorization errors back to a known client, and shows them for an unknown one', async () => {
+    const reg = await register('none');
+    const bad = await authorizationRequest(reg, 'openid account:read');
+    const back = await walk(bad.url);
+    expect(back.origin).toBe(new URL(REDIRECT_URI).origin);
+    expect(back.searchParams.get('error')).toBe('invalid_scope');
+    expect(back.searchParams.get('state')).toBe(bad.state);
+    bad.url.searchParams.set('client_id', 'nobody');
+    const shown = await fetch(bad.url, { redirect: 'manual' });
+    expect(shown.status).toBe(400);
+    expect(await shown.text()).toMatch(/invalid_client/);
+  });
+
   it('serves confidential clients with client_secret_basic, and the default scope when none is asked', async () => {
     const reg = await register('client_secret_basic');
     expect(typeof reg.secret).toBe('string');

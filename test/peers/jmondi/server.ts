@@ -78,6 +78,14 @@ function isLoopbackRedirect(uri: unknown): boolean {
   return typeof uri === 'string' && /^http:\/\/127\.0\.0\.1:\d{1,5}\/[^#]*$/.test(uri) && URL.canParse(uri);
 }
 
+// The library's own rule for redirect URIs: loopback ports may differ (RFC 8252 §7.3).
+function sameIgnoringPort(a: string, b: string): boolean {
+  if (!URL.canParse(a) || !URL.canParse(b)) return false;
+  const x = new URL(a);
+  const y = new URL(b);
+  return x.protocol === y.protocol && x.hostname === y.hostname && x.pathname === y.pathname && x.search === y.search;
+}
+
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
@@ -351,6 +359,19 @@ export async function startPeer(opts: PeerOptions = {}): Promise<Peer> {
     } catch (err) {
       const error = err instanceof OAuthException ? err.errorType : 'server_error';
       emit('authorize', { client_id: url.searchParams.get('client_id'), scope: url.searchParams.get('scope'), error });
+      // RFC 6749 §4.1.2.1: once the client and its redirect URI are known good, the error goes
+      // back to the client; otherwise the user is told here.
+      const client = clients.get(url.searchParams.get('client_id') ?? '');
+      const redirectUri = url.searchParams.get('redirect_uri');
+      if (client && redirectUri && error !== 'invalid_client' && client.redirectUris.some((u) => sameIgnoringPort(u, redirectUri))) {
+        const target = new URL(redirectUri);
+        target.searchParams.set('error', error);
+        if (err instanceof OAuthException && err.errorDescription) target.searchParams.set('error_description', err.errorDescription);
+        const state = url.searchParams.get('state');
+        if (state) target.searchParams.set('state', state);
+        send(res, 302, '', { location: target.href });
+        return;
+      }
       send(res, 400, page('Sign-in request refused', `<p id="error">${escapeHtml(error)}: ${escapeHtml(err instanceof OAuthException ? err.errorDescription ?? err.message : 'unexpected failure')}</p>`), { 'content-type': 'text/html; charset=utf-8' });
       return;
     }
