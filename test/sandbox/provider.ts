@@ -168,7 +168,7 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
     clientDefaults: {
       grant_types: ['authorization_code'],
       response_types: ['code'],
-      // client_secret_basic (the RFC 7591 default) is not offered by this server.
+      // client_secret_basic (the RFC 7591 default) is not offered by this server (only by variants).
       token_endpoint_auth_method: defaultClientAuthMethod(variants),
       id_token_signed_response_alg: 'RS256',
     },
@@ -266,7 +266,8 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
       return { accountId: user.sub, claims: async () => userClaims(user) };
     },
     // Refresh tokens go to every client registered for the refresh_token grant, without
-    // offline_access (which the platform does not have) or prompt=consent.
+    // offline_access (which the platform does not have) or prompt=consent, unless a variant
+    // asks for offline_access.
     issueRefreshToken: async (_ctx: Any, client: Any, code: Any) =>
       client.grantTypeAllowed('refresh_token') && refreshTokenAllowed(variants, code.scopes),
     rotateRefreshToken: () => setup.rotateRefreshTokens,

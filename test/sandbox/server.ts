@@ -237,21 +237,17 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     events,
     users,
     async introspect(token: string) {
+      // The resource server authenticates the way its variant allows.
+      const basic = defaultClientAuthMethod(variants) === 'client_secret_basic';
+      const credentials = `${encodeURIComponent(RESOURCE_SERVER_CLIENT_ID)}:${encodeURIComponent(resourceServerSecret)}`;
       const response = await fetch(urls.introspection_endpoint, {
         method: 'POST',
-        ...(defaultClientAuthMethod(variants) === 'client_secret_basic'
-          ? {
-            headers: {
-              'content-type': 'application/x-www-form-urlencoded',
-              accept: 'application/json',
-              authorization: `Basic ${Buffer.from(`${encodeURIComponent(RESOURCE_SERVER_CLIENT_ID)}:${encodeURIComponent(resourceServerSecret)}`).toString('base64')}`,
-            },
-            body: new URLSearchParams({ token }),
-          }
-          : {
-            headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-            body: new URLSearchParams({ token, client_id: RESOURCE_SERVER_CLIENT_ID, client_secret: resourceServerSecret }),
-          }),
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+          ...(basic ? { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` } : {}),
+        },
+        body: new URLSearchParams(basic ? { token } : { token, client_id: RESOURCE_SERVER_CLIENT_ID, client_secret: resourceServerSecret }),
       });
       const body = await response.json() as Record<string, unknown>;
       if (!response.ok) throw new Error(`introspection failed: HTTP ${response.status} ${JSON.stringify(body)}`);
