@@ -3,7 +3,7 @@
 // contract requires on such a server.
 import { describe, expect, it } from 'vitest';
 import { type Sandbox, type SandboxEvent, startSandbox } from '../sandbox/index.js';
-import { type SandboxVariant, WITHHELD_SCOPE } from '../sandbox/variants.js';
+import { OTHER_SUBJECT, type SandboxVariant, WITHHELD_SCOPE } from '../sandbox/variants.js';
 import { type Env, type RunResult, runSchool, userEnv } from './harness.js';
 
 const TTL = 4;
@@ -67,6 +67,17 @@ describe('whoami without userinfo', () => {
       const json = await runSchool(['whoami', '--json'], env);
       expect(json.code, json.stderr).toBe(0);
       expect(JSON.parse(json.stdout)).toMatchObject({ sub: 'usr_1815_ada', name: 'Ada Lovelace' });
+    });
+  });
+
+  it('does not use a userinfo answer about another subject than the ID token (OpenID Connect Core §5.3.4)', async () => {
+    await withVariants(['userinfo-other-subject'], async (sb) => {
+      const env = userEnv();
+      const res = await login(sb, env);
+      expect(res.stderr).not.toContain(OTHER_SUBJECT.name);
+      const who = await runSchool(['whoami'], env);
+      expect(who.stdout + who.stderr).not.toContain(OTHER_SUBJECT.name);
+      expect(who.stdout + who.stderr).toMatch(/usr_1815_ada|subject|sub\b/i);
     });
   });
 

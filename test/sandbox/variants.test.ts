@@ -8,7 +8,7 @@ import { startSandbox, type Sandbox } from './index.js';
 import {
   authorizationUrl, discover, eventsOf, insecure, loginOverHttp, obtainTokens, register, type RegisteredClient,
 } from './testkit.js';
-import { FOREIGN_SCOPES, ISSUER_PATH, type SandboxVariant, WITHHELD_SCOPE } from './variants.js';
+import { FOREIGN_SCOPES, ISSUER_PATH, OTHER_SUBJECT, type SandboxVariant, WITHHELD_SCOPE } from './variants.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:8765/callback';
 
@@ -27,6 +27,10 @@ async function getJson(url: string): Promise<{ status: number; body: Record<stri
   let body: Record<string, unknown> | undefined;
   try { body = JSON.parse(text) as Record<string, unknown>; } catch { body = undefined; }
   return { status: res.status, body };
+}
+
+async function getJsonWith(url: string, accessToken: string): Promise<unknown> {
+  return (await fetch(url, { headers: { authorization: `Bearer ${accessToken}` } })).json();
 }
 
 const form = (fields: Record<string, string>) => ({
@@ -279,6 +283,16 @@ describe('sandbox variants', () => {
       const as = await oauth.processDiscoveryResponse(url, await oauth.discoveryRequest(url, { algorithm: 'oidc', ...insecure }));
       const reg = await register(as);
       expect((await obtainTokens(as, reg, 'openid courses:read')).access_token).toBeTruthy();
+    });
+  });
+
+  it('userinfo-other-subject: userinfo names someone else than the ID token', async () => {
+    await withSandbox(['userinfo-other-subject'], async (sb) => {
+      const as = await discover(sb.issuer);
+      const tokens = await obtainTokens(as, await register(as), 'openid profile courses:read');
+      expect(oauth.getValidatedIdTokenClaims(tokens)?.sub).toBe('usr_1815_ada');
+      const info = await getJsonWith(as.userinfo_endpoint!, tokens.access_token);
+      expect(info).toEqual(OTHER_SUBJECT);
     });
   });
 

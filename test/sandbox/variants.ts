@@ -55,6 +55,9 @@ export const SANDBOX_VARIANTS = [
   'openid-discovery-only',
   // No RFC 9207 `iss` in the authorization response, and none promised in the metadata.
   'no-iss-parameter',
+  // Not a legal choice but a fault to be caught: userinfo answers for another subject than
+  // the ID token's (OpenID Connect Core §5.3.4 says such a response must not be used).
+  'userinfo-other-subject',
 ] as const;
 
 export type SandboxVariant = (typeof SANDBOX_VARIANTS)[number];
@@ -64,6 +67,8 @@ export type Variants = ReadonlySet<SandboxVariant>;
 export const ISSUER_PATH = '/tenant';
 /** The scopes of the `unknown-scopes` variant (the first is the server's default). */
 export const FOREIGN_SCOPES = ['api', 'api.admin'] as const;
+/** Who the `userinfo-other-subject` variant's userinfo claims the user is. */
+export const OTHER_SUBJECT = { sub: 'usr_0000_mallory', name: 'Mallory Mallet', email: 'mallory@example.edu' } as const;
 /** The scope the `narrows-granted-scope` variant never grants. */
 export const WITHHELD_SCOPE = 'analytics:read';
 
@@ -311,6 +316,10 @@ export async function frontDoor(req: IncomingMessage, res: ServerResponse, url: 
     // unless consent is prompted for, so the prompt is added here.
     routed.searchParams.set('prompt', 'consent');
     req.url = `${routed.pathname}?${routed.searchParams}`;
+  }
+  if (v.has('userinfo-other-subject') && innerPath === routes.userinfo && req.headers.authorization) {
+    answer(res, 200, 'application/json; charset=utf-8', JSON.stringify(OTHER_SUBJECT));
+    return undefined;
   }
   if (v.has('unknown-scopes') && innerPath === routes.authorization && req.method === 'GET' && !routed.searchParams.get('scope')) {
     // The server's default scope for a request that names none.
