@@ -16,6 +16,8 @@ export interface FakeAuthServer extends HttpClient {
   userinfoSubject: string;
   /** The `sub` of an ID token sent with the code exchange; none is sent when undefined. */
   idTokenSubject?: string;
+  /** The `nonce` that ID token carries (a real server echoes the authorization request's). */
+  idTokenNonce?: string;
 }
 
 /** An ID token as the token endpoint sends it (its signature is not checked on that channel). */
@@ -78,7 +80,7 @@ export function fakeAuthServer(): FakeAuthServer {
           const now = Math.floor(Date.now() / 1000);
           const id =
             grantType === 'authorization_code' && server.idTokenSubject
-              ? { id_token: idToken({ iss: AS, sub: server.idTokenSubject, aud: form.get('client_id'), iat: now, exp: now + 300, name: 'Ada (from the ID token)' }) }
+              ? { id_token: idToken({ iss: AS, sub: server.idTokenSubject, aud: form.get('client_id'), iat: now, exp: now + 300, nonce: server.idTokenNonce, name: 'Ada (from the ID token)' }) }
               : {};
           return json(200, { access_token: mint('at'), token_type: 'Bearer', expires_in: 3600, scope: 'openid courses:read', ...(keep ? {} : { refresh_token: mint('rt') }), ...id }, url);
         }

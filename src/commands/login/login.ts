@@ -99,7 +99,9 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
     ok = true;
     await listener.finish({ ok: true, title: 'Logged in', message: 'You are logged in to school. You can close this tab and return to the terminal.' });
     await cacheApiDescription(deps, result.profile.baseUrl);
-    deps.io.err.write(`Logged in as ${result.user} on ${result.profile.baseUrl}${profileSuffix(profile)}.\n`);
+    for (const warning of result.warnings) deps.io.err.write(`Warning: ${warning}\n`);
+    const where = `${result.profile.baseUrl}${profileSuffix(profile)}`;
+    deps.io.err.write(result.user ? `Logged in as ${result.user} on ${where}.\n` : `Logged in on ${where}; the server does not say who signed in.\n`);
     if (deps.verbose) deps.io.err.write(`Credentials are in ${result.location}.\n`);
   } finally {
     if (!ok) await listener?.finish({ ok: false, ...page });
@@ -122,7 +124,7 @@ Examples:
       .option('--no-browser', 'print the URL instead of opening a browser (SSH, headless)')
       .option('--port <n>', 'loopback port for the redirect (default: a free one)')
       .option('--timeout <seconds>', 'how long to wait for the browser (default 300)')
-      .option('--confidential', 'register as a confidential client (client_secret_post)')
+      .option('--confidential', 'register as a confidential client (client_secret_post, or client_secret_basic where that is all the server offers)')
       .option('--insecure-storage', 'store secrets in a 0600 plain-text file instead of the keychain')
       .option('--client-metadata-url <url>', 'use this client ID metadata document URL as client_id, where supported');
   },
