@@ -27,11 +27,12 @@ interface Identity {
 
 const SOURCE_NOTE: Record<IdentitySource, string> = {
   userinfo: 'Identity from the userinfo endpoint.',
-  id_token: 'Identity from the ID token received at login (the server has no userinfo endpoint).',
-  introspection: "Identity from token introspection: the access token's subject (the server has no userinfo endpoint and sent no ID token).",
+  id_token: 'Identity from the ID token received at login (no userinfo endpoint to ask).',
+  introspection: "Identity from token introspection: the access token's subject (no userinfo answer and no ID token).",
 };
 
-async function fromUserInfo(deps: Deps, server: ServerInfo, first: Session): Promise<Identity> {
+/** The userinfo answer; undefined when the endpoint wants a scope the server does not even offer (a plain OAuth 2.0 grant). */
+async function fromUserInfo(deps: Deps, server: ServerInfo, first: Session): Promise<Identity | undefined> {
   let session = first;
   const ask = (s: Session) =>
     requestUserInfo(deps.http, server.as, { clientId: s.clientId ?? UNKNOWN_CLIENT, accessToken: s.accessToken, expectedSubject: s.subject, signal: deps.signal });
@@ -43,7 +44,11 @@ async function fromUserInfo(deps: Deps, server: ServerInfo, first: Session): Pro
   }
   if (!info.ok) {
     const outcome = readChallenge(info.status, info.challenges);
-    if (outcome.insufficientScope) throw insufficientScopeError(`The userinfo endpoint answered HTTP ${info.status}`, session, outcome.insufficientScope);
+    const offered = server.as.scopes_supported;
+    const missing = outcome.insufficientScope;
+    // Only a scope the user could log in with is worth a step-up hint; otherwise userinfo is simply not for this grant.
+    if (missing && offered && !missing.every((s) => offered.includes(s))) return undefined;
+    if (missing) throw insufficientScopeError(`The userinfo endpoint answered HTTP ${info.status}`, session, missing);
     if (info.status === 401 || info.status === 403) throw tokenRejected(`The server rejected the access token (${outcome.error ?? info.error ?? `HTTP ${info.status}`}).`, session);
     throw new CliError(`The userinfo endpoint failed (HTTP ${info.status}${info.error ? `, ${info.error}` : ''}).`, { code: 'userinfo_failed' });
   }
@@ -71,7 +76,10 @@ async function fromIntrospection(deps: Deps, server: ServerInfo, first: Session)
  */
 async function identify(deps: Deps, session: Session): Promise<Identity> {
   const server = await serverFor(deps, session.baseUrl, session.issuer);
-  if (server.as.userinfo_endpoint) return fromUserInfo(deps, server, session);
+  if (server.as.userinfo_endpoint) {
+    const info = await fromUserInfo(deps, server, session);
+    if (info) return info;
+  }
   // What login learned belongs to the login's tokens, not to a token from the environment.
   const profile = session.source === 'env' ? undefined : await deps.state.profile(session.profile);
   if (profile?.idClaims) return { claims: profile.idClaims, source: 'id_token' };
