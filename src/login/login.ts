@@ -76,12 +76,14 @@ async function chooseClient(
     const { redirectUri } = await hooks.listen(undefined);
     return { client: { clientId: req.clientMetadataUrl, authMethod: 'none' }, redirectUri };
   }
-  const cached = await deps.state.clientRegistration(as.issuer, (c) => c.authMethod === authMethod);
+  // The server may have registered another secret-based method than the one asked: any confidential registration will do.
+  const confidential = authMethod !== 'none';
+  const cached = await deps.state.clientRegistration(as.issuer, (c) => (c.authMethod !== 'none') === confidential);
   const { redirectUri } = await hooks.listen(cached?.redirectUri);
   if (cached && cached.redirectUri === redirectUri) {
-    const secret = authMethod !== 'none' ? await deps.state.clientSecret(as.issuer, cached) : undefined;
-    const identity: ClientIdentity = { clientId: cached.clientId, authMethod, clientSecret: secret };
-    if ((authMethod === 'none' || secret) && (await clientStillKnown(deps.http, as, identity, redirectUri, deps.signal))) {
+    const secret = confidential ? await deps.state.clientSecret(as.issuer, cached) : undefined;
+    const identity: ClientIdentity = { clientId: cached.clientId, authMethod: cached.authMethod, clientSecret: secret };
+    if ((!confidential || secret) && (await clientStillKnown(deps.http, as, identity, redirectUri, deps.signal))) {
       if (deps.verbose) hooks.notify(`Reusing the registered client ${cached.clientId}.\n`);
       return { client: identity, redirectUri };
     }

@@ -1,4 +1,4 @@
-import { CliError } from '../errors.js';
+import { CliError, UsageError } from '../errors.js';
 import type { AuthMethod } from '../state/config-file.js';
 import type { TokenSet } from '../state/token-set.js';
 import type { AuthorizationServer, OAuth } from './library.js';
@@ -30,6 +30,11 @@ export function chooseAuthMethod(offered: readonly string[] | undefined, confide
   if (!offered) return { method: confidential ? 'client_secret_post' : 'none', becameConfidential: false };
   if (!confidential && offered.includes('none')) return { method: 'none', becameConfidential: false };
   const method = CONFIDENTIAL_PREFERENCE.find((m) => offered.includes(m));
+  if (!method && offered.includes('none')) {
+    throw new UsageError('--confidential: the authorization server accepts only public clients (token_endpoint_auth_methods_supported is "none").', {
+      hint: 'Log in without --confidential.',
+    });
+  }
   if (!method) {
     throw new CliError(
       `The authorization server offers no client authentication this CLI supports (it offers ${offered.join(', ') || 'none at all'}; supported: none, client_secret_post, client_secret_basic).`,

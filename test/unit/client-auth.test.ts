@@ -18,6 +18,10 @@ describe('client authentication chosen from the metadata', () => {
     expect(() => chooseAuthMethod(['private_key_jwt', 'tls_client_auth'], false)).toThrow(/offers private_key_jwt, tls_client_auth/);
   });
 
+  it('refuses --confidential where only public clients are accepted, as a usage error', () => {
+    expect(() => chooseAuthMethod(['none'], true)).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringMatching(/only public clients/) }));
+  });
+
   const basic = { clientId: 'c', authMethod: 'client_secret_basic' as const, clientSecret: 's' };
   const post = { clientId: 'c', authMethod: 'client_secret_post' as const, clientSecret: 's' };
   it.each([
