@@ -18,6 +18,8 @@ export interface FakeAuthServer extends HttpClient {
   idTokenSubject?: string;
   /** The `nonce` that ID token carries (a real server echoes the authorization request's). */
   idTokenNonce?: string;
+  /** The metadata document; a test may remove endpoints before discovery. */
+  metadata: Record<string, unknown>;
 }
 
 /** An ID token as the token endpoint sends it (its signature is not checked on that channel). */
@@ -41,11 +43,13 @@ export function fakeAuthServer(): FakeAuthServer {
     registration_endpoint: `${AS}/register`,
     revocation_endpoint: `${AS}/revoke`,
     userinfo_endpoint: `${AS}/userinfo`,
+    introspection_endpoint: `${AS}/introspect`,
     code_challenge_methods_supported: ['S256'],
     scopes_supported: ['openid', 'profile', 'email', 'offline_access', 'courses:read'],
     authorization_response_iss_parameter_supported: true,
   };
   const server: FakeAuthServer = {
+    metadata,
     asked: [],
     revoked: [],
     grants: [],
@@ -60,7 +64,7 @@ export function fakeAuthServer(): FakeAuthServer {
         case `${API}/.well-known/oauth-protected-resource`:
           return json(200, { resource: API, authorization_servers: [AS] }, url);
         case `${AS}/.well-known/oauth-authorization-server`:
-          return json(200, metadata, url);
+          return json(200, server.metadata, url);
         case `${AS}/register`: {
           const asked: unknown = JSON.parse(typeof req.body === 'string' ? req.body : '{}');
           const confidential = Boolean(asked && typeof asked === 'object' && 'token_endpoint_auth_method' in asked && asked.token_endpoint_auth_method === 'client_secret_post');
@@ -70,6 +74,8 @@ export function fakeAuthServer(): FakeAuthServer {
         case `${AS}/revoke`:
           server.revoked.push(form.get('token') ?? '');
           return json(200, {}, url);
+        case `${AS}/introspect`:
+          return json(200, { active: true, sub: 'u-ada', username: 'ada', client_id: form.get('client_id') }, url);
         case `${AS}/userinfo`:
           return json(200, { sub: server.userinfoSubject, name: 'Ada Lovelace', email: 'ada@example.edu' }, url);
         case `${AS}/token`: {
