@@ -27,7 +27,8 @@ export interface AuthMethodChoice {
  * answer then says which method the server assigned (RFC 7591 §3.2.1).
  */
 export function chooseAuthMethod(offered: readonly string[] | undefined, confidential: boolean): AuthMethodChoice {
-  if (!offered) return { method: confidential ? 'client_secret_post' : 'none', becameConfidential: false };
+  // An omitted list means client_secret_basic (RFC 8414 §2), which is then the only safe secret method.
+  if (!offered) return { method: confidential ? 'client_secret_basic' : 'none', becameConfidential: false };
   if (!confidential && offered.includes('none')) return { method: 'none', becameConfidential: false };
   const method = CONFIDENTIAL_PREFERENCE.find((m) => offered.includes(m));
   if (!method && offered.includes('none')) {
@@ -66,7 +67,7 @@ export function clientOf(set: Pick<TokenSet, 'clientId' | 'clientSecret' | 'auth
   if (!clientSecret) return { clientId: set.clientId, authMethod: 'none' };
   const saved = set.authMethod && set.authMethod !== 'none' ? set.authMethod : undefined;
   const offered = as?.token_endpoint_auth_methods_supported;
-  const authMethod = saved ?? CONFIDENTIAL_PREFERENCE.find((m) => offered?.includes(m)) ?? 'client_secret_post';
+  const authMethod = saved ?? (offered ? CONFIDENTIAL_PREFERENCE.find((m) => offered.includes(m)) : 'client_secret_basic') ?? 'client_secret_post';
   return { clientId: set.clientId, authMethod, clientSecret };
 }
 

@@ -21,6 +21,15 @@ function asCreated(res: Response): Response {
   return new Response(res.body, { status: 201, statusText: 'Created', headers: res.headers });
 }
 
+/**
+ * How to present a secret the server issued: the method its answer names; else the one asked;
+ * else (asked for none, given a secret anyway) client_secret_basic, RFC 7591 §2's default.
+ */
+function secretMethod(named: unknown, asked: AuthMethod): AuthMethod {
+  if (isAuthMethod(named) && named !== 'none') return named;
+  return asked === 'none' ? 'client_secret_basic' : asked;
+}
+
 /** RFC 7591 registration as a native app with a loopback redirect. */
 export async function registerClient(
   http: HttpClient,
@@ -66,9 +75,7 @@ export async function registerClient(
   }
   const clientSecret = typeof client.client_secret === 'string' && client.client_secret ? client.client_secret : undefined;
   registerSecret(clientSecret);
-  const assigned = isAuthMethod(client.token_endpoint_auth_method) ? client.token_endpoint_auth_method : params.authMethod;
-  // A secret without a method named is presented the way we asked, or in the body for a client that asked for none.
-  const authMethod: AuthMethod = clientSecret ? (assigned === 'none' ? 'client_secret_post' : assigned) : 'none';
+  const authMethod: AuthMethod = clientSecret ? secretMethod(client.token_endpoint_auth_method, params.authMethod) : 'none';
   if (params.authMethod !== 'none' && !clientSecret) {
     throw new CliError('The server registered a confidential client but returned no client secret.', { code: 'registration_failed' });
   }

@@ -45,6 +45,7 @@ export function fakeAuthServer(): FakeAuthServer {
     userinfo_endpoint: `${AS}/userinfo`,
     introspection_endpoint: `${AS}/introspect`,
     code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
     scopes_supported: ['openid', 'profile', 'email', 'offline_access', 'courses:read'],
     authorization_response_iss_parameter_supported: true,
   };

@@ -9,7 +9,7 @@ describe('client authentication chosen from the metadata', () => {
     { offered: ['client_secret_basic'], confidential: false, method: 'client_secret_basic', became: true },
     { offered: ['client_secret_basic', 'private_key_jwt'], confidential: true, method: 'client_secret_basic', became: false },
     { offered: undefined, confidential: false, method: 'none', became: false },
-    { offered: undefined, confidential: true, method: 'client_secret_post', became: false },
+    { offered: undefined, confidential: true, method: 'client_secret_basic', became: false },
   ])('offered $offered, --confidential $confidential: $method', ({ offered, confidential, method, became }) => {
     expect(chooseAuthMethod(offered, confidential)).toEqual({ method, becameConfidential: became });
   });
@@ -37,6 +37,7 @@ describe('client authentication chosen from the metadata', () => {
   it.each([
     { name: 'the method saved at login', set: { clientId: 'c', clientSecret: 's', authMethod: 'client_secret_basic' as const }, offered: ['client_secret_post'], method: 'client_secret_basic' },
     { name: 'a secret from the environment: what the metadata prefers', set: { clientId: 'c', clientSecret: 's' }, offered: ['client_secret_basic'], method: 'client_secret_basic' },
+    { name: 'a secret from the environment, no list published: the RFC 8414 default', set: { clientId: 'c', clientSecret: 's' }, offered: undefined, method: 'client_secret_basic' },
     { name: 'no secret: a public client', set: { clientId: 'c', authMethod: 'client_secret_post' as const }, offered: ['client_secret_post'], method: 'none' },
   ])('the client of a token set: $name', ({ set, offered, method }) => {
     expect(clientOf(set, undefined, { issuer: 'https://as.example', token_endpoint_auth_methods_supported: offered }).authMethod).toBe(method);
