@@ -124,7 +124,7 @@ Examples:
       .option('--no-browser', 'print the URL instead of opening a browser (SSH, headless)')
       .option('--port <n>', 'loopback port for the redirect (default: a free one)')
       .option('--timeout <seconds>', 'how long to wait for the browser (default 300)')
-      .option('--confidential', 'register as a confidential client (client_secret_post, or client_secret_basic where that is all the server offers)')
+      .option('--confidential', 'register as a confidential client (client_secret_post, or client_secret_basic where the server does not list it)')
       .option('--insecure-storage', 'store secrets in a 0600 plain-text file instead of the keychain')
       .option('--client-metadata-url <url>', 'use this client ID metadata document URL as client_id, where supported');
   },
