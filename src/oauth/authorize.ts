@@ -34,6 +34,9 @@ export async function authorizationRequest(
   // some providers require it whenever `openid` is asked.
   const nonce = p.scopes.includes('openid') ? oauth.generateRandomNonce() : undefined;
   if (nonce) url.searchParams.set('nonce', nonce);
+  // OpenID Connect Core §11: offline access is asked with prompt=consent; providers such as
+  // oidc-provider drop `offline_access` (and so the refresh token) without it.
+  if (nonce && p.scopes.includes('offline_access')) url.searchParams.set('prompt', 'consent');
   if (p.resource) url.searchParams.set('resource', p.resource);
   return { url: url.toString(), state, codeVerifier, nonce };
 }

@@ -28,6 +28,8 @@ describe('login as a transaction', () => {
     // offline_access is advertised, so it is asked for beside the defaults; openid brings a nonce.
     expect(url.searchParams.get('scope')).toBe('openid offline_access profile email courses:read');
     expect(url.searchParams.get('nonce')).toMatch(/^[\w-]{20,}$/);
+    // Offline access is asked with prompt=consent (OpenID Connect Core §11).
+    expect(url.searchParams.get('prompt')).toBe('consent');
 
     // What a detached listener would do: load the transaction by profile name and finish it.
     const loaded = await deps.state.pendingLogin('default');
