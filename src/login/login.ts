@@ -233,7 +233,8 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
   } catch (err) {
     if (err instanceof ServerRefusal && err.error === 'invalid_client') {
       await deps.state.forgetClient(as.issuer, client.clientId);
-      throw new CliError('The server no longer accepts the saved client registration; it has been forgotten.', { code: 'invalid_client', hint: 'Run `school login` again.' });
+      const answered = err.status ? `HTTP ${err.status}, ` : '';
+      throw new CliError(`The server no longer accepts the saved client registration (${answered}${err.detail}); it has been forgotten.`, { code: 'invalid_client', hint: 'Run `school login` again.' });
     }
     throw err;
   }

@@ -10,6 +10,9 @@ const JSON_ATTRIBUTE_COMPARISON: typeof OAuthModule.JSON_ATTRIBUTE_COMPARISON = 
 const RESPONSE_IS_NOT_JSON: typeof OAuthModule.RESPONSE_IS_NOT_JSON = 'OAUTH_RESPONSE_IS_NOT_JSON';
 const RESPONSE_IS_NOT_CONFORM: typeof OAuthModule.RESPONSE_IS_NOT_CONFORM = 'OAUTH_RESPONSE_IS_NOT_CONFORM';
 const PARSE_ERROR: typeof OAuthModule.PARSE_ERROR = 'OAUTH_PARSE_ERROR';
+const JWT_CLAIM_COMPARISON: typeof OAuthModule.JWT_CLAIM_COMPARISON = 'OAUTH_JWT_CLAIM_COMPARISON_FAILED';
+const JWT_TIMESTAMP_CHECK: typeof OAuthModule.JWT_TIMESTAMP_CHECK = 'OAUTH_JWT_TIMESTAMP_CHECK_FAILED';
+const INVALID_RESPONSE: typeof OAuthModule.INVALID_RESPONSE = 'OAUTH_INVALID_RESPONSE';
 
 /** The OAuth errors that mean the credentials themselves are no good: authentication is needed (exit 4). */
 const AUTH_FAILURES = new Set(['invalid_grant', 'invalid_token', 'invalid_client', 'unauthorized_client']);
@@ -116,6 +119,13 @@ export function fromOAuthError(err: unknown, context: StepContext = {}): unknown
       if (answer) return fromAnswer(answer, where, err);
       break;
     }
+    case JWT_CLAIM_COMPARISON:
+    case JWT_TIMESTAMP_CHECK:
+    case INVALID_RESPONSE:
+      // The only JWT checked is the ID token; its faults carry the token's claims (a missing or
+      // wrong issuer, audience or nonce, an expiry past the clock tolerance).
+      if (!hasClaims(err.cause)) break;
+      return new CliError(`The ID token from the ${where ?? 'server'} failed a check (${err.message}); refusing it.`, { code: 'invalid_id_token', cause: err });
     case PARSE_ERROR:
       return new CliError(`The ${where ?? 'server'} answered with a body that could not be read.`, { code: 'server_error', cause: err });
     case JSON_ATTRIBUTE_COMPARISON: {
@@ -136,6 +146,10 @@ export function fromOAuthError(err: unknown, context: StepContext = {}): unknown
     }
   }
   return new CliError(`The ${where ? `${where}'s` : "server's"} response failed a protocol check: ${err.message}`, { code: 'protocol_error', cause: err });
+}
+
+function hasClaims(cause: unknown): boolean {
+  return Boolean(cause && typeof cause === 'object' && 'claims' in cause);
 }
 
 function challengeError(challenges: unknown): string | undefined {

@@ -45,6 +45,13 @@ const cases: Array<{ name: string; err: unknown; exitCode: number; error: string
     message: /another user/,
   },
   {
+    name: 'an ID token that fails a check is named as such',
+    err: new oauth.OperationProcessingError('unexpected JWT "nonce" (nonce) claim value', { code: oauth.JWT_CLAIM_COMPARISON, cause: { expected: 'n1', claims: { nonce: 'n2' }, claim: 'nonce' } }),
+    exitCode: 1,
+    error: 'invalid_id_token',
+    message: /^The ID token from the server failed a check \(unexpected JWT "nonce" \(nonce\) claim value\); refusing it\.$/,
+  },
+  {
     name: 'any other protocol fault says which check failed',
     err: new oauth.OperationProcessingError('"response" body "access_token" property must be a string', { code: oauth.INVALID_RESPONSE }),
     exitCode: 1,
