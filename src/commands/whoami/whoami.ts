@@ -116,7 +116,7 @@ async function run(deps: Deps, opts: WhoamiOptions): Promise<void> {
 
 export const whoamiCommand = defineCommand<WhoamiOptions>({
   name: 'whoami',
-  description: 'show who is logged in (userinfo, else the ID token, else the token subject)',
+  description: 'show who is logged in',
   configure: () => undefined,
   toOptions: globalOptions,
   run,
