@@ -88,6 +88,7 @@ export const ERROR_CODES = {
   port_in_use: { exit: 1, meaning: 'The --port is taken by another program.', action: 'fix_command' },
   port_denied: { exit: 1, meaning: 'The system does not allow listening on the --port.', action: 'fix_command' },
   protocol_error: { exit: 1, meaning: 'A server answer failed an OAuth protocol check.', action: 'report' },
+  invalid_id_token: { exit: 1, meaning: 'The ID token from the token endpoint failed a check (issuer, audience, nonce, expiry, signature algorithm); it was not used.', action: 'report' },
   subject_mismatch: { exit: 1, meaning: 'The userinfo endpoint answered for another user than the one who signed in.', action: 'report' },
   invalid_request: { exit: 1, meaning: 'The server called a request malformed.', action: 'report', fromServer: true },
   unsupported_grant_type: { exit: 1, meaning: 'The server does not offer a grant the CLI needs.', action: 'report', fromServer: true },

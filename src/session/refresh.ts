@@ -48,7 +48,7 @@ export async function refreshLocked(
     }
     const server = await serverFor(deps, ctx.baseUrl, current.issuer);
     try {
-      const next = await refreshGrant(deps.http, server.as, clientOf(current, ctx.clientSecret), {
+      const next = await refreshGrant(deps.http, server.as, clientOf(current, ctx.clientSecret, server.as), {
         current: { ...current, refreshToken },
         nowSeconds: nowSeconds(deps),
         timeoutMs: REFRESH_TIMEOUT_MS,

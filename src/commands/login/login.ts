@@ -180,7 +180,9 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
     ok = true;
     await listener.finish({ ok: true, title: 'Logged in', message: 'You are logged in to school. You can close this tab and return to the terminal.' });
     await cacheApiDescription(deps, result.profile.baseUrl);
-    deps.io.err.write(`Logged in as ${result.user} on ${result.profile.baseUrl}${profileSuffix(profile)}.\n`);
+    for (const warning of result.warnings) deps.io.err.write(`Warning: ${warning}\n`);
+    const where = `${result.profile.baseUrl}${profileSuffix(profile)}`;
+    deps.io.err.write(result.user ? `Logged in as ${result.user} on ${where}.\n` : `Logged in on ${where}; the server does not say who signed in.\n`);
     if (deps.verbose) deps.io.err.write(`Credentials are in ${result.location}.\n`);
     if (opts.json) deps.io.out.write(loggedInJson({ profile, baseUrl: result.profile.baseUrl, user: result.user, scopes: pending.scopes, storage: result.profile.storage }));
   } finally {
@@ -209,7 +211,7 @@ Examples:
       // --wait first: then neither flag given leaves the value unset, which is the waiting login.
       .option('--wait', 'wait for the login started with --no-wait: exit 0 when it completed, 4 otherwise')
       .option('--no-wait', 'start the login, print the URL and return at once; a background listener finishes it')
-      .option('--confidential', 'register as a confidential client (client_secret_post)')
+      .option('--confidential', 'register as a confidential client (client_secret_post, or client_secret_basic where the server does not list it)')
       .option('--insecure-storage', 'store secrets in a 0600 plain-text file instead of the keychain')
       .option('--client-metadata-url <url>', 'use this client ID metadata document URL as client_id, where supported');
   },
