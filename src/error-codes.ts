@@ -82,6 +82,7 @@ export const ERROR_CODES = {
   registration_unsupported: { exit: 1, meaning: 'The authorization server offers no dynamic client registration.', action: 'report' },
   registration_failed: { exit: 1, meaning: 'Client registration was refused or answered without what it must return.', action: 'report' },
   invalid_redirect_uri: { exit: 1, meaning: 'The server refused the redirect address at registration.', action: 'report', fromServer: true },
+  invalid_client_metadata: { exit: 1, meaning: 'The server refused the client metadata at registration (RFC 7591); the message says what it objected to.', action: 'report', fromServer: true },
   unsupported_auth_method: { exit: 1, meaning: 'The server does not accept the client authentication asked for (--confidential or not).', action: 'fix_command' },
   access_denied: { exit: 1, meaning: 'The sign-in was refused in the browser.', action: 'log_in', fromServer: true },
   invalid_callback: { exit: 1, meaning: 'The browser came back with a response that failed a security check (state, issuer); it was not used.', action: 'log_in' },
