@@ -283,6 +283,11 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
   return { profile, user: identity.claims ? describeUser(identity.claims) : undefined, warnings, location };
 }
 
+/** "Logged in as Ada Lovelace on https://… (profile work)."; a server that does not say who signed in is named as such. */
+export function loggedInMessage(user: string | undefined, where: string): string {
+  return user ? `Logged in as ${user} on ${where}.` : `Logged in on ${where}; the server does not say who signed in.`;
+}
+
 /** Path completion reads the API description from the cache; a failure here costs nothing. */
 export async function cacheApiDescription(deps: Deps, baseUrl: string): Promise<void> {
   const doc = await fetchOpenApi(deps.http, baseUrl, AbortSignal.any([deps.signal, AbortSignal.timeout(3000)])).catch(() => undefined);

@@ -65,6 +65,8 @@ export interface LoginOutcome {
   baseUrl?: string;
   user?: string;
   scopes?: string[];
+  /** What the login's user should know (scopes withheld, a userinfo answer refused), one sentence each. */
+  warnings?: string[];
   /** Seconds since the epoch. */
   at: number;
 }
@@ -76,6 +78,7 @@ export function isLoginOutcome(value: unknown): value is LoginOutcome {
     typeof v.profile === 'string' &&
     (v.status === 'completed' || v.status === 'failed' || v.status === 'timed_out') &&
     typeof v.message === 'string' &&
-    typeof v.at === 'number'
+    typeof v.at === 'number' &&
+    (v.warnings === undefined || (Array.isArray(v.warnings) && v.warnings.every((w) => typeof w === 'string')))
   );
 }

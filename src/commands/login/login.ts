@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import { isCodeWithExit } from '../../error-codes.js';
 import { AuthError, CliError, ExitCode, UsageError } from '../../errors.js';
 import { type BackgroundListener, cancelPendingLogin, startBackgroundListener, waitForPendingLogin } from '../../login/background.js';
-import { CALLBACK_PATH, type LoginRequest, cacheApiDescription, completeLogin, prepareLogin } from '../../login/login.js';
+import { CALLBACK_PATH, type LoginRequest, cacheApiDescription, completeLogin, loggedInMessage, prepareLogin } from '../../login/login.js';
 import { type LoopbackListener, listenForRedirect } from '../../login/loopback.js';
 import { failurePage } from '../../login/pages.js';
 import { waitForRedirect } from '../../login/redirect-wait.js';
@@ -113,8 +113,10 @@ async function finishTwoStepLogin(deps: Deps, opts: LoginOptions, profile: strin
       hint: outcome.hint ?? 'Start a new one with `school login --no-wait`.',
     });
   }
-  deps.io.err.write(`${outcome.message.replace(/\.$/, '')}${profileSuffix(profile)}.\n`);
   const saved = await deps.state.profile(profile);
+  for (const warning of outcome.warnings ?? []) deps.io.err.write(`Warning: ${warning}\n`);
+  const baseUrl = outcome.baseUrl ?? saved?.baseUrl;
+  deps.io.err.write(baseUrl ? `${loggedInMessage(outcome.user, `${baseUrl}${profileSuffix(profile)}`)}\n` : `${outcome.message.replace(/\.$/, '')}${profileSuffix(profile)}.\n`);
   if (opts.json) deps.io.out.write(loggedInJson({ profile, baseUrl: outcome.baseUrl ?? saved?.baseUrl ?? '', user: outcome.user, scopes: outcome.scopes, storage: saved?.storage }));
 }
 
@@ -181,8 +183,7 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
     await listener.finish({ ok: true, title: 'Logged in', message: 'You are logged in to school. You can close this tab and return to the terminal.' });
     await cacheApiDescription(deps, result.profile.baseUrl);
     for (const warning of result.warnings) deps.io.err.write(`Warning: ${warning}\n`);
-    const where = `${result.profile.baseUrl}${profileSuffix(profile)}`;
-    deps.io.err.write(result.user ? `Logged in as ${result.user} on ${where}.\n` : `Logged in on ${where}; the server does not say who signed in.\n`);
+    deps.io.err.write(`${loggedInMessage(result.user, `${result.profile.baseUrl}${profileSuffix(profile)}`)}\n`);
     if (deps.verbose) deps.io.err.write(`Credentials are in ${result.location}.\n`);
     if (opts.json) deps.io.out.write(loggedInJson({ profile, baseUrl: result.profile.baseUrl, user: result.user, scopes: pending.scopes, storage: result.profile.storage }));
   } finally {
