@@ -3,6 +3,7 @@
 // contract requires on such a server.
 import { describe, expect, it } from 'vitest';
 import { type Sandbox, type SandboxEvent, startSandbox } from '@school/sandbox';
+import { driveLogin } from '@school/sandbox/browser-driver';
 import { OTHER_SUBJECT, type SandboxVariant, WITHHELD_SCOPE } from '@school/sandbox';
 import { type Env, type RunResult, runSchool, userEnv } from './harness.js';
 
@@ -131,6 +132,23 @@ describe('nonce', () => {
       expectLoggedIn(await login(sb, env));
       expect(eventsOf(sb, 'authorize_request').at(-1)).toMatchObject({ nonce_sent: true });
       expect(scopesSent(sb).at(-1)?.split(' ')).toContain('openid');
+    });
+  });
+
+  it('carries the nonce through a --no-wait login, whose background listener checks it in the ID token', async () => {
+    await withVariants(['nonce-required'], async (sb) => {
+      const env = userEnv();
+      const started = await login(sb, env, ['--no-wait', '--json']);
+      expect(started.code, started.stderr).toBe(0);
+      const { url } = JSON.parse(started.stdout) as { url: string };
+      expect(new URL(url).searchParams.get('nonce')).toBeTruthy();
+      await driveLogin(url);
+      const waited = await runSchool(['login', '--wait'], env);
+      expectLoggedIn(waited);
+      expect(eventsOf(sb, 'authorize_request').at(-1)).toMatchObject({ nonce_sent: true });
+      const token = await runSchool(['token'], env);
+      expect(token.code, token.stderr).toBe(0);
+      expect((await sb.introspect(token.stdout.trim())).active).toBe(true);
     });
   });
 });
