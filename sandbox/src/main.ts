@@ -84,14 +84,7 @@ async function main() {
     },
   });
 
-  process.stdout.write(`${sandbox.baseUrl}\n`);
-  console.error(`School sandbox running at ${sandbox.baseUrl}`);
-  console.error(`Authorization server (issuer): ${sandbox.issuer}`);
-  console.error(`Metadata: ${sandbox.issuer}/.well-known/oauth-authorization-server`);
-  console.error(`Users: ${sandbox.users.map((u) => `${u.username} / ${u.password} (${u.name})`).join(', ')}`);
-  if (eventsFile) console.error(`Events: ${eventsFile}`);
-  console.error('Press Ctrl-C to stop.');
-
+  // Before the base URL goes out: whoever reads it may stop the sandbox at once.
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -103,6 +96,14 @@ async function main() {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+
+  process.stdout.write(`${sandbox.baseUrl}\n`);
+  console.error(`School sandbox running at ${sandbox.baseUrl}`);
+  console.error(`Authorization server (issuer): ${sandbox.issuer}`);
+  console.error(`Metadata: ${sandbox.issuer}/.well-known/oauth-authorization-server`);
+  console.error(`Users: ${sandbox.users.map((u) => `${u.username} / ${u.password} (${u.name})`).join(', ')}`);
+  if (eventsFile) console.error(`Events: ${eventsFile}`);
+  console.error('Press Ctrl-C to stop.');
 }
 
 main().catch((err) => {
