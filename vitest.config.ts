@@ -19,6 +19,8 @@ export default defineConfig({
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       // The sandbox package's own tests, with its own config (sandbox/vitest.config.ts).
       'sandbox',
+      // The second authorization server's own checks (another implementation than the sandbox).
+      { extends: true, test: { name: 'peers', include: ['test/peers/**/*.test.ts'] } },
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
     ],
   },

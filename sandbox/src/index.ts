@@ -4,3 +4,5 @@ export { startSandbox } from './server.js';
 export type { Sandbox, SandboxEvent, SandboxOptions } from './server.js';
 export type { SandboxUser } from './users.js';
 export { ALL_SCOPES, DATA_SCOPES, IDENTITY_SCOPES } from './scopes.js';
+export { SANDBOX_VARIANTS, FOREIGN_SCOPES, ISSUER_PATH, OTHER_SUBJECT, WITHHELD_SCOPE } from './variants.js';
+export type { SandboxVariant } from './variants.js';

@@ -2,14 +2,16 @@
 //
 //   school-sandbox [--port N] [--split-origins] [--alt-paths] [--access-ttl S]
 //                  [--refresh-ttl S] [--no-rotation] [--no-revocation] [--events FILE] [--quiet]
+//                  [--variant NAME]...   (names in variants.ts)
 //
 // The first line on stdout is the base URL alone, so scripts can read it; everything meant
 // for people goes to stderr.
 import { appendFileSync, writeFileSync } from 'node:fs';
 
 import { startSandbox, type SandboxEvent, type SandboxOptions } from './index.js';
+import { SANDBOX_VARIANTS, type SandboxVariant } from './variants.js';
 
-const USAGE = 'usage: school-sandbox [--port N] [--split-origins] [--alt-paths] [--access-ttl S] [--refresh-ttl S] [--no-rotation] [--no-revocation] [--events FILE] [--quiet]';
+const USAGE = 'usage: school-sandbox [--port N] [--split-origins] [--alt-paths] [--access-ttl S] [--refresh-ttl S] [--no-rotation] [--no-revocation] [--events FILE] [--quiet] [--variant NAME]...';
 
 function parseArgs(argv: string[]) {
   const opts: SandboxOptions & { eventsFile?: string; showEvents: boolean } = { showEvents: true };
@@ -37,6 +39,13 @@ function parseArgs(argv: string[]) {
         break;
       }
       case '--quiet': opts.quiet = true; opts.showEvents = false; break;
+      case '--variant': {
+        const name = value();
+        const variant = SANDBOX_VARIANTS.find((v): v is SandboxVariant => v === name);
+        if (!variant) throw new Error(`--variant needs one of: ${SANDBOX_VARIANTS.join(', ')}`);
+        opts.variants = [...(opts.variants ?? []), variant];
+        break;
+      }
       case '-h': case '--help':
         console.error(USAGE);
         process.exit(0);

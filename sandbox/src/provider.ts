@@ -3,8 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { memoryAdapterFactory } from './adapter.js';
 import { signingKeys } from './keys.js';
 import { renderErrorPage } from './pages.js';
-import { ALL_SCOPES, isKnownScope } from './scopes.js';
+import { ALL_SCOPES } from './scopes.js';
 import type { SandboxUser } from './users.js';
+import {
+  acceptsScope, adjustProviderAnswer, authorizationRequestProblem, clientAuthMethods, defaultClientAuthMethod,
+  providerScopes, refreshTokenAllowed, resourceScopes, variantMetadata, type Variants,
+} from './variants.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -58,6 +62,7 @@ export interface ProviderSetup {
   resourceServerSecret: string;
   emit: Emit;
   quiet: boolean;
+  variants: Variants;
 }
 
 let providerModule: Promise<Any> | undefined;
@@ -132,6 +137,7 @@ function correctMetadata(raw: Record<string, Any>, setup: ProviderSetup): Record
   delete doc.introspection_endpoint_auth_signing_alg_values_supported;
   // The interface makes no promise about Client ID Metadata Documents.
   delete doc.client_id_metadata_document_supported;
+  variantMetadata(doc, setup.variants);
   return doc;
 }
 
@@ -146,7 +152,7 @@ function redirectError(location: string | undefined): string | undefined {
 
 export async function createProvider(setup: ProviderSetup): Promise<Any> {
   const { default: Provider, errors } = await loadOidcProvider();
-  const { emit, users, resource } = setup;
+  const { emit, users, resource, variants } = setup;
 
   const sameResource = (indicator: string) => indicator === resource || indicator === `${resource}/`;
 
@@ -155,19 +161,21 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
     jwks: await signingKeys(),
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     routes: setup.routes,
-    scopes: [...ALL_SCOPES],
+    scopes: providerScopes(variants),
     claims: {
       openid: ['sub'],
       profile: ['name', 'given_name', 'family_name', 'preferred_username'],
       email: ['email', 'email_verified'],
     },
     responseTypes: ['code'],
-    clientAuthMethods: ['none', 'client_secret_post'],
+    // Claims asked for by scope go to userinfo only, unless there is no userinfo to serve them.
+    conformIdTokenClaims: !variants.has('no-userinfo'),
+    clientAuthMethods: clientAuthMethods(variants),
     clientDefaults: {
       grant_types: ['authorization_code'],
       response_types: ['code'],
-      // client_secret_basic (the RFC 7591 default) is not offered by this server.
-      token_endpoint_auth_method: 'client_secret_post',
+      // client_secret_basic (the RFC 7591 default) is not offered by this server (only by variants).
+      token_endpoint_auth_method: defaultClientAuthMethod(variants),
       id_token_signed_response_alg: 'RS256',
     },
     // The resource server's own credentials, used for RFC 7662 introspection.
@@ -178,7 +186,7 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
       grant_types: [],
       response_types: [],
       redirect_uris: [],
-      token_endpoint_auth_method: 'client_secret_post',
+      token_endpoint_auth_method: defaultClientAuthMethod(variants),
     }],
     // The interface lists redirect_uri as required in both the authorization and the token request.
     allowOmittingSingleRegisteredRedirectUri: false,
@@ -216,7 +224,7 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
         getResourceServerInfo: async (_ctx: Any, indicator: string) => {
           if (!sameResource(indicator)) throw new errors.InvalidTarget(`unknown resource ${indicator}`);
           return {
-            scope: ALL_SCOPES.join(' '),
+            scope: resourceScopes(variants),
             audience: resource,
             accessTokenTTL: setup.accessTokenTtl,
             accessTokenFormat: 'opaque',
@@ -232,10 +240,12 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
         // The raw request value: by now offline_access may already have been stripped.
         const raw = ctx.method === 'POST' ? ctx.oidc.body?.scope : ctx.query.scope;
         const requested = typeof raw === 'string' ? raw : (value ?? '');
-        const unknown = requested.split(' ').filter((s) => s && !isKnownScope(s));
+        const unknown = requested.split(' ').filter((s) => s && !acceptsScope(variants, s));
         if (unknown.length) {
           throw new errors.InvalidScope(`unsupported scope: ${unknown.join(' ')}`, unknown.join(' '));
         }
+        const problem = authorizationRequestProblem(variants, requested.split(' '), ctx.oidc.params?.nonce);
+        if (problem) throw new errors.InvalidRequest(problem);
       },
     },
     // Registration policies only run with initial access tokens; this validator runs for every
@@ -262,8 +272,10 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
       return { accountId: user.sub, claims: async () => userClaims(user) };
     },
     // Refresh tokens go to every client registered for the refresh_token grant, without
-    // offline_access (which the platform does not have) or prompt=consent.
-    issueRefreshToken: async (_ctx: Any, client: Any) => client.grantTypeAllowed('refresh_token'),
+    // offline_access (which the platform does not have) or prompt=consent, unless a variant
+    // asks for offline_access.
+    issueRefreshToken: async (_ctx: Any, client: Any, code: Any) =>
+      client.grantTypeAllowed('refresh_token') && refreshTokenAllowed(variants, code.scopes),
     rotateRefreshToken: () => setup.rotateRefreshTokens,
     // Tokens outlive the browser sign-in session: a CLI keeps refreshing long after.
     expiresWithSession: async () => false,
@@ -298,6 +310,7 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
       ctx.path = '/.well-known/openid-configuration';
     }
     await next();
+    adjustProviderAnswer(ctx, variants);
     const oidc = ctx.oidc;
     if (!oidc) return;
     const route: string = oidc.route;

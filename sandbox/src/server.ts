@@ -13,6 +13,7 @@ import {
   endpointUrls,
 } from './provider.js';
 import { defaultUsers, type SandboxUser } from './users.js';
+import { ISSUER_PATH, type SandboxVariant, defaultClientAuthMethod, frontDoor, hasIssuerPath, replayBodyOf } from './variants.js';
 
 export interface SandboxOptions {
   port?: number;                 // API/resource origin port, default 0 (free port)
@@ -24,6 +25,7 @@ export interface SandboxOptions {
   revocation?: boolean;          // advertise a revocation endpoint, default true
   quiet?: boolean;
   onEvent?: (event: SandboxEvent) => void; // called for every event as it is recorded
+  variants?: SandboxVariant[];   // spec-legal choices of other servers (see variants.ts)
 }
 
 // Never contains a token, code, verifier or secret.
@@ -106,7 +108,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const apiPort = await listen(apiServer, opts.port ?? 0);
   const asPort = opts.splitOrigins ? await listen(asServer, 0) : apiPort;
   const baseUrl = `http://${HOST}:${apiPort}`;
-  const issuer = `http://${HOST}:${asPort}`;
+  const variants = new Set(opts.variants ?? []);
+  const issuer = `http://${HOST}:${asPort}${hasIssuerPath(variants) ? ISSUER_PATH : ''}`;
   const urls = endpointUrls(issuer, routes);
   const resourceServerSecret = randomBytes(24).toString('base64url');
 
@@ -122,6 +125,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     resourceServerSecret,
     emit,
     quiet,
+    variants,
   });
   const providerCallback = provider.callback();
 
@@ -148,6 +152,11 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     if (url.pathname === routes.authorization && canonicaliseParams(url.searchParams)) {
       req.url = `${url.pathname}?${url.searchParams}`;
     }
+    const replayBody = replayBodyOf(req);
+    if (replayBody) {
+      providerCallback(replayRequest(req, replayBody), res);
+      return;
+    }
     if (url.pathname === routes.token && req.method === 'POST'
       && String(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded')) {
       const raw = await readAll(req);
@@ -158,6 +167,23 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     }
     providerCallback(req, res);
   }
+
+  // Access tokens stay recognisable as such after they are revoked with their grant (as a
+  // self-contained token would), so a refusal to revoke them does not depend on the order.
+  const issuedAccessTokens = new Set<string>();
+  if (variants.has('revocation-refuses-access-tokens')) {
+    provider.on('access_token.saved', (token: { jti: string }) => issuedAccessTokens.add(token.jti));
+  }
+  // Without variants every request goes straight through.
+  const throughFrontDoor = (req: IncomingMessage, res: ServerResponse, url: URL): Promise<URL | undefined> =>
+    (variants.size === 0 ? Promise.resolve(url) : frontDoor(req, res, url, {
+      variants,
+      issuer,
+      resource: baseUrl,
+      routes,
+      isAccessToken: (value) => issuedAccessTokens.has(value),
+      emit,
+    }));
 
   function notFound(res: ServerResponse) {
     res.statusCode = 404;
@@ -185,21 +211,23 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     apiServer.on('request', (req, res) => {
       const url = new URL(req.url ?? '/', baseUrl);
       track(req, res, 'api', url.pathname);
-      resourceServer(req, res, url)
-        .then((handled) => { if (!handled) notFound(res); })
+      throughFrontDoor(req, res, url)
+        .then(async (routed) => { if (routed && !(await resourceServer(req, res, routed))) notFound(res); })
         .catch((err) => onError(res, err));
     });
     asServer.on('request', (req, res) => {
       const url = new URL(req.url ?? '/', issuer);
       track(req, res, 'authorization_server', url.pathname);
-      authorizationServer(req, res, url).catch((err) => onError(res, err));
+      throughFrontDoor(req, res, url)
+        .then((routed) => (routed ? authorizationServer(req, res, routed) : undefined))
+        .catch((err) => onError(res, err));
     });
   } else {
     apiServer.on('request', (req, res) => {
       const url = new URL(req.url ?? '/', baseUrl);
       track(req, res, 'combined', url.pathname);
-      resourceServer(req, res, url)
-        .then((handled) => (handled ? undefined : authorizationServer(req, res, url)))
+      throughFrontDoor(req, res, url)
+        .then(async (routed) => (!routed || (await resourceServer(req, res, routed)) ? undefined : authorizationServer(req, res, routed)))
         .catch((err) => onError(res, err));
     });
   }
@@ -211,10 +239,17 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     events,
     users,
     async introspect(token: string) {
+      // The resource server authenticates the way its variant allows.
+      const basic = defaultClientAuthMethod(variants) === 'client_secret_basic';
+      const credentials = `${encodeURIComponent(RESOURCE_SERVER_CLIENT_ID)}:${encodeURIComponent(resourceServerSecret)}`;
       const response = await fetch(urls.introspection_endpoint, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-        body: new URLSearchParams({ token, client_id: RESOURCE_SERVER_CLIENT_ID, client_secret: resourceServerSecret }),
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+          ...(basic ? { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` } : {}),
+        },
+        body: new URLSearchParams(basic ? { token } : { token, client_id: RESOURCE_SERVER_CLIENT_ID, client_secret: resourceServerSecret }),
       });
       const body = await response.json() as Record<string, unknown>;
       if (!response.ok) throw new Error(`introspection failed: HTTP ${response.status} ${JSON.stringify(body)}`);

@@ -266,7 +266,7 @@ async function profileFindings(deps: Deps, name: string, profile: Profile, serve
     if (!registration) {
       at('registration', 'info', `The client ${profile.clientId} is not a saved registration (a metadata document URL, or the record was removed): not checked.`);
     } else {
-      const clientSecret = registration.authMethod === 'client_secret_post' ? await deps.state.clientSecret(profile.issuer, registration) : undefined;
+      const clientSecret = registration.authMethod !== 'none' ? await deps.state.clientSecret(profile.issuer, registration) : undefined;
       const known = await clientStillKnown(deps.http, server.as, { clientId: registration.clientId, authMethod: registration.authMethod, clientSecret }, registration.redirectUri, deps.signal);
       if (known) at('registration', 'ok', `The server still knows the client ${registration.clientId}.`, { data: { clientId: registration.clientId } });
       else at('registration', 'problem', `The server no longer knows the client ${registration.clientId}.`, { fix: `${relogin} (it registers the CLI again)`, data: { clientId: registration.clientId } });

@@ -5,7 +5,7 @@ import { CliError, InterruptedError, describeError } from '../errors.js';
 import { fromOAuthError } from '../oauth/oauth-errors.js';
 import { redactText } from '../util/redact.js';
 import type { LoginOutcome, PendingLoginRecord } from '../state/pending-login.js';
-import { CALLBACK_PATH, cacheApiDescription, completeLogin } from './login.js';
+import { CALLBACK_PATH, cacheApiDescription, completeLogin, loggedInMessage } from './login.js';
 import { type LoopbackListener, listenForRedirect } from './loopback.js';
 import { failurePage } from './pages.js';
 
@@ -227,9 +227,10 @@ export async function runBackgroundListener(
     await deps.state.saveLoginOutcome({
       profile: p.profile,
       status: 'completed',
-      message: `Logged in as ${result.user} on ${result.profile.baseUrl}.`,
+      message: loggedInMessage(result.user, result.profile.baseUrl),
       baseUrl: result.profile.baseUrl,
       user: result.user,
+      warnings: result.warnings.length ? result.warnings.map((w) => redactText(w)) : undefined,
       scopes: pending.scopes,
       at: nowSeconds(deps),
     });

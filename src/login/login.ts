@@ -3,9 +3,10 @@ import { type Deps, nowSeconds } from '../deps.js';
 import { CliError, UsageError } from '../errors.js';
 import { assertSafeUrl } from '../http/transport.js';
 import { authorizationRequest, validateCallback } from '../oauth/authorize.js';
-import { type ClientIdentity, clientOf } from '../oauth/client.js';
+import { type AuthMethodChoice, type ClientIdentity, chooseAuthMethod, clientOf } from '../oauth/client.js';
 import { type ServerInfo, discover } from '../oauth/discover.js';
 import { exchangeCode } from '../oauth/exchange.js';
+import { introspectOwnToken } from '../oauth/introspect.js';
 import { ServerRefusal } from '../oauth/oauth-errors.js';
 import { clientStillKnown } from '../oauth/probe-client.js';
 import { registerClient } from '../oauth/register.js';
@@ -13,13 +14,13 @@ import { revokeToken } from '../oauth/revoke.js';
 import { requestUserInfo } from '../oauth/userinfo.js';
 import { profileLockName } from '../session/refresh.js';
 import { serverFor } from '../session/server.js';
-import type { AuthMethod, ClientRegistration, Profile } from '../state/config-file.js';
+import type { ClientRegistration, IdentitySource, Profile } from '../state/config-file.js';
 import type { CredentialStore } from '../state/credential-store.js';
 import type { PendingLogin } from '../state/pending-login.js';
 import type { TokenSet } from '../state/token-set.js';
 import { describeUser } from '../ui/user.js';
 import { printable } from '../util/printable.js';
-import { checkScopes, defaultScopes } from './scopes.js';
+import { checkScopes, requestedScopes, withheldScopes } from './scopes.js';
 import { chooseStore } from './store-choice.js';
 
 export const CALLBACK_PATH = '/callback';
@@ -50,18 +51,12 @@ export interface LoginHooks {
 
 export interface LoginResult {
   profile: Profile;
-  user: string;
+  /** Who signed in, for "Logged in as …"; undefined when the server does not say. */
+  user?: string;
+  /** Things the user should know about the login, one sentence each (scopes withheld, a userinfo answer refused). */
+  warnings: string[];
   /** Where the secrets went, for messages. */
   location: string;
-}
-
-function checkAuthMethod(server: ServerInfo, authMethod: AuthMethod): void {
-  const methods = server.as.token_endpoint_auth_methods_supported;
-  if (methods && !methods.includes(authMethod)) {
-    throw new CliError(`The authorization server does not accept the client authentication "${authMethod}" (it offers ${methods.join(', ')}).`, {
-      code: 'unsupported_auth_method',
-    });
-  }
 }
 
 /** The client to log in as: a metadata document URL, the cached registration while the server knows it, else a new registration. */
@@ -71,8 +66,9 @@ async function chooseClient(
   hooks: LoginHooks,
   server: ServerInfo,
   store: CredentialStore,
-  authMethod: AuthMethod,
+  auth: AuthMethodChoice,
 ): Promise<{ client: ClientIdentity; redirectUri: string; listenerPid?: number }> {
+  const authMethod = auth.method;
   const { as } = server;
   if (req.clientMetadataUrl) {
     if (as.client_id_metadata_document_supported !== true) {
@@ -84,27 +80,32 @@ async function chooseClient(
     const { redirectUri, listenerPid } = await hooks.listen(undefined);
     return { client: { clientId: req.clientMetadataUrl, authMethod: 'none' }, redirectUri, listenerPid };
   }
-  const cached = await deps.state.clientRegistration(as.issuer, (c) => c.authMethod === authMethod);
+  // The server may have registered another secret-based method than the one asked: any confidential registration will do.
+  const confidential = authMethod !== 'none';
+  const cached = await deps.state.clientRegistration(as.issuer, (c) => (c.authMethod !== 'none') === confidential);
   const { redirectUri, listenerPid } = await hooks.listen(cached?.redirectUri);
   if (cached && cached.redirectUri === redirectUri) {
-    const secret = authMethod === 'client_secret_post' ? await deps.state.clientSecret(as.issuer, cached) : undefined;
-    const identity: ClientIdentity = { clientId: cached.clientId, authMethod, clientSecret: secret };
-    if ((authMethod === 'none' || secret) && (await clientStillKnown(deps.http, as, identity, redirectUri, deps.signal))) {
+    const secret = confidential ? await deps.state.clientSecret(as.issuer, cached) : undefined;
+    const identity: ClientIdentity = { clientId: cached.clientId, authMethod: cached.authMethod, clientSecret: secret };
+    if ((!confidential || secret) && (await clientStillKnown(deps.http, as, identity, redirectUri, deps.signal))) {
       if (deps.verbose) hooks.notify(`Reusing the registered client ${printable(cached.clientId)}.\n`);
       return { client: identity, redirectUri, listenerPid };
     }
     hooks.notify('The server no longer knows the saved client registration; registering again.\n');
   }
+  if (auth.becameConfidential) {
+    hooks.notify(`The authorization server does not accept public clients; registering as a confidential client (${authMethod}).\n`);
+  }
   const registered = await registerClient(deps.http, as, { redirectUri, authMethod, signal: deps.signal });
   const registration: ClientRegistration = {
     clientId: registered.clientId,
-    authMethod,
+    authMethod: registered.authMethod,
     redirectUri,
     registeredAt: nowSeconds(deps),
     secretStorage: registered.clientSecret ? store.kind : undefined,
   };
   await deps.state.saveClient(as.issuer, registration, registered.clientSecret);
-  return { client: { clientId: registered.clientId, authMethod, clientSecret: registered.clientSecret }, redirectUri, listenerPid };
+  return { client: { clientId: registered.clientId, authMethod: registered.authMethod, clientSecret: registered.clientSecret }, redirectUri, listenerPid };
 }
 
 /**
@@ -117,13 +118,14 @@ export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHo
   const { as } = server;
   await deps.state.saveServer(server, nowSeconds(deps));
 
-  const scopes = req.scopes?.length ? req.scopes : defaultScopes(as.scopes_supported);
-  checkScopes(scopes, as.scopes_supported, req.retryCommand);
-  const authMethod: AuthMethod = req.confidential ? 'client_secret_post' : 'none';
-  checkAuthMethod(server, authMethod);
+  if (req.scopes?.length) checkScopes(req.scopes, as.scopes_supported, req.retryCommand);
+  // Without a scope list, an OpenID provider is known by the endpoints only it has.
+  const openIdProvider = Boolean(as.userinfo_endpoint || as.id_token_signing_alg_values_supported);
+  const scopes = requestedScopes(req.scopes, as.scopes_supported, openIdProvider);
+  const auth = chooseAuthMethod(as.token_endpoint_auth_methods_supported, req.confidential);
 
   const store = await chooseStore(deps, req.insecureStorage, hooks.notify);
-  const { client, redirectUri, listenerPid } = await chooseClient(deps, req, hooks, server, store, authMethod);
+  const { client, redirectUri, listenerPid } = await chooseClient(deps, req, hooks, server, store, auth);
   const request = await authorizationRequest(as, { clientId: client.clientId, redirectUri, scopes, resource: server.resource });
   const pending: PendingLogin = {
     profile: req.profile,
@@ -131,10 +133,11 @@ export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHo
     issuer: as.issuer,
     resource: server.resource,
     clientId: client.clientId,
-    authMethod,
+    authMethod: client.authMethod,
     redirectUri,
     state: request.state,
     codeVerifier: request.codeVerifier,
+    nonce: request.nonce,
     scopes,
     storage: store.kind,
     authorizationUrl: request.url,
@@ -170,10 +173,48 @@ async function revokeQuietly(deps: Deps, server: ServerInfo, client: ClientIdent
   }
 }
 
+// Claims about the token rather than the user; the nonce is kept out of the saved claims too.
+const PROTOCOL_CLAIMS = new Set(['iss', 'aud', 'exp', 'iat', 'nbf', 'jti', 'nonce', 'at_hash', 'c_hash', 's_hash', 'azp', 'auth_time', 'acr', 'amr', 'sid']);
+
+/** The ID token's claims about the user, for `whoami` where the server has no userinfo endpoint. */
+export function identityClaims(claims: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(claims).filter(([k]) => !PROTOCOL_CLAIMS.has(k)));
+}
+
+interface Identity {
+  claims?: Record<string, unknown>;
+  source?: IdentitySource;
+  warnings: string[];
+}
+
+/**
+ * Who signed in: the userinfo endpoint where there is one (its `sub` checked against the ID
+ * token's), else the ID token's claims, else what introspection says of the token's subject.
+ * Not knowing is not a failure: the login itself succeeded.
+ */
+async function learnIdentity(deps: Deps, server: ServerInfo, client: ClientIdentity, tokens: TokenSet, idClaims: Record<string, unknown> | undefined): Promise<Identity> {
+  const { as } = server;
+  const warnings: string[] = [];
+  if (as.userinfo_endpoint) {
+    try {
+      const info = await requestUserInfo(deps.http, as, { clientId: client.clientId, accessToken: tokens.accessToken, expectedSubject: tokens.subject, signal: deps.signal });
+      if (info.ok) return { claims: info.claims, source: 'userinfo', warnings };
+    } catch (err) {
+      if (err instanceof CliError && err.code === 'subject_mismatch') warnings.push(`${err.message} The ID token's identity is used instead.`);
+    }
+  }
+  if (idClaims) return { claims: identityClaims(idClaims), source: 'id_token', warnings };
+  const introspected = await introspectOwnToken(deps.http, as, client, { accessToken: tokens.accessToken, signal: deps.signal }).catch(() => undefined);
+  if (introspected?.active && (introspected.sub || introspected.username)) {
+    return { claims: { sub: introspected.sub, preferred_username: introspected.username }, source: 'introspection', warnings };
+  }
+  return { warnings };
+}
+
 function userOf(claims: Record<string, unknown> | undefined): Profile['user'] {
   if (!claims) return undefined;
   const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
-  return { sub: text(claims.sub), name: text(claims.name), email: text(claims.email) };
+  return { sub: text(claims.sub), name: text(claims.name) ?? text(claims.preferred_username), email: text(claims.email) };
 }
 
 /**
@@ -194,6 +235,7 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
       params,
       redirectUri: pending.redirectUri,
       codeVerifier: pending.codeVerifier,
+      nonce: pending.nonce,
       resource: pending.resource,
       nowSeconds: nowSeconds(deps),
       signal: deps.signal,
@@ -201,14 +243,18 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
   } catch (err) {
     if (err instanceof ServerRefusal && err.error === 'invalid_client') {
       await deps.state.forgetClient(as.issuer, client.clientId);
-      throw new CliError('The server no longer accepts the saved client registration; it has been forgotten.', { code: 'invalid_client', hint: 'Run `school login` again.' });
+      const answered = err.status ? `HTTP ${err.status}, ` : '';
+      throw new CliError(`The server no longer accepts the saved client registration (${answered}${err.detail}); it has been forgotten.`, { code: 'invalid_client', hint: 'Run `school login` again.' });
     }
     throw err;
   }
   const { tokens, idClaims } = exchanged;
-
-  const info = await requestUserInfo(deps.http, as, { clientId: client.clientId, accessToken: tokens.accessToken, expectedSubject: tokens.subject, signal: deps.signal }).catch(() => undefined);
-  const claims = info?.ok ? info.claims : idClaims;
+  const identity = await learnIdentity(deps, server, client, tokens, idClaims);
+  const warnings = [...identity.warnings];
+  const withheld = withheldScopes(pending.scopes, exchanged.grantedScope, exchanged.refreshTokenIssued);
+  if (withheld.length) {
+    warnings.push(`The server granted fewer scopes than asked: ${withheld.join(', ')} ${withheld.length > 1 ? 'were' : 'was'} not granted.`);
+  }
 
   const profile: Profile = {
     baseUrl: server.baseUrl,
@@ -217,7 +263,9 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
     clientId: client.clientId,
     authMethod: pending.authMethod,
     storage: pending.storage,
-    user: userOf(claims),
+    user: userOf(identity.claims),
+    userSource: identity.source,
+    idClaims: idClaims ? identityClaims(idClaims) : undefined,
     loggedInAt: nowSeconds(deps),
   };
   let replaced: TokenSet | undefined;
@@ -243,7 +291,13 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
     await revokeQuietly(deps, server, clientOf(replaced), [[replaced.refreshToken, 'refresh_token']]);
   }
   const location = (await deps.state.openStore(pending.storage)).location;
-  return { profile, user: describeUser(claims), location };
+  return { profile, user: identity.claims ? describeUser(identity.claims) : undefined, warnings, location };
+}
+
+/** "Logged in as Ada Lovelace on https://… (profile work)."; a server that does not say who signed in is named as such. */
+export function loggedInMessage(user: string | undefined, where: string): string {
+  // Both come from servers (claims, a base URL's echo): shown as plain text.
+  return user ? `Logged in as ${printable(user)} on ${printable(where)}.` : `Logged in on ${printable(where)}; the server does not say who signed in.`;
 }
 
 /** Path completion reads the API description from the cache; a failure here costs nothing. */

@@ -9,11 +9,48 @@ export function parseScopes(input: string | string[] | undefined): string[] {
   return [...seen];
 }
 
-/** `openid profile email` (where offered) and every read scope the server advertises. */
-export function defaultScopes(supported: string[] | undefined): string[] {
-  const identity = ['openid', 'profile', 'email'];
-  if (!supported?.length) return identity;
-  return [...identity.filter((s) => supported.includes(s)), ...supported.filter((s) => s.endsWith(':read'))];
+const IDENTITY_SCOPES = ['openid', 'profile', 'email'];
+/** Added to whatever is asked wherever the server advertises them: an ID token, and refresh tokens on servers that issue them only for `offline_access` (OpenID Connect Core §11). */
+const BASE_SCOPES = ['openid', 'offline_access'];
+
+/**
+ * `openid profile email` and every read scope the server advertises. A server that lists no
+ * scopes gets the identity scopes only when it is an OpenID provider: a plain OAuth 2.0 server
+ * may refuse `openid`, and gets no scope at all, so that its default applies.
+ */
+export function defaultScopes(supported: string[] | undefined, openIdProvider = true): string[] {
+  if (!supported?.length) return openIdProvider ? [...IDENTITY_SCOPES] : [];
+  return [...IDENTITY_SCOPES.filter((s) => supported.includes(s)), ...supported.filter((s) => s.endsWith(':read'))];
+}
+
+/**
+ * The scopes of an authorization request: those asked (or the defaults), with `openid` and
+ * `offline_access` added where the server advertises them. The result may be empty: the request
+ * then carries no `scope` parameter at all, which RFC 6749 §3.3 answers with the server's default
+ * scope (or a clear refusal), whereas an empty `scope=` is a malformed value some servers reject
+ * and others read as "nothing".
+ */
+export function requestedScopes(asked: string[] | undefined, supported: string[] | undefined, openIdProvider = true): string[] {
+  const base = BASE_SCOPES.filter((s) => supported?.includes(s));
+  const chosen = asked?.length ? asked : defaultScopes(supported, openIdProvider);
+  return [...new Set([...base, ...chosen])];
+}
+
+/**
+ * The asked scopes the server did not grant (RFC 6749 §3.3: it says so in the token response's
+ * `scope`; no `scope` there means everything asked was granted). `offline_access` is judged by the
+ * refresh token it should bring rather than by its listing: many servers never list it.
+ */
+export function withheldScopes(asked: string[], granted: string | undefined, refreshTokenIssued: boolean): string[] {
+  if (granted === undefined) return [];
+  const grantedSet = new Set(granted.split(' ').filter(Boolean));
+  return asked.filter((s) => {
+    if (s === 'offline_access') return !refreshTokenIssued;
+    // The identity scopes are about the ID token and userinfo, not the access token's audience;
+    // servers that list only the API scopes of an access token have not withheld them.
+    if (IDENTITY_SCOPES.includes(s) || ['address', 'phone'].includes(s)) return false;
+    return !grantedSet.has(s);
+  });
 }
 
 export function editDistance(a: string, b: string): number {

@@ -8,6 +8,8 @@ export interface AuthorizationRequest {
   url: string;
   state: string;
   codeVerifier: string;
+  /** Sent with `openid`; the ID token must carry it back (OpenID Connect Core §3.1.2.1). */
+  nonce?: string;
 }
 
 /** The authorization URL of a code flow with PKCE S256, and the state and verifier to check it by. */
@@ -23,13 +25,20 @@ export async function authorizationRequest(
   url.searchParams.set('response_type', 'code');
   url.searchParams.set('client_id', p.clientId);
   url.searchParams.set('redirect_uri', p.redirectUri);
-  // An empty scope parameter is never sent.
+  // An empty scope parameter is never sent: no scope at all asks for the server's default (RFC 6749 §3.3).
   if (p.scopes.length) url.searchParams.set('scope', p.scopes.join(' '));
   url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(codeVerifier));
   url.searchParams.set('code_challenge_method', 'S256');
   url.searchParams.set('state', state);
+  // PKCE already binds the code to this client; the nonce binds the ID token to this request, and
+  // some providers require it whenever `openid` is asked.
+  const nonce = p.scopes.includes('openid') ? oauth.generateRandomNonce() : undefined;
+  if (nonce) url.searchParams.set('nonce', nonce);
+  // OpenID Connect Core §11: offline access is asked with prompt=consent; providers such as
+  // oidc-provider drop `offline_access` (and so the refresh token) without it.
+  if (nonce && p.scopes.includes('offline_access')) url.searchParams.set('prompt', 'consent');
   if (p.resource) url.searchParams.set('resource', p.resource);
-  return { url: url.toString(), state, codeVerifier };
+  return { url: url.toString(), state, codeVerifier, nonce };
 }
 
 /**

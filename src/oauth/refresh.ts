@@ -16,7 +16,7 @@ export async function refreshGrant(
   p: { current: TokenSet & { refreshToken: string }; nowSeconds: number; timeoutMs: number },
 ): Promise<TokenSet> {
   const oauth = await loadOAuth();
-  const res = await oauthStep(async () => {
+  const res = await oauthStep('token endpoint', async () => {
     const answer = await oauth.refreshTokenGrantRequest(as, oauthClient(client), clientAuth(oauth, client), p.current.refreshToken, {
       ...requestOptions(oauth, http, undefined, p.timeoutMs),
       ...resourceParams(p.current.resource),
@@ -25,6 +25,9 @@ export async function refreshGrant(
   });
   const next = toTokenSet(res, { issuer: p.current.issuer, client, resource: p.current.resource, nowSeconds: p.nowSeconds, previous: p.current });
   // A secret that came from the environment is not copied into the stored set.
-  if (!p.current.clientSecret) delete next.clientSecret;
+  if (!p.current.clientSecret) {
+    delete next.clientSecret;
+    delete next.authMethod;
+  }
   return next;
 }

@@ -1,6 +1,6 @@
 import { CliError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
-import type { AuthMethod } from '../state/config-file.js';
+import { type AuthMethod, isAuthMethod } from '../state/config-file.js';
 import { registerSecret } from '../util/redact.js';
 import { type AuthorizationServer, loadOAuth, requestOptions } from './library.js';
 import { ServerRefusal, oauthStep } from './oauth-errors.js';
@@ -8,6 +8,26 @@ import { ServerRefusal, oauthStep } from './oauth-errors.js';
 export interface RegisteredClient {
   clientId: string;
   clientSecret?: string;
+  /** The method the server registered, which may differ from the one asked (RFC 7591 §3.2.1). */
+  authMethod: AuthMethod;
+}
+
+/**
+ * RFC 7591 §3.2.1 answers a registration with 201; some servers answer 200 with the same body.
+ * The body is what matters, so such an answer is read as the 201 it stands for.
+ */
+function asCreated(res: Response): Response {
+  if (res.status !== 200) return res;
+  return new Response(res.body, { status: 201, statusText: 'Created', headers: res.headers });
+}
+
+/**
+ * How to present a secret the server issued: the method its answer names; else the one asked;
+ * else (asked for none, given a secret anyway) client_secret_basic, RFC 7591 §2's default.
+ */
+function secretMethod(named: unknown, asked: AuthMethod): AuthMethod {
+  if (isAuthMethod(named) && named !== 'none') return named;
+  return asked === 'none' ? 'client_secret_basic' : asked;
 }
 
 /** RFC 7591 registration as a native app with a loopback redirect. */
@@ -22,7 +42,7 @@ export async function registerClient(
   const oauth = await loadOAuth();
   let client: Awaited<ReturnType<typeof oauth.processDynamicClientRegistrationResponse>>;
   try {
-    client = await oauthStep(async () => {
+    client = await oauthStep('registration endpoint', async () => {
       const res = await oauth.dynamicClientRegistrationRequest(
         as,
         {
@@ -35,24 +55,29 @@ export async function registerClient(
         },
         requestOptions(oauth, http, params.signal),
       );
-      return oauth.processDynamicClientRegistrationResponse(res);
+      return oauth.processDynamicClientRegistrationResponse(asCreated(res));
     });
   } catch (err) {
+    const status = err instanceof ServerRefusal && err.status ? `HTTP ${err.status}, ` : '';
     if (err instanceof ServerRefusal && err.error === 'invalid_redirect_uri') {
-      throw new CliError(`The server refused to register the loopback address ${params.redirectUri} (${err.detail}).`, {
+      throw new CliError(`The server refused to register the loopback address ${params.redirectUri} (${status}${err.detail}).`, {
         code: 'invalid_redirect_uri',
         hint: 'This server may not accept command-line clients; ask its operator for a registered integration.',
       });
     }
     if (err instanceof ServerRefusal) {
-      throw new CliError(`Client registration was refused: ${err.error}${err.description ? ` (${err.description})` : ''}.`, { code: 'registration_failed' });
+      throw new CliError(`Client registration was refused (${status}${err.detail}).`, { code: 'registration_failed' });
+    }
+    if (err instanceof CliError && err.code === 'server_error') {
+      throw new CliError(`Client registration failed: ${err.message.charAt(0).toLowerCase()}${err.message.slice(1)}`, { code: 'registration_failed', cause: err });
     }
     throw err;
   }
-  const clientSecret = typeof client.client_secret === 'string' ? client.client_secret : undefined;
+  const clientSecret = typeof client.client_secret === 'string' && client.client_secret ? client.client_secret : undefined;
   registerSecret(clientSecret);
-  if (params.authMethod === 'client_secret_post' && !clientSecret) {
+  const authMethod: AuthMethod = clientSecret ? secretMethod(client.token_endpoint_auth_method, params.authMethod) : 'none';
+  if (params.authMethod !== 'none' && !clientSecret) {
     throw new CliError('The server registered a confidential client but returned no client secret.', { code: 'registration_failed' });
   }
-  return { clientId: client.client_id, clientSecret };
+  return { clientId: client.client_id, clientSecret, authMethod };
 }

@@ -38,6 +38,7 @@ export function toTokenSet(
     refreshToken: res.refresh_token ?? ctx.previous?.refreshToken,
     scope: res.scope ?? ctx.previous?.scope,
     clientSecret: ctx.client.clientSecret,
+    authMethod: ctx.client.clientSecret ? ctx.client.authMethod : undefined,
     subject: ctx.subject ?? ctx.previous?.subject,
   };
 }

@@ -76,7 +76,7 @@ async function revokeProfile(deps: Deps, name: string, p: Profile): Promise<Revo
 
 /** The registration secret of a confidential client no remaining profile uses: forgotten with the last one. */
 async function forgetClientSecret(deps: Deps, p: Profile): Promise<KeptSecret | undefined | 'forgotten'> {
-  if (p.authMethod !== 'client_secret_post') return undefined;
+  if (p.authMethod === 'none') return undefined;
   const stillUsed = Object.values(await deps.state.profiles()).some((other) => other.issuer === p.issuer && other.clientId === p.clientId);
   if (stillUsed) return undefined;
   const registration = await deps.state.clientRegistration(p.issuer, (c) => c.clientId === p.clientId);

@@ -59,7 +59,7 @@ export async function refreshLocked(
     try {
       // From here until the answer is stored, Ctrl-C waits: the server may already have rotated the token.
       const next = await whileRefreshInFlight(async () => {
-        const answer = await refreshGrant(deps.http, server.as, clientOf(current, ctx.clientSecret), {
+        const answer = await refreshGrant(deps.http, server.as, clientOf(current, ctx.clientSecret, server.as), {
           current: { ...current, refreshToken },
           nowSeconds: nowSeconds(deps),
           timeoutMs: REFRESH_TIMEOUT_MS,

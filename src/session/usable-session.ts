@@ -1,3 +1,4 @@
+import { type ClientIdentity, clientOf } from '../oauth/client.js';
 import type { Profile } from '../state/config-file.js';
 import type { TokenSet } from '../state/token-set.js';
 
@@ -10,6 +11,8 @@ export interface Session {
   baseUrl: string;
   issuer?: string;
   clientId?: string;
+  /** The client the token was issued to, with its secret when confidential (for introspection). */
+  client?: ClientIdentity;
   /** The ID token's `sub` from login, when there was one. */
   subject?: string;
   accessToken: string;
@@ -26,6 +29,7 @@ export function sessionFrom(set: TokenSet, base: Pick<Session, 'profile' | 'base
     ...base,
     issuer: set.issuer,
     clientId: set.clientId,
+    client: clientOf(set),
     subject: set.subject,
     accessToken: set.accessToken,
     tokenType: set.tokenType,

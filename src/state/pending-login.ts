@@ -1,4 +1,4 @@
-import type { AuthMethod } from './config-file.js';
+import { type AuthMethod, isAuthMethod } from './config-file.js';
 import { type StorageKind, isStorageKind } from './credential-store.js';
 
 /**
@@ -16,6 +16,8 @@ export interface PendingLogin {
   redirectUri: string;
   state: string;
   codeVerifier: string;
+  /** The OpenID Connect nonce sent with `openid`, which the ID token must carry back. */
+  nonce?: string;
   scopes: string[];
   /** Where the tokens (and the verifier meanwhile) are stored. */
   storage: StorageKind;
@@ -43,7 +45,8 @@ export function isPendingLoginRecord(value: unknown): value is PendingLoginRecor
     (v.listenerPid === undefined || typeof v.listenerPid === 'number') &&
     Array.isArray(v.scopes) &&
     isStorageKind(v.storage) &&
-    (v.authMethod === 'none' || v.authMethod === 'client_secret_post')
+    isAuthMethod(v.authMethod) &&
+    (v.nonce === undefined || typeof v.nonce === 'string')
   );
 }
 
@@ -62,6 +65,8 @@ export interface LoginOutcome {
   baseUrl?: string;
   user?: string;
   scopes?: string[];
+  /** What the login's user should know (scopes withheld, a userinfo answer refused), one sentence each. */
+  warnings?: string[];
   /** Seconds since the epoch. */
   at: number;
 }
@@ -73,6 +78,7 @@ export function isLoginOutcome(value: unknown): value is LoginOutcome {
     typeof v.profile === 'string' &&
     (v.status === 'completed' || v.status === 'failed' || v.status === 'timed_out') &&
     typeof v.message === 'string' &&
-    typeof v.at === 'number'
+    typeof v.at === 'number' &&
+    (v.warnings === undefined || (Array.isArray(v.warnings) && v.warnings.every((w) => typeof w === 'string')))
   );
 }

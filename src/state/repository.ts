@@ -72,7 +72,7 @@ export interface StateRepository {
 
   clientRegistration(issuer: string, match: (c: ClientRegistration) => boolean): Promise<ClientRegistration | undefined>;
   clientSecret(issuer: string, registration: ClientRegistration): Promise<string | undefined>;
-  /** Saves a registration in place of the earlier one with the same authentication method. */
+  /** Saves a registration in place of the earlier one of the same kind: public (`none`) or confidential (any secret-based method). */
   saveClient(issuer: string, registration: ClientRegistration, secret: string | undefined): Promise<void>;
   forgetClient(issuer: string, clientId: string): Promise<void>;
 
@@ -256,7 +256,7 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
     async saveClient(issuer, registration, secret) {
       if (secret && registration.secretStorage) await (await openStore(registration.secretStorage)).set(clientAccount(issuer, registration.clientId), secret);
       await updateConfig(paths, (config) => {
-        const others = (config.clients[issuer] ?? []).filter((c) => c.authMethod !== registration.authMethod);
+        const others = (config.clients[issuer] ?? []).filter((c) => (c.authMethod === 'none') !== (registration.authMethod === 'none'));
         config.clients[issuer] = [...others, registration];
       });
     },

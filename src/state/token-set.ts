@@ -1,4 +1,5 @@
 import { registerSecret } from '../util/redact.js';
+import type { AuthMethod } from './config-file.js';
 import { StateProblem } from './problems.js';
 
 /** The secrets of one profile, stored as one JSON entry. It names the issuer it came from. */
@@ -15,6 +16,8 @@ export interface TokenSet {
   refreshToken?: string;
   scope?: string;
   clientSecret?: string;
+  /** How a confidential client presents its secret at the token endpoint. */
+  authMethod?: AuthMethod;
   /** The `sub` of the ID token from login, which every userinfo answer must match. */
   subject?: string;
 }

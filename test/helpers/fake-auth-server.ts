@@ -18,6 +18,10 @@ export interface FakeAuthServer extends HttpClient {
   idTokenSubject?: string;
   /** How revocation goes: done; no endpoint advertised; access tokens not revocable; refused with a 503. */
   revocation: 'ok' | 'absent' | 'access_unsupported' | 'unavailable';
+  /** The `nonce` that ID token carries (a real server echoes the authorization request's). */
+  idTokenNonce?: string;
+  /** The metadata document; a test may remove endpoints before discovery. */
+  metadata: Record<string, unknown>;
 }
 
 /** An ID token as the token endpoint sends it (its signature is not checked on that channel). */
@@ -41,11 +45,14 @@ export function fakeAuthServer(): FakeAuthServer {
     registration_endpoint: `${AS}/register`,
     revocation_endpoint: `${AS}/revoke`,
     userinfo_endpoint: `${AS}/userinfo`,
+    introspection_endpoint: `${AS}/introspect`,
     code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
     scopes_supported: ['openid', 'profile', 'email', 'offline_access', 'courses:read'],
     authorization_response_iss_parameter_supported: true,
   };
   const server: FakeAuthServer = {
+    metadata,
     asked: [],
     revoked: [],
     grants: [],
@@ -61,8 +68,8 @@ export function fakeAuthServer(): FakeAuthServer {
         case `${API}/.well-known/oauth-protected-resource`:
           return json(200, { resource: API, authorization_servers: [AS] }, url);
         case `${AS}/.well-known/oauth-authorization-server`: {
-          const { revocation_endpoint: _revocation, ...withoutRevocation } = metadata;
-          return json(200, server.revocation === 'absent' ? withoutRevocation : metadata, url);
+          const { revocation_endpoint: _revocation, ...withoutRevocation } = server.metadata;
+          return json(200, server.revocation === 'absent' ? withoutRevocation : server.metadata, url);
         }
         case `${AS}/register`: {
           const asked: unknown = JSON.parse(typeof req.body === 'string' ? req.body : '{}');
@@ -75,6 +82,8 @@ export function fakeAuthServer(): FakeAuthServer {
           if (server.revocation === 'access_unsupported' && form.get('token_type_hint') === 'access_token') return json(400, { error: 'unsupported_token_type' }, url);
           server.revoked.push(form.get('token') ?? '');
           return json(200, {}, url);
+        case `${AS}/introspect`:
+          return json(200, { active: true, sub: 'u-ada', username: 'ada', client_id: form.get('client_id') }, url);
         case `${AS}/userinfo`:
           return json(200, { sub: server.userinfoSubject, name: 'Ada Lovelace', email: 'ada@example.edu' }, url);
         case `${AS}/token`: {
@@ -85,7 +94,7 @@ export function fakeAuthServer(): FakeAuthServer {
           const now = Math.floor(Date.now() / 1000);
           const id =
             grantType === 'authorization_code' && server.idTokenSubject
-              ? { id_token: idToken({ iss: AS, sub: server.idTokenSubject, aud: form.get('client_id'), iat: now, exp: now + 300, name: 'Ada (from the ID token)' }) }
+              ? { id_token: idToken({ iss: AS, sub: server.idTokenSubject, aud: form.get('client_id'), iat: now, exp: now + 300, nonce: server.idTokenNonce, name: 'Ada (from the ID token)' }) }
               : {};
           return json(200, { access_token: mint('at'), token_type: 'Bearer', expires_in: 3600, scope: 'openid courses:read', ...(keep ? {} : { refresh_token: mint('rt') }), ...id }, url);
         }

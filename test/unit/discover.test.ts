@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { discover } from '../../src/oauth/discover.js';
 import type { HttpClient, HttpRequest } from '../../src/http/client.js';
 
-type Route = { status: number; body?: unknown; headers?: Record<string, string> };
+type Route = { status: number; body?: unknown; raw?: string; headers?: Record<string, string> };
 
 /** A fake server: canned answers by URL, and a record of what was asked. */
 function fakeServer(routes: Record<string, Route>): HttpClient & { asked: string[] } {
@@ -13,7 +13,7 @@ function fakeServer(routes: Record<string, Route>): HttpClient & { asked: string
       const url = String(req.url);
       asked.push(url);
       const r = routes[url] ?? { status: 404 };
-      const body = Buffer.from(r.body === undefined ? '' : JSON.stringify(r.body));
+      const body = Buffer.from(r.raw ?? (r.body === undefined ? '' : JSON.stringify(r.body)));
       return { status: r.status, statusText: '', headers: { 'content-type': 'application/json', ...(r.headers ?? {}) }, rawHeaders: [], body, url, httpVersion: '1.1' };
     },
   };
@@ -67,5 +67,37 @@ describe('discovery', () => {
     const http = fakeServer({ [`${API}/.well-known/oauth-protected-resource`]: { status: 200, body: { resource: 'https://other.example', authorization_servers: [AS] } } });
     await expect(discover(http, API)).rejects.toMatchObject({ code: 'discovery_failed' });
     expect(http.asked).toEqual([`${API}/.well-known/oauth-protected-resource`]);
+  });
+
+  const html = { status: 200, raw: '<!doctype html><title>App</title>', headers: { 'content-type': 'text/html' } };
+  it.each([
+    { name: 'a web page where the protected-resource metadata would be', prm: html },
+    { name: 'a gateway refusing the protected-resource metadata', prm: { status: 403, raw: 'Forbidden', headers: { 'content-type': 'text/plain' } } },
+  ])('takes $name as no such document', async ({ prm: answer }) => {
+    const http = fakeServer({ [`${API}/.well-known/oauth-protected-resource`]: answer, [`${API}/.well-known/oauth-authorization-server`]: { status: 200, body: { ...goodMetadata, issuer: API } } });
+    expect((await discover(http, API)).as.issuer).toBe(API);
+  });
+
+  it.each([
+    { name: 'a web page', oauth2: html },
+    { name: 'a refusal', oauth2: { status: 403 } },
+  ])('looks for OpenID discovery when RFC 8414 metadata answers $name', async ({ oauth2 }) => {
+    const http = fakeServer({ [`${API}/.well-known/oauth-protected-resource`]: prm, [`${AS}/.well-known/oauth-authorization-server`]: oauth2, [`${AS}/.well-known/openid-configuration`]: { status: 200, body: goodMetadata } });
+    expect((await discover(http, API)).as.issuer).toBe(AS);
+  });
+
+  it('reports the first problem when neither metadata document is usable', async () => {
+    const http = fakeServer({ [`${API}/.well-known/oauth-protected-resource`]: prm, [`${AS}/.well-known/oauth-authorization-server`]: html });
+    await expect(discover(http, API)).rejects.toThrow(`The authorization server metadata at ${AS} is not JSON.`);
+  });
+
+  it('never looks past RFC 8414 metadata that claims another issuer', async () => {
+    const http = fakeServer({
+      [`${API}/.well-known/oauth-protected-resource`]: prm,
+      [`${AS}/.well-known/oauth-authorization-server`]: { status: 200, body: { ...goodMetadata, issuer: 'https://evil.example' } },
+      [`${AS}/.well-known/openid-configuration`]: { status: 200, body: goodMetadata },
+    });
+    await expect(discover(http, API)).rejects.toMatchObject({ code: 'discovery_failed' });
+    expect(http.asked).not.toContain(`${AS}/.well-known/openid-configuration`);
   });
 });

@@ -25,7 +25,11 @@ describe('login as a transaction', () => {
     const url = new URL(pending.authorizationUrl);
     expect(url.searchParams.get('code_challenge_method')).toBe('S256');
     expect(url.searchParams.get('redirect_uri')).toBe(REDIRECT_URI);
-    expect(url.searchParams.get('scope')).toBe('openid profile email courses:read');
+    // offline_access is advertised, so it is asked for beside the defaults; openid brings a nonce.
+    expect(url.searchParams.get('scope')).toBe('openid offline_access profile email courses:read');
+    expect(url.searchParams.get('nonce')).toMatch(/^[\w-]{20,}$/);
+    // Offline access is asked with prompt=consent (OpenID Connect Core §11).
+    expect(url.searchParams.get('prompt')).toBe('consent');
 
     // What a detached listener would do: load the transaction by profile name and finish it.
     const loaded = await deps.state.pendingLogin('default');
@@ -102,8 +106,29 @@ describe('login as a transaction', () => {
     server.idTokenSubject = 'u-ada';
     server.userinfoSubject = userinfo;
     const pending = await prepareLogin(deps, request, hooks);
+    server.idTokenNonce = new URL(pending.authorizationUrl).searchParams.get('nonce') ?? undefined;
     const result = await completeLogin(deps, pending, redirectFor(pending));
     expect(result.user).toBe(user);
     expect((await deps.state.readTokens('default', result.profile)).subject).toBe('u-ada');
+  });
+
+  it.each([
+    { name: 'another nonce than the one sent', nonce: 'not-the-nonce-sent' },
+    { name: 'no nonce at all', nonce: undefined },
+  ])('refuses an ID token with $name, storing nothing', async ({ nonce }) => {
+    const { server, deps, hooks } = setup();
+    server.idTokenSubject = 'u-ada';
+    server.idTokenNonce = nonce;
+    const pending = await prepareLogin(deps, request, hooks);
+    await expect(completeLogin(deps, pending, redirectFor(pending))).rejects.toThrow(/nonce/);
+    expect(await deps.state.profiles()).toEqual({});
+  });
+
+  it('says which asked scopes the server did not grant', async () => {
+    const { deps, hooks } = setup();
+    const pending = await prepareLogin(deps, { ...request, scopes: ['courses:read', 'profile'] }, hooks);
+    pending.scopes.push('courses:write');
+    const result = await completeLogin(deps, pending, redirectFor(pending));
+    expect(result.warnings).toEqual(['The server granted fewer scopes than asked: courses:write was not granted.']);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkScopes, defaultScopes, parseScopes, suggestScope } from '../../src/login/scopes.js';
+import { checkScopes, defaultScopes, parseScopes, requestedScopes, suggestScope, withheldScopes } from '../../src/login/scopes.js';
 
 const SUPPORTED = ['openid', 'profile', 'email', 'courses:read', 'courses:write', 'students:read', 'orders:read', 'storage:write'];
 
@@ -35,6 +35,31 @@ describe('scopes', () => {
   it('accepts advertised scopes and skips the check when the server lists none', () => {
     expect(() => checkScopes(['openid', 'storage:write'], SUPPORTED)).not.toThrow();
     expect(() => checkScopes(['anything'], undefined)).not.toThrow();
+  });
+
+  const OIDC = ['openid', 'profile', 'email', 'offline_access', 'courses:read', 'courses:write'];
+  it.each([
+    { name: 'defaults, with offline_access where advertised', asked: undefined, supported: OIDC, openId: true, sent: ['openid', 'offline_access', 'profile', 'email', 'courses:read'] },
+    { name: 'defaults where offline_access is not advertised', asked: undefined, supported: SUPPORTED, openId: true, sent: ['openid', 'profile', 'email', 'courses:read', 'students:read', 'orders:read'] },
+    { name: '--scope adds to openid and offline_access', asked: ['courses:write'], supported: OIDC, openId: true, sent: ['openid', 'offline_access', 'courses:write'] },
+    { name: '--scope naming the base scopes repeats nothing', asked: ['openid', 'courses:write'], supported: OIDC, openId: true, sent: ['openid', 'offline_access', 'courses:write'] },
+    { name: 'a plain OAuth 2.0 server: no openid', asked: undefined, supported: ['courses:read', 'courses:write'], openId: false, sent: ['courses:read'] },
+    { name: 'no scope the CLI knows: nothing, so the parameter is left out', asked: undefined, supported: ['api', 'api.admin'], openId: false, sent: [] },
+    { name: 'no scope list from an OpenID provider: the identity scopes', asked: undefined, supported: undefined, openId: true, sent: ['openid', 'profile', 'email'] },
+    { name: 'no scope list from a plain OAuth 2.0 server: nothing', asked: undefined, supported: undefined, openId: false, sent: [] },
+  ])('asks for $name', ({ asked, supported, openId, sent }) => {
+    expect(requestedScopes(asked, supported, openId)).toEqual(sent);
+  });
+
+  it.each([
+    { name: 'no scope in the answer means all granted', asked: ['openid', 'courses:read'], granted: undefined, refresh: true, withheld: [] },
+    { name: 'an API scope left out', asked: ['openid', 'courses:read', 'analytics:read'], granted: 'openid courses:read', refresh: true, withheld: ['analytics:read'] },
+    { name: 'identity scopes an access token does not list', asked: ['openid', 'profile', 'email', 'courses:read'], granted: 'courses:read', refresh: true, withheld: [] },
+    { name: 'offline_access judged by the refresh token, granted', asked: ['offline_access', 'courses:read'], granted: 'courses:read', refresh: true, withheld: [] },
+    { name: 'offline_access judged by the refresh token, withheld', asked: ['offline_access', 'courses:read'], granted: 'courses:read offline_access', refresh: false, withheld: ['offline_access'] },
+    { name: 'an empty granted scope withholds every API scope', asked: ['courses:read'], granted: '', refresh: false, withheld: ['courses:read'] },
+  ])('withheld scopes: $name', ({ asked, granted, refresh, withheld }) => {
+    expect(withheldScopes(asked, granted, refresh)).toEqual(withheld);
   });
 });
 

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import { isCodeWithExit } from '../../error-codes.js';
 import { AuthError, CliError, ExitCode, UsageError } from '../../errors.js';
 import { type BackgroundListener, cancelPendingLogin, startBackgroundListener, waitForPendingLogin } from '../../login/background.js';
-import { CALLBACK_PATH, type LoginRequest, cacheApiDescription, completeLogin, prepareLogin } from '../../login/login.js';
+import { CALLBACK_PATH, type LoginRequest, cacheApiDescription, completeLogin, loggedInMessage, prepareLogin } from '../../login/login.js';
 import { type LoopbackListener, listenForRedirect } from '../../login/loopback.js';
 import { failurePage } from '../../login/pages.js';
 import { waitForRedirect } from '../../login/redirect-wait.js';
@@ -115,9 +115,13 @@ async function finishTwoStepLogin(deps: Deps, opts: LoginOptions, profile: strin
       hint: outcome.hint ?? 'Start a new one with `school login --no-wait`.',
     });
   }
-  // The outcome file was written by the background listener from server answers: shown as plain, redacted text.
-  deps.io.err.write(`${printable(redactText(outcome.message)).replace(/\.$/, '')}${profileSuffix(profile)}.\n`);
   const saved = await deps.state.profile(profile);
+  // The outcome file was written by the background listener from server answers: shown as plain, redacted text.
+  for (const warning of outcome.warnings ?? []) deps.io.err.write(`Warning: ${printable(redactText(warning))}\n`);
+  const baseUrl = outcome.baseUrl ?? saved?.baseUrl;
+  deps.io.err.write(
+    baseUrl ? `${loggedInMessage(outcome.user, `${baseUrl}${profileSuffix(profile)}`)}\n` : `${printable(redactText(outcome.message)).replace(/\.$/, '')}${profileSuffix(profile)}.\n`,
+  );
   if (opts.json) deps.io.out.write(loggedInJson({ profile, baseUrl: outcome.baseUrl ?? saved?.baseUrl ?? '', user: outcome.user, scopes: outcome.scopes, storage: saved?.storage }));
 }
 
@@ -183,7 +187,8 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
     ok = true;
     await listener.finish({ ok: true, title: 'Logged in', message: 'You are logged in to school. You can close this tab and return to the terminal.' });
     await cacheApiDescription(deps, result.profile.baseUrl);
-    deps.io.err.write(`Logged in as ${printable(result.user)} on ${printable(result.profile.baseUrl)}${profileSuffix(profile)}.\n`);
+    for (const warning of result.warnings) deps.io.err.write(`Warning: ${printable(warning)}\n`);
+    deps.io.err.write(`${loggedInMessage(result.user, `${result.profile.baseUrl}${profileSuffix(profile)}`)}\n`);
     if (deps.verbose) deps.io.err.write(`Credentials are in ${result.location}.\n`);
     if (opts.json) deps.io.out.write(loggedInJson({ profile, baseUrl: result.profile.baseUrl, user: result.user, scopes: pending.scopes, storage: result.profile.storage }));
   } finally {
@@ -212,7 +217,7 @@ Examples:
       // --wait first: then neither flag given leaves the value unset, which is the waiting login.
       .option('--wait', 'wait for the login started with --no-wait: exit 0 when it completed, 4 otherwise')
       .option('--no-wait', 'start the login, print the URL and return at once; a background listener finishes it')
-      .option('--confidential', 'register as a confidential client (client_secret_post)')
+      .option('--confidential', 'register as a confidential client (client_secret_post, or client_secret_basic where the server does not list it)')
       .option('--insecure-storage', 'store secrets in a 0600 plain-text file instead of the keychain')
       .option('--client-metadata-url <url>', 'use this client ID metadata document URL as client_id, where supported');
   },

@@ -1,0 +1,336 @@
+// Variants of the sandbox: each makes one choice that the OAuth 2.0 / OpenID Connect
+// specifications allow but the default sandbox does not make, so that a client can be
+// tested against servers shaped differently from the school platform. A test selects them
+// with `startSandbox({ variants: [...] })`; they combine freely unless noted.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import { ALL_SCOPES, DATA_SCOPES, isKnownScope } from './scopes.js';
+
+export const SANDBOX_VARIANTS = [
+  // A plain OAuth 2.0 server: no userinfo endpoint, no OpenID discovery, `openid` (and the
+  // other OpenID scopes) neither advertised nor accepted, so no ID token either.
+  'plain-oauth2',
+  // An OpenID provider without a userinfo endpoint: the ID token carries the claims.
+  'no-userinfo',
+  // No revocation endpoint (it is OPTIONAL in RFC 8414).
+  'no-revocation',
+  // Access tokens cannot be revoked: `unsupported_token_type` (RFC 7009 §2.2.1).
+  'revocation-refuses-access-tokens',
+  // Refresh tokens only when `offline_access` is granted (OpenID Connect Core §11); the
+  // scope is advertised.
+  'refresh-needs-offline-access',
+  // `nonce` is required whenever `openid` is asked for.
+  'nonce-required',
+  // No `none` among the client authentication methods: client_secret_post and _basic.
+  'no-public-clients',
+  // client_secret_basic only, for the token, revocation and introspection endpoints.
+  'basic-auth-only',
+  // The token endpoint answers every request with a 401 and an empty body.
+  'token-401-empty',
+  // Registration answers an HTML page with status 400.
+  'registration-html-400',
+  // Registration succeeds but answers 200 instead of 201 (RFC 7591 §3.2.1).
+  'registration-200',
+  // Registration answers 500 with a plain-text body.
+  'registration-500',
+  // Registration refuses with an OAuth error body (400, invalid_client_metadata) sent as text/plain.
+  'registration-error-text-plain',
+  // The scope list holds no scope a school client knows; a request without `scope` gets
+  // the server's default (RFC 6749 §3.3).
+  'unknown-scopes',
+  // One scope that is asked for and advertised is never granted (RFC 6749 §3.3).
+  'narrows-granted-scope',
+  // No RFC 9728 protected-resource metadata.
+  'no-resource-metadata',
+  // An issuer with a path (/tenant): RFC 8414 metadata at the path-insertion URL
+  // (/.well-known/oauth-authorization-server/tenant), OpenID discovery at the appended URL
+  // (/tenant/.well-known/openid-configuration), endpoints under the path. Combines with the
+  // discovery variants below.
+  'issuer-path',
+  // An issuer with a path, its RFC 8414 document only at the path-insertion URL; no OpenID discovery.
+  'metadata-path-insertion-only',
+  // RFC 8414 document only at the root (/.well-known/oauth-authorization-server); no OpenID discovery.
+  'metadata-root-only',
+  // OpenID discovery only: no /.well-known/oauth-authorization-server.
+  'openid-discovery-only',
+  // No RFC 9207 `iss` in the authorization response, and none promised in the metadata.
+  'no-iss-parameter',
+  // Not a legal choice but a fault to be caught: userinfo answers for another subject than
+  // the ID token's (OpenID Connect Core §5.3.4 says such a response must not be used).
+  'userinfo-other-subject',
+] as const;
+
+export type SandboxVariant = (typeof SANDBOX_VARIANTS)[number];
+export type Variants = ReadonlySet<SandboxVariant>;
+
+/** The path of the issuer in the variants whose issuer has one. */
+export const ISSUER_PATH = '/tenant';
+/** The scopes of the `unknown-scopes` variant (the first is the server's default). */
+export const FOREIGN_SCOPES = ['api', 'api.admin'] as const;
+/** Who the `userinfo-other-subject` variant's userinfo claims the user is. */
+export const OTHER_SUBJECT = { sub: 'usr_0000_mallory', name: 'Mallory Mallet', email: 'mallory@example.edu' } as const;
+/** The scope the `narrows-granted-scope` variant never grants. */
+export const WITHHELD_SCOPE = 'analytics:read';
+
+export function hasIssuerPath(v: Variants): boolean {
+  return v.has('issuer-path') || v.has('metadata-path-insertion-only');
+}
+
+/** Every scope the provider must know of (oidc-provider drops the ones it does not). */
+export function providerScopes(v: Variants): string[] {
+  const scopes = [...ALL_SCOPES];
+  if (v.has('refresh-needs-offline-access')) scopes.push('offline_access');
+  if (v.has('unknown-scopes')) scopes.push(...FOREIGN_SCOPES);
+  return scopes;
+}
+
+/** The scopes advertised in `scopes_supported`, and the only ones accepted. */
+export function supportedScopes(v: Variants): string[] {
+  if (v.has('unknown-scopes')) return [...FOREIGN_SCOPES];
+  const scopes: string[] = v.has('plain-oauth2') ? [...DATA_SCOPES] : [...ALL_SCOPES];
+  if (v.has('refresh-needs-offline-access')) scopes.push('offline_access');
+  return scopes;
+}
+
+export function acceptsScope(v: Variants, scope: string): boolean {
+  if (v.size === 0) return isKnownScope(scope);
+  return supportedScopes(v).includes(scope);
+}
+
+/** The scopes the API resource grants in access tokens. */
+export function resourceScopes(v: Variants): string {
+  return supportedScopes(v)
+    .filter((s) => s !== 'offline_access' && !(v.has('narrows-granted-scope') && s === WITHHELD_SCOPE))
+    .join(' ');
+}
+
+/** Client authentication methods at the token, revocation and introspection endpoints. */
+export function clientAuthMethods(v: Variants): string[] {
+  if (v.has('basic-auth-only')) return ['client_secret_basic'];
+  if (v.has('no-public-clients')) return ['client_secret_post', 'client_secret_basic'];
+  return ['none', 'client_secret_post'];
+}
+
+/** The method a client gets when it registers without naming one, and the resource server's. */
+export function defaultClientAuthMethod(v: Variants): string {
+  return v.has('basic-auth-only') ? 'client_secret_basic' : 'client_secret_post';
+}
+
+/** Problems with an authorization request that the variant refuses (after client checks). */
+export function authorizationRequestProblem(v: Variants, scopes: string[], nonce: unknown): string | undefined {
+  if (v.has('nonce-required') && scopes.includes('openid') && (typeof nonce !== 'string' || nonce === '')) {
+    return 'nonce is required when the openid scope is requested';
+  }
+  return undefined;
+}
+
+export function refreshTokenAllowed(v: Variants, grantedScopes: { has(scope: string): boolean }): boolean {
+  return !v.has('refresh-needs-offline-access') || grantedScopes.has('offline_access');
+}
+
+// Fields of OpenID discovery that a plain OAuth 2.0 server does not publish.
+const OPENID_ONLY_METADATA = [
+  'userinfo_endpoint', 'claims_supported', 'claims_parameter_supported', 'claim_types_supported',
+  'id_token_signing_alg_values_supported', 'subject_types_supported', 'request_parameter_supported',
+  'request_uri_parameter_supported', 'require_request_uri_registration', 'acr_values_supported',
+  'end_session_endpoint', 'check_session_iframe', 'frontchannel_logout_supported', 'backchannel_logout_supported',
+];
+
+/** Rewrites the (already corrected) metadata document into the variant's. */
+export function variantMetadata(doc: Record<string, unknown>, v: Variants): void {
+  if (v.size === 0) return;
+  doc.scopes_supported = supportedScopes(v);
+  const methods = clientAuthMethods(v);
+  doc.token_endpoint_auth_methods_supported = methods;
+  doc.revocation_endpoint_auth_methods_supported = methods;
+  doc.introspection_endpoint_auth_methods_supported = methods;
+  if (v.has('plain-oauth2')) for (const key of OPENID_ONLY_METADATA) delete doc[key];
+  if (v.has('no-userinfo')) delete doc.userinfo_endpoint;
+  if (v.has('no-revocation')) {
+    delete doc.revocation_endpoint;
+    delete doc.revocation_endpoint_auth_methods_supported;
+  }
+  if (v.has('no-iss-parameter')) delete doc.authorization_response_iss_parameter_supported;
+}
+
+function stripIss(location: string): string | undefined {
+  try {
+    const url = new URL(location);
+    if (!url.searchParams.has('iss')) return undefined;
+    url.searchParams.delete('iss');
+    return url.href;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Adjusts an answer of the provider (koa context) after it was made. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function adjustProviderAnswer(ctx: any, v: Variants): void {
+  if (v.size === 0) return;
+  const route: string | undefined = ctx.oidc?.route;
+  if (v.has('registration-200') && route === 'registration' && ctx.status === 201) ctx.status = 200;
+  if (v.has('no-iss-parameter') && (route === 'authorization' || route === 'resume')) {
+    const location = ctx.response.get('location');
+    const stripped = location ? stripIss(location) : undefined;
+    if (stripped) ctx.set('location', stripped);
+  }
+}
+
+export interface FrontDoorContext {
+  variants: Variants;
+  issuer: string;
+  /** The API's resource identifier (its origin). */
+  resource: string;
+  routes: { authorization: string; token: string; registration: string; userinfo: string; revocation: string };
+  /** Whether the value is an access token the provider issued (revoked or not). */
+  isAccessToken(value: string): boolean;
+  emit(type: string, fields: Record<string, unknown>): void;
+}
+
+function readAll(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function answer(res: ServerResponse, status: number, contentType: string | undefined, body: string) {
+  res.statusCode = status;
+  if (contentType) res.setHeader('Content-Type', contentType);
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
+}
+
+const notFound = (res: ServerResponse) =>
+  answer(res, 404, 'application/json; charset=utf-8', JSON.stringify({ error: 'not_found', error_description: 'no such endpoint' }));
+
+/**
+ * Runs before the sandbox's own routing. Answers what the variant answers differently (and
+ * returns undefined), or returns the URL to route, rewritten where the issuer has a path.
+ * May consume the body of a request it answers itself, and only then.
+ */
+export async function frontDoor(req: IncomingMessage, res: ServerResponse, url: URL, ctx: FrontDoorContext): Promise<URL | undefined> {
+  const { variants: v, routes } = ctx;
+  const path = url.pathname;
+  const post = req.method === 'POST';
+
+  // Raw record of every authorization request's scope parameter, as the client sent it.
+  const authorizePath = hasIssuerPath(v) ? ISSUER_PATH + routes.authorization : routes.authorization;
+  if (path === authorizePath && req.method === 'GET') {
+    ctx.emit('authorize_request', { scope: url.searchParams.get('scope'), nonce_sent: url.searchParams.has('nonce') });
+  }
+
+  const blocked = new Set<string>();
+  if (v.has('no-resource-metadata')) blocked.add('/.well-known/oauth-protected-resource');
+  if (v.has('plain-oauth2') || v.has('metadata-root-only') || v.has('metadata-path-insertion-only')) {
+    blocked.add('/.well-known/openid-configuration');
+    blocked.add(`${ISSUER_PATH}/.well-known/openid-configuration`);
+  }
+  if (v.has('plain-oauth2') || v.has('no-userinfo')) blocked.add(routes.userinfo);
+  if (hasIssuerPath(v) || v.has('openid-discovery-only')) blocked.add('/.well-known/oauth-authorization-server');
+  if (hasIssuerPath(v)) blocked.add('/.well-known/openid-configuration');
+  if (v.has('openid-discovery-only')) blocked.add(`/.well-known/oauth-authorization-server${ISSUER_PATH}`);
+  if (v.has('no-revocation')) blocked.add(hasIssuerPath(v) ? ISSUER_PATH + routes.revocation : routes.revocation);
+  if (blocked.has(path)) {
+    notFound(res);
+    return undefined;
+  }
+
+  if (v.has('unknown-scopes') && path === '/.well-known/oauth-protected-resource' && req.method === 'GET') {
+    // The API's own scope list follows the server's.
+    answer(res, 200, 'application/json; charset=utf-8', JSON.stringify({
+      resource: ctx.resource,
+      authorization_servers: [ctx.issuer],
+      scopes_supported: [...FOREIGN_SCOPES],
+      bearer_methods_supported: ['header'],
+    }));
+    return undefined;
+  }
+
+  let routed = url;
+  if (hasIssuerPath(v)) {
+    let inner: string | undefined;
+    if (path === `/.well-known/oauth-authorization-server${ISSUER_PATH}`) inner = '/.well-known/oauth-authorization-server';
+    else if (path.startsWith(`${ISSUER_PATH}/`)) inner = path.slice(ISSUER_PATH.length);
+    else if (Object.values(routes).includes(path)) {
+      // The endpoints live under the issuer's path only.
+      notFound(res);
+      return undefined;
+    }
+    if (inner !== undefined) {
+      routed = new URL(`${inner}${url.search}`, url);
+      // oidc-provider builds its URLs with the mount path found by comparing these two.
+      Object.assign(req, { originalUrl: req.url });
+      req.url = `${inner}${url.search}`;
+    }
+  }
+
+  const innerPath = routed.pathname;
+  if (innerPath === routes.token && post && v.has('token-401-empty')) {
+    await readAll(req);
+    answer(res, 401, undefined, '');
+    return undefined;
+  }
+  if (innerPath === routes.registration && post) {
+    if (v.has('registration-html-400')) {
+      await readAll(req);
+      answer(res, 400, 'text/html; charset=utf-8', '<!doctype html><title>Bad Request</title><h1>400 Bad Request</h1><p>Your browser sent a request that this server could not understand.</p>');
+      return undefined;
+    }
+    if (v.has('registration-error-text-plain')) {
+      await readAll(req);
+      answer(res, 400, 'text/plain; charset=utf-8', JSON.stringify({
+        error: 'invalid_client_metadata',
+        error_description: 'this server registers no clients today',
+      }));
+      return undefined;
+    }
+    if (v.has('registration-500')) {
+      await readAll(req);
+      answer(res, 500, 'text/plain; charset=utf-8', 'Internal Server Error');
+      return undefined;
+    }
+  }
+  if (innerPath === routes.revocation && post && v.has('revocation-refuses-access-tokens')) {
+    const raw = await readAll(req);
+    const token = new URLSearchParams(raw.toString('utf8')).get('token');
+    if (token && ctx.isAccessToken(token)) {
+      ctx.emit('revoke', { ok: false, error: 'unsupported_token_type', revoked: null });
+      answer(res, 400, 'application/json; charset=utf-8', JSON.stringify({
+        error: 'unsupported_token_type',
+        error_description: 'access tokens cannot be revoked here; they expire on their own',
+      }));
+      return undefined;
+    }
+    // Not an access token: the provider handles it, with the body replayed.
+    Object.assign(req, { replayBody: raw });
+  }
+
+  if (v.has('refresh-needs-offline-access') && innerPath === routes.authorization && req.method === 'GET'
+    && (routed.searchParams.get('scope') ?? '').split(' ').includes('offline_access') && !routed.searchParams.has('prompt')) {
+    // OpenID Connect Core §11 lets a server honour offline_access without prompt=consent when
+    // it obtains consent anyway, as this one always does; oidc-provider drops the scope
+    // unless consent is prompted for, so the prompt is added here.
+    routed.searchParams.set('prompt', 'consent');
+    req.url = `${routed.pathname}?${routed.searchParams}`;
+  }
+  if (v.has('userinfo-other-subject') && innerPath === routes.userinfo && req.headers.authorization) {
+    answer(res, 200, 'application/json; charset=utf-8', JSON.stringify(OTHER_SUBJECT));
+    return undefined;
+  }
+  if (v.has('unknown-scopes') && innerPath === routes.authorization && req.method === 'GET' && !routed.searchParams.get('scope')) {
+    // The server's default scope for a request that names none.
+    routed.searchParams.set('scope', FOREIGN_SCOPES[0]);
+    req.url = `${routed.pathname}?${routed.searchParams}`;
+  }
+  return routed;
+}
+
+/** A body the front door had to read and left for the provider to replay. */
+export function replayBodyOf(req: IncomingMessage): Buffer | undefined {
+  const body: unknown = (req as IncomingMessage & { replayBody?: unknown }).replayBody;
+  return Buffer.isBuffer(body) ? body : undefined;
+}
