@@ -5,9 +5,9 @@ import { CliError, InterruptedError, describeError } from '../errors.js';
 import { fromOAuthError } from '../oauth/oauth-errors.js';
 import { redactText } from '../util/redact.js';
 import type { LoginOutcome, PendingLoginRecord } from '../state/pending-login.js';
-import { CALLBACK_PATH, cacheApiDescription, completeLogin, loggedInMessage } from './login.js';
+import { CALLBACK_PATH, cacheApiDescription, loggedInMessage } from './login.js';
 import { type LoopbackListener, listenForRedirect } from './loopback.js';
-import { failurePage } from './pages.js';
+import { CANCELLED_PAGE, completeForBrowser } from './pages.js';
 
 /**
  * `login --no-wait`: the redirect is received by a detached process of our own (the hidden command
@@ -207,7 +207,7 @@ export async function runBackgroundListener(
 
   const ours = (record: PendingLoginRecord | undefined) => record?.listenerPid === process.pid && record.redirectUri === listener.redirectUri;
   let ok = false;
-  let page = { title: 'Sign-in cancelled', message: 'The command-line login stopped. Return to the terminal.' };
+  let page: { title: string; message: string } = CANCELLED_PAGE;
   try {
     const redirect = await listener.callback;
     const pending = await deps.state.pendingLogin(p.profile);
@@ -215,13 +215,7 @@ export async function runBackgroundListener(
       page = { title: 'Sign-in replaced', message: 'A newer login was started for this profile; use the link it printed.' };
       return;
     }
-    let result: Awaited<ReturnType<typeof completeLogin>>;
-    try {
-      result = await completeLogin(deps, pending, redirect);
-    } catch (err) {
-      page = failurePage(err);
-      throw err;
-    }
+    const result = await completeForBrowser(deps, pending, redirect, listener);
     ok = true;
     // The outcome before anything else: the pending login is removed only after it (finally).
     await deps.state.saveLoginOutcome({

@@ -1,9 +1,29 @@
+import type { Deps } from '../deps.js';
 import { CliError } from '../errors.js';
 import { ServerRefusal } from '../oauth/oauth-errors.js';
+import type { PendingLogin } from '../state/pending-login.js';
+import { type LoginResult, completeLogin } from './login.js';
+import type { LoopbackListener } from './loopback.js';
+
+/** What the browser tab shows when the command stops before the login completed (Ctrl-C, a timeout). */
+export const CANCELLED_PAGE = { title: 'Sign-in cancelled', message: 'The command-line login stopped. Return to the terminal.' } as const;
 
 /** What the browser tab shows when the login fails after the redirect arrived. */
 export function failurePage(err: unknown): { title: string; message: string } {
   if (err instanceof ServerRefusal) return { title: 'Sign-in not completed', message: `The authorization server answered ${err.detail}. Return to the terminal.` };
   if (err instanceof CliError && err.code === 'invalid_callback') return { title: 'Sign-in refused', message: 'The response failed a security check and was not used. Return to the terminal.' };
   return { title: 'Sign-in failed', message: 'The sign-in could not be completed. Return to the terminal.' };
+}
+
+/**
+ * Completes the login the browser came back for. When that fails, the tab is told why before the
+ * error goes on, so the person at the browser is not left looking at a page that never loads.
+ */
+export async function completeForBrowser(deps: Deps, pending: PendingLogin, redirect: URL, listener: Pick<LoopbackListener, 'finish'>): Promise<LoginResult> {
+  try {
+    return await completeLogin(deps, pending, redirect);
+  } catch (err) {
+    await listener.finish({ ok: false, ...failurePage(err) });
+    throw err;
+  }
 }

@@ -3,9 +3,9 @@ import type { Deps } from '../../deps.js';
 import { isCodeWithExit } from '../../error-codes.js';
 import { AuthError, CliError, ExitCode, UsageError } from '../../errors.js';
 import { type BackgroundListener, cancelPendingLogin, startBackgroundListener, waitForPendingLogin } from '../../login/background.js';
-import { CALLBACK_PATH, type LoginRequest, cacheApiDescription, completeLogin, loggedInMessage, prepareLogin } from '../../login/login.js';
+import { CALLBACK_PATH, type LoginRequest, cacheApiDescription, loggedInMessage, prepareLogin } from '../../login/login.js';
 import { type LoopbackListener, listenForRedirect } from '../../login/loopback.js';
-import { failurePage } from '../../login/pages.js';
+import { CANCELLED_PAGE, completeForBrowser } from '../../login/pages.js';
 import { waitForRedirect } from '../../login/redirect-wait.js';
 import { parseLoginPort, portProblem } from '../../login/ports.js';
 import { parseScopes } from '../../login/scopes.js';
@@ -167,7 +167,6 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
 
   let listener: LoopbackListener | undefined;
   let pending: PendingLogin | undefined;
-  let page = { title: 'Sign-in cancelled', message: 'The command-line login stopped. Return to the terminal.' };
   let ok = false;
   try {
     pending = await prepareLogin(deps, request, {
@@ -177,13 +176,7 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
     });
     if (!listener) throw new CliError('The login was prepared without a listener for the redirect.', { code: 'internal_error' });
     const redirect = await waitForRedirect(deps, { listener, authorizationUrl: pending.authorizationUrl, openBrowser: opts.browser, timeoutSeconds });
-    let result: Awaited<ReturnType<typeof completeLogin>>;
-    try {
-      result = await completeLogin(deps, pending, redirect);
-    } catch (err) {
-      page = failurePage(err);
-      throw err;
-    }
+    const result = await completeForBrowser(deps, pending, redirect, listener);
     ok = true;
     await listener.finish({ ok: true, title: 'Logged in', message: 'You are logged in to school. You can close this tab and return to the terminal.' });
     await cacheApiDescription(deps, result.profile.baseUrl);
@@ -192,7 +185,7 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
     if (deps.verbose) deps.io.err.write(`Credentials are in ${result.location}.\n`);
     if (opts.json) deps.io.out.write(loggedInJson({ profile, baseUrl: result.profile.baseUrl, user: result.user, scopes: pending.scopes, storage: result.profile.storage }));
   } finally {
-    if (!ok) await listener?.finish({ ok: false, ...page });
+    if (!ok) await listener?.finish({ ok: false, ...CANCELLED_PAGE });
     await listener?.close();
     if (pending) await deps.state.removePendingLogin(pending.profile, pending.storage).catch(() => undefined);
   }
