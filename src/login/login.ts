@@ -159,7 +159,8 @@ async function clientFor(deps: Deps, pending: PendingLogin): Promise<ClientIdent
 async function replacedTokens(deps: Deps, name: string): Promise<TokenSet | undefined> {
   const profile = await deps.state.profile(name);
   if (!profile) return undefined;
-  const found = await deps.state.inspectTokens(name, profile).catch(() => undefined);
+  // A session the server refused to renew still holds tokens worth ending at the server.
+  const found = await deps.state.inspectTokens(name, profile, { evenIfRefused: true }).catch(() => undefined);
   return found?.ok ? found.set : undefined;
 }
 

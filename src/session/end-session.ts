@@ -13,12 +13,11 @@ import { serverFor } from './server.js';
  * - revoked: the refresh token (if any) was revoked, the access token revoked or not revocable
  *   there (`unsupported_token_type`, RFC 7009 §2.2.1)
  * - unsupported: the server has no revocation endpoint; the tokens live until they expire
- * - already_ended: the server had refused to renew the session, so there was nothing left to end
  * - nothing_stored: no tokens were stored
  * - failed: the server refused, could not be reached, or the tokens could not be read
  */
 export type Revocation =
-  | { kind: 'revoked' | 'unsupported' | 'already_ended' | 'nothing_stored' }
+  | { kind: 'revoked' | 'unsupported' | 'nothing_stored' }
   | { kind: 'failed'; reason: string };
 
 /** A secret that stays stored because its store refused to remove it, and how to remove it by hand. */
@@ -59,11 +58,11 @@ async function revokeAtServer(deps: Deps, p: Profile, set: TokenSet): Promise<Re
 
 async function revokeProfile(deps: Deps, name: string, p: Profile): Promise<Revocation> {
   try {
-    const found = await deps.state.inspectTokens(name, p);
+    // A refused renewal says nothing of the access token (nor, from a faulty server, of the refresh
+    // token): both are still revoked.
+    const found = await deps.state.inspectTokens(name, p, { evenIfRefused: true });
     if (found.ok) return await revokeAtServer(deps, p, found.set);
     switch (found.problem.problem) {
-      case 'refused':
-        return { kind: 'already_ended' };
       case 'missing':
         return { kind: 'nothing_stored' };
       default:

@@ -2,7 +2,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ServerInfo } from '../oauth/discover.js';
 import { loginHint } from '../options.js';
-import { registerSecret } from '../util/redact.js';
+import { redactText, registerSecret } from '../util/redact.js';
 import type { OpenApiDoc } from '../api/openapi.js';
 import { readFileIfExists, writeFileAtomic } from './atomic.js';
 import { openapiCacheFile, serverCacheFile } from './cache-files.js';
@@ -65,7 +65,11 @@ export interface StateRepository {
 
   /** The profile's tokens, or a StateProblem (exit 4) saying why there are none usable. */
   readTokens(name: string, profile: Profile): Promise<TokenSet>;
-  inspectTokens(name: string, profile: Profile): Promise<TokenInspection>;
+  /**
+   * Like readTokens, but a problem is returned, not thrown. `evenIfRefused` reads the tokens of a
+   * session the server refused to renew: they may still be valid there, and worth revoking.
+   */
+  inspectTokens(name: string, profile: Profile, options?: { evenIfRefused?: boolean }): Promise<TokenInspection>;
   saveTokens(name: string, storage: StorageKind, set: TokenSet): Promise<void>;
   /** Removes the profile's stored tokens; throws when the store refuses (the secret is still there). */
   forgetTokens(name: string, storage: StorageKind): Promise<void>;
@@ -135,6 +139,9 @@ function isJobMarker(value: unknown): value is { storage: StorageKind; rotationN
   return Boolean(value && typeof value === 'object' && 'storage' in value && isStorageKind(value.storage));
 }
 
+/** How much of a server's refusal is kept to explain, later, why the session counts as logged out. */
+const MAX_REFUSAL_DETAIL = 300;
+
 export function openStateRepository(deps: { paths: Paths; credentials: CredentialBackends }): StateRepository {
   const { paths, credentials } = deps;
   const openStore = (kind: StorageKind, area: CredentialArea = 'login') => credentials[kind].open(area);
@@ -165,8 +172,8 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
     return new StateProblem('missing', `No credentials for profile "${name}" in ${store.location}: the entry was removed.`, { hint: loginHint(name, profile.baseUrl) });
   }
 
-  async function inspectTokens(name: string, profile: Profile): Promise<TokenInspection> {
-    if (profile.sessionRefused) {
+  async function inspectTokens(name: string, profile: Profile, options: { evenIfRefused?: boolean } = {}): Promise<TokenInspection> {
+    if (profile.sessionRefused && !options.evenIfRefused) {
       return {
         ok: false,
         problem: new StateProblem('refused', `The server refused to renew the session of profile "${name}" (${profile.sessionRefused.detail}); it counts as logged out.`, {
@@ -228,7 +235,8 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
     async markSessionRefused(name, detail, at) {
       await updateConfig(paths, (c) => {
         const p = c.profiles[name];
-        if (p) p.sessionRefused = { at, detail };
+        // The server's words may echo a token: only their redacted, bounded form is kept (config.json holds no secret).
+        if (p) p.sessionRefused = { at, detail: redactText(detail).slice(0, MAX_REFUSAL_DETAIL) };
       });
     },
 

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { logoutCommand } from '../../src/commands/logout/logout.js';
 import type { Profile } from '../../src/state/config-file.js';
@@ -57,6 +58,19 @@ describe('school logout (run)', () => {
     await logout();
     expect(deps.io.stderr()).toMatch(/Warning: the server has no revocation endpoint, so the tokens stay valid until they expire/);
     expect(await deps.state.profile('default')).toBeUndefined();
+  });
+
+  it('still revokes both tokens of a session the server refused to renew, and keeps no token in config.json', async () => {
+    const { server, deps, logout } = await setup();
+    // The refusal's text echoes the refresh token (a server bug, or a hostile proxy).
+    await deps.state.readTokens('default', (await deps.state.profile('default'))!);
+    await deps.state.markSessionRefused('default', 'invalid_grant: nope rt=rt-stored-0123456789', NOW);
+    const config = await readFile(deps.paths.configFile, 'utf8');
+    expect(config).toMatch(/sessionRefused/);
+    expect(config).not.toMatch(/rt-stored/);
+    await logout();
+    expect(server.revoked).toEqual(['rt-stored-0123456789', 'at-stored-0123456789']);
+    expect(deps.io.stderr()).toMatch(/the server revoked the tokens/);
   });
 
   it('exits 1 when the server refused, with local secrets forgotten all the same', async () => {

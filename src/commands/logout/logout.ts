@@ -26,8 +26,6 @@ function describeResult(r: LogoutResult): { line: string; failed: boolean } {
       return { line: `Logged out of ${label}; the server revoked the tokens.`, failed: false };
     case 'unsupported':
       return { line: `Logged out of ${label} locally. Warning: the server has no revocation endpoint, so the tokens stay valid until they expire.`, failed: false };
-    case 'already_ended':
-      return { line: `Logged out of ${label}; the server had already ended the session.`, failed: false };
     case 'nothing_stored':
       return { line: `Logged out of ${label}; no tokens were stored.`, failed: false };
     case 'failed':
