@@ -13,14 +13,15 @@ export function stepUpCommand(session: Pick<Session, 'scope' | 'profile'> | unde
 
 /** Exit 4 naming the missing scope and the exact login that fixes it. */
 export function insufficientScopeError(summary: string, session: Pick<Session, 'scope' | 'profile' | 'source'> | undefined, needed: string[]): AuthError {
-  const scopeText = needed.length ? needed.join(' ') : 'a scope it does not have';
+  // `needed` holds only plain scope names: a server that named none (or none safely) gets no command to copy.
+  const what = needed.length ? `the scope ${needed.join(' ')}` : 'a scope the server did not name as a plain scope name';
   const hint =
     session?.source === 'env'
-      ? `Use a token that has the scope ${scopeText}.`
+      ? `Use a token that has ${what}.`
       : needed.length
         ? `Run: ${stepUpCommand(session, needed)}`
-        : 'Run `school login --scope …` with the scopes this request needs (see `school call --list`).';
-  return new AuthError(`${summary}: ${session ? 'the token lacks' : 'this request needs'} the scope ${scopeText}.`, {
+        : "Find the scope in `school call --list`, then run: school login --scope '<scope>'";
+  return new AuthError(`${summary}: ${session ? 'the token lacks' : 'this request needs'} ${what}.`, {
     code: 'insufficient_scope',
     scope: needed.join(' ') || undefined,
     hint,

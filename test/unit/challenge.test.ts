@@ -39,4 +39,11 @@ describe('reading a protected resource challenge', () => {
     expect(err.exitCode).toBe(4);
     expect(stepUpCommand({ profile: 'night', scope: 'openid $(x)' }, ['a:b'])).toBe("school login --profile night --scope 'openid a:b'");
   });
+
+  it('says plainly when the server named no usable scope, and offers no command to copy', () => {
+    const err = insufficientScopeError('HTTP 403', { profile: 'default', scope: 'openid', source: 'keychain' }, []);
+    expect(err.message).toBe('HTTP 403: the token lacks a scope the server did not name as a plain scope name.');
+    expect(err.hint).toBe("Find the scope in `school call --list`, then run: school login --scope '<scope>'");
+    expect(err.scope).toBeUndefined();
+  });
 });

@@ -59,6 +59,13 @@ async function run(deps: Deps, opts: TokenOptions): Promise<void> {
   const minTtlSeconds = parseMinTtl(opts.minTtl);
   const session = await resolveSession(deps, opts, { notify: (text) => deps.io.err.write(text), minTtlSeconds });
   if (!session) throw await notLoggedIn(deps, opts);
+  // A lifetime nobody told us cannot be promised (SCHOOL_TOKEN, a server that gives no expires_in).
+  if (minTtlSeconds > 0 && session.expiresAt === undefined) {
+    throw new AuthError(`How long this access token stays valid is not known, so it cannot be promised for ${minTtlSeconds} seconds.`, {
+      code: 'ttl_unavailable',
+      hint: session.source === 'env' ? 'Drop --min-ttl for a token from SCHOOL_TOKEN, or use a login or a CI seed instead.' : 'Drop --min-ttl; the server does not say when its tokens expire.',
+    });
+  }
   // Even a fresh token may be too short-lived: the server decides how long its tokens last.
   if (!lastsAtLeast(session, nowSeconds(deps), minTtlSeconds)) {
     const left = Math.max(0, (session.expiresAt ?? 0) - nowSeconds(deps));

@@ -102,16 +102,15 @@ async function run(deps: Deps, opts: WhoamiOptions): Promise<void> {
   const session = await resolveSession(deps, opts, { notify: (text) => deps.io.err.write(text) });
   if (!session) throw await notLoggedIn(deps, opts);
   const identity = await identify(deps, session);
-  if (opts.json) {
-    deps.io.out.write(`${terminalSafeJson({ ...identity.claims, source: identity.source ?? null }, 2)}\n`);
-    return;
-  }
-  if (!identity.source) {
-    deps.io.err.write(`Logged in on ${printable(session.baseUrl)}, but the token's subject is not known: the server has no userinfo endpoint, sent no ID token and does not introspect the token for this client.\n`);
-    return;
-  }
-  deps.io.out.write(`${describe(identity)}\n`);
-  deps.io.err.write(`${SOURCE_NOTE[identity.source]}\n`);
+  // stdout is the identity alone (with --json, the claims object as the server gave it); where it
+  // came from is a note on stderr, so no field of ours can collide with a claim.
+  if (opts.json) deps.io.out.write(`${terminalSafeJson(identity.claims, 2)}\n`);
+  else if (identity.source) deps.io.out.write(`${describe(identity)}\n`);
+  deps.io.err.write(
+    identity.source
+      ? `${SOURCE_NOTE[identity.source]}\n`
+      : `Logged in on ${printable(session.baseUrl)}, but the token's subject is not known: the server has no userinfo endpoint, sent no ID token and does not introspect the token for this client.\n`,
+  );
 }
 
 export const whoamiCommand = defineCommand<WhoamiOptions>({
