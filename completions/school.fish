@@ -154,7 +154,7 @@ complete -c school -n '__school_using call' -l paginate -d 'Follow Link rel="nex
 complete -c school -n '__school_using call' -l slurp -d 'With --paginate: one JSON array of every page'
 complete -c school -n '__school_using call' -l jq -x -d 'Filter the JSON response through a jq expression'
 complete -c school -n '__school_using call' -l retry -x -d 'Retries on 429/503, for any method'
-complete -c school -n '__school_using call' -l timeout -x -d 'Deadline in seconds for each whole request (default 60)'
+complete -c school -n '__school_using call' -l timeout -x -d 'Deadline in seconds for the whole request, retries included (default 60)'
 
 # completion, help
 complete -c school -n '__school_first_arg completion' -a 'bash zsh fish' -d 'Shell'

@@ -196,6 +196,14 @@ describe('school call --timeout', () => {
     expect(elapsed).toBeLessThan(4500);
   });
 
+  it('counts the waits between retries against the deadline, and does not start a wait that would pass it', async () => {
+    const started = Date.now();
+    const res = await call([`/api/testing/flaky?key=${randomUUID()}&times=2&retry_after=4`, '--timeout', '2']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe('school: The request did not complete within 2 s: the server answered HTTP 503 and asked to retry in 4 s.\n');
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
   it('lets a slow body finish within the deadline', async () => {
     const res = expectSuccess(await call(['/api/testing/slow?seconds=2', '--timeout', '10']));
     expect(JSON.parse(res.stdout).slow).toBe(true);

@@ -206,7 +206,8 @@ Output:
 Retries:
   GET and HEAD answered 429 or 503 are retried up to 3 times after the Retry-After the server
   gives (seconds or a date, at most 60 s; 1, 2, 4 s without one), saying so on stderr. Other
-  methods are retried only with --retry <n>.
+  methods are retried only with --retry <n>. The waits count against --timeout: a retry that
+  would end past it is not started.
 
 Examples:
   $ school call /api/courses
@@ -234,7 +235,7 @@ Examples:
       .option('--slurp', 'with --paginate: print one JSON array holding every page')
       .option('--jq <expression>', 'filter the JSON response through jq (each page, or the whole array with --slurp)')
       .option('--retry <n>', 'retries on 429/503 for any method (GET and HEAD get 3 without it; others none)')
-      .option('--timeout <seconds>', 'deadline for each whole request, body included (default 60)');
+      .option('--timeout <seconds>', 'deadline for the whole request: body, retries and their waits included; each page its own (default 60)');
   },
   toOptions: (raw, args) => ({
     ...globalOptions(raw),

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Deps } from '../../deps.js';
 import { CliError } from '../../errors.js';
 import type { HttpResponse } from '../../http/client.js';
-import { startDeadline } from './deadline.js';
+import { type Deadline, startDeadline } from './deadline.js';
 import type { JqFilter } from './jq.js';
 import { terminalJson, writeResponse } from './output.js';
 import { PageGatherer, checkNextPage, nextLink, withoutFragment } from './paginate.js';
@@ -39,8 +39,7 @@ export async function performCall(deps: Deps, plan: CallPlan, initialSession: Se
   let session = initialSession;
   let refreshed = false;
 
-  const sendOnce = async (url: URL): Promise<HttpResponse> => {
-    const deadline = startDeadline(plan.timeoutSeconds, deps.signal);
+  const sendOnce = async (url: URL, deadline: Deadline): Promise<HttpResponse> => {
     try {
       return await deps.http.request({
         method: plan.method,
@@ -54,26 +53,40 @@ export async function performCall(deps: Deps, plan: CallPlan, initialSession: Se
     } catch (err) {
       if (deadline.expired()) throw deadline.error();
       throw err;
+    }
+  };
+
+  // One deadline per request (each page of a listing): its retries and their waits count against it.
+  const exchange = async (url: URL): Promise<Exchange> => {
+    const deadline = startDeadline(plan.timeoutSeconds, deps.signal);
+    try {
+      return await exchangeWithin(url, deadline);
     } finally {
       deadline.dispose();
     }
   };
 
-  const exchange = async (url: URL): Promise<Exchange> => {
+  const exchangeWithin = async (url: URL, deadline: Deadline): Promise<Exchange> => {
     for (let attempt = 1; ; attempt++) {
-      let res = await sendOnce(url);
+      let res = await sendOnce(url, deadline);
       let outcome = await readChallengeHeader(res.status, res.headers['www-authenticate']);
       // An invalid token gets one refresh and one retry per run, apart from the 429/503 retries.
       if (outcome.refresh && session?.refresh && !refreshed) {
         refreshed = true;
         session = await session.refresh();
-        res = await sendOnce(url);
+        res = await sendOnce(url, deadline);
         outcome = await readChallengeHeader(res.status, res.headers['www-authenticate']);
       }
       const retry = retryDecision(res.status, res.headers['retry-after'], attempt, plan.maxRetries, deps.clock.now());
       if (!retry) return { res, outcome };
+      // A wait that would outlast the deadline is not worth starting: fail now, saying why.
+      if (retry.delayMs >= deadline.remainingMs()) {
+        throw new CliError(`${deadline.error().message.replace(/\.$/, '')}: the server answered HTTP ${res.status} and asked to retry in ${Math.ceil(retry.delayMs / 1000)} s.`, { code: 'timeout' });
+      }
       deps.io.err.write(`${retry.notice}\n`);
-      await sleep(retry.delayMs, undefined, { signal: deps.signal });
+      await sleep(retry.delayMs, undefined, { signal: deadline.signal }).catch((err: unknown) => {
+        throw deadline.expired() ? deadline.error() : err;
+      });
     }
   };
 
