@@ -73,3 +73,16 @@ export function loginHint(profile: string, baseUrl?: string): string {
   if (profile !== DEFAULT_PROFILE) parts.push(`--profile ${profile}`);
   return `Run \`${parts.join(' ')}\`.`;
 }
+
+/** The longest wait any flag may ask for: a day. */
+const MAX_WAIT_SECONDS = 86_400;
+
+/** `--timeout <seconds>` and its kind: a number of seconds, fractions allowed, above 0 and at most a day. */
+export function parseSeconds(flag: string, raw: string): number {
+  const text = raw.trim();
+  const seconds = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || !(seconds > 0) || seconds > MAX_WAIT_SECONDS) {
+    throw new UsageError(`Invalid ${flag} "${raw}": use a number of seconds above 0 and at most ${MAX_WAIT_SECONDS}.`);
+  }
+  return seconds;
+}

@@ -97,7 +97,8 @@ describe('--timeout', () => {
   it('takes positive seconds, 60 by default', () => {
     expect(parseTimeout(undefined)).toBe(60);
     expect(parseTimeout('2.5')).toBe(2.5);
-    for (const bad of ['0', '-1', 'x', '']) expect(() => parseTimeout(bad)).toThrow(expect.objectContaining({ exitCode: 2 }));
+    for (const bad of ['0', '-1', 'x', '', '86401']) expect(() => parseTimeout(bad)).toThrow(expect.objectContaining({ exitCode: 2 }));
+    expect(() => parseTimeout('100000')).toThrow('Invalid --timeout "100000": use a number of seconds above 0 and at most 86400.');
   });
 
   it('aborts when the deadline passes, and when the parent signal aborts', async () => {

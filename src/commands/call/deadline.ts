@@ -1,16 +1,11 @@
-import { CliError, UsageError } from '../../errors.js';
+import { CliError } from '../../errors.js';
+import { parseSeconds } from '../../options.js';
 
 export const DEFAULT_TIMEOUT_SECONDS = 60;
 
-/** `--timeout <seconds>`: a positive number of seconds (fractions allowed), 60 when not given. */
+/** `--timeout <seconds>` of `call`: 60 when not given. */
 export function parseTimeout(raw: string | undefined): number {
-  if (raw === undefined) return DEFAULT_TIMEOUT_SECONDS;
-  const text = raw.trim();
-  const seconds = Number(text);
-  if (!/^\d+(\.\d+)?$/.test(text) || !(seconds > 0) || seconds > 24 * 3600) {
-    throw new UsageError(`Invalid --timeout "${raw}": give a number of seconds greater than 0.`);
-  }
-  return seconds;
+  return raw === undefined ? DEFAULT_TIMEOUT_SECONDS : parseSeconds('--timeout', raw);
 }
 
 export interface Deadline {

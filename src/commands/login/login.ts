@@ -10,7 +10,7 @@ import { waitForRedirect } from '../../login/redirect-wait.js';
 import { parseLoginPort, portProblem } from '../../login/ports.js';
 import { parseScopes } from '../../login/scopes.js';
 import { unattendedLoginError } from '../../login/unattended.js';
-import { DEFAULT_PROFILE, type GlobalOptions, baseUrlFor, profileName, profileSuffix } from '../../options.js';
+import { DEFAULT_PROFILE, type GlobalOptions, baseUrlFor, parseSeconds, profileName, profileSuffix } from '../../options.js';
 import type { PendingLogin } from '../../state/pending-login.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
 import { redactText } from '../../util/redact.js';
@@ -34,10 +34,7 @@ export const DEFAULT_LOGIN_TIMEOUT_SECONDS = 300;
 export function parseTimeout(value: string | undefined): number;
 export function parseTimeout(value: string | undefined, fallback: undefined): number | undefined;
 export function parseTimeout(value: string | undefined, fallback: number | undefined = DEFAULT_LOGIN_TIMEOUT_SECONDS): number | undefined {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value) || n <= 0 || n > 86_400) throw new UsageError(`Invalid --timeout "${value}": use a number of seconds from 1 to 86400.`);
-  return n;
+  return value === undefined ? fallback : parseSeconds('--timeout', value);
 }
 
 /** What `login --json` prints: what was done, never a secret. */
