@@ -5,6 +5,7 @@ import { CliError } from '../errors.js';
 import { REDACTED, redactBody, redactText, redactUrl } from '../util/redact.js';
 import { proxyFor } from './proxy.js';
 import { assertSafeUrl } from './transport.js';
+import { requireCommonJs } from '../util/require.js';
 
 export interface HttpRequest {
   method?: string;
@@ -113,7 +114,8 @@ async function send(
   timeoutMs: number,
 ): Promise<HttpResponse> {
   const isHttps = url.protocol === 'https:';
-  const lib = isHttps ? await import('node:https') : await import('node:http');
+  // require, not import(): import() would start the ES module loader for one built-in module.
+  const lib: typeof import('node:https') | typeof import('node:http') = requireCommonJs(isHttps ? 'node:https' : 'node:http');
   const options: RequestOptions & { servername?: string } = {
     method,
     headers,
