@@ -29,6 +29,16 @@ export class ServerRefusal extends CliError {
   }
 }
 
+/** An OAuth error answer from an endpoint (RFC 6749 §5.2): exit 4 when the credentials are no good. */
+export function refusedRequest(error: string, description: string | undefined): ServerRefusal {
+  return new ServerRefusal(
+    `The server refused the request (${error}${description ? `: ${description}` : ''}).`,
+    error,
+    description,
+    AUTH_FAILURES.has(error) ? ExitCode.auth : ExitCode.failure,
+  );
+}
+
 interface CodedError {
   code: string;
   message: string;
@@ -61,12 +71,7 @@ export function fromOAuthError(err: unknown): unknown {
   switch (err.code) {
     case RESPONSE_BODY_ERROR:
       if (!error) break;
-      return new ServerRefusal(
-        `The server refused the request (${error}${description ? `: ${description}` : ''}).`,
-        error,
-        description,
-        AUTH_FAILURES.has(error) ? ExitCode.auth : ExitCode.failure,
-      );
+      return refusedRequest(error, description);
     case AUTHORIZATION_RESPONSE_ERROR:
       if (!error) break;
       return new ServerRefusal(`Login failed: the authorization server answered ${error}${description ? `: ${description}` : ''}.`, error, description, ExitCode.failure);
