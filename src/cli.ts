@@ -56,7 +56,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const { fastPath } = await import('./fast-path.js');
     const fast = await fastPath(argv, controller.signal);
-    if (fast !== undefined) return fast;
+    if (fast !== undefined) return controller.signal.aborted ? stopCode() : fast;
 
     const [{ buildProgram, isCommanderError, mapCommanderError }, { systemDeps }] = await Promise.all([import('./program.js'), import('./deps-system.js')]);
     let pending: Promise<void> | undefined;

@@ -252,3 +252,6 @@ Examples:
   }),
   run,
 });
+
+/** For the fast path, which skips the parser: `school call <path>` with global options only. */
+export const runCall = run;
