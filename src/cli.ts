@@ -1,5 +1,6 @@
 import type { Deps } from './deps.js';
 import { ExitCode, InterruptedError, describeError } from './errors.js';
+import { processStream } from './iostreams.js';
 import { fromOAuthError } from './oauth/oauth-errors.js';
 import { printable } from './util/printable.js';
 import { redactText } from './util/redact.js';
@@ -25,17 +26,7 @@ function wantsJson(argv: string[]): boolean {
   return argv.includes('--json');
 }
 
-/** A reader that closed the pipe (`school call … | head`) has all it wants: stop quietly. */
-function exitQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
-  stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(ExitCode.ok);
-    throw err;
-  });
-}
-
 export async function main(argv: string[]): Promise<number> {
-  exitQuietlyOnClosedPipe(process.stdout);
-  exitQuietlyOnClosedPipe(process.stderr);
   const controller = new AbortController();
   let interrupts = 0;
   let terminated = false;
@@ -74,8 +65,8 @@ export async function main(argv: string[]): Promise<number> {
       if (isCommanderError(err)) {
         const mapped = mapCommanderError(err);
         if (typeof mapped === 'number') return mapped;
-        const code = reportError(mapped, process.stderr, json);
-        if (!json) process.stderr.write(`Run 'school --help' for usage.\n`);
+        const code = reportError(mapped, processStream('stderr'), json);
+        if (!json) processStream('stderr').write(`Run 'school --help' for usage.\n`);
         return code;
       }
       throw err;
@@ -84,10 +75,10 @@ export async function main(argv: string[]): Promise<number> {
     return controller.signal.aborted ? stopCode() : ExitCode.ok;
   } catch (err) {
     if (controller.signal.aborted) {
-      reportError(new InterruptedError(), process.stderr, json);
+      reportError(new InterruptedError(), processStream('stderr'), json);
       return stopCode();
     }
-    return reportError(err, process.stderr, json);
+    return reportError(err, processStream('stderr'), json);
   } finally {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);
@@ -99,7 +90,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err) => {
-    process.stderr.write(`school: ${redactText(err instanceof Error ? err.message : String(err))}\n`);
+    processStream('stderr').write(`school: ${redactText(err instanceof Error ? err.message : String(err))}\n`);
     process.exitCode = ExitCode.failure;
   },
 );

@@ -1,5 +1,6 @@
 import type { CallOptions } from './commands/call/call.js';
 import type { TokenOptions } from './commands/token/token.js';
+import { processStream } from './iostreams.js';
 import type { GlobalOptions } from './options.js';
 
 // `school --help` as the build rendered it for a pipe (80 columns), or undefined when the sources
@@ -51,8 +52,9 @@ export async function fastPath(argv: readonly string[], signal: AbortSignal): Pr
   if (!fast) return undefined;
   if (fast.command === 'help') {
     // A terminal gets help wrapped to its width, which only the parser can do.
-    if (PRERENDERED_HELP === undefined || process.stdout.isTTY) return undefined;
-    process.stdout.write(PRERENDERED_HELP);
+    const stdout = processStream('stdout');
+    if (PRERENDERED_HELP === undefined || stdout.isTTY) return undefined;
+    stdout.write(PRERENDERED_HELP);
     return 0;
   }
   const { systemDeps } = await import('./deps-system.js');

@@ -1,4 +1,5 @@
-import { readdir, rm } from 'node:fs/promises';
+// fs.promises, not node:fs/promises: the promise API loads a dozen modules, so only where it is used.
+import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerInfo } from '../oauth/discover.js';
 import { loginHint } from '../options.js';
@@ -267,7 +268,7 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
     },
     async cachedScopes(baseUrl) {
       const dir = join(paths.cacheDir, 'servers');
-      const files = baseUrl ? [await serverFile(baseUrl)] : (await readdir(dir).catch((): string[] => [])).map((f) => join(dir, f));
+      const files = baseUrl ? [await serverFile(baseUrl)] : (await fs.readdir(dir).catch((): string[] => [])).map((f) => join(dir, f));
       const scopes = new Set<string>();
       for (const f of files) {
         const info = parseJson(await readFileIfExists(f).catch(() => undefined));
@@ -298,7 +299,7 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
       return { ...record, codeVerifier };
     },
     async removePendingLogin(profile, storage) {
-      await rm(pendingFile(profile), { force: true });
+      await fs.rm(pendingFile(profile), { force: true });
       await (await openStore(storage)).delete(pendingLoginAccount(paths.configDir, profile)).catch(() => undefined);
     },
 

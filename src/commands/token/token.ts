@@ -51,9 +51,9 @@ async function run(deps: Deps, opts: TokenOptions): Promise<void> {
       expires_at: session.expiresAt ?? null,
       scope: session.scope ?? null,
     };
-    deps.io.out.write(`${JSON.stringify(body)}\n`);
+    deps.io.writeOutSync(`${JSON.stringify(body)}\n`);
   } else {
-    deps.io.out.write(`${session.accessToken}\n`);
+    deps.io.writeOutSync(`${session.accessToken}\n`);
   }
 }
 
