@@ -1,6 +1,6 @@
 import { writeSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
-import { errnoCode } from './errors.js';
+import { ExitCode, errnoCode } from './errors.js';
 import type { Env } from './options.js';
 
 /** The three streams with what is known about them; data goes to `out`, everything else to `err`. */
@@ -39,7 +39,7 @@ export function processStream(name: 'stdout' | 'stderr'): NodeJS.WriteStream {
   if (!guarded.has(name)) {
     guarded.add(name);
     stream.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EPIPE') process.exit(0);
+      if (err.code === 'EPIPE') process.exit(ExitCode.ok);
       throw err;
     });
   }
@@ -78,7 +78,7 @@ export function systemIO(env: Env): IOStreams {
       try {
         while (written < bytes.length) written += writeSync(1, bytes, written);
       } catch (err) {
-        if (errnoCode(err) === 'EPIPE') process.exit(0);
+        if (errnoCode(err) === 'EPIPE') process.exit(ExitCode.ok);
         // A non-blocking descriptor that is full: the stream waits for it.
         if (errnoCode(err) !== 'EAGAIN') throw err;
         processStream('stdout').write(bytes.subarray(written));
