@@ -12,6 +12,9 @@
 //                     a budget, still fails when a case breaks
 //   BENCH_JSON=path   also write every sample and the machine as JSON, to compare before/after
 //   BENCH_COMPARE=path  a BENCH_JSON file of an earlier run, shown as a "before" column
+//   BENCH_BIN_BEFORE=path  another build's bin/school.cjs (say, of a checkout of the main branch):
+//                     each school case also runs with it, in the same rounds, as a reference row;
+//                     before/after compared under the same load, unlike two separate runs
 //
 // Exit status: 0 when every budget holds, 1 when one is over (not with BENCH_SMOKE) or a
 // case failed.
@@ -26,6 +29,7 @@ import { BROWSER_DRIVER_SCRIPT } from '@school/sandbox/browser-driver';
 const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'school.cjs');
 const SANDBOX_BIN = join(ROOT, 'sandbox', 'bin', 'school-sandbox.mjs');
+const binBefore = process.env.BENCH_BIN_BEFORE ? resolve(process.env.BENCH_BIN_BEFORE) : undefined;
 const NODE = process.execPath;
 
 const SMOKE = process.env.BENCH_SMOKE === '1';
@@ -77,6 +81,7 @@ function earlierResults(path: string | undefined): Map<string, string> | undefin
   return earlier;
 }
 const earlier = earlierResults(process.env.BENCH_COMPARE);
+if (binBefore && !existsSync(binBefore)) fail(`BENCH_BIN_BEFORE: there is no ${binBefore}.`);
 
 // ---------------------------------------------------------------------------------------------
 // Processes
@@ -102,7 +107,7 @@ function timedRun(argv: string[], env: NodeJS.ProcessEnv, input?: string): Run {
 }
 
 function shown(argv: string[]): string {
-  return argv.map((a) => (a === NODE ? 'node' : a === BIN ? 'bin/school.cjs' : a)).join(' ');
+  return argv.map((a) => (a === NODE ? 'node' : a === BIN ? 'bin/school.cjs' : a === binBefore ? '$BENCH_BIN_BEFORE' : a)).join(' ');
 }
 
 // Never shows the text it parses: for `school token --json` it holds the token itself.
@@ -309,6 +314,15 @@ const cases: Case[] = [
   } satisfies Case] : []),
   { name: 'school --help', argv: [NODE, BIN, '--help'], home: 'file', budget: 1.30, samples: [] },
 ];
+
+// The same cases with an earlier build, interleaved with these in every round.
+if (binBefore) {
+  for (let i = cases.length - 1; i >= 0; i--) {
+    const c = cases[i];
+    if (c.argv[1] !== BIN) continue;
+    cases.splice(i + 1, 0, { ...c, name: `${c.name} [before]`, argv: [c.argv[0], binBefore, ...c.argv.slice(2)], budget: undefined, samples: [] });
+  }
+}
 
 async function runCase(c: Case): Promise<number> {
   await c.before?.();

@@ -1,5 +1,6 @@
 import type { Deps } from './deps.js';
 import { ExitCode, InterruptedError, describeError } from './errors.js';
+import { processStream } from './iostreams.js';
 import { fromOAuthError } from './oauth/oauth-errors.js';
 import { refreshInFlight } from './session/refresh-in-flight.js';
 import { reportRepairsTo } from './state/permissions.js';
@@ -27,17 +28,7 @@ function wantsJson(argv: string[]): boolean {
   return argv.includes('--json');
 }
 
-/** A reader that closed the pipe (`school call … | head`) has all it wants: stop quietly. */
-function exitQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
-  stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(ExitCode.ok);
-    throw err;
-  });
-}
-
 export async function main(argv: string[]): Promise<number> {
-  exitQuietlyOnClosedPipe(process.stdout);
-  exitQuietlyOnClosedPipe(process.stderr);
   const controller = new AbortController();
   let interrupts = 0;
   let terminated = false;
@@ -48,7 +39,7 @@ export async function main(argv: string[]): Promise<number> {
     // A sent refresh is waited for however often Ctrl-C is pressed: stopping before its answer is
     // stored would lose the session the server has just rotated.
     if (refreshInFlight()) {
-      if (!toldAboutRefresh) process.stderr.write('Finishing the token refresh already sent, so the session is not lost; then stopping.\n');
+      if (!toldAboutRefresh) processStream('stderr').write('Finishing the token refresh already sent, so the session is not lost; then stopping.\n');
       toldAboutRefresh = true;
     } else if (interrupts > 1) process.exit(stopCode());
     controller.abort();
@@ -60,13 +51,13 @@ export async function main(argv: string[]): Promise<number> {
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
   // A credential file or dir made private on the way is said once, as a message of the command.
-  reportRepairsTo((note) => process.stderr.write(`${note}\n`));
+  reportRepairsTo((note) => processStream('stderr').write(`${note}\n`));
 
   const json = wantsJson(argv);
   try {
     const { fastPath } = await import('./fast-path.js');
     const fast = await fastPath(argv, controller.signal);
-    if (fast !== undefined) return fast;
+    if (fast !== undefined) return controller.signal.aborted ? stopCode() : fast;
 
     const [{ buildProgram, isCommanderError, mapCommanderError }, { systemDeps }] = await Promise.all([import('./program.js'), import('./deps-system.js')]);
     let pending: Promise<void> | undefined;
@@ -84,7 +75,7 @@ export async function main(argv: string[]): Promise<number> {
       if (isCommanderError(err)) {
         const mapped = mapCommanderError(err);
         if (typeof mapped === 'number') return mapped;
-        return reportError(mapped, process.stderr, json);
+        return reportError(mapped, processStream('stderr'), json);
       }
       throw err;
     }
@@ -92,10 +83,10 @@ export async function main(argv: string[]): Promise<number> {
     return controller.signal.aborted ? stopCode() : ExitCode.ok;
   } catch (err) {
     if (controller.signal.aborted) {
-      reportError(new InterruptedError(), process.stderr, json);
+      reportError(new InterruptedError(), processStream('stderr'), json);
       return stopCode();
     }
-    return reportError(err, process.stderr, json);
+    return reportError(err, processStream('stderr'), json);
   } finally {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);
@@ -107,7 +98,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err) => {
-    process.stderr.write(`school: ${printable(redactText(err instanceof Error ? err.message : String(err)))}\n`);
+    processStream('stderr').write(`school: ${printable(redactText(err instanceof Error ? err.message : String(err)))}\n`);
     process.exitCode = ExitCode.failure;
   },
 );

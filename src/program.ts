@@ -2,6 +2,7 @@ import type { Command, CommanderError } from 'commander';
 import { COMMAND_GROUPS, COMMANDS } from './commands/index.js';
 import type { Deps } from './deps.js';
 import { ExitCode, UsageError } from './errors.js';
+import { processStream } from './iostreams.js';
 import { DEFAULT_PROFILE, type GlobalOptions } from './options.js';
 import { requireCommonJs } from './util/require.js';
 import { VERSION } from './version.js';
@@ -45,8 +46,8 @@ export function buildProgram(makeDeps: DepsFactory, onResult: (p: Promise<void>)
     .configureHelp({ showGlobalOptions: true })
     // Set before the subcommands exist so they inherit it: errors are reported once, by the caller.
     .configureOutput({
-      writeOut: (s) => process.stdout.write(s),
-      writeErr: (s) => process.stderr.write(s),
+      writeOut: (s) => processStream('stdout').write(s),
+      writeErr: (s) => processStream('stderr').write(s),
       outputError: () => undefined,
     })
     .addHelpText('after', ENVIRONMENT_HELP);

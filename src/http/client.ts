@@ -6,6 +6,7 @@ import { printable, printableLines } from '../util/printable.js';
 import { REDACTED, isSecretHeader, redactBody, redactText, redactUrl, registerSecretsIn, registerSecretsInForm } from '../util/redact.js';
 import { proxyFor } from './proxy.js';
 import { assertSafeUrl } from './transport.js';
+import { requireCommonJs } from '../util/require.js';
 
 export interface HttpRequest {
   method?: string;
@@ -150,7 +151,8 @@ async function send(
   maxBytes: number,
 ): Promise<HttpResponse> {
   const isHttps = url.protocol === 'https:';
-  const lib = isHttps ? await import('node:https') : await import('node:http');
+  // require, not import(): import() would start the ES module loader for one built-in module.
+  const lib: typeof import('node:https') | typeof import('node:http') = requireCommonJs(isHttps ? 'node:https' : 'node:http');
   const options: RequestOptions & { servername?: string } = {
     method,
     headers,

@@ -7,12 +7,13 @@ import { type RefreshOutcome, refreshLocked } from './refresh.js';
 import { needsRefresh } from './refresh-policy.js';
 import { serverFor } from './server.js';
 import { type Session, sessionFrom } from './usable-session.js';
+import { requireCommonJs } from '../util/require.js';
 
 const REFUSED_HINT =
   'The seed in SCHOOL_REFRESH_TOKEN is spent or revoked: restore the cached SCHOOL_CONFIG_DIR, or mint a new seed with `school login --profile <name>` and `school token --profile <name> --for-ci`.';
 
 async function jobKey(seed: string, clientId: string, baseUrl: string): Promise<string> {
-  const { createHash } = await import('node:crypto');
+  const { createHash }: typeof import('node:crypto') = requireCommonJs('node:crypto');
   return createHash('sha256').update(`${baseUrl}\n${clientId}\n${seed}`).digest('hex').slice(0, 20);
 }
 

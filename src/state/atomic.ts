@@ -1,13 +1,14 @@
 import { errnoCode } from '../errors.js';
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
+import { requireCommonJs } from '../util/require.js';
 
 /**
  * Replaces a file in one step: readers see the old or the new content, never a torn write.
  * The temporary file is created with the final mode, so a secret is never briefly world-readable.
  */
 export async function writeFileAtomic(path: string, data: string, mode = 0o600): Promise<void> {
-  const { randomBytes } = await import('node:crypto');
+  const { randomBytes }: typeof import('node:crypto') = requireCommonJs('node:crypto');
   const dir = dirname(path);
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
@@ -27,9 +28,14 @@ export async function writeFileAtomic(path: string, data: string, mode = 0o600):
   }
 }
 
+/**
+ * The file's text, or undefined when there is none. Read synchronously: the files are small, and
+ * the promise API's first use loads a dozen modules (streams, readline) that `school token` needs
+ * for nothing else.
+ */
 export async function readFileIfExists(path: string): Promise<string | undefined> {
   try {
-    return await fs.readFile(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (err) {
     if (errnoCode(err) === 'ENOENT') return undefined;
     throw err;

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
+import { requireCommonJs } from '../util/require.js';
 
 /** A file name for a cache entry keyed by a URL (the crypto module is loaded only when needed). */
 async function cacheKey(url: string): Promise<string> {
-  const { createHash } = await import('node:crypto');
+  const { createHash }: typeof import('node:crypto') = requireCommonJs('node:crypto');
   return createHash('sha256').update(url).digest('hex').slice(0, 16);
 }
 

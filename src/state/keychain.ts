@@ -50,7 +50,7 @@ export async function openKeychain(timeoutMs = 5_000): Promise<CredentialStore> 
  */
 export async function probeKeychain(timeoutMs = 3_000): Promise<{ ok: true; store: CredentialStore } | { ok: false; reason: string }> {
   try {
-    const { randomBytes } = await import('node:crypto');
+    const { randomBytes }: typeof import('node:crypto') = requireCommonJs('node:crypto');
     const store = await openKeychain(timeoutMs);
     const account = `probe:${process.pid}:${randomBytes(4).toString('hex')}`;
     const value = randomBytes(8).toString('hex');

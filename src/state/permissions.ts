@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { lstatSync, promises as fs, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError, errnoCode } from '../errors.js';
 import type { Paths } from './paths.js';
@@ -61,10 +61,12 @@ export async function inspectPrivatePath(path: string, kind: 'directory' | 'file
   if (uid === undefined) return { state: 'unchecked' };
   let st;
   try {
+    // Synchronous: every run checks six paths, and the promise API's first use loads a dozen
+    // modules (streams, readline) that `school token` needs for nothing else.
     // A link someone else planted is theirs, wherever it points.
-    const link = await fs.lstat(path);
+    const link = lstatSync(path);
     if (link.isSymbolicLink() && link.uid !== uid && link.uid !== 0) return { state: 'foreign', owner: link.uid };
-    st = await fs.stat(path);
+    st = statSync(path);
   } catch (err) {
     if (errnoCode(err) === 'ENOENT') return { state: 'absent' };
     throw err;

@@ -1,4 +1,5 @@
-import { readdir, rm } from 'node:fs/promises';
+// fs.promises, not node:fs/promises: the promise API loads a dozen modules, so only where it is used.
+import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerInfo } from '../oauth/discover.js';
 import { loginHint } from '../options.js';
@@ -323,7 +324,7 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
     },
     async cachedScopes(baseUrl) {
       const dir = join(paths.cacheDir, 'servers');
-      const files = baseUrl ? [await serverFile(baseUrl)] : (await readdir(dir).catch((): string[] => [])).map((f) => join(dir, f));
+      const files = baseUrl ? [await serverFile(baseUrl)] : (await fs.readdir(dir).catch((): string[] => [])).map((f) => join(dir, f));
       const scopes = new Set<string>();
       for (const f of files) {
         const info = parseJson(await readOwnFile(f));
@@ -355,7 +356,7 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
     },
     pendingLoginRecord: pendingRecord,
     async pendingLoginRecords() {
-      const names = await readdir(paths.pendingDir).catch((): string[] => []);
+      const names = await fs.readdir(paths.pendingDir).catch((): string[] => []);
       const records: PendingLoginRecord[] = [];
       for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
         const record = await pendingRecord(name.slice(0, -'.json'.length));
@@ -364,7 +365,7 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
       return records;
     },
     async removePendingLogin(profile, storage) {
-      await rm(pendingFile(profile), { force: true });
+      await fs.rm(pendingFile(profile), { force: true });
       await (await openStore(storage)).delete(pendingLoginAccount(paths.configDir, profile)).catch(() => undefined);
     },
     async saveLoginOutcome(outcome) {
@@ -375,7 +376,7 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
       return isLoginOutcome(outcome) && outcome.profile === profile ? outcome : undefined;
     },
     async removeLoginOutcome(profile) {
-      await rm(outcomeFile(profile), { force: true });
+      await fs.rm(outcomeFile(profile), { force: true });
     },
 
     async forgetClientSecret(issuer, registration) {
@@ -385,7 +386,7 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
       });
     },
     async forgetJobStates() {
-      const markers = (await readdir(paths.stateDir).catch((): string[] => [])).filter((n) => /^ci-[0-9a-f]+\.json$/.test(n));
+      const markers = (await fs.readdir(paths.stateDir).catch((): string[] => [])).filter((n) => /^ci-[0-9a-f]+\.json$/.test(n));
       for (const name of markers) {
         const markerFile = join(paths.stateDir, name);
         const marker = parseJson(await readFileIfExists(markerFile).catch(() => undefined));
@@ -396,10 +397,10 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
           const removal = openStore(kind, 'job').then((store) => store.delete(jobAccount(key)));
           await (isJobMarker(marker) ? removal : removal.catch(() => false));
         }
-        await rm(markerFile, { force: true });
+        await fs.rm(markerFile, { force: true });
       }
       // The job file holds nothing else: remove it whole, entries of lost markers included.
-      await rm(paths.jobCredentialsFile, { force: true });
+      await fs.rm(paths.jobCredentialsFile, { force: true });
       return markers.length;
     },
 

@@ -10,6 +10,20 @@ describe('the command line surface', () => {
     expect(res.stderr).toBe('');
   });
 
+  it('prints the help rendered at build time exactly as the full parser renders it on a pipe', async () => {
+    // `--help` alone takes the fast path (the text fixed by the build); with --verbose before it the
+    // command parser renders it at run time. Both must be the same bytes.
+    const [fast, parsed, bare] = await Promise.all([
+      runSchool(['--help'], userEnv()),
+      runSchool(['--verbose', '--help'], userEnv()),
+      runSchool([], userEnv()),
+    ]);
+    expect(fast.stdout).toMatch(/^Usage: school /);
+    expect(parsed.code).toBe(0);
+    expect(fast.stdout).toBe(parsed.stdout);
+    expect(bare.stdout).toBe(parsed.stdout);
+  });
+
   it('prints the version', async () => {
     const res = await runSchool(['--version'], userEnv());
     expect(res.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);

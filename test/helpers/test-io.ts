@@ -26,6 +26,7 @@ export function testIO(options: { tty?: boolean; inTTY?: boolean; color?: boolea
     inIsTTY: options.inTTY ?? tty,
     outIsTTY: tty,
     errIsTTY: tty,
+    writeOutSync: (t) => out.write(t),
     colorOn: () => options.color ?? false,
     stdout: () => outText,
     stderr: () => errText,

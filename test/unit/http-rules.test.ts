@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { bypassesProxy, proxyFor } from '../../src/http/proxy.js';
 import { assertSafeUrl, isLoopbackHost } from '../../src/http/transport.js';
 import { splitCommandLine } from '../../src/login/browser.js';
-import { parseFastToken } from '../../src/fast-path.js';
 
 describe('transport guard', () => {
   it('allows https anywhere and http only on loopback', () => {
@@ -42,20 +41,5 @@ describe('BROWSER command line', () => {
   it('splits with quotes like a shell', () => {
     expect(splitCommandLine(`node "/path with space/driver.mjs" --flag 'a b'`)).toEqual(['node', '/path with space/driver.mjs', '--flag', 'a b']);
     expect(splitCommandLine('firefox')).toEqual(['firefox']);
-  });
-});
-
-describe('token fast path recogniser', () => {
-  it('takes only the plain forms of `token`', () => {
-    expect(parseFastToken(['token'])).toEqual({});
-    expect(parseFastToken(['--profile', 'ci', 'token', '--json'])).toEqual({ profile: 'ci', json: true });
-    expect(parseFastToken(['token', '--base-url=https://s.example'])).toEqual({ baseUrl: 'https://s.example' });
-    expect(parseFastToken(['token', '--help'])).toBeUndefined();
-    expect(parseFastToken(['token', 'extra'])).toBeUndefined();
-    expect(parseFastToken(['whoami'])).toBeUndefined();
-    expect(parseFastToken(['token', '--profile'])).toBeUndefined();
-    expect(parseFastToken(['token', '--min-ttl', '300'])).toEqual({ minTtl: '300' });
-    expect(parseFastToken(['token', '--min-ttl=60', '--json'])).toEqual({ minTtl: '60', json: true });
-    expect(parseFastToken(['--min-ttl', '60', 'token'])).toBeUndefined();
   });
 });

@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+// fs.promises, not node:fs/promises: the promise API loads a dozen modules, so only where it is used.
+import { promises as fs } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { UsageError, errnoCode, messageOf } from '../../errors.js';
 
@@ -30,7 +31,7 @@ async function typedValue(raw: string, stdin: Readable): Promise<JsonValue> {
   if (raw.startsWith('@')) {
     const file = raw.slice(1);
     try {
-      return file === '-' ? (await readAll(stdin)).toString('utf8') : await readFile(file, 'utf8');
+      return file === '-' ? (await readAll(stdin)).toString('utf8') : await fs.readFile(file, 'utf8');
     } catch (err) {
       throw new UsageError(`Cannot read ${file}: ${fileErrorReason(err)}.`);
     }

@@ -83,9 +83,9 @@ async function run(deps: Deps, opts: TokenOptions): Promise<void> {
       expires_at: session.expiresAt ?? null,
       scope: session.scope ?? null,
     };
-    deps.io.out.write(`${terminalSafeJson(body)}\n`);
+    deps.io.writeOutSync(`${terminalSafeJson(body)}\n`);
   } else {
-    deps.io.out.write(`${session.accessToken}\n`);
+    deps.io.writeOutSync(`${session.accessToken}\n`);
   }
 }
 
