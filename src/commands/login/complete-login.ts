@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
-import { BACKGROUND_COMMAND, runBackgroundListener } from '../../login/background.js';
+import { BACKGROUND_COMMAND } from '../../login/background.js';
+import { runBackgroundListener } from '../../login/background-listener.js';
 import { parseLoginPort } from '../../login/ports.js';
 import { type GlobalOptions, profileName } from '../../options.js';
 import { defineCommand, globalOptions, stringFlag } from '../command.js';
