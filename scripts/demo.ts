@@ -9,7 +9,7 @@ import { startSandbox } from '@school/sandbox';
 import { BROWSER_DRIVER_SCRIPT } from '@school/sandbox/browser-driver';
 
 const root = resolve(import.meta.dirname, '..');
-const bin = join(root, 'bin', 'school');
+const bin = join(root, 'bin', 'school.cjs');
 const home = mkdtempSync(join(tmpdir(), 'school-demo-'));
 const headless = process.env.CI === 'true' || (!process.env.DISPLAY && !process.env.WAYLAND_DISPLAY);
 
