@@ -549,7 +549,8 @@ describe('call: pagination, retries and jq against a hostile server', () => {
   it('a Retry-After with hundreds of digits waits at most the cap, and Ctrl-C still stops the wait', async () => {
     const env = hostileEnv();
     proxy.inject({ path: PAGES, action: { kind: 'respond', answer: () => ({ status: 429, headers: { 'retry-after': '9'.repeat(400) }, body: '' }) } });
-    const run = startSchool(['call', '/api/hostile-pages', '--anonymous', '--base-url', sandbox.baseUrl], env);
+    // A deadline long enough for the capped wait: a shorter one would not start it at all.
+    const run = startSchool(['call', '/api/hostile-pages', '--anonymous', '--base-url', sandbox.baseUrl, '--timeout', '600'], env);
     await run.waitForStderr(/Retrying in 60 s \(HTTP 429, attempt 1 of 3\)/);
     run.child.kill('SIGINT');
     const res = await run.done;
