@@ -14,7 +14,9 @@ const home = mkdtempSync(join(tmpdir(), 'school-demo-'));
 const headless = process.env.CI === 'true' || (!process.env.DISPLAY && !process.env.WAYLAND_DISPLAY);
 
 const sandbox = await startSandbox({ quiet: true });
-const env: NodeJS.ProcessEnv = { ...process.env, SCHOOL_CONFIG_DIR: join(home, 'config'), SCHOOL_PROFILE: undefined, SCHOOL_TOKEN: undefined, SCHOOL_REFRESH_TOKEN: undefined };
+// The transcript shows a person at a terminal: a CI job running the demo is not one (login would
+// rightly refuse to wait for a browser there), so CI is left out of the CLI's environment.
+const env: NodeJS.ProcessEnv = { ...process.env, CI: undefined, SCHOOL_CONFIG_DIR: join(home, 'config'), SCHOOL_PROFILE: undefined, SCHOOL_TOKEN: undefined, SCHOOL_REFRESH_TOKEN: undefined };
 if (headless) env.BROWSER = `${process.execPath} ${BROWSER_DRIVER_SCRIPT}`;
 
 const dim = (s: string) => (process.stdout.isTTY ? `\u001b[2m${s}\u001b[22m` : s);
