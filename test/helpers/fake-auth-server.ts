@@ -1,7 +1,23 @@
 import type { HttpClient, HttpRequest, HttpResponse } from '../../src/http/client.js';
+import type { TokenSet } from '../../src/state/token-set.js';
 
 export const API = 'https://api.school.example';
 export const AS = 'https://login.school.example';
+
+/** A token set of the fake server's client as a login stored it 100 s before `now`, valid for an hour. */
+export function storedTokens(now: number, overrides: Partial<TokenSet> = {}): TokenSet {
+  return {
+    issuer: AS,
+    clientId: 'cid-1',
+    accessToken: 'at-stored-0123456789',
+    refreshToken: 'rt-stored-0123456789',
+    tokenType: 'bearer',
+    obtainedAt: now - 100,
+    expiresAt: now + 3500,
+    scope: 'openid courses:read',
+    ...overrides,
+  };
+}
 
 export interface FakeAuthServer extends HttpClient {
   /** Every request, as "METHOD url". */

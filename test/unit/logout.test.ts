@@ -3,20 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { logoutCommand } from '../../src/commands/logout/logout.js';
 import type { Profile } from '../../src/state/config-file.js';
 import { clientAccount, jobAccount, pendingLoginAccount, profileAccount } from '../../src/state/credential-store.js';
-import type { TokenSet } from '../../src/state/token-set.js';
-import { API, AS, fakeAuthServer } from '../helpers/fake-auth-server.js';
+import { API, AS, fakeAuthServer, storedTokens } from '../helpers/fake-auth-server.js';
 import { type KeychainCondition, fakeDeps } from '../helpers/fake-deps.js';
 
 const NOW = 1_800_000_000;
-const tokens: TokenSet = {
-  issuer: AS,
-  clientId: 'cid-1',
-  accessToken: 'at-stored-0123456789',
-  refreshToken: 'rt-stored-0123456789',
-  tokenType: 'bearer',
-  obtainedAt: NOW - 100,
-  expiresAt: NOW + 3500,
-};
+const tokens = storedTokens(NOW);
 
 async function setup(p: { revocation?: 'ok' | 'absent' | 'access_unsupported' | 'unavailable'; confidential?: boolean; keychain?: KeychainCondition } = {}) {
   const server = fakeAuthServer();

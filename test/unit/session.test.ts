@@ -2,22 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { resolveSession } from '../../src/session/session.js';
 import type { Profile } from '../../src/state/config-file.js';
 import type { TokenSet } from '../../src/state/token-set.js';
-import { API, AS, fakeAuthServer } from '../helpers/fake-auth-server.js';
+import { API, AS, fakeAuthServer, storedTokens } from '../helpers/fake-auth-server.js';
 import { fakeDeps } from '../helpers/fake-deps.js';
 
 const NOW = 1_800_000_000;
 const profile: Profile = { baseUrl: API, issuer: AS, clientId: 'cid-1', authMethod: 'none', storage: 'keychain' };
-const stored = (overrides: Partial<TokenSet> = {}): TokenSet => ({
-  issuer: AS,
-  clientId: 'cid-1',
-  accessToken: 'at-stored-0123456789',
-  refreshToken: 'rt-stored-0123456789',
-  tokenType: 'bearer',
-  obtainedAt: NOW - 100,
-  expiresAt: NOW + 3500,
-  scope: 'openid courses:read',
-  ...overrides,
-});
+const stored = (overrides: Partial<TokenSet> = {}): TokenSet => storedTokens(NOW, overrides);
 
 async function setup(p: { env?: Record<string, string>; tokens?: TokenSet; refresh?: 'rotate' | 'keep' | 'invalid_grant'; keychain?: 'ok' | 'missing' } = {}) {
   const server = fakeAuthServer();
