@@ -15,6 +15,7 @@ import { terminalJson } from './output.js';
 import { performCall } from './request.js';
 import { parseRetryCount, retriesAllowed } from './retry.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
+import { parsesAsJson } from '../../util/json.js';
 
 export interface CallOptions extends GlobalOptions {
   path?: string;
@@ -149,7 +150,7 @@ async function run(deps: Deps, opts: CallOptions): Promise<void> {
       throw new UsageError(`Cannot read ${opts.input}: ${fileErrorReason(err)}.`);
     }
     // A JSON file is sent as JSON unless the user said otherwise: servers answer 415 to a bare body.
-    if (headers['content-type'] === undefined && isJsonText(body)) headers['content-type'] = 'application/json';
+    if (headers['content-type'] === undefined && parsesAsJson(body.toString('utf8'))) headers['content-type'] = 'application/json';
   }
 
   let jq: JqFilter | undefined;
@@ -172,15 +173,6 @@ async function run(deps: Deps, opts: CallOptions): Promise<void> {
     },
     session,
   );
-}
-
-function isJsonText(body: Buffer): boolean {
-  try {
-    JSON.parse(body.toString('utf8'));
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export const callCommand = defineCommand<CallOptions>({

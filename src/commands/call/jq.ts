@@ -1,6 +1,7 @@
 import { CliError, UsageError } from '../../errors.js';
 import { printableLines } from '../../util/printable.js';
 import type { JsonPrinter } from './output.js';
+import { parsesAsJson } from '../../util/json.js';
 
 /** A compiled-once view of a jq expression; jq itself (WebAssembly) is loaded only when --jq is used. */
 export interface JqFilter {
@@ -79,11 +80,7 @@ export async function compileJq(expression: string, pretty?: JsonPrinter): Promi
     apply(jsonText, what = 'The response') {
       // No body at all (204, HEAD) has nothing to filter, which is not an error.
       if (jsonText.trim() === '') return '';
-      try {
-        JSON.parse(jsonText);
-      } catch {
-        throw new CliError(`${what} is not JSON, so --jq cannot filter it.`, { code: 'not_json' });
-      }
+      if (!parsesAsJson(jsonText)) throw new CliError(`${what} is not JSON, so --jq cannot filter it.`, { code: 'not_json' });
       const result = interruptible(() => jq.raw(jsonText, expression, flags));
       if (result.exitCode === JQ_COMPILE_ERROR) throw invalidExpression(result.stderr);
       if (result.exitCode !== 0) {

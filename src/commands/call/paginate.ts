@@ -1,5 +1,6 @@
 import { CliError } from '../../errors.js';
 import { MAX_BYTES, formatBytes } from '../../http/client.js';
+import { parsesAsJson } from '../../util/json.js';
 
 /** One link-value of an RFC 8288 `Link` header: its target and parameters (names in lower case). */
 export interface WebLink {
@@ -133,11 +134,7 @@ export class PageGatherer {
 
   add(body: Buffer, page: number): void {
     const text = body.toString('utf8');
-    try {
-      JSON.parse(text);
-    } catch {
-      throw new CliError(`page ${page} is not JSON, so --slurp cannot put it in an array.`, { code: 'not_json' });
-    }
+    if (!parsesAsJson(text)) throw new CliError(`page ${page} is not JSON, so --slurp cannot put it in an array.`, { code: 'not_json' });
     this.bytes += body.length;
     if (this.bytes > this.maxBytes) {
       throw new CliError(`The pages gathered by --slurp pass ${formatBytes(this.maxBytes)} at page ${page}; stopped. Use --paginate without --slurp to stream them.`, {
