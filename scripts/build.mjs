@@ -4,6 +4,7 @@
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const outfile = new URL('../dist/cli.cjs', import.meta.url).pathname;
@@ -28,8 +29,28 @@ async function bundle(extraDefines) {
   });
 }
 
+// oauth4webapi, as CommonJS of its own beside the CLI: loaded with require() by the commands that
+// speak the protocol, without starting the ES module loader, and given the small Headers and
+// Response of src/http/web-types.ts (and a fetch that refuses) in place of Node's fetch globals,
+// whose loading costs more than the rest of a refresh; see src/oauth/library-globals.ts.
+const OAUTH_BUNDLE = './oauth4webapi.cjs';
+async function bundleOAuth() {
+  await build({
+    entryPoints: [createRequire(import.meta.url).resolve('oauth4webapi')],
+    outfile: new URL(`../dist/${OAUTH_BUNDLE}`, import.meta.url).pathname,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    inject: [new URL('../src/oauth/library-globals.ts', import.meta.url).pathname],
+    legalComments: 'inline',
+    logLevel: 'warning',
+  });
+}
+
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
-await bundle({});
+await bundleOAuth();
+await bundle({ __SCHOOL_OAUTH_BUNDLE__: JSON.stringify(OAUTH_BUNDLE) });
 // `school --help` on a pipe is the same text every time: rendered once here by the full parser
 // (commander, 80 columns), it is printed at run time without building the command tree.
 const env = { ...process.env };
@@ -39,4 +60,4 @@ if (rendered.status !== 0 || !rendered.stdout.startsWith('Usage: school')) {
   console.error(`build: rendering school --help failed (exit ${rendered.status}).`);
   process.exit(1);
 }
-await bundle({ __SCHOOL_HELP__: JSON.stringify(rendered.stdout) });
+await bundle({ __SCHOOL_OAUTH_BUNDLE__: JSON.stringify(OAUTH_BUNDLE), __SCHOOL_HELP__: JSON.stringify(rendered.stdout) });

@@ -1,12 +1,13 @@
 import { CliError } from '../errors.js';
 import { type HttpClient, type HttpResponse, MAX_BYTES } from './client.js';
+import { BufferedResponse } from './web-types.js';
 
 export type CustomFetch = (
   url: string,
   options: { method: string; headers: Record<string, string>; body?: string | URLSearchParams | null; signal?: AbortSignal; redirect?: string },
-) => Promise<Response>;
+) => Promise<BufferedResponse>;
 
-const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
+const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 
 /**
  * The longest one protocol exchange may take, answer included. The client's own timeout counts idle
@@ -49,7 +50,7 @@ export function fetchFor(
     } finally {
       clearTimeout(timer);
     }
-    return new Response(NULL_BODY_STATUS.has(res.status) ? null : new Uint8Array(res.body), {
+    return new BufferedResponse(NULL_BODY_STATUS.has(res.status) ? null : new Uint8Array(res.body), {
       status: res.status,
       statusText: res.statusText,
       headers: Object.entries(res.headers),

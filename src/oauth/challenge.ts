@@ -1,6 +1,7 @@
 import type * as OAuthModule from 'oauth4webapi';
 import { isPlainScope } from '../util/plain-name.js';
-import { loadOAuth } from './library.js';
+import { BufferedResponse, PlainHeaders } from '../http/web-types.js';
+import { asStandardResponse, loadOAuth } from './library.js';
 
 export type Challenge = OAuthModule.WWWAuthenticateChallenge;
 
@@ -33,9 +34,9 @@ export function readChallenge(status: number, challenges: readonly Challenge[]):
 export async function parseChallenges(header: string | undefined): Promise<Challenge[]> {
   if (!header) return [];
   const oauth = await loadOAuth();
-  const replay = async () => new Response(null, { status: 401, headers: { 'www-authenticate': header } });
+  const replay = async () => asStandardResponse(new BufferedResponse(null, { status: 401, headers: { 'www-authenticate': header } }));
   try {
-    await oauth.protectedResourceRequest('replayed', 'GET', new URL('http://127.0.0.1/'), new Headers(), null, {
+    await oauth.protectedResourceRequest('replayed', 'GET', new URL('http://127.0.0.1/'), new PlainHeaders() as unknown as Headers, null, {
       [oauth.customFetch]: replay,
       [oauth.allowInsecureRequests]: true,
     });

@@ -1,6 +1,7 @@
 import type * as OAuthModule from 'oauth4webapi';
 import { serverErrorCode } from '../error-codes.js';
 import { CliError, ExitCode } from '../errors.js';
+import { isResponse } from '../http/web-types.js';
 
 // oauth4webapi's error codes, spelled here so that mapping an error never loads the library; the
 // types make the compiler check each against the library's own constant.
@@ -115,7 +116,7 @@ export function fromOAuthError(err: unknown, context: StepContext = {}): unknown
     }
     case RESPONSE_IS_NOT_JSON:
     case RESPONSE_IS_NOT_CONFORM: {
-      const answer = context.answer ?? (err.cause instanceof Response ? { status: err.cause.status } : undefined);
+      const answer = context.answer ?? (isResponse(err.cause) ? { status: err.cause.status } : undefined);
       if (answer) return fromAnswer(answer, where, err);
       break;
     }
@@ -168,7 +169,7 @@ const MAX_ERROR_BODY = 64 * 1024;
  * an OAuth error is still named when its JSON comes with another content type (text/plain).
  */
 async function unreadAnswer(err: unknown): Promise<ServerAnswer | undefined> {
-  if (!isOAuthError(err) || !(err.cause instanceof Response)) return undefined;
+  if (!isOAuthError(err) || !isResponse(err.cause)) return undefined;
   const response = err.cause;
   const answer: ServerAnswer = { status: response.status };
   if (response.bodyUsed) return answer;

@@ -1,8 +1,9 @@
 import { CliError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
+import { BufferedResponse } from '../http/web-types.js';
 import { type AuthMethod, isAuthMethod } from '../state/config-file.js';
 import { registerSecret } from '../util/redact.js';
-import { type AuthorizationServer, loadOAuth, requestOptions } from './library.js';
+import { type AuthorizationServer, asStandardResponse, loadOAuth, requestOptions } from './library.js';
 import { ServerRefusal, oauthStep } from './oauth-errors.js';
 
 export interface RegisteredClient {
@@ -16,9 +17,9 @@ export interface RegisteredClient {
  * RFC 7591 §3.2.1 answers a registration with 201; some servers answer 200 with the same body.
  * The body is what matters, so such an answer is read as the 201 it stands for.
  */
-function asCreated(res: Response): Response {
-  if (res.status !== 200) return res;
-  return new Response(res.body, { status: 201, statusText: 'Created', headers: res.headers });
+async function asCreated(res: Response): Promise<Response> {
+  if (res.status !== 200 || res.bodyUsed) return res;
+  return asStandardResponse(new BufferedResponse(new Uint8Array(await res.arrayBuffer()), { status: 201, statusText: 'Created', headers: res.headers }));
 }
 
 /**
@@ -55,7 +56,7 @@ export async function registerClient(
         },
         requestOptions(oauth, http, params.signal),
       );
-      return oauth.processDynamicClientRegistrationResponse(asCreated(res));
+      return oauth.processDynamicClientRegistrationResponse(await asCreated(res));
     });
   } catch (err) {
     const status = err instanceof ServerRefusal && err.status ? `HTTP ${err.status}, ` : '';

@@ -1,17 +1,19 @@
 import { errnoCode } from '../errors.js';
 import { promises as fs, readFileSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
-import { requireCommonJs } from '../util/require.js';
 
 /**
  * Replaces a file in one step: readers see the old or the new content, never a torn write.
  * The temporary file is created with the final mode, so a secret is never briefly world-readable.
  */
+let tmpCounter = 0;
+
 export async function writeFileAtomic(path: string, data: string, mode = 0o600): Promise<void> {
-  const { randomBytes }: typeof import('node:crypto') = requireCommonJs('node:crypto');
   const dir = dirname(path);
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  // Unique enough with the pid, and created exclusively ('wx'): a clash fails, it never overwrites.
+  // Not from node:crypto, whose loading would cost a refresh more than the write itself.
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.${(tmpCounter++).toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`);
   const handle = await fs.open(tmp, 'wx', mode);
   try {
     await handle.writeFile(data);

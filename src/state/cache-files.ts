@@ -1,18 +1,32 @@
 import { join } from 'node:path';
-import { requireCommonJs } from '../util/require.js';
 
-/** A file name for a cache entry keyed by a URL (the crypto module is loaded only when needed). */
-async function cacheKey(url: string): Promise<string> {
-  const { createHash }: typeof import('node:crypto') = requireCommonJs('node:crypto');
-  return createHash('sha256').update(url).digest('hex').slice(0, 16);
+/**
+ * A file name for the cache entry of a URL: its host, for whoever looks in the directory, and a
+ * 32-bit FNV-1a hash of the whole URL to tell apart URLs of one host. Not a cryptographic hash:
+ * loading node:crypto would cost a refresh more than its whole metadata lookup, and a collision
+ * costs nothing: the server entry records its base URL, which a reader checks.
+ */
+function cacheKey(url: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < url.length; i++) {
+    hash ^= url.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  let host = 'url';
+  try {
+    host = new URL(url).host.replace(/[^A-Za-z0-9.-]/g, '_');
+  } catch {
+    // Not a URL: the hash alone names it.
+  }
+  return `${host}-${hash.toString(16).padStart(8, '0')}`;
 }
 
 /** The cached authorization server metadata of a base URL. */
-export async function serverCacheFile(cacheDir: string, baseUrl: string): Promise<string> {
-  return join(cacheDir, 'servers', `${await cacheKey(baseUrl)}.json`);
+export function serverCacheFile(cacheDir: string, baseUrl: string): string {
+  return join(cacheDir, 'servers', `${cacheKey(baseUrl)}.json`);
 }
 
 /** The cached API description (/openapi.json) of a base URL. */
-export async function openapiCacheFile(cacheDir: string, baseUrl: string): Promise<string> {
-  return join(cacheDir, 'openapi', `${await cacheKey(baseUrl)}.json`);
+export function openapiCacheFile(cacheDir: string, baseUrl: string): string {
+  return join(cacheDir, 'openapi', `${cacheKey(baseUrl)}.json`);
 }

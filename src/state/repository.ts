@@ -313,18 +313,19 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
     },
 
     async cachedServer(baseUrl, expectedIssuer) {
-      const cached = parseJson(await readOwnFile(await serverFile(baseUrl)));
-      if (!isServerInfo(cached)) return undefined;
+      const cached = parseJson(await readOwnFile(serverFile(baseUrl)));
+      // File names are short hashes of the URL: an entry of another base URL is a miss.
+      if (!isServerInfo(cached) || cached.baseUrl !== baseUrl) return undefined;
       return !expectedIssuer || cached.as.issuer === expectedIssuer ? cached : undefined;
     },
     async saveServer(info, fetchedAt) {
       // Losing the cache costs nothing but a network call, so a failed write is not an error.
       const body = JSON.stringify({ fetchedAt, ...info }, null, 2);
-      await writeFileAtomic(await serverFile(info.baseUrl), `${body}\n`, 0o600).catch(() => undefined);
+      await writeFileAtomic(serverFile(info.baseUrl), `${body}\n`, 0o600).catch(() => undefined);
     },
     async cachedScopes(baseUrl) {
       const dir = join(paths.cacheDir, 'servers');
-      const files = baseUrl ? [await serverFile(baseUrl)] : (await fs.readdir(dir).catch((): string[] => [])).map((f) => join(dir, f));
+      const files = baseUrl ? [serverFile(baseUrl)] : (await fs.readdir(dir).catch((): string[] => [])).map((f) => join(dir, f));
       const scopes = new Set<string>();
       for (const f of files) {
         const info = parseJson(await readOwnFile(f));
@@ -334,11 +335,11 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
     },
 
     async cachedApiDescription(baseUrl) {
-      const doc = parseJson(await readOwnFile(await openapiCacheFile(paths.cacheDir, baseUrl)));
+      const doc = parseJson(await readOwnFile(openapiCacheFile(paths.cacheDir, baseUrl)));
       return isOpenApiDoc(doc) ? doc : undefined;
     },
     async saveApiDescription(baseUrl, doc) {
-      await writeFileAtomic(await openapiCacheFile(paths.cacheDir, baseUrl), JSON.stringify(doc), 0o600).catch(() => undefined);
+      await writeFileAtomic(openapiCacheFile(paths.cacheDir, baseUrl), JSON.stringify(doc), 0o600).catch(() => undefined);
     },
 
     async savePendingLogin(pending) {

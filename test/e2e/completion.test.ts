@@ -76,8 +76,8 @@ beforeAll(async () => {
   );
   const { cacheDir } = resolvePaths({ SCHOOL_CONFIG_DIR: configDir });
   const cache = async (baseUrl: string, scopes: string[], paths: string[]) => {
-    const servers = await serverCacheFile(cacheDir, baseUrl);
-    const openapi = await openapiCacheFile(cacheDir, baseUrl);
+    const servers = serverCacheFile(cacheDir, baseUrl);
+    const openapi = openapiCacheFile(cacheDir, baseUrl);
     await mkdir(join(servers, '..'), { recursive: true });
     await mkdir(join(openapi, '..'), { recursive: true });
     await writeFile(servers, JSON.stringify({ baseUrl, as: { issuer: baseUrl, scopes_supported: scopes } }));

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '@school/sandbox';
-import { type Env, expectSuccess, filesContaining, forwardProxy, modeOf, runSchool, startSchool, userEnv, withoutKeychain } from './harness.js';
+import { type Env, REPO, expectSuccess, filesContaining, forwardProxy, modeOf, runSchool, startSchool, userEnv, withoutKeychain } from './harness.js';
 
 // Short-lived access tokens: refresh happens within a couple of seconds (half the lifetime).
 const TTL = 4;
@@ -57,6 +57,23 @@ describe('token refresh', () => {
     expect([...tokens][0]).not.toBe(`${json.access_token}\n`);
     expect(refreshGrants(sandbox).length).toBe(mid + 1);
     expect(refreshGrants(sandbox).slice(mid).every((e) => e.ok === true)).toBe(true);
+  });
+
+  it("refreshes without loading Node's fetch implementation or its crypto module, the costliest loads it could make", async () => {
+    const env = userEnv();
+    await login(env, sandbox, ['--insecure-storage']);
+    await waitForRefreshWindow();
+    const before = refreshGrants(sandbox).length;
+    const loaded = join(env.HOME, 'loaded-modules.txt');
+    const probe = join(REPO, 'test', 'helpers', 'loaded-modules.cjs');
+    const res = expectSuccess(await runSchool(['token'], { ...env, NODE_OPTIONS: `--require ${probe}`, LOADED_MODULES_FILE: loaded }));
+    expect(res.stdout).toMatch(/^\S+\n$/);
+    expect(refreshGrants(sandbox).length).toBe(before + 1);
+    const modules = readFileSync(loaded, 'utf8').split('\n');
+    // The library that processed the answer was the build's own copy, so its checks did run.
+    expect(modules).toContain(join(REPO, 'dist', 'oauth4webapi.cjs'));
+    expect(modules).toContain('http');
+    expect(modules.filter((m) => m.includes('undici') || m === 'crypto' || m.startsWith('internal/crypto/'))).toEqual([]);
   });
 
   it('keeps the session when Ctrl-C arrives while a rotating refresh is in flight', async () => {
