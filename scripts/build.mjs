@@ -3,7 +3,9 @@
 // external and are loaded with import() only where a command needs them.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -61,3 +63,29 @@ if (rendered.status !== 0 || !rendered.stdout.startsWith('Usage: school')) {
   process.exit(1);
 }
 await bundle({ __SCHOOL_OAUTH_BUNDLE__: JSON.stringify(OAUTH_BUNDLE), __SCHOOL_HELP__: JSON.stringify(rendered.stdout) });
+
+// The CLI compiled from a code cache has no import(): every import() left in the bundle must be
+// importPackage's fallback for a Node that cannot require() an ES module (src/util/require.ts).
+const imports = readFileSync(outfile, 'utf8').match(/\bimport\(/g) ?? [];
+if (imports.length !== 1) {
+  console.error(`build: dist/cli.cjs has ${imports.length} import() calls, not only importPackage's; load packages with importPackage and built-in modules with requireCommonJs.`);
+  process.exit(1);
+}
+
+// The V8 code cache of the final dist/cli.cjs, made by one run of `school token` with nothing
+// configured (see scripts/code-cache.cjs). A Node that cannot use one (bin/school.cjs then
+// requires the CLI) gets none.
+if (process.features.require_module) {
+  const scratch = mkdtempSync(join(tmpdir(), 'school-build-'));
+  const trainingEnv = { PATH: process.env.PATH, HOME: scratch, SCHOOL_CONFIG_DIR: join(scratch, 'config'), NO_COLOR: '1' };
+  const trained = spawnSync(process.execPath, [new URL('./code-cache.cjs', import.meta.url).pathname, 'token'], {
+    env: trainingEnv,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  rmSync(scratch, { recursive: true, force: true });
+  if (trained.status !== 4 || !trained.stderr.includes('Not logged in')) {
+    console.error(`build: making the code cache, \`school token\` with nothing configured exited ${trained.status}: ${trained.stderr.trim()}`);
+    process.exit(1);
+  }
+}

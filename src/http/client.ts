@@ -244,10 +244,10 @@ function proxyAuthorization(proxy: URL): string | undefined {
 
 /** An agent whose every connection is a TLS session inside a CONNECT tunnel through the proxy. */
 async function tunnelAgent(proxy: URL, target: URL, signal?: AbortSignal) {
-  const https = await import('node:https');
-  const http = await import('node:http');
-  const tls = await import('node:tls');
-  const net = await import('node:net');
+  const https: typeof import('node:https') = requireCommonJs('node:https');
+  const http: typeof import('node:http') = requireCommonJs('node:http');
+  const tls: typeof import('node:tls') = requireCommonJs('node:tls');
+  const net: typeof import('node:net') = requireCommonJs('node:net');
   const agent = new https.Agent({ keepAlive: false });
   const port = target.port || '443';
   const hostname = target.hostname.replace(/^\[|\]$/g, '');

@@ -7,13 +7,14 @@ import { type Handshake, REPORT_FD } from './background.js';
 import { CALLBACK_PATH, cacheApiDescription, loggedInMessage } from './login.js';
 import { type LoopbackListener, listenForRedirect } from './loopback.js';
 import { CANCELLED_PAGE, completeForBrowser } from './pages.js';
+import { requireCommonJs } from '../util/require.js';
 
 // The inside of `login --no-wait`: the detached process that holds the loopback listener and
 // completes the saved login when the browser comes back (see background.ts for the outside).
 
 /** Writes the listener's one report to its parent; nothing when nobody listens (run by hand). */
 async function reportToParent(message: Handshake): Promise<void> {
-  const { writeSync, closeSync } = await import('node:fs');
+  const { writeSync, closeSync }: typeof import('node:fs') = requireCommonJs('node:fs');
   try {
     writeSync(REPORT_FD, `${JSON.stringify(message)}\n`);
     closeSync(REPORT_FD);

@@ -3,6 +3,7 @@ import { type Deps, nowSeconds } from '../deps.js';
 import { isErrorCode } from '../error-codes.js';
 import { CliError, InterruptedError } from '../errors.js';
 import type { LoginOutcome } from '../state/pending-login.js';
+import { requireCommonJs } from '../util/require.js';
 
 /**
  * `login --no-wait`: the redirect is received by a detached process of our own (the hidden command
@@ -121,7 +122,7 @@ export async function startBackgroundListener(p: {
   cachedRedirectUri?: string;
   timeoutSeconds: number;
 }): Promise<BackgroundListener> {
-  const { spawn } = await import('node:child_process');
+  const { spawn }: typeof import('node:child_process') = requireCommonJs('node:child_process');
   const script = process.argv[1];
   if (!script) throw new CliError('Cannot find the school program to run in the background.', { code: 'internal_error' });
   const args = [script, BACKGROUND_COMMAND, '--profile', p.profile, '--timeout', String(p.timeoutSeconds)];

@@ -1,5 +1,6 @@
 import { messageOf, errnoCode } from '../errors.js';
 import type { Env } from '../options.js';
+import { importPackage, requireCommonJs } from '../util/require.js';
 
 export interface BrowserOpener {
   /** Tries to show the URL to the user; never throws. */
@@ -37,7 +38,7 @@ export function splitCommandLine(line: string): string[] {
 }
 
 async function spawnDetached(command: string, args: string[]): Promise<{ opened: boolean; reason?: string }> {
-  const { spawn } = await import('node:child_process');
+  const { spawn }: typeof import('node:child_process') = requireCommonJs('node:child_process');
   return new Promise((resolve) => {
     try {
       const child = spawn(command, args, { detached: true, stdio: 'ignore' });
@@ -66,7 +67,7 @@ export function systemBrowser(env: Env, platform = process.platform): BrowserOpe
         return { opened: false, reason: env.SSH_CONNECTION ? 'this is an SSH session without a display' : 'no graphical display' };
       }
       try {
-        const { default: open } = await import('open');
+        const { default: open } = await importPackage<typeof import('open')>('open');
         const child = await open(url, { wait: false });
         child.once('error', () => undefined);
         child.unref();

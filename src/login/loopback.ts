@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { CliError, InterruptedError } from '../errors.js';
 import { portProblem } from './ports.js';
+import { requireCommonJs } from '../util/require.js';
 
 export interface LoopbackOptions {
   /** 0 for an ephemeral port. */
@@ -57,7 +58,7 @@ export function callbackUrl(port: number, method: string | undefined, rawUrl: st
  * GET on its callback path, answers anything else with 404, and gives up after a timeout.
  */
 export async function startLoopback(options: LoopbackOptions): Promise<LoopbackListener> {
-  const http = await import('node:http');
+  const http: typeof import('node:http') = requireCommonJs('node:http');
   let pending: ServerResponse | undefined;
   let received = false;
   let resolveCallback!: (u: URL) => void;

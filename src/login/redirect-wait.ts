@@ -1,10 +1,11 @@
 import type { Deps } from '../deps.js';
 import { startSpinner } from '../ui/spinner.js';
 import type { LoopbackListener } from './loopback.js';
+import { requireCommonJs } from '../util/require.js';
 
 /** Reads a redirect URL pasted on a terminal, for a browser that runs on another machine. */
 async function readPastedRedirect(deps: Pick<Deps, 'io'>, redirectUri: string): Promise<{ result: Promise<URL>; stop(): void }> {
-  const { createInterface } = await import('node:readline');
+  const { createInterface }: typeof import('node:readline') = requireCommonJs('node:readline');
   const rl = createInterface({ input: deps.io.in, terminal: false });
   const expected = new URL(redirectUri);
   const result = new Promise<URL>((resolve) => {

@@ -2,7 +2,7 @@ import type * as OAuthModule from 'oauth4webapi';
 import type { HttpClient } from '../http/client.js';
 import { fetchFor } from '../http/fetch-adapter.js';
 import type { BufferedResponse } from '../http/web-types.js';
-import { requireCommonJs } from '../util/require.js';
+import { importPackage, requireCommonJs } from '../util/require.js';
 
 export type OAuth = typeof OAuthModule;
 export type AuthorizationServer = OAuthModule.AuthorizationServer;
@@ -20,7 +20,7 @@ let loading: Promise<OAuth> | undefined;
  * ES module loader.
  */
 export function loadOAuth(): Promise<OAuth> {
-  loading ??= OAUTH_BUNDLE === undefined ? import('oauth4webapi') : Promise.resolve(requireCommonJs(OAUTH_BUNDLE) as OAuth);
+  loading ??= OAUTH_BUNDLE === undefined ? importPackage<OAuth>('oauth4webapi') : Promise.resolve(requireCommonJs(OAUTH_BUNDLE) as OAuth);
   return loading;
 }
 

@@ -1,4 +1,5 @@
 import type { IOStreams } from '../iostreams.js';
+import { importPackage } from '../util/require.js';
 
 export interface Spinner {
   stop(): void;
@@ -13,7 +14,7 @@ export async function startSpinner(io: IOStreams, text: string): Promise<Spinner
     io.err.write(`${text}\n`);
     return { stop() {} };
   }
-  const { default: ora } = await import('ora');
+  const { default: ora } = await importPackage<typeof import('ora')>('ora');
   const spinner = ora({ text, stream: io.err as NodeJS.WriteStream, color: 'cyan', isEnabled: true, discardStdin: false }).start();
   return { stop: () => spinner.stop() };
 }

@@ -2,6 +2,7 @@ import { CliError, UsageError } from '../../errors.js';
 import { printableLines } from '../../util/printable.js';
 import type { JsonPrinter } from './output.js';
 import { parsesAsJson } from '../../util/json.js';
+import { importPackage } from '../../util/require.js';
 
 /** A compiled-once view of a jq expression; jq itself (WebAssembly) is loaded only when --jq is used. */
 export interface JqFilter {
@@ -66,7 +67,7 @@ const invalidExpression = (stderr: string) =>
  * (running it on a made-up input could loop for ever, as `until(.done; .next)` does on null).
  */
 export async function compileJq(expression: string, pretty?: JsonPrinter): Promise<JqFilter> {
-  const { loadJq } = await import('jq-wasm');
+  const { loadJq } = await importPackage<typeof import('jq-wasm')>('jq-wasm');
   const jq = await loadJq();
   const flags = ['-c', '-M'];
   // The newline ends a trailing `# comment` before the closing parenthesis.

@@ -1,6 +1,7 @@
 import type { HttpResponse } from '../../http/client.js';
 import type { IOStreams } from '../../iostreams.js';
 import { printable, printableLines, terminalSafeJson } from '../../util/printable.js';
+import { importPackage } from '../../util/require.js';
 
 function isJson(contentType: string | undefined): boolean {
   return /[/+]json\b/i.test(contentType ?? '');
@@ -12,7 +13,7 @@ export type JsonPrinter = (value: unknown) => string;
 export async function terminalJson(io: IOStreams): Promise<JsonPrinter> {
   // JSON escapes most control characters itself; terminalSafeJson also escapes C1, bidi and invisible ones.
   if (!io.colorOn('out')) return (value) => terminalSafeJson(value, 2);
-  const { Chalk } = await import('chalk');
+  const { Chalk } = await importPackage<typeof import('chalk')>('chalk');
   const c = new Chalk({ level: 1 });
   return (value) => terminalSafeJson(value, 2).replace(/("(?:[^"\\]|\\.)*")(\s*:)?|\b(true|false|null)\b|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g, (m, str, colon, lit, num) => {
     if (str) return colon ? `${c.blue(str)}${colon}` : c.green(str);

@@ -5,6 +5,7 @@ import type { GlobalOptions } from '../../options.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
 import { redactText } from '../../util/redact.js';
 import { defineCommand, globalOptions } from '../command.js';
+import { importPackage } from '../../util/require.js';
 
 export type DoctorOptions = GlobalOptions;
 
@@ -32,7 +33,7 @@ type Paint = (status: FindingStatus, text: string) => string;
 /** Status words coloured by status, when colour is on for stdout. */
 async function painter(deps: Deps): Promise<Paint> {
   if (!deps.io.colorOn('out')) return (_status, text) => text;
-  const { Chalk } = await import('chalk');
+  const { Chalk } = await importPackage<typeof import('chalk')>('chalk');
   const c = new Chalk({ level: 1 });
   const colour: Record<FindingStatus, (text: string) => string> = { ok: c.green, info: c.dim, warning: c.yellow, problem: c.red };
   return (status, text) => colour[status](text);
