@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // CommonJS on purpose: starting without the ES module loader keeps `school token` fast.
 'use strict';
-const { readFileSync } = require('node:fs');
+const { readFileSync, statSync } = require('node:fs');
 const { dirname, join } = require('node:path');
 
 const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
@@ -24,7 +24,7 @@ function runCompiled(script) {
   const Module = require('node:module');
   const cli = new Module(CLI, module);
   cli.filename = CLI;
-  script.runInThisContext()(cli.exports, Module.createRequire(CLI), cli, CLI, dirname(CLI));
+  script.runInThisContext().call(cli.exports, cli.exports, Module.createRequire(CLI), cli, CLI, dirname(CLI));
 }
 
 function main() {
@@ -50,7 +50,9 @@ function main() {
   }
   let cachedData;
   try {
-    cachedData = readFileSync(CODE_CACHE);
+    // V8 checks a cache against the length of the source only: a bundle changed after the build
+    // (patched by hand, copied over) is newer than the cache, which then goes unused.
+    if (statSync(CODE_CACHE).mtimeMs >= statSync(CLI).mtimeMs) cachedData = readFileSync(CODE_CACHE);
   } catch {
     // No cache (a build that could not make one): compiled without it.
   }

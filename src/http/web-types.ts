@@ -114,7 +114,8 @@ const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 /**
  * The standard Response for a body already in memory: read once (text, json, arrayBuffer), or
  * cloned before it is read. `body` is always null, as for a response without a body: nothing
- * here streams.
+ * here streams. So `response.body?.cancel()` (which oauth4webapi calls on an OAuth error answer)
+ * leaves `bodyUsed` false where the standard one would turn it true; the answer stays readable.
  */
 export class BufferedResponse {
   readonly status: number;

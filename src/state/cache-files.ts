@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 
 /**
- * A file name for the cache entry of a URL: its host, for whoever looks in the directory, and a
- * 32-bit FNV-1a hash of the whole URL to tell apart URLs of one host. Not a cryptographic hash:
- * loading node:crypto would cost a refresh more than its whole metadata lookup, and a collision
- * costs nothing: the server entry records its base URL, which a reader checks.
+ * A file name for the cache entry of a URL: its host (cut short), for whoever looks in the
+ * directory, and a 32-bit FNV-1a hash of the whole URL to tell apart URLs of one host. Not a
+ * cryptographic hash: loading node:crypto would cost a refresh more than its whole metadata
+ * lookup, and a collision costs only a miss: every entry records its base URL, which a reader checks.
  */
 function cacheKey(url: string): string {
   let hash = 0x811c9dc5;
@@ -14,7 +14,7 @@ function cacheKey(url: string): string {
   }
   let host = 'url';
   try {
-    host = new URL(url).host.replace(/[^A-Za-z0-9.-]/g, '_');
+    host = new URL(url).host.replace(/[^A-Za-z0-9.-]/g, '_').slice(0, 64);
   } catch {
     // Not a URL: the hash alone names it.
   }

@@ -329,17 +329,20 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
       const scopes = new Set<string>();
       for (const f of files) {
         const info = parseJson(await readOwnFile(f));
+        if (baseUrl && !(info && typeof info === 'object' && 'baseUrl' in info && info.baseUrl === baseUrl)) continue;
         for (const s of scopesOf(info)) scopes.add(s);
       }
       return [...scopes];
     },
 
     async cachedApiDescription(baseUrl) {
-      const doc = parseJson(await readOwnFile(openapiCacheFile(paths.cacheDir, baseUrl)));
-      return isOpenApiDoc(doc) ? doc : undefined;
+      const entry = parseJson(await readOwnFile(openapiCacheFile(paths.cacheDir, baseUrl)));
+      // The entry names its base URL: file names are short hashes, and another URL's entry is a miss.
+      if (!entry || typeof entry !== 'object' || !('baseUrl' in entry) || entry.baseUrl !== baseUrl || !('doc' in entry)) return undefined;
+      return isOpenApiDoc(entry.doc) ? entry.doc : undefined;
     },
     async saveApiDescription(baseUrl, doc) {
-      await writeFileAtomic(openapiCacheFile(paths.cacheDir, baseUrl), JSON.stringify(doc), 0o600).catch(() => undefined);
+      await writeFileAtomic(openapiCacheFile(paths.cacheDir, baseUrl), JSON.stringify({ baseUrl, doc }), 0o600).catch(() => undefined);
     },
 
     async savePendingLogin(pending) {

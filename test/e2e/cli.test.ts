@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runSchool, userEnv } from './harness.js';
+import { spawnSync } from 'node:child_process';
+import { SCHOOL_BIN, runSchool, userEnv } from './harness.js';
 
 describe('the command line surface', () => {
   it('lists every command of the contract in --help, on stdout, exit 0', async () => {
@@ -57,6 +58,27 @@ describe('the command line surface', () => {
     const res = await runSchool(['status', '--profile', '../etc'], userEnv());
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/Invalid profile name/);
+  });
+});
+
+describe('the installed build', () => {
+  it("starts from a code cache that this Node accepts, made from the bundle beside it", () => {
+    // V8 silently ignores a cache that does not fit (another Node, another bundle): the CLI would
+    // still run, only slower, so this is checked here rather than noticed in the benchmark.
+    const probe = `const { CLI, CODE_CACHE, compileCli } = require(${JSON.stringify(SCHOOL_BIN)});
+      const { readFileSync } = require('node:fs');
+      const script = compileCli(readFileSync(CLI, 'utf8'), readFileSync(CODE_CACHE));
+      process.stdout.write(String(script.cachedDataRejected));`;
+    const run = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('false');
+  });
+
+  it('loads ES module packages from the cached compile, which has no import(): jq judges a --jq expression', async () => {
+    // jq (jq-wasm, an ES module) compiles the expression before any request: its own message proves it loaded.
+    const res = await runSchool(['call', '/api/courses', '--base-url', 'http://127.0.0.1:9', '--jq', '.['], userEnv({ SCHOOL_TOKEN: 'unused' }));
+    expect(res.stderr).toMatch(/^school: Invalid --jq expression: syntax error, unexpected end of file/);
+    expect(res.code).toBe(2);
   });
 });
 

@@ -81,7 +81,7 @@ beforeAll(async () => {
     await mkdir(join(servers, '..'), { recursive: true });
     await mkdir(join(openapi, '..'), { recursive: true });
     await writeFile(servers, JSON.stringify({ baseUrl, as: { issuer: baseUrl, scopes_supported: scopes } }));
-    await writeFile(openapi, JSON.stringify({ paths: Object.fromEntries(paths.map((p) => [p, { get: {} }])) }));
+    await writeFile(openapi, JSON.stringify({ baseUrl, doc: { paths: Object.fromEntries(paths.map((p) => [p, { get: {} }])) } }));
   };
   await cache(SCHOOL, ['openid', 'profile', 'email', 'courses:read', 'courses:write', 'grades:read'], ['/api/courses', '/api/courses/{id}', '/api/calendar', '/api/grades', '/api/me']);
   await cache(LIBRARY, ['openid', 'library:read'], ['/api/books', '/api/loans']);
