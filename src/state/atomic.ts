@@ -1,5 +1,5 @@
 import { errnoCode } from '../errors.js';
-import { promises as fs, readFileSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 
 let tmpCounter = 0;
@@ -10,12 +10,12 @@ let tmpCounter = 0;
  * another name is tried. Names need not be unguessable: the directory is the user's own, 0700.
  * Not from node:crypto, whose loading would cost a refresh more than the write itself.
  */
-async function createTemporary(path: string, mode: number): Promise<{ tmp: string; handle: fs.FileHandle }> {
+function createTemporary(path: string, mode: number): { tmp: string; fd: number } {
   for (let attempt = 0; ; attempt++) {
     const unique = `${(tmpCounter++).toString(36)}${Math.floor(Math.random() * 2 ** 32).toString(36)}`;
     const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${unique}.tmp`);
     try {
-      return { tmp, handle: await fs.open(tmp, 'wx', mode) };
+      return { tmp, fd: openSync(tmp, 'wx', mode) };
     } catch (err) {
       if (errnoCode(err) !== 'EEXIST' || attempt >= 4) throw err;
     }
@@ -23,23 +23,26 @@ async function createTemporary(path: string, mode: number): Promise<{ tmp: strin
 }
 
 /**
- * Replaces a file in one step: readers see the old or the new content, never a torn write.
- * The temporary file is created with the final mode, so a secret is never briefly world-readable.
+ * Replaces a file in one step: readers see the old or the new content, never a torn write, and
+ * the content is on disk (fsync) before it replaces the old. The temporary file is created with
+ * the final mode, so a secret is never briefly world-readable. Synchronous calls, as in lock.ts:
+ * the files are small, and the promise API would load its modules and start libuv's thread pool
+ * on a refresh that needs neither.
  */
 export async function writeFileAtomic(path: string, data: string, mode = 0o600): Promise<void> {
-  await fs.mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  const { tmp, handle } = await createTemporary(path, mode);
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const { tmp, fd } = createTemporary(path, mode);
   try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await fs.chmod(tmp, mode); // umask may have narrowed or the file system widened it
-    await fs.rename(tmp, path);
+    try {
+      writeFileSync(fd, data);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    chmodSync(tmp, mode); // umask may have narrowed or the file system widened it
+    renameSync(tmp, path);
   } catch (err) {
-    await fs.rm(tmp, { force: true });
+    rmSync(tmp, { force: true });
     throw err;
   }
 }

@@ -1,4 +1,4 @@
-import { promises as fs, rmdirSync } from 'node:fs';
+import { mkdirSync, rmdirSync, rmSync, statSync, utimes } from 'node:fs';
 import { join } from 'node:path';
 import { CliError, errnoCode, InterruptedError } from '../errors.js';
 
@@ -28,27 +28,29 @@ function removeHeldOnExit(): void {
 }
 
 /**
- * Takes the lock directory at `path` if it is free or stale. mkdir is atomic, so of several
+ * Takes the lock directory at `path` if it is free or stale. Synchronous file calls, here and in
+ * atomic.ts: each is one quick system call, and the promise API would load its modules and start
+ * libuv's thread pool for a refresh that needs neither. mkdir is atomic, so of several
  * processes exactly one creates it; the others see EEXIST and wait. The layout (a `<name>.lock`
  * directory whose mtime the holder keeps fresh) is the one proper-lockfile uses.
  */
-async function tryAcquire(path: string): Promise<boolean> {
+function tryAcquire(path: string): boolean {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      await fs.mkdir(path);
+      mkdirSync(path);
       return true;
     } catch (err) {
       if (errnoCode(err) !== 'EEXIST') throw err;
     }
     let mtimeMs: number;
     try {
-      mtimeMs = (await fs.stat(path)).mtimeMs;
+      mtimeMs = statSync(path).mtimeMs;
     } catch (err) {
       if (errnoCode(err) === 'ENOENT') continue; // released in between: try again at once
       throw err;
     }
     if (Date.now() - mtimeMs <= STALE_MS) return false;
-    await fs.rm(path, { recursive: true, force: true });
+    rmSync(path, { recursive: true, force: true });
   }
   return false;
 }
@@ -60,13 +62,13 @@ async function tryAcquire(path: string): Promise<boolean> {
  * spent yet); once held, `fn` runs to its end.
  */
 export async function withLock<T>(lockDir: string, name: string, signal: AbortSignal | undefined, fn: () => Promise<T>, waitMs = 30_000): Promise<T> {
-  await fs.mkdir(lockDir, { recursive: true, mode: 0o700 });
+  mkdirSync(lockDir, { recursive: true, mode: 0o700 });
   const target = join(lockDir, name.replace(/[^A-Za-z0-9._-]/g, '_'));
   const path = `${target}.lock`;
   const deadline = Date.now() + waitMs;
   for (;;) {
     if (signal?.aborted) throw new InterruptedError();
-    if (await tryAcquire(path)) break;
+    if (tryAcquire(path)) break;
     if (Date.now() > deadline) {
       throw new CliError(`Another school process held the lock "${name}" for more than ${Math.round(waitMs / 1000)} seconds.`, {
         code: 'lock_timeout',
@@ -80,7 +82,7 @@ export async function withLock<T>(lockDir: string, name: string, signal: AbortSi
   // Keeps the lock fresh while `fn` runs, so that a long refresh is not taken for a dead holder.
   const keepFresh = setInterval(() => {
     const now = new Date();
-    fs.utimes(path, now, now).catch(() => undefined);
+    utimes(path, now, now, () => undefined);
   }, REFRESH_MS);
   keepFresh.unref();
   try {
@@ -88,6 +90,10 @@ export async function withLock<T>(lockDir: string, name: string, signal: AbortSi
   } finally {
     clearInterval(keepFresh);
     held.delete(path);
-    await fs.rmdir(path).catch(() => undefined);
+    try {
+      rmdirSync(path);
+    } catch {
+      // already gone (taken over as stale): nothing to release
+    }
   }
 }
