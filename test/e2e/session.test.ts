@@ -59,7 +59,7 @@ describe('token refresh', () => {
     expect(refreshGrants(sandbox).slice(mid).every((e) => e.ok === true)).toBe(true);
   });
 
-  it("refreshes without loading Node's fetch implementation or its crypto module, the costliest loads it could make", async () => {
+  it("refreshes without loading Node's fetch implementation, its crypto module or the fs promise API, the costliest loads it could make", async () => {
     const env = userEnv();
     await login(env, sandbox, ['--insecure-storage']);
     await waitForRefreshWindow();
@@ -74,6 +74,8 @@ describe('token refresh', () => {
     expect(modules).toContain(join(REPO, 'dist', 'oauth4webapi.cjs'));
     expect(modules).toContain('http');
     expect(modules.filter((m) => m.includes('undici') || m === 'crypto' || m.startsWith('internal/crypto/'))).toEqual([]);
+    // Nor the fs promise API (and readline with it): the lock and the atomic write are synchronous calls.
+    expect(modules).not.toContain('internal/fs/promises');
   });
 
   it('keeps the session when Ctrl-C arrives while a rotating refresh is in flight', async () => {
