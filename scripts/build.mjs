@@ -10,6 +10,8 @@ import { createRequire } from 'node:module';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const outfile = new URL('../dist/cli.cjs', import.meta.url).pathname;
+// The build's own copy of oauth4webapi beside the CLI (see bundleOAuth), named to the CLI at build time.
+const OAUTH_BUNDLE = './oauth4webapi.cjs';
 
 async function bundle(extraDefines) {
   await build({
@@ -23,7 +25,12 @@ async function bundle(extraDefines) {
     // The sources are ES modules; their one use of import.meta.url gets the bundle's own URL.
     banner: { js: 'const __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
     // __SCHOOL_VERSION__: the one version string, package.json's, fixed at build time.
-    define: { 'import.meta.url': '__bundleUrl', __SCHOOL_VERSION__: JSON.stringify(version), ...extraDefines },
+    define: {
+      'import.meta.url': '__bundleUrl',
+      __SCHOOL_VERSION__: JSON.stringify(version),
+      __SCHOOL_OAUTH_BUNDLE__: JSON.stringify(OAUTH_BUNDLE),
+      ...extraDefines,
+    },
     legalComments: 'none',
     minifyWhitespace: true,
     minifySyntax: true,
@@ -35,7 +42,6 @@ async function bundle(extraDefines) {
 // speak the protocol, without starting the ES module loader, and given the small Headers and
 // Response of src/http/web-types.ts (and a fetch that refuses) in place of Node's fetch globals,
 // whose loading costs more than the rest of a refresh; see src/oauth/library-globals.ts.
-const OAUTH_BUNDLE = './oauth4webapi.cjs';
 async function bundleOAuth() {
   await build({
     entryPoints: [createRequire(import.meta.url).resolve('oauth4webapi')],
@@ -52,7 +58,7 @@ async function bundleOAuth() {
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await bundleOAuth();
-await bundle({ __SCHOOL_OAUTH_BUNDLE__: JSON.stringify(OAUTH_BUNDLE) });
+await bundle({});
 // `school --help` on a pipe is the same text every time: rendered once here by the full parser
 // (commander, 80 columns), it is printed at run time without building the command tree.
 const env = { ...process.env };
@@ -62,7 +68,7 @@ if (rendered.status !== 0 || !rendered.stdout.startsWith('Usage: school')) {
   console.error(`build: rendering school --help failed (exit ${rendered.status}).`);
   process.exit(1);
 }
-await bundle({ __SCHOOL_OAUTH_BUNDLE__: JSON.stringify(OAUTH_BUNDLE), __SCHOOL_HELP__: JSON.stringify(rendered.stdout) });
+await bundle({ __SCHOOL_HELP__: JSON.stringify(rendered.stdout) });
 
 // The CLI compiled from a code cache has no import(): every import() left in the bundle must be
 // importPackage's fallback for a Node that cannot require() an ES module (src/util/require.ts).

@@ -1,13 +1,11 @@
 import { CliError } from '../errors.js';
 import { type HttpClient, type HttpResponse, MAX_BYTES } from './client.js';
-import { BufferedResponse } from './web-types.js';
+import { BufferedResponse, NULL_BODY_STATUS } from './web-types.js';
 
 export type CustomFetch = (
   url: string,
   options: { method: string; headers: Record<string, string>; body?: string | URLSearchParams | null; signal?: AbortSignal; redirect?: string },
 ) => Promise<BufferedResponse>;
-
-const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 
 /**
  * The longest one protocol exchange may take, answer included. The client's own timeout counts idle

@@ -109,7 +109,7 @@ export interface ResponseInit {
 }
 
 /** Statuses whose responses can carry no body (fetch's "null body status"). */
-const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
+export const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 
 /**
  * The standard Response for a body already in memory: read once (text, json, arrayBuffer), or

@@ -119,6 +119,14 @@ function parseJson(text: string | undefined): unknown {
   }
 }
 
+/**
+ * Whether a cache entry was saved for this base URL. Cache file names are short hashes of the URL
+ * (cache-files.ts), so an entry of another URL may share one: it is then a miss.
+ */
+function isEntryOf(entry: unknown, baseUrl: string): entry is { baseUrl: string } {
+  return typeof entry === 'object' && entry !== null && 'baseUrl' in entry && entry.baseUrl === baseUrl;
+}
+
 function isServerInfo(value: unknown): value is ServerInfo {
   if (!value || typeof value !== 'object') return false;
   const v: { baseUrl?: unknown; as?: { issuer?: unknown; token_endpoint?: unknown } } = value;
@@ -314,8 +322,7 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
 
     async cachedServer(baseUrl, expectedIssuer) {
       const cached = parseJson(await readOwnFile(serverFile(baseUrl)));
-      // File names are short hashes of the URL: an entry of another base URL is a miss.
-      if (!isServerInfo(cached) || cached.baseUrl !== baseUrl) return undefined;
+      if (!isServerInfo(cached) || !isEntryOf(cached, baseUrl)) return undefined;
       return !expectedIssuer || cached.as.issuer === expectedIssuer ? cached : undefined;
     },
     async saveServer(info, fetchedAt) {
@@ -329,7 +336,7 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
       const scopes = new Set<string>();
       for (const f of files) {
         const info = parseJson(await readOwnFile(f));
-        if (baseUrl && !(info && typeof info === 'object' && 'baseUrl' in info && info.baseUrl === baseUrl)) continue;
+        if (baseUrl && !isEntryOf(info, baseUrl)) continue;
         for (const s of scopesOf(info)) scopes.add(s);
       }
       return [...scopes];
@@ -337,8 +344,7 @@ export function openStateRepository(deps: { paths: Paths; credentials: Credentia
 
     async cachedApiDescription(baseUrl) {
       const entry = parseJson(await readOwnFile(openapiCacheFile(paths.cacheDir, baseUrl)));
-      // The entry names its base URL: file names are short hashes, and another URL's entry is a miss.
-      if (!entry || typeof entry !== 'object' || !('baseUrl' in entry) || entry.baseUrl !== baseUrl || !('doc' in entry)) return undefined;
+      if (!isEntryOf(entry, baseUrl) || !('doc' in entry)) return undefined;
       return isOpenApiDoc(entry.doc) ? entry.doc : undefined;
     },
     async saveApiDescription(baseUrl, doc) {

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 export const requireCommonJs = createRequire(import.meta.url);
 
 /** Whether this Node can require() an ES module (20.19 and later, 22.12 and later). */
-export const canRequireEsm = Boolean((process.features as { require_module?: boolean }).require_module);
+const canRequireEsm = Boolean((process.features as { require_module?: boolean }).require_module);
 
 /**
  * An ES module package (ora, open, chalk, jq-wasm), loaded where a command needs it. With
