@@ -2,7 +2,7 @@ import type { Deps } from './deps.js';
 import { createHttpClient } from './http/client.js';
 import { systemIO } from './iostreams.js';
 import { systemBrowser } from './login/browser.js';
-import type { Env } from './options.js';
+import type { Env } from './types/env.js';
 import { systemBackends } from './state/backends.js';
 import { resolvePaths } from './state/paths.js';
 import { openStateRepository } from './state/repository.js';

@@ -1,7 +1,7 @@
 import type { HttpClient } from './http/client.js';
 import type { IOStreams } from './iostreams.js';
-import type { BrowserOpener } from './login/browser.js';
-import type { Env } from './options.js';
+import type { BrowserOpener } from './types/browser.js';
+import type { Env } from './types/env.js';
 import type { StateRepository } from './state/repository.js';
 
 export interface Clock {

@@ -1,7 +1,7 @@
 import { writeSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { ExitCode, errnoCode } from './errors.js';
-import type { Env } from './options.js';
+import type { Env } from './types/env.js';
 
 /** The three streams with what is known about them; data goes to `out`, everything else to `err`. */
 export interface IOStreams {

@@ -1,5 +1,6 @@
 import { CliError } from '../errors.js';
 import { type HttpClient, MAX_BYTES } from '../http/client.js';
+import { HTTP_METHODS as METHODS, type OpenApiDoc } from '../types/api-description.js';
 
 export interface Operation {
   method: string;
@@ -21,23 +22,7 @@ export interface OperationParameter {
   type?: string;
 }
 
-type ParameterDoc = { name?: string; in?: string; required?: boolean; description?: string; schema?: { type?: string } };
-type OperationDoc = {
-  summary?: string;
-  operationId?: string;
-  security?: Array<Record<string, string[]>>;
-  parameters?: ParameterDoc[];
-  'x-paginated'?: boolean;
-  responses?: Record<string, { headers?: Record<string, unknown> }>;
-};
-
-const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'] as const;
-
-type PathItemDoc = { parameters?: ParameterDoc[] } & { [M in (typeof METHODS)[number]]?: OperationDoc };
-export type OpenApiDoc = {
-  paths?: Record<string, PathItemDoc>;
-  security?: Array<Record<string, string[]>>;
-};
+export type { OpenApiDoc };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -1,6 +1,7 @@
 import type { Command, OptionValues } from 'commander';
 import type { Deps } from '../deps.js';
-import type { GlobalOptions } from '../options.js';
+import { type GlobalOptions, targetInputs } from '../options.js';
+import { type Target, resolveTarget } from '../session/target.js';
 
 /**
  * One command: its name and help, the flags it registers, how commander's parsed values become
@@ -65,4 +66,9 @@ export function collect(value: string, previous: string[] = []): string[] {
 
 export function globalOptions(raw: OptionValues): GlobalOptions {
   return { baseUrl: stringFlag(raw, 'baseUrl'), profile: stringFlag(raw, 'profile'), json: booleanFlag(raw, 'json'), verbose: booleanFlag(raw, 'verbose') };
+}
+
+/** The command's profile, base URL and credential source, decided by the one resolution every front-end uses. */
+export function commandTarget(deps: Pick<Deps, 'state' | 'env'>, opts: GlobalOptions, extra: { anonymous?: boolean } = {}): Promise<Target> {
+  return resolveTarget(deps.state, targetInputs(opts, deps.env, extra));
 }

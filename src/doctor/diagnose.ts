@@ -5,7 +5,9 @@ import { proxyFor } from '../http/proxy.js';
 import { clientStillKnown } from '../oauth/probe-client.js';
 import { type ServerInfo, discover } from '../oauth/discover.js';
 import { requestUserInfo } from '../oauth/userinfo.js';
-import { type Env, type GlobalOptions, checkProfileName, loginHint, normalizeBaseUrl, profileName } from '../options.js';
+import { type TargetInputs, explicitBaseUrl, targetProfile } from '../session/target.js';
+import type { Env } from '../types/env.js';
+import { checkProfileName, loginHint } from '../util/profiles.js';
 import type { Profile } from '../state/config-file.js';
 import { type PathVerdict, inspectPrivatePath, reportRepairsTo } from '../state/permissions.js';
 import type { ProbeResult } from '../state/credential-store.js';
@@ -324,11 +326,11 @@ async function environmentTokenFinding(deps: Deps, baseUrl: string, server: Serv
 }
 
 /** The base URL asked for on the command line or in the environment, or the problem with it. */
-function explicitBaseUrl(opts: GlobalOptions, env: Env): { url?: string; finding?: Finding } {
-  const raw = opts.baseUrl || env.SCHOOL_BASE_URL;
+function askedBaseUrl(inputs: TargetInputs): { url?: string; finding?: Finding } {
+  const raw = inputs.baseUrl || inputs.env.SCHOOL_BASE_URL;
   if (!raw) return {};
   try {
-    return { url: normalizeBaseUrl(raw) };
+    return { url: explicitBaseUrl(inputs) };
   } catch (err) {
     const report = describeError(err);
     return { finding: { area: 'server', subject: raw, check: 'base_url', status: 'problem', message: report.message, fix: 'Give --base-url (or SCHOOL_BASE_URL) the whole URL, scheme included.', data: { error: report.error } } };
@@ -340,13 +342,13 @@ function explicitBaseUrl(opts: GlobalOptions, env: Env): { url?: string; finding
  * play and each profile (only the one named by --profile, when it is given). Reads state, probes
  * servers; changes nothing but a keychain probe entry it removes again.
  */
-export async function diagnose(deps: Deps, opts: GlobalOptions): Promise<Finding[]> {
+export async function diagnose(deps: Deps, inputs: TargetInputs): Promise<Finding[]> {
   // The files are judged before anything reads them: reading repairs modes, and the report says so.
   const repairs: string[] = [];
   const previous = reportRepairsTo((note) => repairs.push(note.replace(/^Note: /, '')));
   try {
     const files = await fileFindings(deps);
-    const findings = await diagnoseFrom(deps, opts, () => [...files, ...repairs.splice(0).map(repairFinding)]);
+    const findings = await diagnoseFrom(deps, inputs, () => [...files, ...repairs.splice(0).map(repairFinding)]);
     return [...findings, ...repairs.splice(0).map(repairFinding)];
   } finally {
     reportRepairsTo(previous);
@@ -357,13 +359,13 @@ function repairFinding(note: string): Finding {
   return { area: 'files', check: 'permissions', status: 'info', message: note };
 }
 
-async function diagnoseFrom(deps: Deps, opts: GlobalOptions, fileFindingsNow: () => Finding[]): Promise<Finding[]> {
+async function diagnoseFrom(deps: Deps, inputs: TargetInputs, fileFindingsNow: () => Finding[]): Promise<Finding[]> {
   const findings: Finding[] = [];
   const allProfiles = await deps.state.profiles();
-  const only = opts.profile || deps.env.SCHOOL_PROFILE;
+  const only = inputs.profile || inputs.env.SCHOOL_PROFILE;
   const profiles = only ? Object.fromEntries(Object.entries(allProfiles).filter(([name]) => name === checkProfileName(only))) : allProfiles;
 
-  const explicit = explicitBaseUrl(opts, deps.env);
+  const explicit = askedBaseUrl(inputs);
   const remembered = only && !profiles[only] ? await deps.state.rememberedBaseUrl(only) : undefined;
   const baseUrls = [...new Set([explicit.url, ...Object.values(profiles).map((p) => p.baseUrl), remembered].filter((u): u is string => Boolean(u)))];
 
@@ -382,7 +384,7 @@ async function diagnoseFrom(deps: Deps, opts: GlobalOptions, fileFindingsNow: ()
     servers.set(baseUrl, result.server);
   }
 
-  const envBaseUrl = explicit.url ?? allProfiles[profileName(opts, deps.env)]?.baseUrl;
+  const envBaseUrl = explicit.url ?? allProfiles[targetProfile(inputs)]?.baseUrl;
   if (envBaseUrl) {
     const envToken = await environmentTokenFinding(deps, envBaseUrl, servers.get(envBaseUrl));
     if (envToken) findings.push(envToken);

@@ -1,4 +1,4 @@
-import type { Env } from '../options.js';
+import type { Env } from '../types/env.js';
 import type { IncomingMessage, RequestOptions } from 'node:http';
 import type { Writable } from 'node:stream';
 import { CliError } from '../errors.js';

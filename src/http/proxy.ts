@@ -1,4 +1,4 @@
-import type { Env } from '../options.js';
+import type { Env } from '../types/env.js';
 import { isLoopbackHost } from './transport.js';
 
 

@@ -1,11 +1,9 @@
 import { messageOf, errnoCode } from '../errors.js';
-import type { Env } from '../options.js';
+import type { BrowserOpener } from '../types/browser.js';
+import type { Env } from '../types/env.js';
 import { importPackage, requireCommonJs } from '../util/require.js';
 
-export interface BrowserOpener {
-  /** Tries to show the URL to the user; never throws. */
-  open(url: string): Promise<{ opened: boolean; reason?: string }>;
-}
+export type { BrowserOpener };
 
 /** Splits a command line the way a shell would for simple quoting (no expansions). */
 export function splitCommandLine(line: string): string[] {

@@ -1,5 +1,5 @@
 import { AuthError } from '../errors.js';
-import type { Env } from '../options.js';
+import type { Env } from '../types/env.js';
 
 /** Whether we run in CI: `CI` set to anything but empty, `0` or `false` (the convention CI services share). */
 export function isCi(env: Env): boolean {

@@ -1,6 +1,6 @@
 import { CliError, UsageError } from '../errors.js';
-import type { AuthMethod } from '../state/config-file.js';
-import type { TokenSet } from '../state/token-set.js';
+import type { AuthMethod } from '../types/tokens.js';
+import type { TokenSet } from '../types/tokens.js';
 import type { AuthorizationServer, OAuth } from './library.js';
 
 /** The client the CLI is to the authorization server: its id and how it authenticates. */

@@ -3,19 +3,14 @@ import type { HttpClient } from '../http/client.js';
 import { assertSafeUrl } from '../http/transport.js';
 import { type AuthorizationServer, type OAuth, loadOAuth, requestOptions } from './library.js';
 import { fromOAuthError } from './oauth-errors.js';
+import type { ServerInfo } from '../types/server.js';
 
 /** An answer whose body is not JSON at all (an HTML page, plain text), as oauth4webapi reports it. */
 function isNotJson(oauth: OAuth, err: unknown): boolean {
   return err instanceof oauth.OperationProcessingError && (err.code === oauth.RESPONSE_IS_NOT_JSON || err.code === oauth.PARSE_ERROR);
 }
 
-export interface ServerInfo {
-  /** The API origin (and path, if any) the user gave, without a trailing slash. */
-  baseUrl: string;
-  /** RFC 8707 resource identifier, from the protected-resource metadata. */
-  resource?: string;
-  as: AuthorizationServer;
-}
+export type { ServerInfo };
 
 /**
  * RFC 9728 protected-resource metadata names the authorization server; RFC 8414 metadata (OpenID

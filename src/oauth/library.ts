@@ -5,7 +5,7 @@ import type { BufferedResponse } from '../http/web-types.js';
 import { importPackage, requireCommonJs } from '../util/require.js';
 
 export type OAuth = typeof OAuthModule;
-export type AuthorizationServer = OAuthModule.AuthorizationServer;
+export type { AuthorizationServer } from '../types/server.js';
 
 // The installed build's own copy of oauth4webapi, beside dist/cli.cjs (see scripts/build.mjs and
 // library-globals.ts), or undefined when the sources run unbuilt and import the package itself.

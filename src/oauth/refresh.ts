@@ -1,5 +1,5 @@
 import type { HttpClient } from '../http/client.js';
-import type { TokenSet } from '../state/token-set.js';
+import type { TokenSet } from '../types/tokens.js';
 import { type ClientIdentity, clientAuth, oauthClient, resourceParams } from './client.js';
 import { type AuthorizationServer, loadOAuth, requestOptions } from './library.js';
 import { oauthStep } from './oauth-errors.js';

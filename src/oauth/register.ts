@@ -1,7 +1,7 @@
 import { CliError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import { BufferedResponse } from '../http/web-types.js';
-import { type AuthMethod, isAuthMethod } from '../state/config-file.js';
+import { type AuthMethod, isAuthMethod } from '../types/tokens.js';
 import { registerSecret } from '../util/redact.js';
 import { type AuthorizationServer, asStandardResponse, loadOAuth, requestOptions } from './library.js';
 import { ServerRefusal, oauthStep } from './oauth-errors.js';

@@ -1,6 +1,6 @@
 import type * as OAuthModule from 'oauth4webapi';
 import { CliError } from '../errors.js';
-import { type TokenSet, clampLifetime } from '../state/token-set.js';
+import { type TokenSet, clampLifetime } from '../types/tokens.js';
 import { registerSecret } from '../util/redact.js';
 import type { ClientIdentity } from './client.js';
 

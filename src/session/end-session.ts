@@ -1,11 +1,10 @@
 import type { Deps } from '../deps.js';
 import { errorReason } from '../errors.js';
-import { cancelPendingLogin } from '../login/background.js';
 import { ServerRefusal } from '../oauth/oauth-errors.js';
 import { revokeToken } from '../oauth/revoke.js';
-import type { Profile } from '../state/config-file.js';
+import type { Profile } from '../types/profile.js';
 import { KEYCHAIN_SERVICE, type StorageKind, clientAccount, profileAccount } from '../state/credential-store.js';
-import type { TokenSet } from '../state/token-set.js';
+import type { TokenSet } from '../types/tokens.js';
 import { serverFor } from './server.js';
 
 /**
@@ -92,12 +91,11 @@ async function forgetClientSecret(deps: Deps, p: Profile): Promise<KeptSecret | 
 
 /**
  * Logs one profile out: revokes at the server what it can, then forgets every local secret of it
- * (tokens, a pending login, the client secret of a confidential client no other profile uses),
+ * (tokens, the client secret of a confidential client no other profile uses),
  * whatever the server said. Only a store that refuses to remove a secret keeps anything.
  */
 export async function endSession(deps: Deps, name: string, p: Profile): Promise<LogoutResult> {
   const revocation = await revokeProfile(deps, name, p);
-  await cancelPendingLogin(deps, name).catch(() => false);
   const result: LogoutResult = { profile: name, baseUrl: p.baseUrl, revocation, clientSecretForgotten: false };
   try {
     await deps.state.forgetTokens(name, p.storage);

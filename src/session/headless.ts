@@ -1,7 +1,7 @@
 import { UsageError } from '../errors.js';
 import { type Deps, nowSeconds } from '../deps.js';
-import { type GlobalOptions, baseUrlFor } from '../options.js';
-import type { TokenSet } from '../state/token-set.js';
+import type { TokenSet } from '../types/tokens.js';
+import type { Target } from './target.js';
 import { registerSecret } from '../util/redact.js';
 import { type RefreshOutcome, refreshLocked } from './refresh.js';
 import { needsRefresh } from './refresh-policy.js';
@@ -24,8 +24,7 @@ async function jobKey(seed: string, clientId: string, baseUrl: string): Promise<
  */
 export async function headlessSession(
   deps: Deps,
-  opts: GlobalOptions,
-  profile: string,
+  target: Pick<Target, 'profile' | 'explicitBaseUrl'>,
   seed: string,
   { notify, minTtlSeconds = 0 }: { notify?: (text: string) => void; minTtlSeconds?: number } = {},
 ): Promise<Session> {
@@ -36,7 +35,7 @@ export async function headlessSession(
   registerSecret(clientSecret);
   if (!clientId) throw new UsageError('SCHOOL_REFRESH_TOKEN needs SCHOOL_CLIENT_ID (the client the token was issued to).');
   // Never a profile's server: the seed belongs to the server the job names.
-  const baseUrl = baseUrlFor(opts, env);
+  const baseUrl = target.explicitBaseUrl;
   if (!baseUrl) throw new UsageError('SCHOOL_REFRESH_TOKEN needs SCHOOL_BASE_URL (or --base-url).');
 
   const key = await jobKey(seed, clientId, baseUrl);
@@ -67,9 +66,14 @@ export async function headlessSession(
   };
   const lockName = `ci-${key}`;
   const ctx = { baseUrl, loginHint: REFUSED_HINT, refusedHint: REFUSED_HINT, clientSecret };
-  const base = { profile, baseUrl, source: 'env' } as const;
+  const base = { profile: target.profile, baseUrl, source: 'env' } as const;
   const make = (set: TokenSet): Session =>
-    sessionFrom(set, base, async () => make(await afterRefresh(await refreshLocked(deps, lockName, stored, { ...ctx, force: true, seenAccessToken: set.accessToken }))));
+    sessionFrom(
+      set,
+      base,
+      async () => make(await afterRefresh(await refreshLocked(deps, lockName, stored, { ...ctx, force: true, seenAccessToken: set.accessToken }))),
+      async (minTtl) => make(await afterRefresh(await refreshLocked(deps, lockName, stored, { ...ctx, force: false, minTtlSeconds: minTtl }))),
+    );
   let set = (await job.read()) ?? fromSeed();
   if (!set.accessToken || needsRefresh(set, nowSeconds(deps), minTtlSeconds)) {
     set = await afterRefresh(await refreshLocked(deps, lockName, stored, { ...ctx, force: false, minTtlSeconds }));

@@ -1,27 +1,29 @@
-import { AuthError, CliError, UsageError } from '../errors.js';
+import { AuthError, UsageError } from '../errors.js';
 import { type Deps, nowSeconds } from '../deps.js';
-import { type GlobalOptions, baseUrlFor, loginHint, profileName, profileSuffix } from '../options.js';
-import type { Profile } from '../state/config-file.js';
-import type { TokenSet } from '../state/token-set.js';
+import type { Profile } from '../types/profile.js';
+import type { TokenSet } from '../types/tokens.js';
+import { loginHint, profileSuffix } from '../util/profiles.js';
 import { registerSecret } from '../util/redact.js';
 import { headlessSession } from './headless.js';
 import { profileLockName, refreshLocked } from './refresh.js';
 import { needsRefresh } from './refresh-policy.js';
+import type { Target } from './target.js';
 import { type Session, sessionFrom } from './usable-session.js';
 
 export type { Session } from './usable-session.js';
 
 export interface SessionOptions {
-  /** Messages for the user (the session itself writes nothing); the command decides where they go. */
+  /** Messages for the user (the session itself writes nothing); the front-end decides where they go. */
   notify?: (text: string) => void;
   /** The access token must stay valid at least this long: refresh first when it would not. */
   minTtlSeconds?: number;
 }
 
-async function profileSession(deps: Deps, name: string, profile: Profile, opts: GlobalOptions, minTtlSeconds = 0): Promise<Session> {
+async function profileSession(deps: Deps, target: Target, profile: Profile, minTtlSeconds = 0): Promise<Session> {
+  const name = target.profile;
   const baseUrl = profile.baseUrl;
   // --base-url and SCHOOL_BASE_URL both name the server explicitly: never quietly use another one.
-  const explicit = baseUrlFor(opts, deps.env);
+  const explicit = target.explicitBaseUrl;
   if (explicit && explicit !== baseUrl) {
     throw new UsageError(`Profile "${name}" is logged in to ${baseUrl}, not ${explicit}.`, {
       hint: `Use another --profile for a second school, or ${loginHint(name, explicit).toLowerCase()}`,
@@ -40,6 +42,8 @@ async function profileSession(deps: Deps, name: string, profile: Profile, opts: 
       set,
       base,
       set.refreshToken ? async () => make((await refreshLocked(deps, lockName, stored, { ...ctx, force: true, seenAccessToken: set.accessToken })).set) : undefined,
+      // Due for a refresh: renewed under the lock, where another process's refresh is found instead.
+      async (minTtl) => make((await refreshLocked(deps, lockName, stored, { ...ctx, force: false, minTtlSeconds: minTtl })).set),
     );
   let set = await stored.read();
   if (needsRefresh(set, nowSeconds(deps), minTtlSeconds)) set = (await refreshLocked(deps, lockName, stored, { ...ctx, force: false, minTtlSeconds })).set;
@@ -47,37 +51,32 @@ async function profileSession(deps: Deps, name: string, profile: Profile, opts: 
 }
 
 /**
- * The session a command should use: SCHOOL_TOKEN as it is; else headless CI mode; else the
- * profile's stored login (refreshed when about to expire). Undefined when not logged in at all.
+ * The session of a resolved target (see target.ts): SCHOOL_TOKEN as it is; else headless CI mode;
+ * else the profile's stored login (refreshed when about to expire). Undefined when the target has
+ * no credentials (anonymous, or not logged in).
  */
-export async function resolveSession(deps: Deps, opts: GlobalOptions, options: SessionOptions = {}): Promise<Session | undefined> {
-  const profile = profileName(opts, deps.env);
+export async function resolveSession(deps: Deps, target: Target, options: SessionOptions = {}): Promise<Session | undefined> {
   const env = deps.env;
-  if (env.SCHOOL_TOKEN) {
-    registerSecret(env.SCHOOL_TOKEN);
-    const remembered = await deps.state.profile(profile);
-    const baseUrl = baseUrlFor(opts, env, remembered);
-    if (!baseUrl) throw new UsageError('SCHOOL_TOKEN needs SCHOOL_BASE_URL (or --base-url): a token is only ever sent to the origin it is for.');
-    return { profile, baseUrl, accessToken: env.SCHOOL_TOKEN, tokenType: 'bearer', source: 'env', issuer: remembered?.issuer };
+  switch (target.source) {
+    case 'none':
+      return undefined;
+    case 'env_token': {
+      const token = env.SCHOOL_TOKEN ?? '';
+      registerSecret(token);
+      if (!target.baseUrl) throw new UsageError('SCHOOL_TOKEN needs SCHOOL_BASE_URL (or --base-url): a token is only ever sent to the origin it is for.');
+      return { profile: target.profile, baseUrl: target.baseUrl, accessToken: token, tokenType: 'bearer', source: 'env', issuer: target.stored?.issuer };
+    }
+    case 'headless':
+      return headlessSession(deps, target, env.SCHOOL_REFRESH_TOKEN ?? '', options);
+    case 'profile':
+      return target.stored ? profileSession(deps, target, target.stored, options.minTtlSeconds) : undefined;
   }
-  if (env.SCHOOL_REFRESH_TOKEN) return headlessSession(deps, opts, profile, env.SCHOOL_REFRESH_TOKEN, options);
-  const stored = await deps.state.profile(profile);
-  if (!stored) return undefined;
-  return profileSession(deps, profile, stored, opts, options.minTtlSeconds);
 }
 
 /** Exit 4 with the login command line; the base URL in it is the one given, else the one this profile last used. */
-export async function notLoggedIn(deps: Pick<Deps, 'env' | 'state'>, opts: GlobalOptions): Promise<CliError> {
-  const profile = profileName(opts, deps.env);
-  let baseUrl: string | undefined;
-  try {
-    const remembered = await deps.state.rememberedBaseUrl(profile);
-    baseUrl = baseUrlFor(opts, deps.env, remembered ? { baseUrl: remembered } : undefined);
-  } catch {
-    baseUrl = undefined;
-  }
-  return new AuthError(`Not logged in${profileSuffix(profile)}.`, {
+export function notLoggedIn(target: Pick<Target, 'profile' | 'baseUrl'>): AuthError {
+  return new AuthError(`Not logged in${profileSuffix(target.profile)}.`, {
     code: 'not_logged_in',
-    hint: loginHint(profile, baseUrl ?? 'https://your-school.example'),
+    hint: loginHint(target.profile, target.baseUrl ?? 'https://your-school.example'),
   });
 }

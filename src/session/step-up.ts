@@ -1,5 +1,5 @@
 import { AuthError } from '../errors.js';
-import { DEFAULT_PROFILE } from '../options.js';
+import { DEFAULT_PROFILE } from '../util/profiles.js';
 import { isPlainScope } from '../util/plain-name.js';
 import type { Session } from './usable-session.js';
 

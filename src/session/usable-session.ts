@@ -1,6 +1,6 @@
 import { type ClientIdentity, clientOf } from '../oauth/client.js';
-import type { Profile } from '../state/config-file.js';
-import type { TokenSet } from '../state/token-set.js';
+import type { Profile } from '../types/profile.js';
+import type { TokenSet } from '../types/tokens.js';
 
 /** Where the secrets of a session come from. */
 export type SecretSource = Profile['storage'] | 'env';
@@ -22,9 +22,20 @@ export interface Session {
   source: SecretSource;
   /** Set when the token can be renewed: refresh now, regardless of expiry (after a 401). */
   refresh?: () => Promise<Session>;
+  /**
+   * Set when the token can be renewed: the session again, refreshed under the lock when its token
+   * would not last `minTtlSeconds` more (or as another process refreshed it meanwhile). For
+   * front-ends that keep a session open (the library, `school mcp`).
+   */
+  renew?: (minTtlSeconds: number) => Promise<Session>;
 }
 
-export function sessionFrom(set: TokenSet, base: Pick<Session, 'profile' | 'baseUrl' | 'source'>, refresh?: () => Promise<Session>): Session {
+export function sessionFrom(
+  set: TokenSet,
+  base: Pick<Session, 'profile' | 'baseUrl' | 'source'>,
+  refresh?: () => Promise<Session>,
+  renew?: (minTtlSeconds: number) => Promise<Session>,
+): Session {
   return {
     ...base,
     issuer: set.issuer,
@@ -36,5 +47,6 @@ export function sessionFrom(set: TokenSet, base: Pick<Session, 'profile' | 'base
     expiresAt: set.expiresAt,
     scope: set.scope,
     refresh,
+    renew,
   };
 }

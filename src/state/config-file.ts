@@ -1,50 +1,12 @@
 import { CliError } from '../errors.js';
 import { readFileIfExists, writeFileAtomic } from './atomic.js';
-import type { StorageKind } from './credential-store.js';
+import type { ClientRegistration, Profile } from '../types/profile.js';
 import { withLock } from './lock.js';
 import type { Paths } from './paths.js';
 import { checkPrivatePaths } from './permissions.js';
 
-/** How the CLI authenticates as a client (RFC 7591 §2 names): public, or with a secret in the body or a Basic header. */
-export type AuthMethod = 'none' | 'client_secret_post' | 'client_secret_basic';
-
-export const AUTH_METHODS: readonly AuthMethod[] = ['none', 'client_secret_post', 'client_secret_basic'];
-
-export function isAuthMethod(value: unknown): value is AuthMethod {
-  return AUTH_METHODS.some((m) => m === value);
-}
-
-export type IdentitySource = 'userinfo' | 'id_token' | 'introspection';
-
-/** What the CLI remembers about one account on one school. Never holds a secret. */
-export interface Profile {
-  baseUrl: string;
-  issuer: string;
-  /** RFC 8707 resource the tokens are bound to (from the protected-resource metadata). */
-  resource?: string;
-  clientId: string;
-  authMethod: AuthMethod;
-  /** Where this profile's secrets live. */
-  storage: StorageKind;
-  user?: { sub?: string; name?: string; email?: string };
-  /** Where `user` came from: the userinfo endpoint, the ID token, or token introspection. */
-  userSource?: IdentitySource;
-  /** The validated ID token's identity claims from login (no protocol claims, nothing secret), for `whoami` without userinfo. */
-  idClaims?: Record<string, unknown>;
-  loggedInAt?: number;
-  /** Set when the server refused to renew the session: it counts as logged out until the next login. */
-  sessionRefused?: { at: number; detail: string };
-}
-
-/** A cached dynamic registration, reused by later logins to the same issuer. */
-export interface ClientRegistration {
-  clientId: string;
-  authMethod: AuthMethod;
-  redirectUri: string;
-  registeredAt: number;
-  /** Where its client secret lives, for a confidential client. */
-  secretStorage?: StorageKind;
-}
+export { type AuthMethod, AUTH_METHODS, isAuthMethod } from '../types/tokens.js';
+export type { ClientRegistration, IdentitySource, Profile } from '../types/profile.js';
 
 export interface ConfigFile {
   version: 1;

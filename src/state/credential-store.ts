@@ -1,18 +1,12 @@
-/**
- * Where secrets live. Non-secret profile data lives in the config file instead. Every kind has a
- * backend in the table of `backends.ts`; nothing else in the CLI tells the kinds apart.
- */
-export const STORAGE_KINDS = ['keychain', 'file'] as const;
-export type StorageKind = (typeof STORAGE_KINDS)[number];
+import { type StorageKind, isStorageKind } from '../types/storage.js';
+
+export { type StorageKind, isStorageKind };
+export { STORAGE_KINDS } from '../types/storage.js';
 
 /** Where a secret goes when nothing else is asked: the keychain, encrypted by the OS. */
 export const PREFERRED_STORAGE: StorageKind = 'keychain';
 /** The fallback when the preferred store is unusable, and what --insecure-storage asks for. */
 export const PLAIN_STORAGE: StorageKind = 'file';
-
-export function isStorageKind(value: unknown): value is StorageKind {
-  return STORAGE_KINDS.some((kind) => kind === value);
-}
 
 export interface CredentialStore {
   readonly kind: StorageKind;

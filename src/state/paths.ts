@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { Env } from '../options.js';
+import type { Env } from '../types/env.js';
 
 /** Every file and folder the CLI keeps, named once. */
 export interface Paths {

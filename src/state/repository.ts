@@ -1,10 +1,10 @@
 // fs.promises, not node:fs/promises: the promise API loads a dozen modules, so only where it is used.
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import type { ServerInfo } from '../oauth/discover.js';
-import { loginHint } from '../options.js';
+import type { ServerInfo } from '../types/server.js';
+import { loginHint } from '../util/profiles.js';
 import { redactText, registerSecret } from '../util/redact.js';
-import type { OpenApiDoc } from '../api/openapi.js';
+import type { OpenApiDoc } from '../types/api-description.js';
 import { readFileIfExists, writeFileAtomic } from './atomic.js';
 import { openapiCacheFile, serverCacheFile } from './cache-files.js';
 import { type ClientRegistration, type ConfigFile, type Profile, loadConfig, updateConfig } from './config-file.js';

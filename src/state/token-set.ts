@@ -1,38 +1,8 @@
 import { registerSecret } from '../util/redact.js';
-import type { AuthMethod } from './config-file.js';
+import { type TokenSet } from '../types/tokens.js';
 import { StateProblem } from './problems.js';
 
-/** The secrets of one profile, stored as one JSON entry. It names the issuer it came from. */
-export interface TokenSet {
-  issuer: string;
-  clientId: string;
-  resource?: string;
-  accessToken: string;
-  tokenType: string;
-  /** Seconds since the epoch. */
-  expiresAt?: number;
-  /** Seconds since the epoch, when the access token was obtained. */
-  obtainedAt: number;
-  refreshToken?: string;
-  scope?: string;
-  clientSecret?: string;
-  /** How a confidential client presents its secret at the token endpoint. */
-  authMethod?: AuthMethod;
-  /** The `sub` of the ID token from login, which every userinfo answer must match. */
-  subject?: string;
-}
-
-/** The longest token lifetime believed: a server's "valid for 1e300 seconds" is a year at most. */
-export const MAX_LIFETIME_SECONDS = 365 * 24 * 3600;
-
-/**
- * A token response's `expires_in` as a sane number of seconds: at most a year, never negative;
- * anything that is not a finite number (NaN, a string, 1e309) is "unknown".
- */
-export function clampLifetime(expiresIn: unknown): number | undefined {
-  if (typeof expiresIn !== 'number' || !Number.isFinite(expiresIn)) return undefined;
-  return Math.floor(Math.min(Math.max(expiresIn, 0), MAX_LIFETIME_SECONDS));
-}
+export { type TokenSet, MAX_LIFETIME_SECONDS, clampLifetime } from '../types/tokens.js';
 
 // Seconds since the epoch a Date can show (year 275760); anything else is treated as unknown.
 const MAX_EPOCH_SECONDS = 8.64e12;

@@ -45,7 +45,7 @@ const find = (findings: Finding[], check: string) => findings.find((f) => f.chec
 describe('school doctor, with fake dependencies', () => {
   it('finds nothing wrong with a reachable server, a close clock, a usable keychain and a good profile', async () => {
     const deps = await setup();
-    const findings = await diagnose(deps, {});
+    const findings = await diagnose(deps, { env: deps.env });
     expect(problems(findings)).toEqual([]);
     expect(find(findings, 'metadata')).toMatchObject({ status: 'ok', subject: API, message: expect.stringContaining(`issuer ${AS}, PKCE S256`) });
     expect(find(findings, 'clock')).toMatchObject({ status: 'ok', data: { skewSeconds: 0 } });
@@ -57,7 +57,7 @@ describe('school doctor, with fake dependencies', () => {
 
   it('reports a clock off by more than the tolerance, with the fix', async () => {
     const deps = await setup({ http: serverWithDate(-120) });
-    const clock = find(await diagnose(deps, {}), 'clock');
+    const clock = find(await diagnose(deps, { env: deps.env }), 'clock');
     expect(clock).toMatchObject({ status: 'problem', message: expect.stringContaining('120 s behind'), fix: expect.stringContaining('timedatectl') });
     expect(clockSkewSeconds(new Date(NOW).toUTCString(), NOW + 40_000, NOW + 40_200)).toBe(40);
     expect(clockSkewSeconds('not a date', NOW, NOW)).toBeUndefined();
@@ -65,14 +65,14 @@ describe('school doctor, with fake dependencies', () => {
 
   it('reports a locked keychain that a profile depends on, and the profile it stops', async () => {
     const deps = await setup({ keychain: 'locked' });
-    const findings = await diagnose(deps, {});
+    const findings = await diagnose(deps, { env: deps.env });
     expect(find(findings, 'keychain')).toMatchObject({ status: 'problem', message: expect.stringContaining('profile "default"'), fix: expect.stringContaining('Unlock') });
     expect(find(findings, 'tokens')).toMatchObject({ status: 'problem', message: expect.stringMatching(/locked/) });
   });
 
   it('says which proxy is used, never its credentials, and refuses one that is not http://', async () => {
     const deps = await setup({ env: { HTTPS_PROXY: 'http://user:pa55word@proxy.example:3128', HTTP_PROXY: 'socks5://proxy.example:1080' } });
-    const findings = await diagnose(deps, {});
+    const findings = await diagnose(deps, { env: deps.env });
     expect(JSON.stringify(findings)).not.toContain('pa55word');
     expect(findings).toContainEqual(expect.objectContaining({ check: 'proxy', status: 'info', message: 'HTTPS_PROXY is set: http://proxy.example:3128.' }));
     expect(findings).toContainEqual(expect.objectContaining({ check: 'proxy_route', message: `Requests to ${API} go through the proxy http://proxy.example:3128.` }));
@@ -86,7 +86,7 @@ describe('school doctor, with fake dependencies', () => {
       },
     };
     const deps = await setup({ http: unreachable });
-    const findings = await diagnose(deps, {});
+    const findings = await diagnose(deps, { env: deps.env });
     expect(find(findings, 'reachable')).toMatchObject({ status: 'problem', message: expect.stringContaining('connection refused'), fix: expect.stringContaining('proxy') });
     expect(find(findings, 'metadata')).toBeUndefined();
     expect(find(findings, 'server')).toMatchObject({ subject: 'default', status: 'warning' });
@@ -95,14 +95,14 @@ describe('school doctor, with fake dependencies', () => {
   it('reports a credential file other users can read', async () => {
     const deps = await setup({ storage: 'file' });
     chmodSync(deps.paths.credentialsFile, 0o644);
-    const findings = await diagnose(deps, {});
+    const findings = await diagnose(deps, { env: deps.env });
     expect(problems(findings)).toEqual([expect.objectContaining({ check: 'permissions', message: expect.stringContaining('mode 0644'), fix: `chmod 600 ${deps.paths.credentialsFile}` })]);
     expect(find(findings, 'storage')).toMatchObject({ status: 'warning' });
   });
 
   it('checks only the profile --profile names, and says when it is not saved', async () => {
     const deps = await setup();
-    const findings = await diagnose(deps, { profile: 'other' });
+    const findings = await diagnose(deps, { profile: 'other', env: deps.env });
     expect(findings.filter((f) => f.subject === 'default')).toEqual([]);
     expect(find(findings, 'tokens')).toMatchObject({ subject: 'other', status: 'info', message: 'No profile "other" is saved.' });
   });
@@ -127,7 +127,7 @@ describe('school doctor in CI', () => {
 
   it('needs no keychain when the credentials come from the environment, and confirms SCHOOL_TOKEN with the server', async () => {
     const deps = fakeDeps({ now: NOW, http: serverWithDate(), keychain: 'missing', env: ciEnv });
-    const findings = await diagnose(deps, {});
+    const findings = await diagnose(deps, { env: deps.env });
     expect(problems(findings)).toEqual([]);
     expect(find(findings, 'keychain')).toMatchObject({ status: 'info' });
     expect(find(findings, 'credentials')).toMatchObject({ status: 'info', message: expect.stringContaining('SCHOOL_TOKEN is set') });
@@ -144,7 +144,7 @@ describe('school doctor in CI', () => {
       },
     };
     const deps = fakeDeps({ now: NOW, http: rejecting, keychain: 'missing', env: ciEnv });
-    const findings = await diagnose(deps, {});
+    const findings = await diagnose(deps, { env: deps.env });
     expect(problems(findings)).toEqual([expect.objectContaining({ check: 'environment_token', message: 'The server rejected SCHOOL_TOKEN (HTTP 401, invalid_token).', fix: expect.stringContaining('school token') })]);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveSession } from '../../src/session/session.js';
+import { resolveTarget } from '../../src/session/target.js';
 import type { Profile } from '../../src/state/config-file.js';
 import type { TokenSet } from '../../src/state/token-set.js';
 import { API, AS, fakeAuthServer, storedTokens } from '../helpers/fake-auth-server.js';
@@ -18,7 +19,7 @@ async function setup(p: { env?: Record<string, string>; tokens?: TokenSet; refre
     await deps.state.saveTokens('default', profile.storage, p.tokens);
   }
   const notices: string[] = [];
-  const resolve = () => resolveSession(deps, {}, { notify: (t) => notices.push(t) });
+  const resolve = async () => resolveSession(deps, await resolveTarget(deps.state, { env: deps.env }), { notify: (t) => notices.push(t) });
   return { server, deps, notices, resolve };
 }
 
@@ -76,7 +77,7 @@ describe('getting a usable session', () => {
 
   it('refreshes early for --min-ttl, and not when the token lasts long enough', async () => {
     const { server, deps } = await setup({ tokens: stored({ expiresAt: NOW + 200 }) });
-    const withTtl = (minTtlSeconds: number) => resolveSession(deps, {}, { minTtlSeconds });
+    const withTtl = async (minTtlSeconds: number) => resolveSession(deps, await resolveTarget(deps.state, { env: deps.env }), { minTtlSeconds });
     expect((await withTtl(100))?.accessToken).toBe('at-stored-0123456789');
     expect(refreshGrants(server)).toHaveLength(0);
     expect((await withTtl(300))?.accessToken).not.toBe('at-stored-0123456789');

@@ -5,9 +5,9 @@ import { fetchOpenApi, listOperations } from '../../api/openapi.js';
 import type { Deps } from '../../deps.js';
 import { UsageError, errorReason } from '../../errors.js';
 import { assertSafeUrl } from '../../http/transport.js';
-import { type GlobalOptions, baseUrlFor, profileName } from '../../options.js';
+import type { GlobalOptions } from '../../options.js';
 import { type Session, resolveSession } from '../../session/session.js';
-import { booleanFlag, collect, defineCommand, globalOptions, listFlag, stringFlag } from '../command.js';
+import { booleanFlag, collect, commandTarget, defineCommand, globalOptions, listFlag, stringFlag } from '../command.js';
 import { buildFields, fileErrorReason, parseHeader, readAll, toQuery } from './fields.js';
 import { parseTimeout } from './deadline.js';
 import type { JqFilter } from './jq.js';
@@ -98,9 +98,9 @@ async function listRun(deps: Deps, opts: CallOptions, baseUrl: string): Promise<
 async function run(deps: Deps, opts: CallOptions): Promise<void> {
   const path = opts.path;
 
-  let session: Session | undefined;
-  if (!opts.anonymous) session = await resolveSession(deps, opts, { notify: (text) => deps.io.err.write(text) });
-  const baseUrl = session?.baseUrl ?? baseUrlFor(opts, deps.env, session ? undefined : await deps.state.profile(profileName(opts, deps.env)));
+  const target = await commandTarget(deps, opts, { anonymous: opts.anonymous });
+  const session: Session | undefined = await resolveSession(deps, target, { notify: (text) => deps.io.err.write(text) });
+  const baseUrl = session?.baseUrl ?? target.baseUrl;
 
   if (opts.list) {
     if (!baseUrl) throw new UsageError('No base URL: pass --base-url or log in first.');

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
-import { type GlobalOptions, baseUrlFor, checkProfileName, profileName } from '../../options.js';
+import { type GlobalOptions, checkProfileName } from '../../options.js';
 import { isPlainPath, isPlainScope } from '../../util/plain-name.js';
-import { defineCommand, globalOptions } from '../command.js';
+import { commandTarget, defineCommand, globalOptions } from '../command.js';
 
 export interface CompleteOptions extends GlobalOptions {
   kind: string;
@@ -24,12 +24,8 @@ async function run(deps: Deps, opts: CompleteOptions): Promise<void> {
   let out: string[] = [];
   try {
     const profiles = await deps.state.profiles();
-    let baseUrl: string | undefined;
-    try {
-      baseUrl = baseUrlFor(opts, deps.env, profiles[profileName(opts, deps.env)]);
-    } catch {
-      baseUrl = undefined;
-    }
+    // A malformed --base-url on the line being typed is no reason to offer nothing.
+    const baseUrl = (await commandTarget(deps, opts).catch(() => undefined))?.baseUrl;
     // Only plain names: a completion is inserted into a command line the user is about to run.
     if (opts.kind === 'profiles') out = Object.keys(profiles).filter(isPlainProfile).sort();
     else if (opts.kind === 'scopes') out = (await deps.state.cachedScopes(baseUrl)).filter(isPlainScope);

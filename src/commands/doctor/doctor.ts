@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { type Finding, type FindingStatus, diagnose } from '../../doctor/diagnose.js';
 import { CliError } from '../../errors.js';
-import type { GlobalOptions } from '../../options.js';
+import { type GlobalOptions, targetInputs } from '../../options.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
 import { redactText } from '../../util/redact.js';
 import { defineCommand, globalOptions } from '../command.js';
@@ -58,7 +58,7 @@ function textReport(findings: Finding[], paint: Paint): string {
 
 /** Checks the setup end to end; the report goes to stdout, and any problem makes the exit code 1. */
 async function run(deps: Deps, opts: DoctorOptions): Promise<void> {
-  const findings = (await diagnose(deps, opts)).map(cleanFinding);
+  const findings = (await diagnose(deps, targetInputs(opts, deps.env))).map(cleanFinding);
   const problems = findings.filter((f) => f.status === 'problem').length;
   const warnings = findings.filter((f) => f.status === 'warning').length;
   if (opts.json) deps.io.out.write(`${terminalSafeJson({ ok: problems === 0, problems, warnings, findings }, 2)}\n`);

@@ -3,8 +3,8 @@ import type { Deps } from '../../deps.js';
 import { BACKGROUND_COMMAND } from '../../login/background.js';
 import { runBackgroundListener } from '../../login/background-listener.js';
 import { parseLoginPort } from '../../login/ports.js';
-import { type GlobalOptions, profileName } from '../../options.js';
-import { defineCommand, globalOptions, stringFlag } from '../command.js';
+import type { GlobalOptions } from '../../options.js';
+import { commandTarget, defineCommand, globalOptions, stringFlag } from '../command.js';
 import { parseTimeout } from './login.js';
 
 export interface CompleteLoginOptions extends GlobalOptions {
@@ -16,7 +16,7 @@ export interface CompleteLoginOptions extends GlobalOptions {
 /** The detached listener `login --no-wait` leaves behind; not for people to run. */
 async function run(deps: Deps, opts: CompleteLoginOptions): Promise<void> {
   await runBackgroundListener(deps, {
-    profile: profileName(opts, deps.env),
+    profile: (await commandTarget(deps, opts)).profile,
     port: parseLoginPort(opts.port),
     cachedRedirectUri: opts.cachedRedirectUri,
     timeoutSeconds: parseTimeout(opts.timeout),

@@ -10,11 +10,12 @@ import { waitForRedirect } from '../../login/redirect-wait.js';
 import { parseLoginPort, portProblem } from '../../login/ports.js';
 import { parseScopes } from '../../login/scopes.js';
 import { unattendedLoginError } from '../../login/unattended.js';
-import { DEFAULT_PROFILE, type GlobalOptions, baseUrlFor, parseSeconds, profileName, profileSuffix } from '../../options.js';
+import { DEFAULT_PROFILE, type GlobalOptions, parseSeconds, profileSuffix } from '../../options.js';
+import type { Target } from '../../session/target.js';
 import type { PendingLogin } from '../../state/pending-login.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
 import { redactText } from '../../util/redact.js';
-import { booleanFlag, collect, defineCommand, globalOptions, listFlag, stringFlag } from '../command.js';
+import { booleanFlag, collect, commandTarget, defineCommand, globalOptions, listFlag, stringFlag } from '../command.js';
 
 export interface LoginOptions extends GlobalOptions {
   scope?: string[];
@@ -47,9 +48,8 @@ function waitHint(profile: string): string {
 }
 
 /** The request both the waiting and the two-step login prepare. */
-async function loginRequest(deps: Deps, opts: LoginOptions, profile: string, timeoutSeconds: number): Promise<LoginRequest> {
-  const remembered = await deps.state.rememberedBaseUrl(profile);
-  const baseUrl = baseUrlFor(opts, deps.env, remembered ? { baseUrl: remembered } : undefined);
+function loginRequest(deps: Deps, opts: LoginOptions, target: Target, timeoutSeconds: number): LoginRequest {
+  const { profile, baseUrl } = target;
   if (!baseUrl) throw new UsageError('No base URL: pass --base-url https://your-school.example (or set SCHOOL_BASE_URL).');
   return {
     profile,
@@ -67,10 +67,11 @@ async function loginRequest(deps: Deps, opts: LoginOptions, profile: string, tim
  * `login --no-wait`: prepares the login, leaves a detached listener waiting for the browser, prints
  * the URL and returns at once. A pending login of the same profile is replaced.
  */
-async function startTwoStepLogin(deps: Deps, opts: LoginOptions, profile: string): Promise<void> {
+async function startTwoStepLogin(deps: Deps, opts: LoginOptions, target: Target): Promise<void> {
+  const { profile } = target;
   const port = parseLoginPort(opts.port);
   const timeoutSeconds = parseTimeout(opts.timeout);
-  const request = await loginRequest(deps, opts, profile, timeoutSeconds);
+  const request = loginRequest(deps, opts, target, timeoutSeconds);
   if (await cancelPendingLogin(deps, profile)) deps.io.err.write(`The earlier pending login${profileSuffix(profile)} was replaced.\n`);
   let background: BackgroundListener | undefined;
   let pending: PendingLogin;
@@ -149,15 +150,16 @@ export function loginCommandLine(opts: LoginOptions, scopes: string[]): string {
 }
 
 async function run(deps: Deps, opts: LoginOptions): Promise<void> {
-  const profile = profileName(opts, deps.env);
+  const target = await commandTarget(deps, opts);
+  const { profile } = target;
   if (opts.wait === true) return finishTwoStepLogin(deps, opts, profile);
-  if (opts.wait === false) return startTwoStepLogin(deps, opts, profile);
+  if (opts.wait === false) return startTwoStepLogin(deps, opts, target);
   // Before anything else, registration included: nobody will open a browser here.
   const unattended = unattendedLoginError(deps.env);
   if (unattended) throw unattended;
   const port = parseLoginPort(opts.port);
   const timeoutSeconds = parseTimeout(opts.timeout);
-  const request = await loginRequest(deps, opts, profile, timeoutSeconds);
+  const request = loginRequest(deps, opts, target, timeoutSeconds);
   const notify = (text: string) => deps.io.err.write(text);
   // This login replaces one left pending by `--no-wait`.
   await cancelPendingLogin(deps, profile).catch(() => false);

@@ -2,11 +2,11 @@ import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
 import { CliError, errorReason } from '../../errors.js';
 import { cancelPendingLogin } from '../../login/background.js';
-import { type GlobalOptions, profileName, profileSuffix } from '../../options.js';
+import { type GlobalOptions, profileSuffix } from '../../options.js';
 import { type LogoutResult, endSession, manualRemoval } from '../../session/end-session.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
 import { redactText } from '../../util/redact.js';
-import { booleanFlag, defineCommand, globalOptions } from '../command.js';
+import { booleanFlag, commandTarget, defineCommand, globalOptions } from '../command.js';
 
 export interface LogoutOptions extends GlobalOptions {
   all: boolean;
@@ -48,7 +48,7 @@ function resultJson(r: LogoutResult) {
 async function run(deps: Deps, opts: LogoutOptions): Promise<void> {
   const profiles = await deps.state.profiles();
   const pendingProfiles = opts.all ? (await deps.state.pendingLoginRecords().catch(() => [])).map((r) => r.profile) : [];
-  const names = opts.all ? [...new Set([...Object.keys(profiles), ...pendingProfiles])] : [profileName(opts, deps.env)];
+  const names = opts.all ? [...new Set([...Object.keys(profiles), ...pendingProfiles])] : [(await commandTarget(deps, opts)).profile];
   if (deps.env.SCHOOL_TOKEN || deps.env.SCHOOL_REFRESH_TOKEN) {
     deps.io.err.write('Note: credentials in the environment (SCHOOL_TOKEN / SCHOOL_REFRESH_TOKEN) are not affected by logout.\n');
   }
@@ -65,6 +65,8 @@ async function run(deps: Deps, opts: LogoutOptions): Promise<void> {
       } else if (!opts.all) deps.io.err.write(`Not logged in${profileSuffix(name)}; nothing to do.\n`);
       continue;
     }
+    // A login still waiting for its browser would otherwise log the profile in again.
+    await cancelPendingLogin(deps, name).catch(() => false);
     const result = await endSession(deps, name, p);
     results.push(result);
     const { line, failed } = describeResult(result);

@@ -1,7 +1,8 @@
 import type { Deps } from '../../deps.js';
 import { nowSeconds } from '../../deps.js';
 import { CliError } from '../../errors.js';
-import { DEFAULT_PROFILE, type GlobalOptions, baseUrlFor, profileName } from '../../options.js';
+import { DEFAULT_PROFILE, type GlobalOptions, targetInputs } from '../../options.js';
+import { type Target, resolveTarget, targetProfile } from '../../session/target.js';
 import type { Profile } from '../../state/config-file.js';
 import type { PendingLoginRecord } from '../../state/pending-login.js';
 import type { SecretSource } from '../../session/usable-session.js';
@@ -69,13 +70,8 @@ async function profileRow(deps: Deps, name: string, p: Profile, active: boolean)
 }
 
 /** The row of credentials given in the environment, which stand in for the active profile. */
-function environmentRow(deps: Deps, opts: StatusOptions, remembered: Profile | undefined): ProfileStatus {
-  let baseUrl: string | null = null;
-  try {
-    baseUrl = baseUrlFor(opts, deps.env, remembered) ?? null;
-  } catch {
-    baseUrl = null;
-  }
+function environmentRow(deps: Deps, target: Target | undefined): ProfileStatus {
+  const baseUrl = target?.baseUrl ?? null;
   return {
     profile: deps.env.SCHOOL_TOKEN ? '(SCHOOL_TOKEN)' : '(SCHOOL_REFRESH_TOKEN)',
     active: true,
@@ -113,7 +109,8 @@ function pendingOnlyRow(pending: PendingLoginRecord, active: boolean): ProfileSt
 /** Every profile, never a secret; a broken profile is reported, not fatal, but makes the exit status 1. */
 async function run(deps: Deps, opts: StatusOptions): Promise<void> {
   const profiles = await deps.state.profiles();
-  const active = profileName(opts, deps.env);
+  const inputs = targetInputs(opts, deps.env);
+  const active = targetProfile(inputs);
   const rows: Array<ProfileStatus & { location?: string }> = [];
   for (const [name, p] of Object.entries(profiles).sort(([a], [b]) => a.localeCompare(b))) rows.push(await profileRow(deps, name, p, name === active));
   const now = nowSeconds(deps);
@@ -126,7 +123,8 @@ async function run(deps: Deps, opts: StatusOptions): Promise<void> {
   rows.sort((a, b) => a.profile.localeCompare(b.profile));
   if (deps.env.SCHOOL_TOKEN || deps.env.SCHOOL_REFRESH_TOKEN) {
     for (const r of rows) r.active = false;
-    rows.unshift(environmentRow(deps, opts, profiles[active]));
+    // A malformed base URL is this row's problem, not a reason to report nothing.
+    rows.unshift(environmentRow(deps, await resolveTarget(deps.state, inputs).catch(() => undefined)));
   }
   if (opts.json) deps.io.out.write(`${terminalSafeJson(rows.map(({ location: _location, ...row }) => row), 2)}\n`);
   else if (!rows.length) deps.io.err.write('No profiles. Run `school login --base-url https://your-school.example` to add one.\n');

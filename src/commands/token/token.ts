@@ -3,10 +3,10 @@ import type { Deps } from '../../deps.js';
 import { AuthError, InterruptedError, UsageError } from '../../errors.js';
 import { nowSeconds } from '../../deps.js';
 import { lastsAtLeast } from '../../session/refresh-policy.js';
-import { DEFAULT_PROFILE, type GlobalOptions, profileName } from '../../options.js';
+import { DEFAULT_PROFILE, type GlobalOptions } from '../../options.js';
 import { notLoggedIn, resolveSession } from '../../session/session.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
-import { booleanFlag, defineCommand, globalOptions, stringFlag } from '../command.js';
+import { booleanFlag, commandTarget, defineCommand, globalOptions, stringFlag } from '../command.js';
 
 export interface TokenOptions extends GlobalOptions {
   forCi?: boolean;
@@ -30,14 +30,15 @@ export function parseMinTtl(value: string | undefined): number {
  * it, because a rotating refresh token must have exactly one holder from now on.
  */
 async function handOverToCi(deps: Deps, opts: TokenOptions): Promise<void> {
-  const name = profileName(opts, deps.env);
+  const target = await commandTarget(deps, opts);
+  const name = target.profile;
   if (name === DEFAULT_PROFILE && !opts.profile && !deps.env.SCHOOL_PROFILE) {
     throw new UsageError('--for-ci hands a whole profile over to CI: name a dedicated one with --profile.', {
       hint: 'school login --profile ci-myjob --scope "…" && school token --profile ci-myjob --for-ci',
     });
   }
-  const profile = await deps.state.profile(name);
-  if (!profile) throw await notLoggedIn(deps, opts);
+  const profile = target.stored;
+  if (!profile) throw notLoggedIn(target);
   const set = await deps.state.readTokens(name, profile);
   if (!set.refreshToken) throw new UsageError(`Profile "${name}" has no refresh token to hand over.`);
   const values: Record<string, string> = {
@@ -57,8 +58,9 @@ async function handOverToCi(deps: Deps, opts: TokenOptions): Promise<void> {
 async function run(deps: Deps, opts: TokenOptions): Promise<void> {
   if (opts.forCi) return handOverToCi(deps, opts);
   const minTtlSeconds = parseMinTtl(opts.minTtl);
-  const session = await resolveSession(deps, opts, { notify: (text) => deps.io.err.write(text), minTtlSeconds });
-  if (!session) throw await notLoggedIn(deps, opts);
+  const target = await commandTarget(deps, opts);
+  const session = await resolveSession(deps, target, { notify: (text) => deps.io.err.write(text), minTtlSeconds });
+  if (!session) throw notLoggedIn(target);
   // A lifetime nobody told us cannot be promised (SCHOOL_TOKEN, a server that gives no expires_in).
   if (minTtlSeconds > 0 && session.expiresAt === undefined) {
     throw new AuthError(`How long this access token stays valid is not known, so it cannot be promised for ${minTtlSeconds} seconds.`, {

@@ -11,7 +11,7 @@ import { insufficientScopeError, tokenRejected } from '../../session/step-up.js'
 import type { IdentitySource } from '../../state/config-file.js';
 import { describeUser } from '../../ui/user.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
-import { defineCommand, globalOptions } from '../command.js';
+import { commandTarget, defineCommand, globalOptions } from '../command.js';
 
 export type WhoamiOptions = GlobalOptions;
 
@@ -99,8 +99,9 @@ function describe(identity: Identity): string {
 }
 
 async function run(deps: Deps, opts: WhoamiOptions): Promise<void> {
-  const session = await resolveSession(deps, opts, { notify: (text) => deps.io.err.write(text) });
-  if (!session) throw await notLoggedIn(deps, opts);
+  const target = await commandTarget(deps, opts);
+  const session = await resolveSession(deps, target, { notify: (text) => deps.io.err.write(text) });
+  if (!session) throw notLoggedIn(target);
   const identity = await identify(deps, session);
   // stdout is the identity alone (with --json, the claims object as the server gave it); where it
   // came from is a note on stderr, so no field of ours can collide with a claim.

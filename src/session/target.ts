@@ -1,0 +1,107 @@
+import { UsageError } from '../errors.js';
+import { assertSafeUrl, isLoopbackHost } from '../http/transport.js';
+import type { Env } from '../types/env.js';
+import type { Profile } from '../types/profile.js';
+import { DEFAULT_PROFILE, checkProfileName } from '../util/profiles.js';
+
+/**
+ * What a front-end asks for, in its own terms turned explicit: the CLI's flags, a tool call's
+ * server options, a library caller's arguments. Every other input comes from the environment.
+ */
+export interface TargetInputs {
+  /** The profile asked for (`--profile`, `openSession({ profile })`); else SCHOOL_PROFILE, else `default`. */
+  profile?: string;
+  /** The base URL asked for (`--base-url`); else SCHOOL_BASE_URL. */
+  baseUrl?: string;
+  /** Send no token, whatever credentials there are. */
+  anonymous?: boolean;
+  env: Env;
+}
+
+/**
+ * Where a command's credentials come from, in the order they are looked for:
+ * - `env_token`: SCHOOL_TOKEN, used as it is;
+ * - `headless`: SCHOOL_REFRESH_TOKEN with SCHOOL_CLIENT_ID, a CI job's seed;
+ * - `profile`: the profile's stored login;
+ * - `none`: anonymous, by request or for want of any credentials.
+ */
+export type CredentialSource = 'env_token' | 'headless' | 'profile' | 'none';
+
+export interface Target {
+  profile: string;
+  /** The base URL to use: the one asked for, else the profile's, else the one it last had; undefined when none is known. */
+  baseUrl?: string;
+  /** The base URL the caller or the environment named, when one did; never quietly replaced by another. */
+  explicitBaseUrl?: string;
+  source: CredentialSource;
+  /** The stored profile, when there is one. */
+  stored?: Profile;
+}
+
+/** What the target resolution reads of the stores: the profile, and the base URL a profile had before logout. */
+export interface TargetState {
+  profile(name: string): Promise<Profile | undefined>;
+  rememberedBaseUrl(name: string): Promise<string | undefined>;
+}
+
+/**
+ * A base URL typed without its scheme (`localhost:8080`) is refused with the URLs it may have
+ * meant, rather than guessed: guessing https for a local http server ends in a TLS error.
+ */
+function schemeMissing(input: string): UsageError {
+  let host: URL | undefined;
+  try {
+    host = new URL(`http://${input}`);
+  } catch {
+    host = undefined;
+  }
+  if (!host) return new UsageError(`The base URL "${input}" is not a URL: write it with its scheme, e.g. https://your-school.example.`, { code: 'invalid_base_url' });
+  const rest = `${host.host}${host.pathname === '/' ? '' : host.pathname.replace(/\/+$/, '')}`;
+  const candidates = isLoopbackHost(host.hostname) ? [`http://${rest}`, `https://${rest}`] : [`https://${rest}`];
+  return new UsageError(`The base URL "${input}" has no scheme: did you mean ${candidates.join(' or ')}?`, {
+    code: 'invalid_base_url',
+    hint: isLoopbackHost(host.hostname) ? 'Plain http:// is allowed only for a server on this machine.' : undefined,
+  });
+}
+
+/** The service origin (and path, if any) without a trailing slash; https, or http to loopback only. */
+export function normalizeBaseUrl(input: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(input)) throw schemeMissing(input);
+  const url = assertSafeUrl(input, 'base URL');
+  if (url.search || url.hash) throw new UsageError(`The base URL must not have a query or fragment: ${input}`, { code: 'invalid_base_url' });
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/** The profile asked for, else SCHOOL_PROFILE, else `default`; checked. */
+export function targetProfile(inputs: Pick<TargetInputs, 'profile' | 'env'>): string {
+  return checkProfileName(inputs.profile || inputs.env.SCHOOL_PROFILE || DEFAULT_PROFILE);
+}
+
+/** The base URL asked for, else SCHOOL_BASE_URL; normalized. Undefined when neither names one. */
+export function explicitBaseUrl(inputs: Pick<TargetInputs, 'baseUrl' | 'env'>): string | undefined {
+  const raw = inputs.baseUrl || inputs.env.SCHOOL_BASE_URL;
+  return raw ? normalizeBaseUrl(raw) : undefined;
+}
+
+function sourceOf(inputs: TargetInputs, stored: Profile | undefined): CredentialSource {
+  if (inputs.anonymous) return 'none';
+  // SCHOOL_TOKEN before the headless seed: a job that has a token to hand needs no refresh.
+  if (inputs.env.SCHOOL_TOKEN) return 'env_token';
+  if (inputs.env.SCHOOL_REFRESH_TOKEN) return 'headless';
+  return stored ? 'profile' : 'none';
+}
+
+/**
+ * The one place that decides which profile, base URL and credential source a request uses, for
+ * every front-end: options first, then the SCHOOL_* variables, then the stored profile.
+ */
+export async function resolveTarget(state: TargetState, inputs: TargetInputs): Promise<Target> {
+  const profile = targetProfile(inputs);
+  const explicit = explicitBaseUrl(inputs);
+  const stored = await state.profile(profile);
+  const source = sourceOf(inputs, stored);
+  // A CI seed belongs to the server the job names, never to a profile's.
+  const remembered = source === 'headless' ? undefined : (stored?.baseUrl ?? (await state.rememberedBaseUrl(profile)));
+  const baseUrl = explicit ?? (remembered ? normalizeBaseUrl(remembered) : undefined);
+  return { profile, baseUrl, explicitBaseUrl: explicit, source, stored };
+}

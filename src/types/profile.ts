@@ -1,0 +1,34 @@
+import type { StorageKind } from './storage.js';
+import type { AuthMethod } from './tokens.js';
+
+export type IdentitySource = 'userinfo' | 'id_token' | 'introspection';
+
+/** What the CLI remembers about one account on one school. Never holds a secret. */
+export interface Profile {
+  baseUrl: string;
+  issuer: string;
+  /** RFC 8707 resource the tokens are bound to (from the protected-resource metadata). */
+  resource?: string;
+  clientId: string;
+  authMethod: AuthMethod;
+  /** Where this profile's secrets live. */
+  storage: StorageKind;
+  user?: { sub?: string; name?: string; email?: string };
+  /** Where `user` came from: the userinfo endpoint, the ID token, or token introspection. */
+  userSource?: IdentitySource;
+  /** The validated ID token's identity claims from login (no protocol claims, nothing secret), for `whoami` without userinfo. */
+  idClaims?: Record<string, unknown>;
+  loggedInAt?: number;
+  /** Set when the server refused to renew the session: it counts as logged out until the next login. */
+  sessionRefused?: { at: number; detail: string };
+}
+
+/** A cached dynamic registration, reused by later logins to the same issuer. */
+export interface ClientRegistration {
+  clientId: string;
+  authMethod: AuthMethod;
+  redirectUri: string;
+  registeredAt: number;
+  /** Where its client secret lives, for a confidential client. */
+  secretStorage?: StorageKind;
+}

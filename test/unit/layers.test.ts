@@ -1,0 +1,71 @@
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// The floors of src/, from the ground up: a module may import its own floor and the floors below,
+// never one above. The README's Development section shows the same table.
+const FLOORS: Array<[number, RegExp]> = [
+  [0, /^(types\/|util\/|errors\.ts$|error-codes\.ts$|version\.ts$)/],
+  [1, /^(http\/|iostreams\.ts$|ui\/)/],
+  [2, /^(state\/|deps\.ts$)/],
+  [3, /^(oauth\/|api\/)/],
+  [4, /^(session\/|doctor\/)/],
+  [5, /^login\//],
+  [6, /^(commands\/|mcp\/|options\.ts$)/],
+  [7, /^(cli\.ts$|program\.ts$|fast-path\.ts$|deps-system\.ts$|library\/)/],
+];
+
+const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
+
+function floorOf(file: string): number | undefined {
+  return FLOORS.find(([, pattern]) => pattern.test(file))?.[0];
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return /\.ts$/.test(name) && !name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/** Every relative import of a file (static, type-only and export-from alike), as paths under src/. */
+function importsOf(path: string): string[] {
+  const text = readFileSync(path, 'utf8');
+  const specifiers = [...text.matchAll(/^\s*(?:import|export)\b[^'";]*?from\s+'(\.[^']+)'/gm)].map((m) => m[1]);
+  return specifiers.map((s) => relative(SRC, resolve(dirname(path), s)).replace(/\.js$/, '.ts'));
+}
+
+const arrows = sourceFiles(SRC).flatMap((path) => importsOf(path).map((to) => ({ from: relative(SRC, path), to })));
+
+describe('the layers of src/', () => {
+  it('reads the imports it judges', () => {
+    // The import scan itself must find the arrows: a pattern that matches nothing would pass every test below.
+    expect(arrows.length).toBeGreaterThan(300);
+    expect(arrows).toContainEqual({ from: 'session/session.ts', to: 'session/target.ts' });
+  });
+
+  it('puts every source file on a floor', () => {
+    expect(sourceFiles(SRC).map((p) => relative(SRC, p)).filter((f) => floorOf(f) === undefined)).toEqual([]);
+  });
+
+  it('has no import that runs back up a floor', () => {
+    const upward = arrows.filter(({ from, to }) => (floorOf(to) ?? 0) > (floorOf(from) ?? 0)).map(({ from, to }) => `${from} -> ${to}`);
+    expect(upward).toEqual([]);
+  });
+
+  it('keeps the front-ends apart: neither the CLI commands nor the MCP server imports the other', () => {
+    const crossing = arrows.filter(({ from, to }) => (from.startsWith('mcp/') && to.startsWith('commands/')) || (from.startsWith('commands/') && to.startsWith('mcp/')));
+    expect(crossing).toEqual([]);
+  });
+
+  it('lets no module below the commands see the command line options', () => {
+    const below = arrows.filter(({ from, to }) => to === 'options.ts' && (floorOf(from) ?? 0) < 6).map(({ from }) => from);
+    expect(below).toEqual([]);
+  });
+
+  it('has the protocol steps import nothing of the stores', () => {
+    expect(arrows.filter(({ from, to }) => from.startsWith('oauth/') && to.startsWith('state/'))).toEqual([]);
+  });
+});
