@@ -1,0 +1,79 @@
+// fs.promises, not node:fs/promises: the promise API loads a dozen modules, so only where it is used.
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import type { OpenApiDoc } from '../types/api-description.js';
+import type { ServerInfo } from '../types/server.js';
+import { writeFileAtomic } from './atomic.js';
+import { openapiCacheFile, serverCacheFile } from './cache-files.js';
+import { type StoreContext, parseJson } from './store-context.js';
+
+/** What is cached of each server: its metadata (with its scopes) and its API description. Losing any costs a request. */
+export interface Caches {
+  cachedServer(baseUrl: string, expectedIssuer?: string): Promise<ServerInfo | undefined>;
+  saveServer(info: ServerInfo, fetchedAt: number): Promise<void>;
+  /** Every scope a cached server advertises (of one base URL, or of all). */
+  cachedScopes(baseUrl?: string): Promise<string[]>;
+  cachedApiDescription(baseUrl: string): Promise<OpenApiDoc | undefined>;
+  saveApiDescription(baseUrl: string, doc: OpenApiDoc): Promise<void>;
+}
+
+/**
+ * Whether a cache entry was saved for this base URL. Cache file names are short hashes of the URL
+ * (cache-files.ts), so an entry of another URL may share one: it is then a miss.
+ */
+function isEntryOf(entry: unknown, baseUrl: string): entry is { baseUrl: string } {
+  return typeof entry === 'object' && entry !== null && 'baseUrl' in entry && entry.baseUrl === baseUrl;
+}
+
+function isServerInfo(value: unknown): value is ServerInfo {
+  if (!value || typeof value !== 'object') return false;
+  const v: { baseUrl?: unknown; as?: { issuer?: unknown; token_endpoint?: unknown } } = value;
+  return typeof v.baseUrl === 'string' && typeof v.as?.issuer === 'string' && typeof v.as.token_endpoint === 'string';
+}
+
+/** The scopes a cached server entry advertises; completion reads them however little else the entry has. */
+function scopesOf(entry: unknown): string[] {
+  if (!entry || typeof entry !== 'object' || !('as' in entry) || !entry.as || typeof entry.as !== 'object') return [];
+  const supported = 'scopes_supported' in entry.as ? entry.as.scopes_supported : undefined;
+  return Array.isArray(supported) ? supported.filter((s): s is string => typeof s === 'string') : [];
+}
+
+function isOpenApiDoc(value: unknown): value is OpenApiDoc {
+  return Boolean(value && typeof value === 'object' && !Array.isArray(value));
+}
+
+export function openCaches(ctx: StoreContext): Caches {
+  const { paths, readOwnFile } = ctx;
+  const serverFile = (baseUrl: string) => serverCacheFile(paths.cacheDir, baseUrl);
+  return {
+    async cachedServer(baseUrl, expectedIssuer) {
+      const cached = parseJson(await readOwnFile(serverFile(baseUrl)));
+      if (!isServerInfo(cached) || !isEntryOf(cached, baseUrl)) return undefined;
+      return !expectedIssuer || cached.as.issuer === expectedIssuer ? cached : undefined;
+    },
+    async saveServer(info, fetchedAt) {
+      // Losing the cache costs nothing but a network call, so a failed write is not an error.
+      const body = JSON.stringify({ fetchedAt, ...info }, null, 2);
+      await writeFileAtomic(serverFile(info.baseUrl), `${body}\n`, 0o600).catch(() => undefined);
+    },
+    async cachedScopes(baseUrl) {
+      const dir = join(paths.cacheDir, 'servers');
+      const files = baseUrl ? [serverFile(baseUrl)] : (await fs.readdir(dir).catch((): string[] => [])).map((f) => join(dir, f));
+      const scopes = new Set<string>();
+      for (const f of files) {
+        const info = parseJson(await readOwnFile(f));
+        if (baseUrl && !isEntryOf(info, baseUrl)) continue;
+        for (const s of scopesOf(info)) scopes.add(s);
+      }
+      return [...scopes];
+    },
+    async cachedApiDescription(baseUrl) {
+      const entry = parseJson(await readOwnFile(openapiCacheFile(paths.cacheDir, baseUrl)));
+      if (!isEntryOf(entry, baseUrl) || !('doc' in entry)) return undefined;
+      return isOpenApiDoc(entry.doc) ? entry.doc : undefined;
+    },
+    async saveApiDescription(baseUrl, doc) {
+      await writeFileAtomic(openapiCacheFile(paths.cacheDir, baseUrl), JSON.stringify({ baseUrl, doc }), 0o600).catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import type { ClientRegistration } from '../types/profile.js';
+import { registerSecret } from '../util/redact.js';
+import { loadConfig, updateConfig } from './config-file.js';
+import { clientAccount } from './credential-store.js';
+import type { StoreContext } from './store-context.js';
+
+/** Dynamic client registrations of each issuer (config.json), and a confidential client's secret (a credential store). */
+export interface ClientRegistry {
+  clientRegistration(issuer: string, match: (c: ClientRegistration) => boolean): Promise<ClientRegistration | undefined>;
+  clientSecret(issuer: string, registration: ClientRegistration): Promise<string | undefined>;
+  /** Saves a registration in place of the earlier one of the same kind: public (`none`) or confidential (any secret-based method). */
+  saveClient(issuer: string, registration: ClientRegistration, secret: string | undefined): Promise<void>;
+  forgetClient(issuer: string, clientId: string): Promise<void>;
+  /** Removes a confidential client's secret and its registration, which cannot be used without it. */
+  forgetClientSecret(issuer: string, registration: ClientRegistration): Promise<void>;
+}
+
+export function openClientRegistry(ctx: StoreContext): ClientRegistry {
+  const { paths, openStore } = ctx;
+  return {
+    clientRegistration: async (issuer, match) => (await loadConfig(paths)).clients[issuer]?.find(match),
+    async clientSecret(issuer, registration) {
+      if (!registration.secretStorage) return undefined;
+      const store = await openStore(registration.secretStorage).catch(() => undefined);
+      const secret = (await store?.get(clientAccount(issuer, registration.clientId)).catch(() => null)) ?? undefined;
+      registerSecret(secret);
+      return secret;
+    },
+    async saveClient(issuer, registration, secret) {
+      if (secret && registration.secretStorage) await (await openStore(registration.secretStorage)).set(clientAccount(issuer, registration.clientId), secret);
+      await updateConfig(paths, (config) => {
+        const others = (config.clients[issuer] ?? []).filter((c) => (c.authMethod === 'none') !== (registration.authMethod === 'none'));
+        config.clients[issuer] = [...others, registration];
+      });
+    },
+    async forgetClient(issuer, clientId) {
+      await updateConfig(paths, (c) => {
+        c.clients[issuer] = (c.clients[issuer] ?? []).filter((r) => r.clientId !== clientId);
+      });
+    },
+    async forgetClientSecret(issuer, registration) {
+      if (registration.secretStorage) await (await openStore(registration.secretStorage)).delete(clientAccount(issuer, registration.clientId));
+      await updateConfig(paths, (c) => {
+        c.clients[issuer] = (c.clients[issuer] ?? []).filter((r) => r.clientId !== registration.clientId);
+      });
+    },
+  };
+}
