@@ -4,9 +4,9 @@ import { fromOAuthError } from '../oauth/oauth-errors.js';
 import type { LoginOutcome, PendingLoginRecord } from '../state/pending-login.js';
 import { redactText } from '../util/redact.js';
 import { type Handshake, REPORT_FD } from './background.js';
-import { CALLBACK_PATH, cacheApiDescription, loggedInMessage } from './login.js';
 import { type LoopbackListener, listenForRedirect } from './loopback.js';
-import { CANCELLED_PAGE, completeForBrowser } from './pages.js';
+import { finishBrowserLogin, loggedInMessage } from './orchestrator.js';
+import { CALLBACK_PATH } from './transaction.js';
 import { requireCommonJs } from '../util/require.js';
 
 // The inside of `login --no-wait`: the detached process that holds the loopback listener and
@@ -57,41 +57,32 @@ export async function runBackgroundListener(
   await reportToParent({ port: listener.port, redirectUri: listener.redirectUri });
 
   const ours = (record: PendingLoginRecord | undefined) => record?.listenerPid === process.pid && record.redirectUri === listener.redirectUri;
-  let ok = false;
-  let page: { title: string; message: string } = CANCELLED_PAGE;
-  try {
-    const redirect = await listener.callback;
-    const pending = await deps.state.pendingLogin(p.profile);
-    if (!pending || !ours(pending)) {
-      page = { title: 'Sign-in replaced', message: 'A newer login was started for this profile; use the link it printed.' };
-      return;
-    }
-    const result = await completeForBrowser(deps, pending, redirect, listener);
-    ok = true;
-    // The outcome before anything else: the pending login is removed only after it (finally).
-    await deps.state.saveLoginOutcome({
-      profile: p.profile,
-      status: 'completed',
-      message: loggedInMessage(result.user, result.profile.baseUrl),
-      baseUrl: result.profile.baseUrl,
-      user: result.user,
-      warnings: result.warnings.length ? result.warnings.map((w) => redactText(w)) : undefined,
-      scopes: pending.scopes,
-      at: nowSeconds(deps),
-    });
-    await listener.finish({ ok: true, title: 'Logged in', message: 'You are logged in to school. You can close this tab and return to the terminal.' });
-    await cacheApiDescription(deps, result.profile.baseUrl);
-  } catch (err) {
+  const ownRecord = async () => {
     const record = await deps.state.pendingLoginRecord(p.profile).catch(() => undefined);
-    // A login already recorded as completed stays so, whatever fails after it.
-    if (!ok && ours(record)) {
-      await deps.state.saveLoginOutcome(outcomeOf(p.profile, err, nowSeconds(deps))).catch(() => undefined);
-    }
-    throw err;
-  } finally {
-    if (!ok) await listener.finish({ ok: false, ...page });
-    await listener.close();
-    const record = await deps.state.pendingLoginRecord(p.profile).catch(() => undefined);
-    if (record && ours(record)) await deps.state.removePendingLogin(p.profile, record.storage).catch(() => undefined);
-  }
+    return ours(record) ? record : undefined;
+  };
+  await finishBrowserLogin(deps, listener, {
+    redirect: () => listener.callback,
+    async pending() {
+      const pending = await deps.state.pendingLogin(p.profile);
+      return pending && ours(pending) ? pending : undefined;
+    },
+    ownRecord,
+    // The outcome before anything else: the pending login is removed only after it.
+    async completed(result, pending) {
+      await deps.state.saveLoginOutcome({
+        profile: p.profile,
+        status: 'completed',
+        message: loggedInMessage(result.user, result.profile.baseUrl),
+        baseUrl: result.profile.baseUrl,
+        user: result.user,
+        warnings: result.warnings.length ? result.warnings.map((w) => redactText(w)) : undefined,
+        scopes: pending.scopes,
+        at: nowSeconds(deps),
+      });
+    },
+    async failed(err) {
+      if (await ownRecord()) await deps.state.saveLoginOutcome(outcomeOf(p.profile, err, nowSeconds(deps)));
+    },
+  });
 }

@@ -2,8 +2,14 @@ import type { Deps } from '../deps.js';
 import { CliError } from '../errors.js';
 import { ServerRefusal } from '../oauth/oauth-errors.js';
 import type { PendingLogin } from '../state/pending-login.js';
-import { type LoginResult, completeLogin } from './login.js';
+import { type LoginResult, completeLogin } from './transaction.js';
 import type { LoopbackListener } from './loopback.js';
+
+/** What the browser tab shows once the login completed. */
+export const LOGGED_IN_PAGE = { ok: true, title: 'Logged in', message: 'You are logged in to school. You can close this tab and return to the terminal.' } as const;
+
+/** What the browser tab shows when a newer login of the same profile replaced the one it came back for. */
+export const REPLACED_PAGE = { title: 'Sign-in replaced', message: 'A newer login was started for this profile; use the link it printed.' } as const;
 
 /** What the browser tab shows when the command stops before the login completed (Ctrl-C, a timeout). */
 export const CANCELLED_PAGE = { title: 'Sign-in cancelled', message: 'The command-line login stopped. Return to the terminal.' } as const;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type LoginHooks, completeLogin, prepareLogin } from '../../src/login/login.js';
+import { type LoginHooks, completeLogin, prepareLogin } from '../../src/login/transaction.js';
 import { profileAccount } from '../../src/state/credential-store.js';
 import { API, AS, fakeAuthServer } from '../helpers/fake-auth-server.js';
 import { fakeDeps } from '../helpers/fake-deps.js';

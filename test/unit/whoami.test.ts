@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { whoamiCommand } from '../../src/commands/whoami/whoami.js';
-import { completeLogin, prepareLogin } from '../../src/login/login.js';
+import { completeLogin, prepareLogin } from '../../src/login/transaction.js';
 import { AS, API, fakeAuthServer } from '../helpers/fake-auth-server.js';
 import { fakeDeps } from '../helpers/fake-deps.js';
 

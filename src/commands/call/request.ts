@@ -9,6 +9,7 @@ import { PageGatherer, checkNextPage, nextLink, withoutFragment } from './pagina
 import { retryDecision } from './retry.js';
 import { type ChallengeOutcome, readChallengeHeader } from '../../oauth/challenge.js';
 import type { Session } from '../../session/session.js';
+import { retryAfterRefresh } from '../../session/retry-after-refresh.js';
 import { insufficientScopeError, tokenRejected } from '../../session/step-up.js';
 
 export interface CallPlan {
@@ -39,12 +40,12 @@ export async function performCall(deps: Deps, plan: CallPlan, initialSession: Se
   let session = initialSession;
   let refreshed = false;
 
-  const sendOnce = async (url: URL, deadline: Deadline): Promise<HttpResponse> => {
+  const sendOnce = async (url: URL, deadline: Deadline, as: Session | undefined): Promise<HttpResponse> => {
     try {
       return await deps.http.request({
         method: plan.method,
         url,
-        headers: session ? { ...plan.headers, authorization: `Bearer ${session.accessToken}` } : plan.headers,
+        headers: as ? { ...plan.headers, authorization: `Bearer ${as.accessToken}` } : plan.headers,
         body: plan.body,
         signal: deadline.signal,
         // The client's idle timeout must not pre-empt the deadline with another message.
@@ -68,15 +69,17 @@ export async function performCall(deps: Deps, plan: CallPlan, initialSession: Se
 
   const exchangeWithin = async (url: URL, deadline: Deadline): Promise<Exchange> => {
     for (let attempt = 1; ; attempt++) {
-      let res = await sendOnce(url, deadline);
-      let outcome = await readChallengeHeader(res.status, res.headers['www-authenticate']);
       // An invalid token gets one refresh and one retry per run, apart from the 429/503 retries.
-      if (outcome.refresh && session?.refresh && !refreshed) {
+      const sent =
+        session && !refreshed
+          ? await retryAfterRefresh(session, (s) => sendOnce(url, deadline, s), async (r) => (await readChallengeHeader(r.status, r.headers['www-authenticate'])).refresh)
+          : { answer: await sendOnce(url, deadline, session), session };
+      if (sent.session !== session) {
         refreshed = true;
-        session = await session.refresh();
-        res = await sendOnce(url, deadline);
-        outcome = await readChallengeHeader(res.status, res.headers['www-authenticate']);
+        session = sent.session;
       }
+      const res = sent.answer;
+      const outcome = await readChallengeHeader(res.status, res.headers['www-authenticate']);
       const retry = retryDecision(res.status, res.headers['retry-after'], attempt, plan.maxRetries, deps.clock.now());
       if (!retry) return { res, outcome };
       // A wait that would outlast the deadline is not worth starting: fail now, saying why.

@@ -2,10 +2,11 @@ import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
 import { isCodeWithExit } from '../../error-codes.js';
 import { AuthError, CliError, ExitCode, UsageError } from '../../errors.js';
-import { type BackgroundListener, cancelPendingLogin, startBackgroundListener, waitForPendingLogin } from '../../login/background.js';
-import { CALLBACK_PATH, type LoginRequest, cacheApiDescription, loggedInMessage, prepareLogin } from '../../login/login.js';
+import { cancelPendingLogin, waitForPendingLogin } from '../../login/background.js';
+import { startPendingLogin } from '../../login/two-step.js';
+import { finishBrowserLogin, loggedInMessage } from '../../login/orchestrator.js';
+import { CALLBACK_PATH, type LoginRequest, prepareLogin } from '../../login/transaction.js';
 import { type LoopbackListener, listenForRedirect } from '../../login/loopback.js';
-import { CANCELLED_PAGE, completeForBrowser } from '../../login/pages.js';
 import { waitForRedirect } from '../../login/redirect-wait.js';
 import { parseLoginPort, portProblem } from '../../login/ports.js';
 import { parseScopes } from '../../login/scopes.js';
@@ -72,21 +73,9 @@ async function startTwoStepLogin(deps: Deps, opts: LoginOptions, target: Target)
   const port = parseLoginPort(opts.port);
   const timeoutSeconds = parseTimeout(opts.timeout);
   const request = loginRequest(deps, opts, target, timeoutSeconds);
-  if (await cancelPendingLogin(deps, profile)) deps.io.err.write(`The earlier pending login${profileSuffix(profile)} was replaced.\n`);
-  let background: BackgroundListener | undefined;
-  let pending: PendingLogin;
-  try {
-    pending = await prepareLogin(deps, request, {
-      notify: (text) => deps.io.err.write(text),
-      async listen(cachedRedirectUri) {
-        background = await startBackgroundListener({ profile, port, cachedRedirectUri, timeoutSeconds });
-        return { redirectUri: background.redirectUri, listenerPid: background.pid };
-      },
-    });
-  } catch (err) {
-    await background?.stop();
-    throw err;
-  }
+  const notify = (text: string) => deps.io.err.write(text);
+  const { pending, replacedEarlier } = await startPendingLogin(deps, request, { port, notify });
+  if (replacedEarlier) notify(`The earlier pending login${profileSuffix(profile)} was replaced.\n`);
   const until = new Date(pending.expiresAt * 1000).toISOString().replace('.000Z', 'Z');
   deps.io.err.write(`Open this URL in a browser to sign in (before ${until}):\n${pending.authorizationUrl}\nThen run \`${waitHint(profile)}\` to learn how it went.\n`);
   if (opts.json) deps.io.out.write(`${terminalSafeJson({ url: pending.authorizationUrl, profile, expires_at: pending.expiresAt })}\n`);
@@ -165,29 +154,30 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
   await cancelPendingLogin(deps, profile).catch(() => false);
 
   let listener: LoopbackListener | undefined;
-  let pending: PendingLogin | undefined;
-  let ok = false;
+  let pending: PendingLogin;
   try {
     pending = await prepareLogin(deps, request, {
       notify,
       listen: async (cachedRedirectUri) =>
         (listener = await listenForRedirect({ port, cachedRedirectUri, path: CALLBACK_PATH, timeoutMs: timeoutSeconds * 1000, signal: deps.signal })),
     });
-    if (!listener) throw new CliError('The login was prepared without a listener for the redirect.', { code: 'internal_error' });
-    const redirect = await waitForRedirect(deps, { listener, authorizationUrl: pending.authorizationUrl, openBrowser: opts.browser, timeoutSeconds });
-    const result = await completeForBrowser(deps, pending, redirect, listener);
-    ok = true;
-    await listener.finish({ ok: true, title: 'Logged in', message: 'You are logged in to school. You can close this tab and return to the terminal.' });
-    await cacheApiDescription(deps, result.profile.baseUrl);
-    for (const warning of result.warnings) deps.io.err.write(`Warning: ${printable(warning)}\n`);
-    deps.io.err.write(`${loggedInMessage(result.user, `${result.profile.baseUrl}${profileSuffix(profile)}`)}\n`);
-    if (deps.verbose) deps.io.err.write(`Credentials are in ${result.location}.\n`);
-    if (opts.json) deps.io.out.write(loggedInJson({ profile, baseUrl: result.profile.baseUrl, user: result.user, scopes: pending.scopes, storage: result.profile.storage }));
-  } finally {
-    if (!ok) await listener?.finish({ ok: false, ...CANCELLED_PAGE });
+  } catch (err) {
     await listener?.close();
-    if (pending) await deps.state.removePendingLogin(pending.profile, pending.storage).catch(() => undefined);
+    throw err;
   }
+  if (!listener) throw new CliError('The login was prepared without a listener for the redirect.', { code: 'internal_error' });
+  const received = listener;
+  const done = await finishBrowserLogin(deps, received, {
+    redirect: () => waitForRedirect(deps, { listener: received, authorizationUrl: pending.authorizationUrl, openBrowser: opts.browser, timeoutSeconds }),
+    pending: async () => pending,
+    ownRecord: async () => pending,
+  });
+  if (!done) throw new CliError('The login was replaced before it completed.', { code: 'internal_error' });
+  const { result } = done;
+  for (const warning of result.warnings) deps.io.err.write(`Warning: ${printable(warning)}\n`);
+  deps.io.err.write(`${loggedInMessage(result.user, `${result.profile.baseUrl}${profileSuffix(profile)}`)}\n`);
+  if (deps.verbose) deps.io.err.write(`Credentials are in ${result.location}.\n`);
+  if (opts.json) deps.io.out.write(loggedInJson({ profile, baseUrl: result.profile.baseUrl, user: result.user, scopes: pending.scopes, storage: result.profile.storage }));
 }
 
 export const loginCommand = defineCommand<LoginOptions>({

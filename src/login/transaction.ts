@@ -1,4 +1,3 @@
-import { fetchOpenApi } from '../api/openapi.js';
 import { type Deps, nowSeconds } from '../deps.js';
 import { CliError, UsageError } from '../errors.js';
 import { assertSafeUrl } from '../http/transport.js';
@@ -6,18 +5,18 @@ import { authorizationRequest, validateCallback } from '../oauth/authorize.js';
 import { type AuthMethodChoice, type ClientIdentity, chooseAuthMethod, clientOf } from '../oauth/client.js';
 import { type ServerInfo, discover } from '../oauth/discover.js';
 import { exchangeCode } from '../oauth/exchange.js';
-import { introspectOwnToken } from '../oauth/introspect.js';
 import { ServerRefusal } from '../oauth/oauth-errors.js';
 import { clientStillKnown } from '../oauth/probe-client.js';
 import { registerClient } from '../oauth/register.js';
 import { revokeToken } from '../oauth/revoke.js';
-import { requestUserInfo } from '../oauth/userinfo.js';
+import { identityClaims, lookUpIdentity } from '../session/identity.js';
 import { profileLockName } from '../session/refresh.js';
 import { serverFor } from '../session/server.js';
-import type { ClientRegistration, IdentitySource, Profile } from '../state/config-file.js';
+import { sessionFrom } from '../session/usable-session.js';
+import type { ClientRegistration, Profile } from '../types/profile.js';
 import type { CredentialStore } from '../state/credential-store.js';
 import type { PendingLogin } from '../state/pending-login.js';
-import type { TokenSet } from '../state/token-set.js';
+import type { TokenSet } from '../types/tokens.js';
 import { describeUser } from '../ui/user.js';
 import { printable } from '../util/printable.js';
 import { checkScopes, requestedScopes, withheldScopes } from './scopes.js';
@@ -174,44 +173,6 @@ async function revokeQuietly(deps: Deps, server: ServerInfo, client: ClientIdent
   }
 }
 
-// Claims about the token rather than the user; the nonce is kept out of the saved claims too.
-const PROTOCOL_CLAIMS = new Set(['iss', 'aud', 'exp', 'iat', 'nbf', 'jti', 'nonce', 'at_hash', 'c_hash', 's_hash', 'azp', 'auth_time', 'acr', 'amr', 'sid']);
-
-/** The ID token's claims about the user, for `whoami` where the server has no userinfo endpoint. */
-export function identityClaims(claims: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(claims).filter(([k]) => !PROTOCOL_CLAIMS.has(k)));
-}
-
-interface Identity {
-  claims?: Record<string, unknown>;
-  source?: IdentitySource;
-  warnings: string[];
-}
-
-/**
- * Who signed in: the userinfo endpoint where there is one (its `sub` checked against the ID
- * token's), else the ID token's claims, else what introspection says of the token's subject.
- * Not knowing is not a failure: the login itself succeeded.
- */
-async function learnIdentity(deps: Deps, server: ServerInfo, client: ClientIdentity, tokens: TokenSet, idClaims: Record<string, unknown> | undefined): Promise<Identity> {
-  const { as } = server;
-  const warnings: string[] = [];
-  if (as.userinfo_endpoint) {
-    try {
-      const info = await requestUserInfo(deps.http, as, { clientId: client.clientId, accessToken: tokens.accessToken, expectedSubject: tokens.subject, signal: deps.signal });
-      if (info.ok) return { claims: info.claims, source: 'userinfo', warnings };
-    } catch (err) {
-      if (err instanceof CliError && err.code === 'subject_mismatch') warnings.push(`${err.message} The ID token's identity is used instead.`);
-    }
-  }
-  if (idClaims) return { claims: identityClaims(idClaims), source: 'id_token', warnings };
-  const introspected = await introspectOwnToken(deps.http, as, client, { accessToken: tokens.accessToken, signal: deps.signal }).catch(() => undefined);
-  if (introspected?.active && (introspected.sub || introspected.username)) {
-    return { claims: { sub: introspected.sub, preferred_username: introspected.username }, source: 'introspection', warnings };
-  }
-  return { warnings };
-}
-
 function userOf(claims: Record<string, unknown> | undefined): Profile['user'] {
   if (!claims) return undefined;
   const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
@@ -250,7 +211,9 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
     throw err;
   }
   const { tokens, idClaims } = exchanged;
-  const identity = await learnIdentity(deps, server, client, tokens, idClaims);
+  // A session of the new tokens alone: at login, nothing is refreshed to learn who signed in.
+  const fresh = { ...sessionFrom(tokens, { profile: pending.profile, baseUrl: server.baseUrl, source: pending.storage }), client };
+  const identity = await lookUpIdentity(deps, server, fresh, { idClaims: idClaims ? identityClaims(idClaims) : undefined }, 'login');
   const warnings = [...identity.warnings];
   const withheld = withheldScopes(pending.scopes, exchanged.grantedScope, exchanged.refreshTokenIssued);
   if (withheld.length) {
@@ -264,7 +227,7 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
     clientId: client.clientId,
     authMethod: pending.authMethod,
     storage: pending.storage,
-    user: userOf(identity.claims),
+    user: identity.source ? userOf(identity.claims) : undefined,
     userSource: identity.source,
     idClaims: idClaims ? identityClaims(idClaims) : undefined,
     loggedInAt: nowSeconds(deps),
@@ -292,17 +255,5 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
     await revokeQuietly(deps, server, clientOf(replaced), [[replaced.refreshToken, 'refresh_token']]);
   }
   const location = (await deps.state.openStore(pending.storage)).location;
-  return { profile, user: identity.claims ? describeUser(identity.claims) : undefined, warnings, location };
-}
-
-/** "Logged in as Ada Lovelace on https://… (profile work)."; a server that does not say who signed in is named as such. */
-export function loggedInMessage(user: string | undefined, where: string): string {
-  // Both come from servers (claims, a base URL's echo): shown as plain text.
-  return user ? `Logged in as ${printable(user)} on ${printable(where)}.` : `Logged in on ${printable(where)}; the server does not say who signed in.`;
-}
-
-/** Path completion reads the API description from the cache; a failure here costs nothing. */
-export async function cacheApiDescription(deps: Deps, baseUrl: string): Promise<void> {
-  const doc = await fetchOpenApi(deps.http, baseUrl, AbortSignal.any([deps.signal, AbortSignal.timeout(3000)])).catch(() => undefined);
-  if (doc) await deps.state.saveApiDescription(baseUrl, doc);
+  return { profile, user: identity.source ? describeUser(identity.claims) : undefined, warnings, location };
 }
