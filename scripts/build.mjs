@@ -3,9 +3,10 @@
 // external and are loaded with import() only where a command needs them.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -13,10 +14,10 @@ const outfile = new URL('../dist/cli.cjs', import.meta.url).pathname;
 // The build's own copy of oauth4webapi beside the CLI (see bundleOAuth), named to the CLI at build time.
 const OAUTH_BUNDLE = './oauth4webapi.cjs';
 
-async function bundle(extraDefines) {
+async function bundle(extraDefines, entry = '../src/cli.ts', out = outfile) {
   await build({
-    entryPoints: [new URL('../src/cli.ts', import.meta.url).pathname],
-    outfile,
+    entryPoints: [new URL(entry, import.meta.url).pathname],
+    outfile: out,
     bundle: true,
     platform: 'node',
     format: 'cjs',
@@ -56,9 +57,57 @@ async function bundleOAuth() {
   });
 }
 
+// The library (`import { openSession } from 'school'`): the same engine as CommonJS of its own,
+// dist/library.cjs, behind a small ES module entry; its declarations from the sources, checked to
+// stand alone (they may import only each other).
+async function bundleLibrary() {
+  await bundle({}, '../src/library/index.ts', new URL('../dist/library.cjs', import.meta.url).pathname);
+  writeFileSync(
+    new URL('../dist/index.js', import.meta.url),
+    [
+      "// The ES module entry of the package: the library's CommonJS bundle, loaded without the ES module loader's work.",
+      "import { createRequire } from 'node:module';",
+      "const library = createRequire(import.meta.url)('./library.cjs');",
+      'export const openSession = library.openSession;',
+      'export const SchoolError = library.SchoolError;',
+      '',
+    ].join('\n'),
+  );
+  const scratch = mkdtempSync(join(tmpdir(), 'school-types-'));
+  const tsc = spawnSync(
+    process.execPath,
+    [createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-p', fileURLToPath(new URL('../tsconfig.json', import.meta.url)), '--declaration', '--emitDeclarationOnly', '--outDir', scratch],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  if (tsc.status !== 0) {
+    console.error(`build: emitting the library's declarations failed:\n${tsc.stdout}${tsc.stderr}`);
+    process.exit(1);
+  }
+  // The declarations the entry reaches, each copied once; one that reaches beyond the public types fails the build.
+  const wanted = ['library/index.d.ts'];
+  for (let i = 0; i < wanted.length; i++) {
+    const file = wanted[i];
+    const text = readFileSync(join(scratch, file), 'utf8');
+    for (const [, spec] of text.matchAll(/from '(\.[^']+)'/g)) {
+      const target = join(dirname(file), spec.replace(/\.js$/, '.d.ts'));
+      if (!wanted.includes(target)) wanted.push(target);
+    }
+    mkdirSync(dirname(fileURLToPath(new URL(`../dist/types/${file}`, import.meta.url))), { recursive: true });
+    writeFileSync(new URL(`../dist/types/${file}`, import.meta.url), text);
+  }
+  rmSync(scratch, { recursive: true, force: true });
+  const allowed = new Set(['library/index.d.ts', 'library/types.d.ts', 'library/school-error.d.ts', 'error-codes.d.ts']);
+  const beyond = wanted.filter((f) => !allowed.has(f));
+  if (beyond.length) {
+    console.error(`build: the library's public declarations reach ${beyond.join(', ')}; keep the public types in src/library/types.ts.`);
+    process.exit(1);
+  }
+}
+
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await bundleOAuth();
 await bundle({});
+await bundleLibrary();
 // `school --help` on a pipe is the same text every time: rendered once here by the full parser
 // (commander, 80 columns), it is printed at run time without building the command tree.
 const env = { ...process.env };

@@ -1,6 +1,6 @@
 import type { Deps } from './deps.js';
 import { createHttpClient } from './http/client.js';
-import { systemIO } from './iostreams.js';
+import { type IOStreams, systemIO } from './iostreams.js';
 import { systemBrowser } from './login/browser.js';
 import type { Env } from './types/env.js';
 import { systemBackends } from './state/backends.js';
@@ -9,9 +9,9 @@ import { openStateRepository } from './state/repository.js';
 import { VERSION } from './version.js';
 
 /** The real world: process streams, environment, wall clock, network, browser, keychain. */
-export function systemDeps(options: { verbose: boolean; signal: AbortSignal; env?: Env }): Deps {
+export function systemDeps(options: { verbose: boolean; signal: AbortSignal; env?: Env; io?: IOStreams }): Deps {
   const env = options.env ?? process.env;
-  const io = systemIO(env);
+  const io = options.io ?? systemIO(env);
   const paths = resolvePaths(env);
   return {
     io,

@@ -1,10 +1,10 @@
-import type { TokenSet } from '../state/token-set.js';
+import type { TokenSet } from '../types/tokens.js';
 
 /**
  * How early to refresh: a minute before expiry, but never more than half the token's lifetime,
  * so a short-lived token is not refreshed again right after it was obtained.
  */
-export function refreshMarginSeconds(set: TokenSet): number {
+export function refreshMarginSeconds(set: Pick<TokenSet, 'expiresAt' | 'obtainedAt'>): number {
   if (set.expiresAt === undefined) return 0;
   const lifetime = Math.max(0, set.expiresAt - set.obtainedAt);
   return Math.min(60, Math.floor(lifetime / 2));
@@ -14,7 +14,7 @@ export function refreshMarginSeconds(set: TokenSet): number {
  * Whether to refresh before handing the token out: it is about to expire, or it would not stay
  * valid for the `minTtlSeconds` the caller asked for (`school token --min-ttl`).
  */
-export function needsRefresh(set: TokenSet, nowSeconds: number, minTtlSeconds = 0): boolean {
+export function needsRefresh(set: Pick<TokenSet, 'expiresAt' | 'obtainedAt'>, nowSeconds: number, minTtlSeconds = 0): boolean {
   if (set.expiresAt === undefined) return false;
   const remaining = set.expiresAt - nowSeconds;
   return remaining <= refreshMarginSeconds(set) || !lastsAtLeast(set, nowSeconds, minTtlSeconds);

@@ -18,6 +18,8 @@ export interface Session {
   accessToken: string;
   tokenType: string;
   expiresAt?: number;
+  /** When the access token was obtained (seconds since the epoch), for how early to renew it. */
+  obtainedAt?: number;
   scope?: string;
   source: SecretSource;
   /** Set when the token can be renewed: refresh now, regardless of expiry (after a 401). */
@@ -45,6 +47,7 @@ export function sessionFrom(
     accessToken: set.accessToken,
     tokenType: set.tokenType,
     expiresAt: set.expiresAt,
+    obtainedAt: set.obtainedAt,
     scope: set.scope,
     refresh,
     renew,

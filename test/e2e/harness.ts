@@ -4,6 +4,8 @@ import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
+import { type Sandbox, type SandboxOptions, startSandbox } from '@school/sandbox';
+import { afterAll, beforeAll } from 'vitest';
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
 export const SCHOOL_BIN = join(REPO, 'bin', 'school.cjs');
@@ -57,13 +59,32 @@ function cleanEnv(env: Env): NodeJS.ProcessEnv {
   return out;
 }
 
-export function startSchool(args: string[], env: Env, input?: string): Running {
-  const child = spawn(process.execPath, [SCHOOL_BIN, ...args], { env: cleanEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+/**
+ * The sandbox of one test file: started before its tests (quietly, with the options given) and
+ * closed after them. The returned function is the running sandbox.
+ */
+export function useSandbox(options: Omit<SandboxOptions, 'quiet'> = {}): () => Sandbox {
+  let sandbox: Sandbox | undefined;
+  beforeAll(async () => {
+    sandbox = await startSandbox({ quiet: true, ...options });
+  });
+  afterAll(async () => {
+    await sandbox?.close();
+  });
+  return () => {
+    if (!sandbox) throw new Error('The sandbox of this file is not running: call useSandbox() at the top level of the file.');
+    return sandbox;
+  };
+}
+
+/** Any Node program (a script using the library, say) run as a user would, its output collected. */
+export function spawnNode(args: string[], env: Env, options: { input?: string; cwd?: string } = {}): Running {
+  const child = spawn(process.execPath, args, { env: cleanEnv(env), cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (err += c));
-  if (input !== undefined) child.stdin!.end(input);
+  if (options.input !== undefined) child.stdin!.end(options.input);
   else child.stdin!.end();
   const done = new Promise<RunResult>((resolveDone) => child.on('close', (code) => resolveDone({ code, stdout: out, stderr: err })));
   return {
@@ -86,6 +107,13 @@ export function startSchool(args: string[], env: Env, input?: string): Running {
     },
   };
 }
+
+/** The built `school` run as a user would, its output collected. */
+export function startSchool(args: string[], env: Env, input?: string): Running {
+  return spawnNode([SCHOOL_BIN, ...args], env, { input });
+}
+
+export const spawnSchool = startSchool;
 
 export function runSchool(args: string[], env: Env, input?: string): Promise<RunResult> {
   return startSchool(args, env, input).done;

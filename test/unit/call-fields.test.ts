@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { targetUrl } from '../../src/commands/call/call.js';
+import { targetUrl } from '../../src/http/request-url.js';
 import { buildFields, keyPath, parseHeader, toQuery } from '../../src/commands/call/fields.js';
 import { listOperations } from '../../src/api/openapi.js';
 

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { fetchOpenApi, listOperations } from '../../api/openapi.js';
 import type { Deps } from '../../deps.js';
 import { UsageError, errorReason } from '../../errors.js';
+import { ABSOLUTE_URL, targetUrl } from '../../http/request-url.js';
 import { assertSafeUrl } from '../../http/transport.js';
 import type { GlobalOptions } from '../../options.js';
 import { type Session, resolveSession } from '../../session/session.js';
@@ -40,24 +41,6 @@ function scriptOptions(opts: CallOptions) {
   if (opts.slurp && !opts.paginate) throw new UsageError('--slurp needs --paginate: it gathers every page into one array.');
   if (opts.jq !== undefined && !opts.jq.trim()) throw new UsageError('--jq needs an expression, e.g. --jq .courses[].title');
   return { timeoutSeconds: parseTimeout(opts.timeout), retries: parseRetryCount(opts.retry) };
-}
-
-const ABSOLUTE_URL = /^[a-z][a-z0-9+.-]*:\/\//i;
-
-/**
- * The request URL: a path is joined to the base URL's path and stays on its origin (`//host`,
- * `/\\host` or `..` cannot leave it); an absolute URL is taken as it is.
- */
-export function targetUrl(baseUrl: string, path: string): URL {
-  if (ABSOLUTE_URL.test(path)) return new URL(path);
-  const base = new URL(baseUrl);
-  const q = path.search(/[?#]/);
-  const [pathPart, rest] = q < 0 ? [path, ''] : [path.slice(0, q), path.slice(q)];
-  const url = new URL(base.origin);
-  url.pathname = `${base.pathname.replace(/\/+$/, '')}/${pathPart.replace(/^[/\\]+/, '')}`;
-  url.search = new URL(`http://x/${rest}`).search; // a fragment is never sent
-  if (url.origin !== base.origin) throw new UsageError(`The path ${path} leaves ${base.origin}.`);
-  return url;
 }
 
 async function listRun(deps: Deps, opts: CallOptions, baseUrl: string): Promise<void> {

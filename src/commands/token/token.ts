@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
-import { AuthError, InterruptedError, UsageError } from '../../errors.js';
+import { InterruptedError, UsageError } from '../../errors.js';
 import { nowSeconds } from '../../deps.js';
-import { lastsAtLeast } from '../../session/refresh-policy.js';
+import { requireLifetime } from '../../session/lifetime.js';
 import { DEFAULT_PROFILE, type GlobalOptions } from '../../options.js';
 import { notLoggedIn, resolveSession } from '../../session/session.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
@@ -61,21 +61,7 @@ async function run(deps: Deps, opts: TokenOptions): Promise<void> {
   const target = await commandTarget(deps, opts);
   const session = await resolveSession(deps, target, { notify: (text) => deps.io.err.write(text), minTtlSeconds });
   if (!session) throw notLoggedIn(target);
-  // A lifetime nobody told us cannot be promised (SCHOOL_TOKEN, a server that gives no expires_in).
-  if (minTtlSeconds > 0 && session.expiresAt === undefined) {
-    throw new AuthError(`How long this access token stays valid is not known, so it cannot be promised for ${minTtlSeconds} seconds.`, {
-      code: 'ttl_unavailable',
-      hint: session.source === 'env' ? 'Drop --min-ttl for a token from SCHOOL_TOKEN, or use a login or a CI seed instead.' : 'Drop --min-ttl; the server does not say when its tokens expire.',
-    });
-  }
-  // Even a fresh token may be too short-lived: the server decides how long its tokens last.
-  if (!lastsAtLeast(session, nowSeconds(deps), minTtlSeconds)) {
-    const left = Math.max(0, (session.expiresAt ?? 0) - nowSeconds(deps));
-    throw new AuthError(`The server provides no access token valid for ${minTtlSeconds} seconds: the freshest one it gave lasts ${left} more seconds.`, {
-      code: 'ttl_unavailable',
-      hint: `Ask for less with --min-ttl (below ${left}), or renew the token when it runs out.`,
-    });
-  }
+  requireLifetime(session, nowSeconds(deps), minTtlSeconds);
   // Ctrl-C during a refresh still lets the new tokens be stored; the command then stops there.
   if (deps.signal.aborted) throw new InterruptedError();
   if (opts.json) {
