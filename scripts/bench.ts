@@ -19,7 +19,7 @@
 // Exit status: 0 when every budget holds, 1 when one is over (not with BENCH_SMOKE) or a
 // case failed.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, tmpdir, type } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -107,7 +107,7 @@ function timedRun(argv: string[], env: NodeJS.ProcessEnv, input?: string): Run {
 }
 
 function shown(argv: string[]): string {
-  return argv.map((a) => (a === NODE ? 'node' : a === BIN ? 'bin/school.cjs' : a === binBefore ? '$BENCH_BIN_BEFORE' : a)).join(' ');
+  return argv.map((a) => (a === NODE ? 'node' : a === BIN ? 'bin/school.cjs' : a === binBefore ? '$BENCH_BIN_BEFORE' : a === LIBRARY_SCRIPT ? 'token.mjs (the library)' : a)).join(' ');
 }
 
 // Never shows the text it parses: for `school token --json` it holds the token itself.
@@ -202,6 +202,14 @@ async function login(home: string, baseUrl: string, storage: 'file' | 'keychain'
 // Set-up: two sandboxes, three logged-in homes
 
 const scratch = mkdtempSync(join(tmpdir(), 'school-bench-'));
+// A script of a user of the library, in a project of its own where `school` is installed (linked to this checkout).
+const libraryProject = join(scratch, 'library-user');
+mkdirSync(join(libraryProject, 'node_modules'), { recursive: true });
+symlinkSync(ROOT, join(libraryProject, 'node_modules', 'school'), 'dir');
+writeFileSync(join(libraryProject, 'package.json'), '{"type":"module","private":true}\n');
+const LIBRARY_SCRIPT = join(libraryProject, 'token.mjs');
+writeFileSync(LIBRARY_SCRIPT, "import { openSession } from 'school';\nconst session = await openSession();\nprocess.stdout.write(`${await session.token()}\\n`);\n");
+
 const stopSandboxes = () => { for (const child of sandboxChildren) if (child.exitCode === null) child.kill('SIGTERM'); };
 process.on('exit', () => {
   stopSandboxes();
@@ -313,6 +321,11 @@ const cases: Case[] = [
     check: (run) => { parsedJson('curl', run.stdout); },
   } satisfies Case] : []),
   { name: 'school --help', argv: [NODE, BIN, '--help'], home: 'file', budget: 1.30, samples: [] },
+  {
+    // import { openSession } from 'school', open the session and print its cached token.
+    name: 'library: openSession + token', argv: [NODE, LIBRARY_SCRIPT], home: 'file', budget: 1.25, samples: [],
+    check: (run) => { if (!/^\S+\n$/.test(run.stdout)) fail('the library script printed something other than one token line.'); },
+  },
 ];
 
 // The same cases with an earlier build, interleaved with these in every round.

@@ -122,6 +122,25 @@ describe('the library beside the command line', () => {
     expect(refreshGrants(longLived()).at(-1)?.ok).toBe(true);
   });
 
+  it("runs the README's example as it is printed there", async () => {
+    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Using `school` from Node'));
+    const example = /```js\n([\s\S]*?)```/.exec(section)?.[1];
+    if (!example) throw new Error('the README has no js example under "Using `school` from Node"');
+    writeFileSync(join(project, 'report.mjs'), example);
+    const env = userEnv();
+    const notYet = await spawnNode([join(project, 'report.mjs')], env, { cwd: project }).done;
+    expect(notYet.code).toBe(4);
+    expect(notYet.stderr).toContain('Not logged in. Run `school login');
+    // Its token must last the ten minutes it asks for.
+    expectSuccess(await runSchool(['login', '--base-url', longLived().baseUrl], env));
+    const res = await spawnNode([join(project, 'report.mjs')], env, { cwd: project }).done;
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/^200 /);
+    expect(res.stderr).toBe('');
+  });
+
   it('type-checks under strict, from the declarations in the package', async () => {
     writeFileSync(
       join(project, 'check.ts'),
