@@ -1,37 +1,19 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '@school/sandbox';
+import { describe, expect, it } from 'vitest';
+import { startSandbox } from '@school/sandbox';
 import { driveLogin } from '@school/sandbox/browser-driver';
-import { type Env, type RunResult, SCHOOL_BIN, expectSuccess, filesContaining, userEnv, withoutKeychain } from './harness.js';
+import { type Env, expectSuccess, filesContaining, userEnv, withoutKeychain, runAsAgent, useSandbox } from './harness.js';
 
 // Driven the way an agent's shell tool runs a command: stdin from /dev/null, stdout and stderr
 // piped, no TTY, every --json output read with JSON.parse.
-function agentRun(args: string[], env: Env): Promise<RunResult & { ms: number }> {
-  const started = Date.now();
-  const clean: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) clean[k] = v;
-  const child = spawn(process.execPath, [SCHOOL_BIN, ...args], { env: clean, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c) => (stdout += c));
-  child.stderr.on('data', (c) => (stderr += c));
-  // 'close' waits for the pipes: a background process holding them would keep the tool waiting.
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started })));
-}
+const agentRun = runAsAgent;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const TTL = 6;
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox({ quiet: true, accessTokenTtl: TTL });
-});
-afterAll(async () => {
-  await sandbox?.close();
-});
+const sandbox = useSandbox({ accessTokenTtl: TTL });
 
 function pendingRecord(env: { SCHOOL_CONFIG_DIR: string }, profile = 'default'): { listenerPid: number; redirectUri: string } {
   return JSON.parse(readFileSync(join(env.SCHOOL_CONFIG_DIR, 'state', 'pending', `${profile}.json`), 'utf8'));

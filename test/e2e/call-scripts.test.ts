@@ -3,36 +3,22 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '@school/sandbox';
-import { type Env, type RunResult, SCHOOL_BIN, expectSuccess, runSchool, userEnv } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type Env, SCHOOL_BIN, expectSuccess, runSchool, userEnv, runAsAgent, useSandbox } from './harness.js';
 
-let sandbox: Sandbox;
+const sandbox = useSandbox();
 let env: Env & { HOME: string };
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ quiet: true });
   env = userEnv();
   expectSuccess(await runSchool(['login', '--base-url', sandbox.baseUrl, '--scope', 'openid courses:read'], env));
-});
-afterAll(async () => {
-  await sandbox?.close();
 });
 
 const call = (args: string[], input?: string) => runSchool(['call', ...args], env, input);
 const testingPage = (params: Record<string, string>) => `/api/testing/page?${new URLSearchParams(params)}`;
 
 /** As an agent runs it: standard input is /dev/null, output and errors are pipes. */
-function runDetached(args: string[]): Promise<RunResult> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [SCHOOL_BIN, ...args], { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const runDetached = (args: string[]) => runAsAgent(args, env);
 
 /** Runs in a pseudo-terminal (util-linux `script`); returns what the terminal showed. */
 function runInTerminal(args: string[]): Promise<string> {

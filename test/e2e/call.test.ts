@@ -2,23 +2,19 @@ import { spawn } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '@school/sandbox';
-import { type Env, SCHOOL_BIN, forwardProxy, runSchool, userEnv } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox } from '@school/sandbox';
+import { type Env, SCHOOL_BIN, forwardProxy, runSchool, userEnv, useSandbox } from './harness.js';
 
-let sandbox: Sandbox;
+const sandbox = useSandbox();
 let env: ReturnType<typeof userEnv>;
 let token: string;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ quiet: true });
   env = userEnv();
   const res = await runSchool(['login', '--base-url', sandbox.baseUrl, '--scope', 'openid profile email courses:read students:read'], env);
   expect(res.code).toBe(0);
   token = (await runSchool(['token'], env)).stdout.trim();
-});
-afterAll(async () => {
-  await sandbox?.close();
 });
 
 async function echo(args: string[], e: Env = env, input?: string) {

@@ -61,9 +61,10 @@ function cleanEnv(env: Env): NodeJS.ProcessEnv {
 
 /**
  * The sandbox of one test file: started before its tests (quietly, with the options given) and
- * closed after them. The returned function is the running sandbox.
+ * closed after them. What it returns stands for the running sandbox (read it inside tests and
+ * hooks, not at the top level, where nothing runs yet).
  */
-export function useSandbox(options: Omit<SandboxOptions, 'quiet'> = {}): () => Sandbox {
+export function useSandbox(options: Omit<SandboxOptions, 'quiet'> = {}): Sandbox {
   let sandbox: Sandbox | undefined;
   beforeAll(async () => {
     sandbox = await startSandbox({ quiet: true, ...options });
@@ -71,21 +72,25 @@ export function useSandbox(options: Omit<SandboxOptions, 'quiet'> = {}): () => S
   afterAll(async () => {
     await sandbox?.close();
   });
-  return () => {
-    if (!sandbox) throw new Error('The sandbox of this file is not running: call useSandbox() at the top level of the file.');
+  const running = (): Sandbox => {
+    if (!sandbox) throw new Error('The sandbox of this file is not running yet: use it inside a test or a hook.');
     return sandbox;
   };
+  return new Proxy({} as Sandbox, { get: (_, key) => Reflect.get(running(), key) });
 }
 
-/** Any Node program (a script using the library, say) run as a user would, its output collected. */
-export function spawnNode(args: string[], env: Env, options: { input?: string; cwd?: string } = {}): Running {
-  const child = spawn(process.execPath, args, { env: cleanEnv(env), cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+/**
+ * Any Node program (a script using the library, say) run as a user would, its output collected.
+ * `stdin: 'ignore'` gives it /dev/null, as an agent's shell tool does.
+ */
+export function spawnNode(args: string[], env: Env, options: { input?: string; cwd?: string; stdin?: 'pipe' | 'ignore' } = {}): Running {
+  const child = spawn(process.execPath, args, { env: cleanEnv(env), cwd: options.cwd, stdio: [options.stdin ?? 'pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (err += c));
   if (options.input !== undefined) child.stdin!.end(options.input);
-  else child.stdin!.end();
+  else child.stdin?.end();
   const done = new Promise<RunResult>((resolveDone) => child.on('close', (code) => resolveDone({ code, stdout: out, stderr: err })));
   return {
     child,
@@ -114,6 +119,16 @@ export function startSchool(args: string[], env: Env, input?: string): Running {
 }
 
 export const spawnSchool = startSchool;
+
+/**
+ * As an agent's shell tool runs a command: stdin from /dev/null, stdout and stderr piped, no TTY.
+ * The result comes once the pipes close: a background process holding them would keep it waiting.
+ */
+export async function runAsAgent(args: string[], env: Env): Promise<RunResult & { ms: number }> {
+  const started = Date.now();
+  const result = await spawnNode([SCHOOL_BIN, ...args], env, { stdin: 'ignore' }).done;
+  return { ...result, ms: Date.now() - started };
+}
 
 export function runSchool(args: string[], env: Env, input?: string): Promise<RunResult> {
   return startSchool(args, env, input).done;

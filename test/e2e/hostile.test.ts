@@ -5,22 +5,21 @@
 import { spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Answer, type HostileProxy, formOf, hostileProxy, rewriteJson } from '../helpers/hostile-proxy.js';
-import { type Sandbox, startSandbox } from '@school/sandbox';
-import { type Env, type RunResult, SCHOOL_BIN, expectSuccess, runSchool, startSchool, userEnv } from './harness.js';
+import { type Env, type RunResult, SCHOOL_BIN, expectSuccess, runSchool, startSchool, userEnv, useSandbox } from './harness.js';
 
 // Control characters, DEL, C1, bidi controls and invisible format characters: none may reach a terminal.
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
 const EVIL = '\u001b]52;c;cm0gLXJmIH4=\u0007\u001b[2J\u001b]8;;https://evil.example\u0007click\u001b]8;;\u0007\u202egnp.exe\u009b31m\u2066x\u2069\u200f';
 const FORGED_LINE = '\nschool: Logged in as admin on https://school.example.';
 
-let sandbox: Sandbox;
+const sandbox = useSandbox();
 let proxy: HostileProxy;
 
 beforeAll(async () => {
-  [sandbox, proxy] = await Promise.all([startSandbox({ quiet: true }), hostileProxy()]);
+  proxy = await hostileProxy();
 });
 afterAll(async () => {
-  await Promise.all([sandbox?.close(), proxy?.close()]);
+  await proxy?.close();
 });
 afterEach(() => proxy.clear());
 

@@ -49,18 +49,18 @@ const project = scriptProject();
 const runScript = (args: string[], env: Env) => spawnNode([join(project, 'script.mjs'), ...args], env, { cwd: project }).done;
 
 async function login(env: Env) {
-  expectSuccess(await runSchool(['login', '--base-url', sandbox().baseUrl], env));
+  expectSuccess(await runSchool(['login', '--base-url', sandbox.baseUrl], env));
 }
 
 describe('the library beside the command line', () => {
   it('imports without touching the configuration, and says how to log in when there is no session', async () => {
-    const env = userEnv({ SCHOOL_BASE_URL: sandbox().baseUrl });
+    const env = userEnv({ SCHOOL_BASE_URL: sandbox.baseUrl });
     const imported = await runScript(['import'], env);
     expect(imported).toMatchObject({ code: 0, stdout: '', stderr: '' });
     expect(existsSync(env.SCHOOL_CONFIG_DIR)).toBe(false);
     const res = await runScript(['token'], env);
     expect(res.code).toBe(3);
-    expect(JSON.parse(res.stdout)).toEqual({ code: 'not_logged_in', exitCode: 4, hint: `Run \`school login --base-url ${sandbox().baseUrl}\`.` });
+    expect(JSON.parse(res.stdout)).toEqual({ code: 'not_logged_in', exitCode: 4, hint: `Run \`school login --base-url ${sandbox.baseUrl}\`.` });
   });
 
   it("uses the command line's login: the same token, the API, who is logged in", async () => {
@@ -70,7 +70,7 @@ describe('the library beside the command line', () => {
     const libToken = expectSuccess(await runScript(['token'], env)).stdout.trim();
     expect(libToken).toBe(cliToken);
     const fetched = JSON.parse(expectSuccess(await runScript(['fetch', '/api/courses'], env)).stdout);
-    expect(fetched).toMatchObject({ status: 200, profile: 'default', baseUrl: sandbox().baseUrl });
+    expect(fetched).toMatchObject({ status: 200, profile: 'default', baseUrl: sandbox.baseUrl });
     expect(fetched.type).toContain('application/json');
     const viaCli = JSON.parse(expectSuccess(await runSchool(['call', '/api/courses'], env)).stdout);
     expect(fetched.body).toEqual(viaCli);
@@ -84,24 +84,24 @@ describe('the library beside the command line', () => {
     const env = userEnv();
     await login(env);
     await waitForRefreshWindow();
-    const before = refreshGrants(sandbox()).length;
+    const before = refreshGrants(sandbox).length;
     const byLibrary = expectSuccess(await runScript(['token'], env)).stdout.trim();
-    expect(refreshGrants(sandbox()).length).toBe(before + 1);
+    expect(refreshGrants(sandbox).length).toBe(before + 1);
     expect(expectSuccess(await runSchool(['token'], env)).stdout.trim()).toBe(byLibrary);
-    expect(refreshGrants(sandbox()).length).toBe(before + 1);
+    expect(refreshGrants(sandbox).length).toBe(before + 1);
 
     await waitForRefreshWindow();
     const byCli = expectSuccess(await runSchool(['token'], env)).stdout.trim();
     expect(byCli).not.toBe(byLibrary);
-    expect(refreshGrants(sandbox()).length).toBe(before + 2);
+    expect(refreshGrants(sandbox).length).toBe(before + 2);
     expect(expectSuccess(await runScript(['token'], env)).stdout.trim()).toBe(byCli);
-    expect(refreshGrants(sandbox()).length).toBe(before + 2);
-    expect(refreshGrants(sandbox()).slice(before).every((e) => e.ok === true)).toBe(true);
+    expect(refreshGrants(sandbox).length).toBe(before + 2);
+    expect(refreshGrants(sandbox).slice(before).every((e) => e.ok === true)).toBe(true);
   });
 
   it('eight processes, command line and library mixed, on an expired token make exactly one refresh grant', async () => {
     const env = userEnv();
-    expectSuccess(await runSchool(['login', '--base-url', longLived().baseUrl, '--insecure-storage'], env));
+    expectSuccess(await runSchool(['login', '--base-url', longLived.baseUrl, '--insecure-storage'], env));
     // The stored access token made to have expired ten seconds ago (the file store is plain JSON).
     const file = join(env.SCHOOL_CONFIG_DIR, 'credentials.json');
     const shape = JSON.parse(readFileSync(file, 'utf8')) as { entries: Record<string, string> };
@@ -112,14 +112,14 @@ describe('the library beside the command line', () => {
     shape.entries[account] = JSON.stringify(expired);
     writeFileSync(file, JSON.stringify(shape), { mode: 0o600 });
 
-    const before = refreshGrants(longLived()).length;
+    const before = refreshGrants(longLived).length;
     const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? runScript(['token'], env) : runSchool(['token'], env))));
     for (const r of runs) expectSuccess(r);
     const tokens = new Set(runs.map((r) => r.stdout));
     expect(tokens.size).toBe(1);
     expect([...tokens][0]).not.toBe(`${expired.accessToken}\n`);
-    expect(refreshGrants(longLived()).length).toBe(before + 1);
-    expect(refreshGrants(longLived()).at(-1)?.ok).toBe(true);
+    expect(refreshGrants(longLived).length).toBe(before + 1);
+    expect(refreshGrants(longLived).at(-1)?.ok).toBe(true);
   });
 
   it("runs the README's example as it is printed there", async () => {
@@ -133,7 +133,7 @@ describe('the library beside the command line', () => {
     expect(notYet.code).toBe(4);
     expect(notYet.stderr).toContain('Not logged in. Run `school login');
     // Its token must last the ten minutes it asks for.
-    expectSuccess(await runSchool(['login', '--base-url', longLived().baseUrl], env));
+    expectSuccess(await runSchool(['login', '--base-url', longLived.baseUrl], env));
     const res = await spawnNode([join(project, 'report.mjs')], env, { cwd: project }).done;
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);

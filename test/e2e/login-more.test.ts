@@ -1,16 +1,10 @@
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { driveLogin } from '@school/sandbox/browser-driver';
-import { type Sandbox, startSandbox } from '@school/sandbox';
-import { AUTH_URL_LINE, runSchool, startSchool, userEnv } from './harness.js';
+import { startSandbox } from '@school/sandbox';
+import { AUTH_URL_LINE, runSchool, startSchool, userEnv, useSandbox } from './harness.js';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox({ quiet: true });
-});
-afterAll(async () => {
-  await sandbox?.close();
-});
+const sandbox = useSandbox();
 
 /** Whether the listener is up; asks for another path (404), since /callback is accepted only once. */
 function canConnect(port: number): Promise<boolean> {

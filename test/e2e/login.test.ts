@@ -5,15 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { driveLogin } from '@school/sandbox/browser-driver';
 import { type Sandbox, startSandbox } from '@school/sandbox';
-import { AUTH_URL_LINE, filesContaining, modeOf, runSchool, startSchool, userEnv, waitForFileText, withoutKeychain } from './harness.js';
+import { AUTH_URL_LINE, filesContaining, modeOf, runSchool, startSchool, userEnv, waitForFileText, withoutKeychain, useSandbox } from './harness.js';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox({ quiet: true });
-});
-afterAll(async () => {
-  await sandbox?.close();
-});
+const sandbox = useSandbox();
 
 async function keychainEntry(account: string): Promise<string | null> {
   const { default: keytar } = (await import('keytar')) as unknown as { default: typeof import('keytar') };

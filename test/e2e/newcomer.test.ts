@@ -1,16 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '@school/sandbox';
-import { type Env, expectSuccess, runSchool, userEnv, withoutKeychain } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { type Env, expectSuccess, runSchool, userEnv, withoutKeychain, useSandbox } from './harness.js';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox({ quiet: true });
-});
-afterAll(async () => {
-  await sandbox?.close();
-});
+const sandbox = useSandbox();
 
 interface DoctorFinding {
   area: string;

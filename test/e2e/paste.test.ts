@@ -1,17 +1,10 @@
 import { spawn } from 'node:child_process';
 import { chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '@school/sandbox/browser-driver';
-import { type Sandbox, startSandbox } from '@school/sandbox';
-import { SCHOOL_BIN, forwardProxy, userEnv } from './harness.js';
+import { SCHOOL_BIN, forwardProxy, userEnv, useSandbox } from './harness.js';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox({ quiet: true });
-});
-afterAll(async () => {
-  await sandbox?.close();
-});
+const sandbox = useSandbox();
 
 /**
  * Signs in like a browser on another machine: all its traffic goes through a proxy that reaches

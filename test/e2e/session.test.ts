@@ -1,21 +1,15 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '@school/sandbox';
-import { type Env, REPO, expectSuccess, filesContaining, forwardProxy, modeOf, runSchool, startSchool, userEnv, withoutKeychain } from './harness.js';
+import { type Env, REPO, expectSuccess, filesContaining, forwardProxy, modeOf, runSchool, startSchool, userEnv, withoutKeychain, useSandbox } from './harness.js';
 
 // Short-lived access tokens: refresh happens within a couple of seconds (half the lifetime).
 const TTL = 4;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const waitForRefreshWindow = () => sleep((TTL / 2) * 1000 + 400);
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox({ quiet: true, accessTokenTtl: TTL });
-});
-afterAll(async () => {
-  await sandbox?.close();
-});
+const sandbox = useSandbox({ accessTokenTtl: TTL });
 
 const refreshGrants = (sb: Sandbox) => sb.events.filter((e) => e.type === 'token' && e.grant_type === 'refresh_token');
 
