@@ -5,26 +5,47 @@ const { readFileSync, statSync } = require('node:fs');
 const { dirname, join } = require('node:path');
 
 const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
-// The V8 code cache the build made of dist/cli.cjs (scripts/build.mjs, scripts/code-cache.cjs).
-const CODE_CACHE = `${CLI}.v8-cache`;
+const LIBRARY = join(__dirname, '..', 'dist', 'library.cjs');
 
-/**
- * Compiles dist/cli.cjs as require() would (in Node's module wrapper), with the build's code
- * cache when there is one: compiling the CLI is a tenth of the start-up of `school token`, and
- * the cache spares most of it. V8 ignores a cache made by another Node version or under other
- * flags, and then compiles as usual. A script compiled so has no import(): the CLI loads its
- * ES module packages with require() (src/util/require.ts), hence this only where Node can.
- */
-function compileCli(source, cachedData) {
-  return new (require('node:vm').Script)(require('node:module').wrap(source), { filename: CLI, cachedData });
+/** The V8 code cache the build made of a bundle (scripts/build.mjs, scripts/code-cache.cjs). */
+function codeCacheOf(bundle) {
+  return `${bundle}.v8-cache`;
 }
 
-/** Runs the compiled CLI as the module dist/cli.cjs, with a require() that resolves from there. */
-function runCompiled(script) {
+/**
+ * Compiles a bundle of dist/ as require() would (in Node's module wrapper), with the build's code
+ * cache when there is one: compiling is a tenth of the start-up of `school token`, and the cache
+ * spares most of it. V8 ignores a cache made by another Node version or under other flags, and
+ * then compiles as usual. A script compiled so has no import(): the bundles load their ES module
+ * packages with require() (src/util/require.ts), hence this only where Node can.
+ */
+function compileBundle(bundle, source, cachedData) {
+  return new (require('node:vm').Script)(require('node:module').wrap(source), { filename: bundle, cachedData });
+}
+
+/** Runs a compiled bundle as the module it is, with a require() that resolves from there; its exports. */
+function runCompiled(bundle, script) {
   const Module = require('node:module');
-  const cli = new Module(CLI, module);
-  cli.filename = CLI;
-  script.runInThisContext().call(cli.exports, cli.exports, Module.createRequire(CLI), cli, CLI, dirname(CLI));
+  const loaded = new Module(bundle, module);
+  loaded.filename = bundle;
+  script.runInThisContext().call(loaded.exports, loaded.exports, Module.createRequire(bundle), loaded, bundle, dirname(bundle));
+  return loaded.exports;
+}
+
+/** The bundle's code cache, unless the bundle is newer (V8 checks a cache against the source's length only). */
+function freshCodeCache(bundle) {
+  try {
+    if (statSync(codeCacheOf(bundle)).mtimeMs >= statSync(bundle).mtimeMs) return readFileSync(codeCacheOf(bundle));
+  } catch {
+    // No cache (a build that could not make one): compiled without it.
+  }
+  return undefined;
+}
+
+/** Loads a bundle of dist/ from its code cache where Node can; a Node that cannot require() an ES module (before 20.19) requires it plainly. */
+function loadBundle(bundle, source = readFileSync(bundle, 'utf8')) {
+  if (!process.features.require_module) return require(bundle);
+  return runCompiled(bundle, compileBundle(bundle, source, freshCodeCache(bundle)));
 }
 
 function main() {
@@ -43,21 +64,8 @@ function main() {
     }
     throw err;
   }
-  // A Node that cannot require() an ES module (before 20.19) runs the CLI as a plain file.
-  if (!process.features.require_module) {
-    require(CLI);
-    return;
-  }
-  let cachedData;
-  try {
-    // V8 checks a cache against the length of the source only: a bundle changed after the build
-    // (patched by hand, copied over) is newer than the cache, which then goes unused.
-    if (statSync(CODE_CACHE).mtimeMs >= statSync(CLI).mtimeMs) cachedData = readFileSync(CODE_CACHE);
-  } catch {
-    // No cache (a build that could not make one): compiled without it.
-  }
-  runCompiled(compileCli(source, cachedData));
+  loadBundle(CLI, source);
 }
 
 if (require.main === module) main();
-else module.exports = { CLI, CODE_CACHE, compileCli, runCompiled };
+else module.exports = { CLI, LIBRARY, codeCacheOf, compileBundle, runCompiled, loadBundle };

@@ -65,9 +65,10 @@ async function bundleLibrary() {
   writeFileSync(
     new URL('../dist/index.js', import.meta.url),
     [
-      "// The ES module entry of the package: the library's CommonJS bundle, loaded without the ES module loader's work.",
+      "// The ES module entry of the package: the library's CommonJS bundle, compiled from its code cache (see bin/school.cjs).",
       "import { createRequire } from 'node:module';",
-      "const library = createRequire(import.meta.url)('./library.cjs');",
+      "const loader = createRequire(import.meta.url)('../bin/school.cjs');",
+      'const library = loader.loadBundle(loader.LIBRARY);',
       'export const openSession = library.openSession;',
       'export const SchoolError = library.SchoolError;',
       '',
@@ -127,20 +128,26 @@ if (imports.length !== 1) {
   process.exit(1);
 }
 
-// The V8 code cache of the final dist/cli.cjs, made by one run of `school token` with nothing
-// configured (see scripts/code-cache.cjs). A Node that cannot use one (bin/school.cjs then
-// requires the CLI) gets none.
+// The V8 code caches of the final dist/cli.cjs and dist/library.cjs, each made by one run with
+// nothing configured (see scripts/code-cache.cjs): `school token`, and a script opening a session.
+// A Node that cannot use them (bin/school.cjs then requires the bundles plainly) gets none.
 if (process.features.require_module) {
-  const scratch = mkdtempSync(join(tmpdir(), 'school-build-'));
-  const trainingEnv = { PATH: process.env.PATH, HOME: scratch, SCHOOL_CONFIG_DIR: join(scratch, 'config'), NO_COLOR: '1' };
-  const trained = spawnSync(process.execPath, [new URL('./code-cache.cjs', import.meta.url).pathname, 'token'], {
-    env: trainingEnv,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  rmSync(scratch, { recursive: true, force: true });
-  if (trained.status !== 4 || !trained.stderr.includes('Not logged in')) {
-    console.error(`build: making the code cache, \`school token\` with nothing configured exited ${trained.status}: ${trained.stderr.trim()}`);
-    process.exit(1);
+  const runs = [
+    { args: ['cli', 'token'], ok: (r) => r.status === 4 && r.stderr.includes('Not logged in'), what: '`school token`' },
+    { args: ['library'], ok: (r) => r.status === 0 && r.stdout === 'not_logged_in\n', what: 'openSession()' },
+  ];
+  for (const run of runs) {
+    const scratch = mkdtempSync(join(tmpdir(), 'school-build-'));
+    const trainingEnv = { PATH: process.env.PATH, HOME: scratch, SCHOOL_CONFIG_DIR: join(scratch, 'config'), NO_COLOR: '1' };
+    const trained = spawnSync(process.execPath, [fileURLToPath(new URL('./code-cache.cjs', import.meta.url)), ...run.args], {
+      env: trainingEnv,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    rmSync(scratch, { recursive: true, force: true });
+    if (!run.ok(trained)) {
+      console.error(`build: making the code cache, ${run.what} with nothing configured exited ${trained.status}: ${trained.stderr.trim()}`);
+      process.exit(1);
+    }
   }
 }

@@ -62,12 +62,13 @@ describe('the command line surface', () => {
 });
 
 describe('the installed build', () => {
-  it("starts from a code cache that this Node accepts, made from the bundle beside it", () => {
+  it.each(['CLI', 'LIBRARY'])("starts the %s from a code cache that this Node accepts, made from the bundle beside it", (bundle) => {
     // V8 silently ignores a cache that does not fit (another Node, another bundle): the CLI would
     // still run, only slower, so this is checked here rather than noticed in the benchmark.
-    const probe = `const { CLI, CODE_CACHE, compileCli } = require(${JSON.stringify(SCHOOL_BIN)});
+    const probe = `const loader = require(${JSON.stringify(SCHOOL_BIN)});
       const { readFileSync } = require('node:fs');
-      const script = compileCli(readFileSync(CLI, 'utf8'), readFileSync(CODE_CACHE));
+      const file = loader[${JSON.stringify(bundle)}];
+      const script = loader.compileBundle(file, readFileSync(file, 'utf8'), readFileSync(loader.codeCacheOf(file)));
       process.stdout.write(String(script.cachedDataRejected));`;
     const run = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8', env: { PATH: process.env.PATH } });
     expect(run.stderr).toBe('');
