@@ -113,7 +113,7 @@ describe('server text never reaches the terminal raw', () => {
     ]);
     // JSON keeps the exact value, escaped by JSON itself.
     const json = await runSchool(['status', '--json'], env);
-    expect(JSON.parse(json.stdout)[0].clientId).toBe(`cid${EVIL}${FORGED_LINE}`);
+    expect(JSON.parse(json.stdout)[0].client_id).toBe(`cid${EVIL}${FORGED_LINE}`);
     expect(json.stdout).not.toMatch(UNSAFE); // C1 and bidi characters escaped by the JSON writer too
   });
 
