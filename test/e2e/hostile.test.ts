@@ -400,7 +400,8 @@ describe('hostile neighbours: the config dir and credential file are checked lik
     expect(second.stderr).not.toContain('Note:');
   });
 
-  it.runIf(process.getuid?.() === 0)('refuses a config file or dir another user owns, naming the path and the fix', async () => {
+  // The CLI checks against the user running it, so a file must really belong to another user.
+  it.runIf(process.getuid?.() === 0)('refuses a config file or dir another user owns, naming the path and the fix (as root only: giving a file to another user needs root)', async () => {
     const { chownSync, mkdirSync, writeFileSync } = await import('node:fs');
     const env = userEnv();
     mkdirSync(env.SCHOOL_CONFIG_DIR, { recursive: true, mode: 0o700 });
