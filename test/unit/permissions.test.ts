@@ -79,7 +79,7 @@ describe('private dirs and files, checked like ~/.ssh', () => {
     expect((err as CliError).hint).toContain('mv ');
   });
 
-  it('refuses a dir or a file owned by another user, naming the path and chown', async () => {
+  it('refuses a dir or a credential file owned by another user, naming the path and chown', async () => {
     const config = join(dir, 'config');
     await mkdir(config, { mode: 0o700 });
     const owner = await ownedByAnother(config);
