@@ -127,7 +127,7 @@ describe('one JSON style: every --json output has snake_case keys', () => {
     return Object.entries(value).flatMap(([k, v]) => [...(/[a-z0-9][A-Z]/.test(k) ? [`${path}.${k}`] : []), ...camelCaseKeys(v, `${path}.${k}`)]);
   }
 
-  it('login, status, token, doctor, call --list, logout and the error objects', async () => {
+  it('login, status, token, token --for-ci, doctor, call --list, logout and the error objects', async () => {
     await withSandbox([], async (sb) => {
       const env = userEnv();
       const outputs: Array<{ what: string; json: unknown }> = [];
@@ -141,6 +141,7 @@ describe('one JSON style: every --json output has snake_case keys', () => {
         return res;
       };
 
+      // Not walked: `whoami --json`, the server's claims passed on as they are, and `call`, the API's bodies.
       const started = await stdoutOf(['login', '--no-wait', '--json', '--base-url', sb.baseUrl]);
       expect(started.code, started.stderr).toBe(0);
       await stdoutOf(['status', '--json']); // a pending login
@@ -152,7 +153,10 @@ describe('one JSON style: every --json output has snake_case keys', () => {
       await stdoutOf(['doctor', '--json'], { ...env, HTTP_PROXY: 'http://127.0.0.1:9', NO_PROXY: '127.0.0.1' });
       expectSuccess(await stdoutOf(['call', '--list', '--json']));
       expectSuccess(await stdoutOf(['login', '--json', '--base-url', sb.baseUrl, '--profile', 'second']));
+      expectSuccess(await stdoutOf(['login', '--json', '--base-url', sb.baseUrl, '--profile', 'ci-third']));
       expectSuccess(await stdoutOf(['logout', '--json', '--profile', 'second']));
+      // Environment variable names, upper case by nature.
+      expectSuccess(await stdoutOf(['token', '--for-ci', '--json', '--profile', 'ci-third']));
       expectSuccess(await stdoutOf(['logout', '--json']));
       const notLoggedIn = await runSchool(['token', '--json'], env);
       expect(notLoggedIn.code).toBe(4);
