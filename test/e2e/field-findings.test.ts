@@ -169,5 +169,5 @@ describe('one JSON style: every --json output has snake_case keys', () => {
       expect((loggedIn!.json as Array<Record<string, unknown>>)[0]).toMatchObject({ base_url: sb.baseUrl, client_id: expect.any(String), expires_at: expect.any(Number), pending_login: null });
       for (const { what, json } of outputs) expect(camelCaseKeys(json), what).toEqual([]);
     });
-  });
+  }, 180_000); // fifteen runs of the CLI and a browser login, on a shared machine
 });
