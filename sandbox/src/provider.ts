@@ -7,7 +7,7 @@ import { ALL_SCOPES } from './scopes.js';
 import type { SandboxUser } from './users.js';
 import {
   acceptsScope, adjustProviderAnswer, authorizationRequestProblem, clientAuthMethods, defaultClientAuthMethod,
-  providerScopes, refreshTokenAllowed, resourceScopes, variantMetadata, type Variants,
+  providerScopes, refreshTokenAllowed, resourceScopes, rotatesRefreshToken, variantMetadata, type Variants,
 } from './variants.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -276,7 +276,7 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
     // asks for offline_access.
     issueRefreshToken: async (_ctx: Any, client: Any, code: Any) =>
       client.grantTypeAllowed('refresh_token') && refreshTokenAllowed(variants, code.scopes),
-    rotateRefreshToken: () => setup.rotateRefreshTokens,
+    rotateRefreshToken: (ctx: Any) => rotatesRefreshToken(variants, setup.rotateRefreshTokens, ctx.oidc?.client?.clientAuthMethod),
     // Tokens outlive the browser sign-in session: a CLI keeps refreshing long after.
     expiresWithSession: async () => false,
     ttl: {
@@ -326,7 +326,8 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
         emit('metadata', { path: ctx.originalUrl.split('?')[0] });
         break;
       case 'registration':
-        if (ctx.status === 201) {
+        // 2xx: the registration-200 variant answers 200 for the same registration.
+        if (ok) {
           emit('register', {
             client_id: responseBody.client_id,
             token_endpoint_auth_method: responseBody.token_endpoint_auth_method,

@@ -25,6 +25,13 @@ export const SANDBOX_VARIANTS = [
   'no-public-clients',
   // client_secret_basic only, for the token, revocation and introspection endpoints.
   'basic-auth-only',
+  // Refresh tokens rotate for public clients only (oidc-provider's own default policy, and what
+  // the platform was measured to do): a confidential client's refresh token stays the same.
+  'rotates-public-clients-only',
+  // A server that disagrees with its own metadata (Glewlwyd 2.7.5 does): the revocation and
+  // introspection endpoints accept only the method a client registered with, while their
+  // metadata lists client_secret_basic alone; the token endpoint's list is the default one.
+  'endpoint-auth-registered-only',
   // The token endpoint answers every request with a 401 and an empty body.
   'token-401-empty',
   // Registration answers an HTML page with status 400.
@@ -124,6 +131,12 @@ export function authorizationRequestProblem(v: Variants, scopes: string[], nonce
   return undefined;
 }
 
+/** Whether a refresh rotates the refresh token of a client with this authentication method. */
+export function rotatesRefreshToken(v: Variants, rotate: boolean, clientAuthMethod: string | undefined): boolean {
+  if (v.has('rotates-public-clients-only')) return rotate && clientAuthMethod === 'none';
+  return rotate;
+}
+
 export function refreshTokenAllowed(v: Variants, grantedScopes: { has(scope: string): boolean }): boolean {
   return !v.has('refresh-needs-offline-access') || grantedScopes.has('offline_access');
 }
@@ -144,6 +157,10 @@ export function variantMetadata(doc: Record<string, unknown>, v: Variants): void
   doc.token_endpoint_auth_methods_supported = methods;
   doc.revocation_endpoint_auth_methods_supported = methods;
   doc.introspection_endpoint_auth_methods_supported = methods;
+  if (v.has('endpoint-auth-registered-only')) {
+    doc.revocation_endpoint_auth_methods_supported = ['client_secret_basic'];
+    doc.introspection_endpoint_auth_methods_supported = ['client_secret_basic'];
+  }
   if (v.has('plain-oauth2')) for (const key of OPENID_ONLY_METADATA) delete doc[key];
   if (v.has('no-userinfo')) delete doc.userinfo_endpoint;
   if (v.has('no-revocation')) {
@@ -182,7 +199,7 @@ export interface FrontDoorContext {
   issuer: string;
   /** The API's resource identifier (its origin). */
   resource: string;
-  routes: { authorization: string; token: string; registration: string; userinfo: string; revocation: string };
+  routes: { authorization: string; token: string; registration: string; userinfo: string; revocation: string; introspection: string };
   /** Whether the value is an access token the provider issued (revoked or not). */
   isAccessToken(value: string): boolean;
   emit(type: string, fields: Record<string, unknown>): void;
@@ -293,6 +310,17 @@ export async function frontDoor(req: IncomingMessage, res: ServerResponse, url: 
       answer(res, 500, 'text/plain; charset=utf-8', 'Internal Server Error');
       return undefined;
     }
+  }
+  if ((innerPath === routes.revocation || innerPath === routes.introspection) && post && v.has('endpoint-auth-registered-only')
+    && /^basic /i.test(req.headers.authorization ?? '')) {
+    // Only client_secret_post (and none) can be registered here, so Basic is never the registered method.
+    await readAll(req);
+    ctx.emit(innerPath === routes.revocation ? 'revoke' : 'introspect', { ok: false, error: 'invalid_client', auth: 'client_secret_basic' });
+    answer(res, 401, 'application/json; charset=utf-8', JSON.stringify({
+      error: 'invalid_client',
+      error_description: 'client authentication method does not match the registered one',
+    }));
+    return undefined;
   }
   if (innerPath === routes.revocation && post && v.has('revocation-refuses-access-tokens')) {
     const raw = await readAll(req);

@@ -167,6 +167,51 @@ describe('sandbox variants', () => {
     });
   });
 
+  it("rotates-public-clients-only: a public client's refresh token rotates, a confidential client's stays and serves again", async () => {
+    await withSandbox(['rotates-public-clients-only'], async (sb) => {
+      const as = await discover(sb.issuer);
+      const publicClient = await register(as);
+      const publicTokens = await obtainTokens(as, publicClient, 'openid courses:read');
+      const rotated = await refreshWith(as, publicClient, publicTokens.refresh_token!);
+      expect(rotated.refresh_token).toBeTruthy();
+      expect(rotated.refresh_token).not.toBe(publicTokens.refresh_token);
+      await expect(refreshWith(as, publicClient, publicTokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+
+      const confidential = await register(as, { token_endpoint_auth_method: 'client_secret_post' });
+      const tokens = await obtainTokens(as, confidential, 'openid courses:read');
+      const first = await refreshWith(as, confidential, tokens.refresh_token!);
+      expect(first.refresh_token ?? tokens.refresh_token).toBe(tokens.refresh_token);
+      const second = await refreshWith(as, confidential, tokens.refresh_token!);
+      expect(second.access_token).not.toBe(first.access_token);
+    });
+  });
+
+  it('endpoint-auth-registered-only: metadata names client_secret_basic at revocation and introspection, which accept only the registered client_secret_post', async () => {
+    await withSandbox(['endpoint-auth-registered-only'], async (sb) => {
+      const as = await discover(sb.issuer);
+      expect(as.token_endpoint_auth_methods_supported).toEqual(['none', 'client_secret_post']);
+      expect(as.revocation_endpoint_auth_methods_supported).toEqual(['client_secret_basic']);
+      expect(as.introspection_endpoint_auth_methods_supported).toEqual(['client_secret_basic']);
+      const reg = await register(as, { token_endpoint_auth_method: 'client_secret_post' });
+      const asBasic = oauth.ClientSecretBasic(reg.secret!);
+      const tokens = await obtainTokens(as, reg, 'openid courses:read');
+      // What the metadata names is refused as a client authentication failure...
+      const introspectedBasic = await oauth.introspectionRequest(as, reg.client, asBasic, tokens.access_token, insecure);
+      expect(introspectedBasic.status).toBe(401);
+      expect(await introspectedBasic.json()).toMatchObject({ error: 'invalid_client' });
+      const revokedBasic = await oauth.revocationRequest(as, reg.client, asBasic, tokens.refresh_token!, insecure);
+      expect(revokedBasic.status).toBe(401);
+      expect(await revokedBasic.json()).toMatchObject({ error: 'invalid_client' });
+      expect((await sb.introspect(tokens.refresh_token!)).active).toBe(true);
+      // ...and the registered method is accepted.
+      const introspected = await oauth.introspectionRequest(as, reg.client, reg.auth, tokens.access_token, insecure);
+      expect(await introspected.json()).toMatchObject({ active: true });
+      const revoked = await oauth.revocationRequest(as, reg.client, reg.auth, tokens.refresh_token!, insecure);
+      expect(revoked.status).toBe(200);
+      expect((await sb.introspect(tokens.refresh_token!)).active).toBe(false);
+    });
+  });
+
   it('non-JSON error answers: an empty 401 from the token endpoint; HTML 400, 200, text 500, text/plain OAuth error from registration', async () => {
     await withSandbox(['token-401-empty'], async (sb) => {
       const res = await fetch(`${sb.issuer}/api/oauth/token`, form({ grant_type: 'refresh_token', refresh_token: 'x', client_id: 'y' }));

@@ -24,6 +24,9 @@ export type FindingStatus = 'ok' | 'info' | 'warning' | 'problem';
 export type FindingArea = 'environment' | 'files' | 'keychain' | 'server' | 'profile';
 
 /** One thing `school doctor` checked: never a secret in any field. */
+/** A finding's values under --json: the compiler refuses a key with a capital letter in an object literal. */
+export type FindingData = { [key: Lowercase<string>]: string | number | boolean | string[] | null };
+
 export interface Finding {
   area: FindingArea;
   /** The base URL (server) or profile name (profile) the finding is about. */
@@ -34,8 +37,8 @@ export interface Finding {
   message: string;
   /** What to do about it, for warnings and problems. */
   fix?: string;
-  /** Measured values (milliseconds, seconds of skew, scopes) for --json. */
-  data?: Record<string, string | number | boolean | string[] | null>;
+  /** Measured values (milliseconds, seconds of skew, scopes) for --json; keys in snake_case, like every --json output. */
+  data?: FindingData;
 }
 
 /** How far the local clock may be off the server's before token lifetimes are misjudged. */
@@ -81,7 +84,7 @@ function proxyFindings(env: Env, baseUrls: string[]): Finding[] {
   }
   for (const baseUrl of baseUrls) {
     const proxy = proxyFor(new URL(baseUrl), env);
-    if (set.length) findings.push({ area: 'environment', check: 'proxy_route', status: 'info', message: `Requests to ${baseUrl} go ${proxy ? `through the proxy ${proxy.protocol}//${proxy.host}` : 'out directly'}.`, data: { baseUrl, proxy: proxy ? `${proxy.protocol}//${proxy.host}` : null } });
+    if (set.length) findings.push({ area: 'environment', check: 'proxy_route', status: 'info', message: `Requests to ${baseUrl} go ${proxy ? `through the proxy ${proxy.protocol}//${proxy.host}` : 'out directly'}.`, data: { base_url: baseUrl, proxy: proxy ? `${proxy.protocol}//${proxy.host}` : null } });
   }
   const envSession = env.SCHOOL_TOKEN ? 'SCHOOL_TOKEN' : env.SCHOOL_REFRESH_TOKEN ? 'SCHOOL_REFRESH_TOKEN' : undefined;
   if (envSession) {
@@ -213,10 +216,10 @@ async function serverFindings(deps: Deps, baseUrl: string): Promise<{ findings: 
         status: 'problem',
         message: `This machine's clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the server's: token lifetimes will be misjudged.`,
         fix: 'Synchronise the system clock (e.g. `sudo timedatectl set-ntp true`, or your OS time settings).',
-        data: { skewSeconds: skew },
+        data: { skew_seconds: skew },
       });
     } else {
-      findings.push({ area: 'server', subject: baseUrl, check: 'clock', status: 'ok', message: `The clock agrees with the server's (within ${Math.max(1, Math.abs(skew))} s).`, data: { skewSeconds: skew } });
+      findings.push({ area: 'server', subject: baseUrl, check: 'clock', status: 'ok', message: `The clock agrees with the server's (within ${Math.max(1, Math.abs(skew))} s).`, data: { skew_seconds: skew } });
     }
   } catch (err) {
     const report = describeError(err);
@@ -270,8 +273,8 @@ async function profileFindings(deps: Deps, name: string, profile: Profile, serve
     } else {
       const clientSecret = registration.authMethod !== 'none' ? await deps.state.clientSecret(profile.issuer, registration) : undefined;
       const known = await clientStillKnown(deps.http, server.as, { clientId: registration.clientId, authMethod: registration.authMethod, clientSecret }, registration.redirectUri, deps.signal);
-      if (known) at('registration', 'ok', `The server still knows the client ${registration.clientId}.`, { data: { clientId: registration.clientId } });
-      else at('registration', 'problem', `The server no longer knows the client ${registration.clientId}.`, { fix: `${relogin} (it registers the CLI again)`, data: { clientId: registration.clientId } });
+      if (known) at('registration', 'ok', `The server still knows the client ${registration.clientId}.`, { data: { client_id: registration.clientId } });
+      else at('registration', 'problem', `The server no longer knows the client ${registration.clientId}.`, { fix: `${relogin} (it registers the CLI again)`, data: { client_id: registration.clientId } });
     }
   }
 
@@ -284,7 +287,7 @@ async function profileFindings(deps: Deps, name: string, profile: Profile, serve
   const scopes = set.scope ? set.scope.split(' ').filter(Boolean) : [];
   const now = nowSeconds(deps);
   const left = set.expiresAt === undefined ? undefined : set.expiresAt - now;
-  const data = { scopes, expiresAt: set.expiresAt ?? null, refreshable: Boolean(set.refreshToken), storage: profile.storage };
+  const data: FindingData = { scopes, expires_at: set.expiresAt ?? null, refreshable: Boolean(set.refreshToken), storage: profile.storage };
   if (left !== undefined && left <= 0) {
     if (set.refreshToken) at('tokens', 'ok', `The access token expired ${-left} s ago and is renewed on next use; scopes: ${scopes.join(' ') || '(none)'}.`, { data });
     else at('tokens', 'problem', 'The access token has expired and there is no refresh token.', { fix: relogin, data });

@@ -46,7 +46,8 @@ export function chooseAuthMethod(offered: readonly string[] | undefined, confide
 }
 
 /**
- * The method to use at the revocation or introspection endpoint: its own `*_auth_methods_supported`,
+ * The method the revocation or introspection endpoint's metadata names (tried after the client's
+ * own, see endpoint-auth.ts): its own `*_auth_methods_supported`,
  * else the token endpoint's list (RFC 8414 §2 leaves an omitted list to "other means"; the token
  * endpoint's is the one the server did publish), else the client's own method. A public client
  * has nothing but its id to present.

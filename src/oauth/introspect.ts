@@ -1,7 +1,7 @@
 import type { HttpClient } from '../http/client.js';
-import { type ClientIdentity, clientAuth, endpointAuthMethod, oauthClient } from './client.js';
+import { type ClientIdentity, clientAuth, oauthClient } from './client.js';
+import { endpointStep } from './endpoint-auth.js';
 import { type AuthorizationServer, loadOAuth, requestOptions } from './library.js';
-import { oauthStep } from './oauth-errors.js';
 
 /** What token introspection (RFC 7662) tells the client about its own access token; no secret. */
 export interface TokenSubject {
@@ -12,8 +12,8 @@ export interface TokenSubject {
 }
 
 /**
- * Introspects the client's own access token, authenticated as the introspection endpoint's
- * metadata asks. Undefined when the server has no introspection endpoint.
+ * Introspects the client's own access token, authenticated as the client registered, else as the
+ * introspection endpoint's metadata asks. Undefined when the server has no introspection endpoint.
  */
 export async function introspectOwnToken(
   http: HttpClient,
@@ -23,8 +23,8 @@ export async function introspectOwnToken(
 ): Promise<TokenSubject | undefined> {
   if (!as.introspection_endpoint) return undefined;
   const oauth = await loadOAuth();
-  const method = endpointAuthMethod(client, as.introspection_endpoint_auth_methods_supported, as.token_endpoint_auth_methods_supported);
-  const answer = await oauthStep('introspection endpoint', async () => {
+  const methods = { endpoint: as.introspection_endpoint_auth_methods_supported, token: as.token_endpoint_auth_methods_supported };
+  const answer = await endpointStep('introspection endpoint', client, methods, async (method) => {
     const res = await oauth.introspectionRequest(as, oauthClient(client), clientAuth(oauth, client, method), p.accessToken, {
       ...requestOptions(oauth, http, p.signal),
       additionalParameters: { token_type_hint: 'access_token' },

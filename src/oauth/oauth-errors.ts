@@ -162,6 +162,16 @@ function challengeError(challenges: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether an oauth4webapi error is a refusal of the client's authentication: an answer with HTTP
+ * 401 (with or without a body or a challenge), or the OAuth error `invalid_client` (RFC 6749 §5.2).
+ */
+export function refusesClientAuthentication(err: unknown): boolean {
+  if (!isOAuthError(err)) return false;
+  if (err.error === 'invalid_client' || err.status === 401) return true;
+  return isResponse(err.cause) && err.cause.status === 401;
+}
+
 const MAX_ERROR_BODY = 64 * 1024;
 
 /**

@@ -45,7 +45,7 @@ export async function refreshLocked(
   deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
   lockName: string,
   stored: StoredTokens,
-  ctx: { baseUrl: string; loginHint: string; refusedHint?: string; clientSecret?: string; force: boolean; seenAccessToken?: string; minTtlSeconds?: number },
+  ctx: { baseUrl: string; loginHint: string; refusedHint?: string | ((refusal: ServerRefusal) => string); clientSecret?: string; force: boolean; seenAccessToken?: string; minTtlSeconds?: number },
 ): Promise<RefreshOutcome> {
   return deps.state.locked(lockName, deps.signal, async () => {
     const current = await stored.read();
@@ -71,7 +71,7 @@ export async function refreshLocked(
     } catch (err) {
       if (err instanceof ServerRefusal && ENDS_SESSION.has(err.error)) {
         await stored.refused?.(err.detail);
-        throw new StateProblem('refused', `The server refused to renew the session (${err.detail}).`, { hint: ctx.refusedHint ?? ctx.loginHint });
+        throw new StateProblem('refused', `The server refused to renew the session (${err.detail}).`, { hint: (typeof ctx.refusedHint === 'function' ? ctx.refusedHint(err) : ctx.refusedHint) ?? ctx.loginHint });
       }
       throw err;
     }

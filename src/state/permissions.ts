@@ -55,9 +55,11 @@ export type PathVerdict =
   /** Readable or writable by others; `mine` is false for root's. */
   | { state: 'open'; mode: number; mine: boolean };
 
-/** Looks at one path the way `checkPrivatePath` judges it, without changing anything. */
-export async function inspectPrivatePath(path: string, kind: 'directory' | 'file'): Promise<PathVerdict> {
-  const uid = currentUid();
+/**
+ * Looks at one path the way `checkPrivatePath` judges it, without changing anything. `uid` is the
+ * user the path must belong to (or root): this process's, or another for a test to play.
+ */
+export async function inspectPrivatePath(path: string, kind: 'directory' | 'file', uid: number | undefined = currentUid()): Promise<PathVerdict> {
   if (uid === undefined) return { state: 'unchecked' };
   let st;
   try {
@@ -79,10 +81,10 @@ export async function inspectPrivatePath(path: string, kind: 'directory' | 'file
 
 /**
  * Checks one path; absent is fine (it is created private). A repair is said through `report`.
- * The mode must be at most 0o700 for dirs, 0o600 for files.
+ * The mode must be at most 0o700 for dirs, 0o600 for files; the path must belong to `owner` or root.
  */
-export async function checkPrivatePath(path: string, kind: 'directory' | 'file', report: PermissionReporter = registeredReporter): Promise<void> {
-  const verdict = await inspectPrivatePath(path, kind);
+export async function checkPrivatePath(path: string, kind: 'directory' | 'file', report: PermissionReporter = registeredReporter, owner: number | undefined = currentUid()): Promise<void> {
+  const verdict = await inspectPrivatePath(path, kind, owner);
   if (verdict.state === 'unchecked' || verdict.state === 'absent' || verdict.state === 'private') return;
   if (verdict.state === 'wrong_kind') {
     throw new CliError(`${path} is not ${kind === 'directory' ? 'a directory' : 'a regular file'}; refusing to use it.`, { code: 'unsafe_permissions', hint: `Move it aside: mv ${quoted(path)} ${quoted(`${path}.bak`)}` });
@@ -99,7 +101,7 @@ export async function checkPrivatePath(path: string, kind: 'directory' | 'file',
       hint: `Run: sudo chmod ${wanted.toString(8)} ${quoted(path)}`,
     });
   }
-  const uid = currentUid() ?? 0;
+  const uid = owner ?? 0;
   // While others could write here, they could have planted something (a profile, server metadata):
   // anything inside that is not ours is refused, and the dir left as it is until someone looks.
   if (kind === 'directory' && open & 0o022) {

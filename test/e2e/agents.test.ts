@@ -64,7 +64,7 @@ describe('two-step login for agents', () => {
 
     const status = await agentRun(['status', '--json'], env);
     expect(status.code).toBe(1);
-    expect(JSON.parse(status.stdout)).toEqual([expect.objectContaining({ profile: 'default', pendingLogin: { expiresAt: out.expires_at } })]);
+    expect(JSON.parse(status.stdout)).toEqual([expect.objectContaining({ profile: 'default', pending_login: { expires_at: out.expires_at } })]);
 
     const { listenerPid, redirectUri } = pendingRecord(env);
     await driveLogin(out.url);
@@ -195,7 +195,7 @@ describe('sessions for scripts', () => {
     await login(env);
     const status = await agentRun(['status', '--json'], env);
     expectSuccess(status);
-    const { clientId } = (JSON.parse(status.stdout) as Array<{ clientId: string }>)[0];
+    const { client_id: clientId } = (JSON.parse(status.stdout) as Array<{ client_id: string }>)[0];
     const stored = JSON.parse((await keychainEntry(`profile:default@${env.SCHOOL_CONFIG_DIR}`))!) as { refreshToken: string; accessToken: string };
     // The server ends the grant behind the CLI's back.
     const res = await fetch(`${sandbox.issuer}/api/oauth/revoke`, {
@@ -263,7 +263,7 @@ describe('logout for scripts', () => {
   it("forgets a confidential client's secret", async () => {
     const env = userEnv();
     await login(env, sandbox, ['--confidential']);
-    const { clientId } = (JSON.parse((await agentRun(['status', '--json'], env)).stdout) as Array<{ clientId: string }>)[0];
+    const { client_id: clientId } = (JSON.parse((await agentRun(['status', '--json'], env)).stdout) as Array<{ client_id: string }>)[0];
     const account = `client:${sandbox.issuer}#${clientId}`;
     expect(await keychainEntry(account)).toMatch(/\S{20,}/);
     const res = await agentRun(['logout', '--json'], env);

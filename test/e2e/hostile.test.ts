@@ -112,7 +112,7 @@ describe('server text never reaches the terminal raw', () => {
     ]);
     // JSON keeps the exact value, escaped by JSON itself.
     const json = await runSchool(['status', '--json'], env);
-    expect(JSON.parse(json.stdout)[0].clientId).toBe(`cid${EVIL}${FORGED_LINE}`);
+    expect(JSON.parse(json.stdout)[0].client_id).toBe(`cid${EVIL}${FORGED_LINE}`);
     expect(json.stdout).not.toMatch(UNSAFE); // C1 and bidi characters escaped by the JSON writer too
   });
 
@@ -399,7 +399,8 @@ describe('hostile neighbours: the config dir and credential file are checked lik
     expect(second.stderr).not.toContain('Note:');
   });
 
-  it.runIf(process.getuid?.() === 0)('refuses a config file or dir another user owns, naming the path and the fix', async () => {
+  // The CLI checks against the user running it, so a file must really belong to another user.
+  it.runIf(process.getuid?.() === 0)('refuses a config file or dir another user owns, naming the path and the fix (as root only: giving a file to another user needs root)', async () => {
     const { chownSync, mkdirSync, writeFileSync } = await import('node:fs');
     const env = userEnv();
     mkdirSync(env.SCHOOL_CONFIG_DIR, { recursive: true, mode: 0o700 });

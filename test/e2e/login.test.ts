@@ -215,7 +215,7 @@ describe('school login against a server on two origins with its own endpoint pat
     expect(res.stderr).toContain('Logged in as Ada Lovelace');
     expect(res.code).toBe(0);
     const status = JSON.parse((await runSchool(['status', '--json'], env)).stdout);
-    expect(status[0]).toMatchObject({ baseUrl: split.baseUrl, issuer: split.issuer });
+    expect(status[0]).toMatchObject({ base_url: split.baseUrl, issuer: split.issuer });
     const paths = split.events.filter((e) => e.type === 'request').map((e) => String(e.path));
     expect(paths.some((p) => p.startsWith('/connect/token'))).toBe(true);
     expect(paths.some((p) => p === '/api/oauth/token' || p === '/oauth/authorize')).toBe(false);

@@ -241,7 +241,7 @@ describe('CI and scripts without a keychain', () => {
     const call = await runSchool(['call', '/api/students'], ci);
     expect(call.code).toBe(0);
     expect(JSON.parse(call.stdout).anonymous).toBe(false);
-    expect(JSON.parse((await runSchool(['status', '--json'], ci)).stdout)[0]).toMatchObject({ storage: 'env', baseUrl: sandbox.baseUrl });
+    expect(JSON.parse((await runSchool(['status', '--json'], ci)).stdout)[0]).toMatchObject({ storage: 'env', base_url: sandbox.baseUrl });
     expect(existsSync(join(ci.SCHOOL_CONFIG_DIR!, 'credentials.json'))).toBe(false);
   });
 

@@ -78,7 +78,7 @@ describe('school status (run)', () => {
     const rows = JSON.parse(deps.io.stdout()) as Array<Record<string, unknown>>;
     expect(rows.map((r) => r.profile)).toEqual(['broken', 'default', 'gone']);
     const def = rows.find((r) => r.profile === 'default')!;
-    expect(def).toMatchObject({ active: true, storage: 'keychain', scopes: ['openid', 'courses:read'], expiresAt: tokens.expiresAt, clientId: 'cid-1' });
+    expect(def).toMatchObject({ active: true, storage: 'keychain', scopes: ['openid', 'courses:read'], expires_at: tokens.expiresAt, client_id: 'cid-1' });
     expect(rows.find((r) => r.profile === 'broken')!.problem).toMatch(/corrupted/);
     expect(rows.find((r) => r.profile === 'gone')!.problem).toMatch(/keychain/);
     expect(deps.io.stdout()).not.toMatch(/at-live|rt-live/);
@@ -112,7 +112,7 @@ describe('school status (run)', () => {
     await deps.state.savePendingLogin(pending);
     await expect(statusRun(deps, { json: true })).rejects.toMatchObject({ exitCode: 1 });
     const rows = JSON.parse(deps.io.stdout()) as Array<Record<string, unknown>>;
-    expect(rows).toEqual([expect.objectContaining({ profile: 'night', pendingLogin: { expiresAt: NOW / 1000 + 120 }, problem: expect.stringMatching(/waiting for the browser/) })]);
+    expect(rows).toEqual([expect.objectContaining({ profile: 'night', pending_login: { expires_at: NOW / 1000 + 120 }, problem: expect.stringMatching(/waiting for the browser/) })]);
     expect(deps.io.stdout()).not.toContain('verifier-0123456789');
   });
 });

@@ -48,7 +48,7 @@ describe('school doctor, with fake dependencies', () => {
     const findings = await diagnose(deps, { env: deps.env });
     expect(problems(findings)).toEqual([]);
     expect(find(findings, 'metadata')).toMatchObject({ status: 'ok', subject: API, message: expect.stringContaining(`issuer ${AS}, PKCE S256`) });
-    expect(find(findings, 'clock')).toMatchObject({ status: 'ok', data: { skewSeconds: 0 } });
+    expect(find(findings, 'clock')).toMatchObject({ status: 'ok', data: { skew_seconds: 0 } });
     expect(find(findings, 'keychain')).toMatchObject({ status: 'ok', data: { usable: true } });
     expect(find(findings, 'registration')).toMatchObject({ status: 'ok', subject: 'default' });
     expect(find(findings, 'tokens')).toMatchObject({ status: 'ok', data: { scopes: ['openid', 'courses:read'] } });

@@ -7,6 +7,7 @@ import { listOperations } from '../../src/api/openapi.js';
 import { parseConfig } from '../../src/state/config-file.js';
 import { MAX_LIFETIME_SECONDS, clampLifetime, parseTokenSet } from '../../src/state/token-set.js';
 import { CliError } from '../../src/errors.js';
+import { outcomeOf } from '../helpers/outcome.js';
 
 const anyJson = fc.oneof(fc.jsonValue(), fc.string({ unit: 'binary', maxLength: 60 }).map((s) => s as unknown));
 const asText = (v: unknown) => (typeof v === 'string' && Math.random() < 0.5 ? v : JSON.stringify(v) ?? 'null');
@@ -20,15 +21,16 @@ describe('server and file JSON', () => {
     );
     fc.assert(
       fc.property(fc.oneof(anyJson, tokenSetLike), (value) => {
-        try {
-          const set = parseTokenSet(asText(value), 'the test store');
-          expect(typeof set.accessToken).toBe('string');
-          if (set.expiresAt !== undefined) expect(Number.isNaN(new Date(set.expiresAt * 1000).getTime())).toBe(false);
-          expect(Number.isFinite(set.obtainedAt)).toBe(true);
-          if (set.scope !== undefined) expect(typeof set.scope).toBe('string');
-        } catch (err) {
-          expect(err).toBeInstanceOf(CliError);
+        const parsed = outcomeOf(() => parseTokenSet(asText(value), 'the test store'));
+        if (!parsed.ok) {
+          expect(parsed.error).toBeInstanceOf(CliError);
+          return;
         }
+        const set = parsed.value;
+        expect(typeof set.accessToken).toBe('string');
+        if (set.expiresAt !== undefined) expect(Number.isNaN(new Date(set.expiresAt * 1000).getTime())).toBe(false);
+        expect(Number.isFinite(set.obtainedAt)).toBe(true);
+        if (set.scope !== undefined) expect(typeof set.scope).toBe('string');
       }),
       { numRuns: 5000 },
     );
@@ -52,13 +54,13 @@ describe('server and file JSON', () => {
     const configLike = fc.record({ version: fc.jsonValue(), profiles: fc.oneof(fc.jsonValue(), fc.dictionary(fc.string(), fc.record({ baseUrl: fc.oneof(fc.string(), fc.integer()), issuer: fc.oneof(fc.string(), fc.integer()) }))), clients: fc.jsonValue() }, { requiredKeys: [] });
     fc.assert(
       fc.property(fc.oneof(anyJson, configLike), (value) => {
-        try {
-          const config = parseConfig(asText(value), '/test/config.json');
-          expect(typeof config.profiles).toBe('object');
-          for (const p of Object.values(config.profiles)) expect(typeof p.baseUrl).toBe('string');
-        } catch (err) {
-          expect(err).toBeInstanceOf(CliError);
+        const parsed = outcomeOf(() => parseConfig(asText(value), '/test/config.json'));
+        if (!parsed.ok) {
+          expect(parsed.error).toBeInstanceOf(CliError);
+          return;
         }
+        expect(typeof parsed.value.profiles).toBe('object');
+        for (const p of Object.values(parsed.value.profiles)) expect(typeof p.baseUrl).toBe('string');
       }),
       { numRuns: 4000 },
     );

@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, lchown, lstat, mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -9,6 +9,18 @@ import { openFileStore } from '../../src/state/file-store.js';
 
 let dir: string;
 const mode = async (p: string) => (await stat(p)).mode & 0o777;
+
+// The checks are given the user to compare with, so no second real user is needed: they play
+// PLAYED_UID, and a path made here belongs to "another user" as long as it is not root's (root's
+// paths are trusted by design), so root first gives what it made to a stand-in uid.
+const PLAYED_UID = 54321;
+const STAND_IN_UID = 12345;
+async function ownedByAnother(path: string): Promise<number> {
+  if (process.getuid?.() === 0) await lchown(path, STAND_IN_UID, STAND_IN_UID);
+  const owner = (await lstat(path)).uid;
+  expect([0, PLAYED_UID]).not.toContain(owner);
+  return owner;
+}
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'school-perm-'));
@@ -67,35 +79,38 @@ describe('private dirs and files, checked like ~/.ssh', () => {
     expect((err as CliError).hint).toContain('mv ');
   });
 
-  // Giving a file to another user needs root: these run where the tests run as root (CI containers).
-  it.runIf(process.getuid?.() === 0)('refuses a dir or a credential file owned by another user, naming the path and chown', async () => {
-    const { chown } = await import('node:fs/promises');
+  it('refuses a dir or a credential file owned by another user, naming the path and chown', async () => {
     const config = join(dir, 'config');
     await mkdir(config, { mode: 0o700 });
-    await chown(config, 12345, 12345);
-    const err = await checkPrivatePath(config, 'directory', () => undefined).catch((e: unknown) => e);
+    const owner = await ownedByAnother(config);
+    const err = await checkPrivatePath(config, 'directory', () => undefined, PLAYED_UID).catch((e: unknown) => e);
     expect((err as CliError).code).toBe('unsafe_permissions');
-    expect((err as CliError).message).toBe(`The directory ${config} belongs to another user (uid 12345); refusing to use it.`);
+    expect((err as CliError).message).toBe(`The directory ${config} belongs to another user (uid ${owner}); refusing to use it.`);
     expect((err as CliError).hint).toContain(`chown -R "$(id -un)" '${config}'`);
-    await chown(config, 0, 0);
-    const file = join(config, 'credentials.json');
+    const file = join(dir, 'credentials.json');
     await writeFile(file, '{"version":1,"entries":{}}', { mode: 0o600 });
-    await chown(file, 12345, 12345);
-    const store = openFileStore(file, join(config, 'locks'));
-    await expect(store.get('a')).rejects.toMatchObject({ code: 'unsafe_permissions' });
+    await ownedByAnother(file);
+    await expect(checkPrivatePath(file, 'file', () => undefined, PLAYED_UID)).rejects.toMatchObject({ code: 'unsafe_permissions', message: expect.stringContaining(file) });
+    // The same paths pass for the user who owns them.
+    await expect(checkPrivatePath(config, 'directory', () => undefined, owner)).resolves.toBeUndefined();
   });
 
-  it.runIf(typeof process.getuid === 'function' && process.getuid() !== 0)('accepts a root-owned dir that is private, refuses one open to others', async () => {
-    await expect(checkPrivatePath('/root', 'directory', () => undefined)).resolves.toBeUndefined();
-    const err = await checkPrivatePath('/tmp', 'directory', () => undefined).catch((e: unknown) => e);
+  it("accepts root's dir when it is private, refuses it open to others", async () => {
+    // Root's own dirs: one made here when the tests run as root, else root's home (mode 700).
+    const rootsPrivateDir = process.getuid?.() === 0 ? join(dir, 'roots') : '/root';
+    if (rootsPrivateDir !== '/root') await mkdir(rootsPrivateDir, { mode: 0o700 });
+    expect((await stat(rootsPrivateDir)).uid).toBe(0);
+    await expect(checkPrivatePath(rootsPrivateDir, 'directory', () => undefined, PLAYED_UID)).resolves.toBeUndefined();
+    const err = await checkPrivatePath('/tmp', 'directory', () => undefined, PLAYED_UID).catch((e: unknown) => e);
     expect((err as CliError).code).toBe('unsafe_permissions');
     expect((err as CliError).message).toMatch(/\/tmp is open to other users \(mode 777\); refusing/);
   });
 });
 
 describe('what others could plant', () => {
-  it.runIf(process.getuid?.() === 0)('refuses a writable dir holding something another user put there, and leaves it for a person to check', async () => {
-    const { chown, symlink } = await import('node:fs/promises');
+  // A dir of ours holding another user's file: as a normal user no such tree can be made.
+  it.runIf(process.getuid?.() === 0)('refuses a writable dir holding something another user put there, and leaves it for a person to check (as root only: only root can make a tree holding two users\' files)', async () => {
+    const { chown } = await import('node:fs/promises');
     const config = join(dir, 'config');
     await mkdir(join(config, 'cache', 'servers'), { recursive: true });
     await chmod(config, 0o777);
@@ -106,15 +121,16 @@ describe('what others could plant', () => {
     expect((err as CliError).code).toBe('unsafe_permissions');
     expect((err as CliError).message).toBe(`The directory ${config} is writable by other users (mode 777) and holds ${planted}, which belongs to another user (uid 12345); refusing to use it.`);
     expect(await mode(config)).toBe(0o777);
-    // A link another user planted is theirs, wherever it points.
-    await rm(planted);
-    await chmod(config, 0o700);
-    const file = join(config, 'credentials.json');
+  });
+
+  it('refuses a link another user planted, wherever it points', async () => {
+    const file = join(dir, 'credentials.json');
     const target = join(dir, 'mine.json');
     await writeFile(target, '{}', { mode: 0o600 });
     await symlink(target, file);
-    const { lchown } = await import('node:fs/promises');
-    await lchown(file, 12345, 12345);
-    await expect(checkPrivatePath(file, 'file', () => undefined)).rejects.toMatchObject({ code: 'unsafe_permissions' });
+    const owner = await ownedByAnother(file);
+    await expect(checkPrivatePath(file, 'file', () => undefined, PLAYED_UID)).rejects.toMatchObject({ code: 'unsafe_permissions', message: expect.stringContaining(`uid ${owner}`) });
+    // The target alone is fine for the user it belongs to.
+    await expect(checkPrivatePath(target, 'file', () => undefined, (await stat(target)).uid)).resolves.toBeUndefined();
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { outcomeOf } from '../helpers/outcome.js';
 import { checkScopes, defaultScopes, parseScopes, requestedScopes, suggestScope, withheldScopes } from '../../src/login/scopes.js';
 
 const SUPPORTED = ['openid', 'profile', 'email', 'courses:read', 'courses:write', 'students:read', 'orders:read', 'storage:write'];
@@ -20,16 +21,12 @@ describe('scopes', () => {
   });
 
   it('refuses unknown scopes with a usage error naming the suggestion', () => {
-    try {
-      checkScopes(['openid', 'cources:read'], SUPPORTED);
-      expect.unreachable();
-    } catch (err) {
-      const e = err as { exitCode: number; message: string; scope: string; hint: string };
-      expect(e.exitCode).toBe(2);
-      expect(e.message).toContain('"cources:read"');
-      expect(e.message).toContain('Did you mean "courses:read"?');
-      expect(e.hint).toBe("school login --scope 'openid courses:read'");
-    }
+    expect(() => checkScopes(['openid', 'cources:read'], SUPPORTED)).toThrow(expect.objectContaining({
+      exitCode: 2,
+      message: expect.stringContaining('"cources:read"'),
+      hint: "school login --scope 'openid courses:read'",
+    }));
+    expect(() => checkScopes(['openid', 'cources:read'], SUPPORTED)).toThrow('Did you mean "courses:read"?');
   });
 
   it('accepts advertised scopes and skips the check when the server lists none', () => {
@@ -66,13 +63,9 @@ describe('scopes', () => {
 describe('"did you mean" with a hostile server', () => {
   it('suggests only plain scope names, never shell syntax, and shows the unknown scope escaped', () => {
     const supported = ['openid', 'courses:read;touch$IFS/tmp/pwned', 'courses:re$(id)', 'courses:rea`id`', 'courses:reed\u001b]52;c;x\u0007'];
-    let err: unknown;
-    try {
-      checkScopes(['courses:reed\u001b[2J'], supported);
-    } catch (e) {
-      err = e;
-    }
-    const e = err as { message: string; hint?: string };
+    const refused = outcomeOf(() => checkScopes(['courses:reed\u001b[2J'], supported));
+    expect(refused.ok).toBe(false);
+    const e = (refused.ok ? {} : refused.error) as { message: string; hint?: string };
     expect(e.message).not.toContain('Did you mean');
     expect(e.message).toContain('courses:reed\\u{1b}[2J');
     expect(e.hint).not.toMatch(/[;$]|pwned|\u001b|`id`/);

@@ -111,9 +111,13 @@ describe('getting a usable session', () => {
       expect(notices).toEqual([]);
     });
 
-    it('names what to do when the seed is spent', async () => {
+    it('names what to do when the seed is spent: another job may have spent it, and the ways to run jobs in parallel', async () => {
       const { resolve } = await setup({ env: ci, refresh: 'invalid_grant' });
-      await expect(resolve()).rejects.toMatchObject({ problem: 'refused', hint: expect.stringMatching(/mint a new seed/) });
+      const refused = resolve();
+      await expect(refused).rejects.toMatchObject({ problem: 'refused', exitCode: 4, hint: expect.stringMatching(/mint a new seed/) });
+      await expect(refused).rejects.toMatchObject({
+        hint: expect.stringMatching(/another job running with the same seed may have spent it.*each job its own seed.*school login --confidential/),
+      });
     });
   });
 });

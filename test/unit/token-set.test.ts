@@ -30,10 +30,6 @@ describe('refresh policy', () => {
   });
   it('reports corrupted entries as an authentication problem without echoing them', () => {
     expect(() => parseTokenSet('{not json at-secret', 'the OS keychain')).toThrow(/corrupted/);
-    try {
-      parseTokenSet('{"foo":1}', 'x');
-    } catch (e) {
-      expect((e as { exitCode: number }).exitCode).toBe(4);
-    }
+    expect(() => parseTokenSet('{"foo":1}', 'x')).toThrow(expect.objectContaining({ exitCode: 4 }));
   });
 });

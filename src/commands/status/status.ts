@@ -28,6 +28,39 @@ export interface ProfileStatus {
   problem?: string;
 }
 
+/** A row under --json: snake_case keys, like every --json output of the CLI. */
+export interface ProfileStatusJson {
+  profile: string;
+  active: boolean;
+  base_url: string | null;
+  issuer: string | null;
+  client_id: string | null;
+  user: { sub?: string; name?: string; email?: string } | null;
+  scopes: string[];
+  expires_at: number | null;
+  refreshable: boolean;
+  storage: SecretSource;
+  pending_login: { expires_at: number } | null;
+  problem?: string;
+}
+
+function jsonRow(r: ProfileStatus): ProfileStatusJson {
+  return {
+    profile: r.profile,
+    active: r.active,
+    base_url: r.baseUrl,
+    issuer: r.issuer,
+    client_id: r.clientId,
+    user: r.user,
+    scopes: r.scopes,
+    expires_at: r.expiresAt,
+    refreshable: r.refreshable,
+    storage: r.storage,
+    pending_login: r.pendingLogin && { expires_at: r.pendingLogin.expiresAt },
+    ...(r.problem === undefined ? {} : { problem: r.problem }),
+  };
+}
+
 function describeExpiry(expiresAt: number | null, now: number, refreshable: boolean): string {
   const date = expiresAt === null ? undefined : new Date(expiresAt * 1000);
   if (expiresAt === null || !date || Number.isNaN(date.getTime())) return 'unknown';
@@ -126,7 +159,7 @@ async function run(deps: Deps, opts: StatusOptions): Promise<void> {
     // A malformed base URL is this row's problem, not a reason to report nothing.
     rows.unshift(environmentRow(deps, await resolveTarget(deps.state, inputs).catch(() => undefined)));
   }
-  if (opts.json) deps.io.out.write(`${terminalSafeJson(rows.map(({ location: _location, ...row }) => row), 2)}\n`);
+  if (opts.json) deps.io.out.write(`${terminalSafeJson(rows.map(jsonRow), 2)}\n`);
   else if (!rows.length) deps.io.err.write('No profiles. Run `school login --base-url https://your-school.example` to add one.\n');
   else deps.io.out.write(report(rows, now));
   const unusable = rows.filter((r) => r.problem).map((r) => `"${printable(r.profile)}"`);

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { nowSeconds } from '../../deps.js';
+import { seedNotice } from '../../session/ci-seeds.js';
 import { requireLifetime } from '../../session/lifetime.js';
 import { DEFAULT_PROFILE, type GlobalOptions } from '../../options.js';
 import { notLoggedIn, resolveSession } from '../../session/session.js';
@@ -52,6 +53,7 @@ async function handOverToCi(deps: Deps, opts: TokenOptions): Promise<void> {
   await deps.state.forgetTokens(name, profile.storage);
   await deps.state.removeProfile(name);
   deps.io.err.write(`Profile "${name}" was handed over: store these values as CI secrets; this machine no longer uses them.\n`);
+  deps.io.err.write(seedNotice(Boolean(set.clientSecret)));
 }
 
 /** Prints a valid access token and nothing else: the one command whose stdout is a secret. */
