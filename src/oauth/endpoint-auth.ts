@@ -1,5 +1,5 @@
 import { CliError } from '../errors.js';
-import type { AuthMethod } from '../state/config-file.js';
+import type { AuthMethod } from '../types/tokens.js';
 import { type ClientIdentity, endpointAuthMethod } from './client.js';
 import { ServerRefusal, oauthStep, refusesClientAuthentication } from './oauth-errors.js';
 
