@@ -14,29 +14,37 @@ import { revokeToken } from '../oauth/revoke.js';
 import { requestUserInfo } from '../oauth/userinfo.js';
 import { profileLockName } from '../session/refresh.js';
 import { serverFor } from '../session/server.js';
+import { stepUpCommand } from '../session/step-up.js';
 import type { ClientRegistration, IdentitySource, Profile } from '../state/config-file.js';
-import type { CredentialStore } from '../state/credential-store.js';
+import { type CredentialStore, PLAIN_STORAGE } from '../state/credential-store.js';
 import type { PendingLogin } from '../state/pending-login.js';
 import type { TokenSet } from '../state/token-set.js';
 import { describeUser } from '../ui/user.js';
+import { isPlainScope } from '../util/plain-name.js';
 import { printable } from '../util/printable.js';
-import { checkScopes, requestedScopes, withheldScopes } from './scopes.js';
-import { chooseStore } from './store-choice.js';
+import { droppedScopes, heldScopes } from './held-scopes.js';
+import { checkScopes, defaultScopes, requestedScopes, withheldScopes } from './scopes.js';
+import { chooseStore, storageNotice } from './store-choice.js';
 
 export const CALLBACK_PATH = '/callback';
+
+export type ScopeFlag = '--scope' | '--add-scope';
 
 export interface LoginRequest {
   profile: string;
   baseUrl: string;
+  /** `--scope`: replaces the default set. */
   scopes?: string[];
+  /** `--add-scope`: added to the scopes the profile holds now (or to the default set when it holds none). */
+  addScopes?: string[];
   /** How long the prepared login stays valid. */
   timeoutSeconds: number;
   confidential: boolean;
   insecureStorage: boolean;
   /** A Client ID Metadata Document URL, used as client_id where the server supports it. */
   clientMetadataUrl?: string;
-  /** The command line that repeats this login with other scopes, for the "did you mean" hint. */
-  retryCommand?: (scopes: string[]) => string;
+  /** The command line that repeats this login with other scopes (given to `flag`), for the "did you mean" hint. */
+  retryCommand?: (scopes: string[], flag: ScopeFlag) => string;
 }
 
 export interface LoginHooks {
@@ -118,13 +126,18 @@ export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHo
   const { as } = server;
   await deps.state.saveServer(server, nowSeconds(deps));
 
-  if (req.scopes?.length) checkScopes(req.scopes, as.scopes_supported, req.retryCommand);
+  const retry = req.retryCommand;
+  if (req.scopes?.length) checkScopes(req.scopes, as.scopes_supported, retry && ((s) => retry(s, '--scope')));
+  if (req.addScopes?.length) checkScopes(req.addScopes, as.scopes_supported, retry && ((s) => retry(s, '--add-scope')));
   // Without a scope list, an OpenID provider is known by the endpoints only it has.
   const openIdProvider = Boolean(as.userinfo_endpoint || as.id_token_signing_alg_values_supported);
-  const scopes = requestedScopes(req.scopes, as.scopes_supported, openIdProvider);
+  const asked = req.addScopes?.length
+    ? [...((await heldScopes(deps, req.profile, as.issuer)) ?? defaultScopes(as.scopes_supported, openIdProvider)), ...req.addScopes]
+    : req.scopes;
+  const scopes = requestedScopes(asked, as.scopes_supported, openIdProvider);
   const auth = chooseAuthMethod(as.token_endpoint_auth_methods_supported, req.confidential);
 
-  const store = await chooseStore(deps, req.insecureStorage, hooks.notify);
+  const { store, keychainProblem } = await chooseStore(deps, req.insecureStorage);
   const { client, redirectUri, listenerPid } = await chooseClient(deps, req, hooks, server, store, auth);
   const request = await authorizationRequest(as, { clientId: client.clientId, redirectUri, scopes, resource: server.resource });
   const pending: PendingLogin = {
@@ -140,6 +153,7 @@ export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHo
     nonce: request.nonce,
     scopes,
     storage: store.kind,
+    keychainProblem,
     authorizationUrl: request.url,
     expiresAt: nowSeconds(deps) + req.timeoutSeconds,
     listenerPid,
@@ -250,6 +264,9 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
     throw err;
   }
   const { tokens, idClaims } = exchanged;
+  // No `scope` in the answer means everything asked was granted (RFC 6749 §5.1): kept as such, so
+  // that `login --add-scope` and the check for dropped scopes know what this session holds.
+  tokens.scope ??= pending.scopes.join(' ');
   const identity = await learnIdentity(deps, server, client, tokens, idClaims);
   const warnings = [...identity.warnings];
   const withheld = withheldScopes(pending.scopes, exchanged.grantedScope, exchanged.refreshTokenIssued);
@@ -287,11 +304,18 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
     ]);
     throw err;
   }
+  const dropped = replaced?.issuer === as.issuer ? droppedScopes(replaced.scope, tokens.scope) : [];
+  if (dropped.length) {
+    const several = dropped.length > 1;
+    const again = dropped.some(isPlainScope) ? ` \`${stepUpCommand({ profile: pending.profile }, dropped)}\` asks for ${several ? 'them' : 'it'} again.` : '';
+    warnings.push(`This login holds fewer scopes than the profile had: ${printable(dropped.join(', '))} ${several ? 'were' : 'was'} dropped.${again}`);
+  }
   // The grant this login replaces is no longer used by anyone: end it at its server.
   if (replaced?.refreshToken && replaced.issuer === as.issuer && replaced.refreshToken !== tokens.refreshToken) {
     await revokeQuietly(deps, server, clientOf(replaced), [[replaced.refreshToken, 'refresh_token']]);
   }
   const location = (await deps.state.openStore(pending.storage)).location;
+  if (pending.storage === PLAIN_STORAGE) warnings.push(storageNotice(location, pending.keychainProblem, deps.verbose));
   return { profile, user: identity.claims ? describeUser(identity.claims) : undefined, warnings, location };
 }
 

@@ -36,6 +36,8 @@ export interface FakeAuthServer extends HttpClient {
   revocation: 'ok' | 'absent' | 'access_unsupported' | 'unavailable';
   /** The `nonce` that ID token carries (a real server echoes the authorization request's). */
   idTokenNonce?: string;
+  /** The `scope` the token endpoint answers with; none when null (everything asked was granted). */
+  grantedScope: string | null;
   /** The metadata document; a test may remove endpoints before discovery. */
   metadata: Record<string, unknown>;
 }
@@ -75,6 +77,7 @@ export function fakeAuthServer(): FakeAuthServer {
     refresh: 'rotate',
     revocation: 'ok',
     userinfoSubject: 'u-ada',
+    grantedScope: 'openid courses:read',
     async request(req: HttpRequest) {
       const url = String(req.url);
       const method = (req.method ?? 'GET').toUpperCase();
@@ -112,7 +115,7 @@ export function fakeAuthServer(): FakeAuthServer {
             grantType === 'authorization_code' && server.idTokenSubject
               ? { id_token: idToken({ iss: AS, sub: server.idTokenSubject, aud: form.get('client_id'), iat: now, exp: now + 300, nonce: server.idTokenNonce, name: 'Ada (from the ID token)' }) }
               : {};
-          return json(200, { access_token: mint('at'), token_type: 'Bearer', expires_in: 3600, scope: 'openid courses:read', ...(keep ? {} : { refresh_token: mint('rt') }), ...id }, url);
+          return json(200, { access_token: mint('at'), token_type: 'Bearer', expires_in: 3600, ...(server.grantedScope === null ? {} : { scope: server.grantedScope }), ...(keep ? {} : { refresh_token: mint('rt') }), ...id }, url);
         }
         default:
           return json(404, { error: 'not_found' }, url);

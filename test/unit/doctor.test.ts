@@ -104,7 +104,34 @@ describe('school doctor, with fake dependencies', () => {
     const deps = await setup();
     const findings = await diagnose(deps, { profile: 'other' });
     expect(findings.filter((f) => f.subject === 'default')).toEqual([]);
-    expect(find(findings, 'tokens')).toMatchObject({ subject: 'other', status: 'info', message: 'No profile "other" is saved.' });
+    expect(find(findings, 'tokens')).toMatchObject({ subject: 'other', status: 'info', message: 'No profile "other" is saved: `school login --profile other` makes it.' });
+  });
+
+  it('asks to start a keychain service where none answers, and to unlock only a locked one', async () => {
+    const missing = find(await diagnose(await setup({ keychain: 'missing', storage: 'file' }), {}), 'keychain');
+    expect(missing).toMatchObject({ status: 'warning', fix: expect.stringContaining('start one (e.g. gnome-keyring)') });
+    expect(missing?.fix).not.toMatch(/unlock/i);
+    const locked = find(await diagnose(await setup({ keychain: 'locked' }), {}), 'keychain');
+    expect(locked?.fix).toMatch(/^Unlock the keyring/);
+  });
+
+  it('gives fixes with warnings and problems only, never under a fact', async () => {
+    const deps = fakeDeps({ now: NOW, http: serverWithDate(), keychain: 'missing' });
+    const findings = [...(await diagnose(deps, {})), ...(await diagnose(deps, { profile: 'other' }))];
+    expect(findings.some((f) => f.status === 'info')).toBe(true);
+    expect(findings.filter((f) => (f.status === 'info' || f.status === 'ok') && f.fix !== undefined)).toEqual([]);
+    await doctorCommand.execute(() => deps, {}, []).catch(() => undefined);
+    const report = deps.io.stdout();
+    expect(report).toContain('No server to check');
+    expect(report).not.toContain('Fix: Run `school doctor');
+  });
+
+  it('checks the server a logged-out profile remembers', async () => {
+    const deps = await setup();
+    await deps.state.removeProfile('default');
+    const findings = await diagnose(deps, {});
+    expect(find(findings, 'metadata')).toMatchObject({ status: 'ok', subject: API });
+    expect(find(findings, 'base_url')).toBeUndefined();
   });
 
   it('prints the report as JSON on stdout, no secret in it, and fails with problems_found when there is a problem', async () => {

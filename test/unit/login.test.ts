@@ -132,3 +132,72 @@ describe('login as a transaction', () => {
     expect(result.warnings).toEqual(['The server granted fewer scopes than asked: courses:write was not granted.']);
   });
 });
+
+describe('choosing scopes at login', () => {
+  const ALL = ['openid', 'profile', 'email', 'offline_access', 'courses:read', 'courses:write', 'students:read'];
+  const scopeOf = (p: { authorizationUrl: string }) => new URL(p.authorizationUrl).searchParams.get('scope');
+
+  async function loggedIn(granted: string) {
+    const s = setup();
+    s.server.metadata.scopes_supported = ALL;
+    s.server.grantedScope = granted;
+    const first = await prepareLogin(s.deps, request, s.hooks);
+    await completeLogin(s.deps, first, redirectFor(first));
+    return s;
+  }
+
+  it('--add-scope asks for the scopes the profile holds now plus the added ones', async () => {
+    const { deps, hooks } = await loggedIn('openid profile email courses:read students:read');
+    const pending = await prepareLogin(deps, { ...request, addScopes: ['courses:write'] }, hooks);
+    expect(scopeOf(pending)).toBe('openid offline_access profile email courses:read students:read courses:write');
+  });
+
+  it('--add-scope without a profile asks for the default set plus the added ones', async () => {
+    const { server, deps, hooks } = setup();
+    server.metadata.scopes_supported = ALL;
+    const pending = await prepareLogin(deps, { ...request, addScopes: ['courses:write'] }, hooks);
+    expect(scopeOf(pending)).toBe('openid offline_access profile email courses:read students:read courses:write');
+  });
+
+  it('--scope replaces the default set, openid and offline_access still added', async () => {
+    const { server, deps, hooks } = setup();
+    server.metadata.scopes_supported = ALL;
+    const pending = await prepareLogin(deps, { ...request, scopes: ['courses:read'] }, hooks);
+    expect(scopeOf(pending)).toBe('openid offline_access courses:read');
+  });
+
+  it('refuses a misspelt --add-scope with the corrected --add-scope command', async () => {
+    const { server, deps, hooks } = setup();
+    server.metadata.scopes_supported = ALL;
+    const retryCommand = (scopes: string[], flag: string) => `school login ${flag} ${scopes.join(',')}`;
+    await expect(prepareLogin(deps, { ...request, addScopes: ['cources:write'], retryCommand }, hooks)).rejects.toMatchObject({
+      code: 'invalid_scope',
+      hint: 'school login --add-scope courses:write',
+    });
+  });
+
+  it('says which scopes a login dropped, with the command that asks for them again', async () => {
+    const { server, deps, hooks } = await loggedIn('openid profile courses:read courses:write');
+    server.grantedScope = 'openid courses:read';
+    const pending = await prepareLogin(deps, { ...request, scopes: ['courses:read'] }, hooks);
+    const result = await completeLogin(deps, pending, redirectFor(pending));
+    expect(result.warnings).toContain('This login holds fewer scopes than the profile had: profile, courses:write were dropped. `school login --add-scope profile,courses:write` asks for them again.');
+  });
+
+  it('says nothing of dropped scopes when the login keeps them all', async () => {
+    const { server, deps, hooks } = await loggedIn('openid courses:read');
+    server.grantedScope = 'openid courses:read courses:write';
+    const pending = await prepareLogin(deps, { ...request, addScopes: ['courses:write'] }, hooks);
+    const result = await completeLogin(deps, pending, redirectFor(pending));
+    expect(result.warnings).toEqual([]);
+  });
+
+  it('keeps the asked scopes as the granted ones when the token response names none', async () => {
+    const { server, deps, hooks } = setup();
+    server.metadata.scopes_supported = ALL;
+    server.grantedScope = null;
+    const pending = await prepareLogin(deps, { ...request, scopes: ['courses:read'] }, hooks);
+    const result = await completeLogin(deps, pending, redirectFor(pending));
+    expect((await deps.state.readTokens('default', result.profile)).scope).toBe('openid offline_access courses:read');
+  });
+});

@@ -100,7 +100,9 @@ async function run(deps: Deps, opts: CallOptions): Promise<void> {
 
   let session: Session | undefined;
   if (!opts.anonymous) session = await resolveSession(deps, opts, { notify: (text) => deps.io.err.write(text) });
-  const baseUrl = session?.baseUrl ?? baseUrlFor(opts, deps.env, session ? undefined : await deps.state.profile(profileName(opts, deps.env)));
+  // Not logged in (or logged out): the profile's server is still the one it remembers.
+  const remembered = session ? undefined : await deps.state.rememberedBaseUrl(profileName(opts, deps.env));
+  const baseUrl = session?.baseUrl ?? baseUrlFor(opts, deps.env, remembered ? { baseUrl: remembered } : undefined);
 
   if (opts.list) {
     if (!baseUrl) throw new UsageError('No base URL: pass --base-url or log in first.');

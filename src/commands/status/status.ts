@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { nowSeconds } from '../../deps.js';
 import { CliError } from '../../errors.js';
-import { DEFAULT_PROFILE, type GlobalOptions, baseUrlFor, profileName } from '../../options.js';
+import { DEFAULT_PROFILE, type GlobalOptions, baseUrlFor, loginCommandFor, profileName } from '../../options.js';
 import type { Profile } from '../../state/config-file.js';
 import type { PendingLoginRecord } from '../../state/pending-login.js';
 import type { SecretSource } from '../../session/usable-session.js';
@@ -129,7 +129,12 @@ async function run(deps: Deps, opts: StatusOptions): Promise<void> {
     rows.unshift(environmentRow(deps, opts, profiles[active]));
   }
   if (opts.json) deps.io.out.write(`${terminalSafeJson(rows.map(({ location: _location, ...row }) => row), 2)}\n`);
-  else if (!rows.length) deps.io.err.write('No profiles. Run `school login --base-url https://your-school.example` to add one.\n');
+  else if (!rows.length) {
+    // A profile logged out of still remembers its server: the login that brings it back names it.
+    const remembered = await deps.state.rememberedBaseUrl(active);
+    const baseUrl = baseUrlFor(opts, deps.env, remembered ? { baseUrl: remembered } : undefined) ?? 'https://your-school.example';
+    deps.io.err.write(`No profiles. Run \`${loginCommandFor(active, baseUrl)}\` to add one.\n`);
+  }
   else deps.io.out.write(report(rows, now));
   const unusable = rows.filter((r) => r.problem).map((r) => `"${printable(r.profile)}"`);
   if (unusable.length) {
