@@ -2,7 +2,9 @@ import { type Deps, nowSeconds } from '../deps.js';
 import type { ErrorCode } from '../error-codes.js';
 import { describeError } from '../errors.js';
 import { proxyFor } from '../http/proxy.js';
-import { clientStillKnown } from '../oauth/probe-client.js';
+import { requestedScopes } from '../login/scopes.js';
+import { authorizationPreflight } from '../oauth/authorization-preflight.js';
+import { authorizationRequest } from '../oauth/authorize.js';
 import { type ServerInfo, discover } from '../oauth/discover.js';
 import { requestUserInfo } from '../oauth/userinfo.js';
 import { type Env, type GlobalOptions, checkProfileName, loginCommandFor, loginHint, normalizeBaseUrl, profileName } from '../options.js';
@@ -277,8 +279,9 @@ async function profileFindings(deps: Deps, name: string, profile: Profile, serve
     if (!registration) {
       at('registration', 'info', `The client ${profile.clientId} is not a saved registration (a metadata document URL, or the record was removed): not checked.`);
     } else {
-      const clientSecret = registration.authMethod !== 'none' ? await deps.state.clientSecret(profile.issuer, registration) : undefined;
-      const known = await clientStillKnown(deps.http, server.as, { clientId: registration.clientId, authMethod: registration.authMethod, clientSecret }, registration.redirectUri, deps.signal);
+      // The authorization request a login would send, never a grant: a failed grant is logged (and counted) at the server.
+      const request = await authorizationRequest(server.as, { clientId: registration.clientId, redirectUri: registration.redirectUri, scopes: requestedScopes(undefined, server.as.scopes_supported), resource: server.resource });
+      const known = (await authorizationPreflight(deps.http, request.url, registration.redirectUri, deps.signal)) !== 'refused';
       if (known) at('registration', 'ok', `The server still knows the client ${registration.clientId}.`, { data: { clientId: registration.clientId } });
       else at('registration', 'problem', `The server no longer knows the client ${registration.clientId}.`, { fix: `${relogin} (it registers the CLI again)`, data: { clientId: registration.clientId } });
     }

@@ -8,11 +8,12 @@ import { type ServerInfo, discover } from '../oauth/discover.js';
 import { exchangeCode } from '../oauth/exchange.js';
 import { introspectOwnToken } from '../oauth/introspect.js';
 import { ServerRefusal } from '../oauth/oauth-errors.js';
-import { clientStillKnown } from '../oauth/probe-client.js';
+import { authorizationPreflight } from '../oauth/authorization-preflight.js';
 import { registerClient } from '../oauth/register.js';
 import { revokeToken } from '../oauth/revoke.js';
 import { requestUserInfo } from '../oauth/userinfo.js';
 import { profileLockName } from '../session/refresh.js';
+import { loginHint } from '../options.js';
 import { serverFor } from '../session/server.js';
 import { stepUpCommand } from '../session/step-up.js';
 import type { ClientRegistration, IdentitySource, Profile } from '../state/config-file.js';
@@ -67,7 +68,27 @@ export interface LoginResult {
   location: string;
 }
 
-/** The client to log in as: a metadata document URL, the cached registration while the server knows it, else a new registration. */
+/** A new registration for this redirect URI, saved in place of the earlier one of its kind. */
+async function registerNew(deps: Deps, as: ServerInfo['as'], redirectUri: string, auth: AuthMethodChoice, store: CredentialStore, hooks: LoginHooks): Promise<ClientIdentity> {
+  if (auth.becameConfidential) {
+    hooks.notify(`The authorization server does not accept public clients; registering as a confidential client (${auth.method}).\n`);
+  }
+  const registered = await registerClient(deps.http, as, { redirectUri, authMethod: auth.method, signal: deps.signal });
+  const registration: ClientRegistration = {
+    clientId: registered.clientId,
+    authMethod: registered.authMethod,
+    redirectUri,
+    registeredAt: nowSeconds(deps),
+    secretStorage: registered.clientSecret ? store.kind : undefined,
+  };
+  await deps.state.saveClient(as.issuer, registration, registered.clientSecret);
+  return { clientId: registered.clientId, authMethod: registered.authMethod, clientSecret: registered.clientSecret };
+}
+
+/**
+ * The client to log in as: a metadata document URL, the cached registration (trusted: the
+ * authorization request itself shows whether the server still knows it), else a new registration.
+ */
 async function chooseClient(
   deps: Deps,
   req: LoginRequest,
@@ -75,7 +96,7 @@ async function chooseClient(
   server: ServerInfo,
   store: CredentialStore,
   auth: AuthMethodChoice,
-): Promise<{ client: ClientIdentity; redirectUri: string; listenerPid?: number }> {
+): Promise<{ client: ClientIdentity; redirectUri: string; listenerPid?: number; reused: boolean }> {
   const authMethod = auth.method;
   const { as } = server;
   if (req.clientMetadataUrl) {
@@ -86,7 +107,7 @@ async function chooseClient(
     }
     assertSafeUrl(req.clientMetadataUrl, 'client metadata URL');
     const { redirectUri, listenerPid } = await hooks.listen(undefined);
-    return { client: { clientId: req.clientMetadataUrl, authMethod: 'none' }, redirectUri, listenerPid };
+    return { client: { clientId: req.clientMetadataUrl, authMethod: 'none' }, redirectUri, listenerPid, reused: false };
   }
   // The server may have registered another secret-based method than the one asked: any confidential registration will do.
   const confidential = authMethod !== 'none';
@@ -94,26 +115,12 @@ async function chooseClient(
   const { redirectUri, listenerPid } = await hooks.listen(cached?.redirectUri);
   if (cached && cached.redirectUri === redirectUri) {
     const secret = confidential ? await deps.state.clientSecret(as.issuer, cached) : undefined;
-    const identity: ClientIdentity = { clientId: cached.clientId, authMethod: cached.authMethod, clientSecret: secret };
-    if ((!confidential || secret) && (await clientStillKnown(deps.http, as, identity, redirectUri, deps.signal))) {
+    if (!confidential || secret) {
       if (deps.verbose) hooks.notify(`Reusing the registered client ${printable(cached.clientId)}.\n`);
-      return { client: identity, redirectUri, listenerPid };
+      return { client: { clientId: cached.clientId, authMethod: cached.authMethod, clientSecret: secret }, redirectUri, listenerPid, reused: true };
     }
-    hooks.notify('The server no longer knows the saved client registration; registering again.\n');
   }
-  if (auth.becameConfidential) {
-    hooks.notify(`The authorization server does not accept public clients; registering as a confidential client (${authMethod}).\n`);
-  }
-  const registered = await registerClient(deps.http, as, { redirectUri, authMethod, signal: deps.signal });
-  const registration: ClientRegistration = {
-    clientId: registered.clientId,
-    authMethod: registered.authMethod,
-    redirectUri,
-    registeredAt: nowSeconds(deps),
-    secretStorage: registered.clientSecret ? store.kind : undefined,
-  };
-  await deps.state.saveClient(as.issuer, registration, registered.clientSecret);
-  return { client: { clientId: registered.clientId, authMethod: registered.authMethod, clientSecret: registered.clientSecret }, redirectUri, listenerPid };
+  return { client: await registerNew(deps, as, redirectUri, auth, store, hooks), redirectUri, listenerPid, reused: false };
 }
 
 /**
@@ -138,8 +145,19 @@ export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHo
   const auth = chooseAuthMethod(as.token_endpoint_auth_methods_supported, req.confidential);
 
   const { store, keychainProblem } = await chooseStore(deps, req.insecureStorage);
-  const { client, redirectUri, listenerPid } = await chooseClient(deps, req, hooks, server, store, auth);
-  const request = await authorizationRequest(as, { clientId: client.clientId, redirectUri, scopes, resource: server.resource });
+  const chosen = await chooseClient(deps, req, hooks, server, store, auth);
+  const { redirectUri, listenerPid } = chosen;
+  let { client } = chosen;
+  let request = await authorizationRequest(as, { clientId: client.clientId, redirectUri, scopes, resource: server.resource });
+  // A saved registration is not tried with a made-up grant (a server logs every failed one, and
+  // counts them against abuse): the authorization request the browser is about to send shows
+  // whether the server still knows the client, without any grant at all.
+  if (chosen.reused && (await authorizationPreflight(deps.http, request.url, redirectUri, deps.signal)) === 'refused') {
+    await deps.state.forgetClient(as.issuer, client.clientId);
+    hooks.notify('The server no longer knows the saved client registration; it was forgotten, registering again.\n');
+    client = await registerNew(deps, as, redirectUri, auth, store, hooks);
+    request = await authorizationRequest(as, { clientId: client.clientId, redirectUri, scopes, resource: server.resource });
+  }
   const pending: PendingLogin = {
     profile: req.profile,
     baseUrl: server.baseUrl,
@@ -160,6 +178,19 @@ export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHo
   };
   await deps.state.savePendingLogin(pending);
   return pending;
+}
+
+/** The refusals of a client itself, which a new registration cures. */
+const CLIENT_REFUSALS = new Set(['invalid_client', 'unauthorized_client']);
+
+/** Forgets a registration the server refused, so that the next login registers anew; the error says so. */
+async function clientRefused(deps: Deps, pending: PendingLogin, client: ClientIdentity, err: ServerRefusal): Promise<CliError> {
+  await deps.state.forgetClient(pending.issuer, client.clientId);
+  const answered = err.status ? `HTTP ${err.status}, ` : '';
+  return new CliError(`The server no longer accepts the saved client registration (${answered}${err.detail}); it has been forgotten, and the next login registers again.`, {
+    code: 'invalid_client',
+    hint: loginHint(pending.profile, pending.baseUrl),
+  });
 }
 
 async function clientFor(deps: Deps, pending: PendingLogin): Promise<ClientIdentity> {
@@ -242,7 +273,14 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
   const server = await serverFor(deps, pending.baseUrl, pending.issuer);
   const { as } = server;
   const client = await clientFor(deps, pending);
-  const params = await validateCallback(as, client, redirect, pending.state);
+  let params: URLSearchParams;
+  try {
+    params = await validateCallback(as, client, redirect, pending.state);
+  } catch (err) {
+    // A server that sends the refusal of a client back on the redirect (RFC 6749 §4.1.2.1).
+    if (err instanceof ServerRefusal && CLIENT_REFUSALS.has(err.error)) throw await clientRefused(deps, pending, client, err);
+    throw err;
+  }
 
   let exchanged: Awaited<ReturnType<typeof exchangeCode>>;
   try {
@@ -256,11 +294,7 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
       signal: deps.signal,
     });
   } catch (err) {
-    if (err instanceof ServerRefusal && err.error === 'invalid_client') {
-      await deps.state.forgetClient(as.issuer, client.clientId);
-      const answered = err.status ? `HTTP ${err.status}, ` : '';
-      throw new CliError(`The server no longer accepts the saved client registration (${answered}${err.detail}); it has been forgotten.`, { code: 'invalid_client', hint: 'Run `school login` again.' });
-    }
+    if (err instanceof ServerRefusal && err.error === 'invalid_client') throw await clientRefused(deps, pending, client, err);
     throw err;
   }
   const { tokens, idClaims } = exchanged;

@@ -14,10 +14,12 @@ const ACCESS_TOKEN = 'at-doctor-secret-0123456789';
 const REFRESH_TOKEN = 'rt-doctor-secret-0123456789';
 
 /** The fake server, its answers stamped with a Date `skewSeconds` behind the test clock. */
-function serverWithDate(skewSeconds = 0): HttpClient & { asked: string[] } {
+function serverWithDate(skewSeconds = 0): HttpClient & { asked: string[]; forgotten: Set<string>; grants: Array<{ grantType: string }> } {
   const server = fakeAuthServer();
   return {
     asked: server.asked,
+    forgotten: server.forgotten,
+    grants: server.grants,
     async request(req) {
       const res = await server.request(req);
       return { ...res, headers: { ...res.headers, date: new Date(NOW - skewSeconds * 1000).toUTCString() } };
@@ -124,6 +126,15 @@ describe('school doctor, with fake dependencies', () => {
     const report = deps.io.stdout();
     expect(report).toContain('No server to check');
     expect(report).not.toContain('Fix: Run `school doctor');
+  });
+
+  it('checks the saved registration with the authorization request a login sends, never a grant', async () => {
+    const http = serverWithDate();
+    const deps = await setup({ http });
+    expect(find(await diagnose(deps, {}), 'registration')).toMatchObject({ status: 'ok' });
+    http.forgotten.add('client-1');
+    expect(find(await diagnose(deps, {}), 'registration')).toMatchObject({ status: 'problem', message: 'The server no longer knows the client client-1.' });
+    expect(http.grants).toEqual([]);
   });
 
   it('checks the server a logged-out profile remembers', async () => {

@@ -86,3 +86,34 @@ describe('where a login without a keychain puts its secrets', () => {
     expect(result.warnings).toContain(`The credentials are stored in plain text at ${deps.paths.credentialsFile}, readable only by you (mode 0600), as --insecure-storage asked.`);
   });
 });
+
+describe('a login whose saved client the server refuses once the browser came back', () => {
+  it('forgets it, registers again, says so and completes in one more round', async () => {
+    const server = fakeAuthServer();
+    let rounds = 0;
+    const deps = fakeDeps({
+      http: server,
+      browser: {
+        async open(url) {
+          rounds++;
+          const asked = new URL(url).searchParams;
+          // The first round: the server loses the client between the sign-in page and the code exchange.
+          if (rounds === 1) server.forgotten.add(asked.get('client_id') ?? '');
+          const back = new URL(asked.get('redirect_uri') ?? '');
+          back.search = new URLSearchParams({ code: 'code-0123456789', state: asked.get('state') ?? '', iss: AS }).toString();
+          setTimeout(() => void fetch(back).catch(() => undefined), 10);
+          return { opened: true };
+        },
+      },
+    });
+    const first = await prepareLogin(deps, request, { notify: () => undefined, listen: async () => ({ redirectUri: REDIRECT_URI }) });
+    await completeLogin(deps, first, redirectFor(first));
+    await deps.state.removePendingLogin('default', first.storage);
+
+    await loginCommand.execute(() => deps, { timeout: '10', browser: true }, []);
+    expect(rounds).toBe(2);
+    expect(deps.io.stderr()).toContain('it has been forgotten. Registering again; sign in once more.');
+    expect(deps.io.stderr()).toContain('Logged in as Ada Lovelace');
+    expect(server.asked.filter((a) => a === `POST ${AS}/register`)).toHaveLength(2);
+  });
+});

@@ -201,3 +201,56 @@ describe('choosing scopes at login', () => {
     expect((await deps.state.readTokens('default', result.profile)).scope).toBe('openid offline_access courses:read');
   });
 });
+
+describe('a saved client registration', () => {
+  const failedOrEarly = (server: ReturnType<typeof setup>['server']) => server.grants.filter((g) => g.params.get('code') !== 'code-0123456789');
+  const registrations = (server: ReturnType<typeof setup>['server']) => server.asked.filter((a) => a === `POST ${AS}/register`).length;
+
+  it('is trusted: a second login sends no grant before its code exchange, only the authorization request', async () => {
+    const { server, deps, hooks, notices } = setup();
+    const first = await prepareLogin(deps, request, hooks);
+    await completeLogin(deps, first, redirectFor(first));
+    const second = await prepareLogin(deps, request, hooks);
+    await completeLogin(deps, second, redirectFor(second));
+    expect(second.clientId).toBe(first.clientId);
+    expect(server.grants.map((g) => g.grantType)).toEqual(['authorization_code', 'authorization_code']);
+    expect(failedOrEarly(server)).toEqual([]);
+    expect(server.asked.filter((a) => a.startsWith(`GET ${AS}/authorize?`))).toHaveLength(1);
+    expect(registrations(server)).toBe(1);
+    expect(notices.join('')).toBe('');
+  });
+
+  it('is forgotten and made again, saying so, when the authorization endpoint no longer knows it', async () => {
+    const { server, deps, hooks, notices } = setup();
+    const first = await prepareLogin(deps, request, hooks);
+    await completeLogin(deps, first, redirectFor(first));
+    server.forgotten.add(first.clientId);
+    const second = await prepareLogin(deps, request, hooks);
+    expect(second.clientId).not.toBe(first.clientId);
+    expect(new URL(second.authorizationUrl).searchParams.get('client_id')).toBe(second.clientId);
+    expect(notices.join('')).toContain('The server no longer knows the saved client registration; it was forgotten, registering again.');
+    expect(registrations(server)).toBe(2);
+    expect(server.grants.map((g) => g.grantType)).toEqual(['authorization_code']);
+    await completeLogin(deps, second, redirectFor(second));
+  });
+
+  it.each<{ where: string; forget: boolean; redirect: Record<string, string> }>([
+    { where: 'at the token endpoint', forget: true, redirect: {} },
+    { where: 'on the redirect', forget: false, redirect: { error: 'unauthorized_client', code: '' } },
+  ])('is forgotten when the server refuses it $where, and the error says the next login registers again', async ({ forget, redirect }) => {
+    const { server, deps, hooks } = setup();
+    const first = await prepareLogin(deps, request, hooks);
+    await completeLogin(deps, first, redirectFor(first));
+    const second = await prepareLogin(deps, request, hooks);
+    if (forget) server.forgotten.add(second.clientId);
+    const url = redirectFor(second, redirect);
+    if (!url.searchParams.get('code')) url.searchParams.delete('code');
+    await expect(completeLogin(deps, second, url)).rejects.toMatchObject({
+      code: 'invalid_client',
+      exitCode: 4,
+      message: expect.stringMatching(/it has been forgotten, and the next login registers again\.$/),
+    });
+    expect(await deps.state.clientRegistration(AS, () => true)).toBeUndefined();
+  });
+});
+

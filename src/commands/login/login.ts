@@ -165,10 +165,24 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
   const port = parseLoginPort(opts.port);
   const timeoutSeconds = parseTimeout(opts.timeout);
   const request = await loginRequest(deps, opts, profile, timeoutSeconds);
-  const notify = (text: string) => deps.io.err.write(text);
   // This login replaces one left pending by `--no-wait`.
   await cancelPendingLogin(deps, profile).catch(() => false);
 
+  try {
+    await browserLogin(deps, opts, request, port, timeoutSeconds);
+  } catch (err) {
+    // The server refused the saved registration only when the browser came back (on the redirect or
+    // at the token endpoint): it is forgotten, and one more round registers anew.
+    if (!(err instanceof CliError && err.code === 'invalid_client')) throw err;
+    deps.io.err.write(`${err.message.replace(/, and the next login registers again\.$/, '.')} Registering again; sign in once more.\n`);
+    await browserLogin(deps, opts, request, port, timeoutSeconds);
+  }
+}
+
+/** One round of the waiting login: prepare, send the browser, receive the redirect, complete, say so. */
+async function browserLogin(deps: Deps, opts: LoginOptions, request: LoginRequest, port: number | undefined, timeoutSeconds: number): Promise<void> {
+  const { profile } = request;
+  const notify = (text: string) => deps.io.err.write(text);
   let listener: LoopbackListener | undefined;
   let pending: PendingLogin | undefined;
   let ok = false;
