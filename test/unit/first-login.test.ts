@@ -117,3 +117,24 @@ describe('a login whose saved client the server refuses once the browser came ba
     expect(server.asked.filter((a) => a === `POST ${AS}/register`)).toHaveLength(2);
   });
 });
+
+describe('a connection that is refused', () => {
+  it('names the host and the port that refused it, the port being the usual mistake', async () => {
+    const { createServer } = await import('node:net');
+    const { createHttpClient } = await import('../../src/http/client.js');
+    const { describeError } = await import('../../src/errors.js');
+    // A port that was just free: nothing listens there now.
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const { port: p } = s.address() as { port: number };
+        s.close(() => resolve(p));
+      });
+    });
+    const err = await createHttpClient({ env: {} }).request({ url: `http://127.0.0.1:${port}/api` }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(describeError(err).message).toBe(`Could not reach the server (127.0.0.1:${port}): connection refused.`);
+    expect(describeError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', address: '::1', port: 8443 })).message).toBe('Could not reach the server ([::1]:8443): connection refused.');
+  });
+});
