@@ -8,7 +8,7 @@
 # Options followed by a value: the word after them is that value, never a command or a path.
 _school_takes_value() {
     case $1 in
-        --base-url | --profile | --scope | --port | --timeout | --client-metadata-url | --min-ttl | \
+        --base-url | --profile | --scope | --add-scope | --port | --timeout | --client-metadata-url | --min-ttl | \
             -X | --method | -H | --header | -f | --raw-field | -F | --field | --input | \
             --jq | --retry)
             return 0 ;;
@@ -123,7 +123,7 @@ _school() {
             --profile)
                 mapfile -t list < <(command school "${ctx[@]}" __complete profiles 2>/dev/null)
                 _school_add "$keep" "$cur" "${list[@]}" ;;
-            --scope)
+            --scope | --add-scope)
                 # A list separated by commas: complete its last item, without repeating the others.
                 local chosen=${cur%"${cur##*,}"} s
                 keep+=$chosen
@@ -152,7 +152,7 @@ _school() {
         local -a opts=(--base-url --profile --json --verbose -h --help)
         case $cmd in
             '') opts+=(--version) ;;
-            login) opts+=(--scope --no-browser --port --timeout --confidential --insecure-storage --client-metadata-url --wait --no-wait) ;;
+            login) opts+=(--scope --add-scope --no-browser --port --timeout --confidential --insecure-storage --client-metadata-url --wait --no-wait) ;;
             logout) opts+=(--all) ;;
             token) opts+=(--min-ttl --for-ci) ;;
             call) opts+=(-X --method -H --header -f --raw-field -F --field --input -i --include --anonymous --list

@@ -25,7 +25,7 @@ function __school_state
                 case --
                     set dashdash 1
                     continue
-                case --base-url --profile --scope --port --timeout --client-metadata-url --min-ttl -X --method -H --header -f --raw-field -F --field --input --jq --retry
+                case --base-url --profile --scope --add-scope --port --timeout --client-metadata-url --min-ttl -X --method -H --header -f --raw-field -F --field --input --jq --retry
                     set skip 1
                     continue
                 case '-*'
@@ -82,7 +82,7 @@ end
 # --scope takes a list separated by commas: complete its last item, leaving out the ones
 # already there.
 function __school_scopes
-    set -l token (string replace -r -- '^--scope=' '' (commandline -ct))
+    set -l token (string replace -r -- '^--(add-)?scope=' '' (commandline -ct))
     set -l head (string match -r -- '^.*,' $token)
     set -l chosen (string split , -- $head)
     for scope in (__school_complete scopes)
@@ -124,6 +124,7 @@ complete -c school -n __school_needs_command -a help -d 'Show help for a command
 
 # login
 complete -c school -n '__school_using login' -l scope -x -a '(__school_scopes)' -d 'Scopes to request, comma-separated'
+complete -c school -n '__school_using login' -l add-scope -x -a '(__school_scopes)' -d 'Scopes to add to the ones held, comma-separated'
 complete -c school -n '__school_using login' -l no-browser -d 'Print the URL instead of opening a browser'
 complete -c school -n '__school_using login' -l port -x -d 'Loopback port for the redirect'
 complete -c school -n '__school_using login' -l timeout -x -d 'Seconds to wait for the browser'

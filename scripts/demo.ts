@@ -27,6 +27,8 @@ console.log(`Demo config dir: ${env.SCHOOL_CONFIG_DIR}`);
 console.log(headless ? 'No display: a headless Chromium signs in for you.\n' : 'Your browser will open: sign in as ada / lovelace and approve.\n');
 
 let failures = 0;
+/** What the last step wrote on stderr. */
+let lastStderr = '';
 async function step(args: string[], expectCode: number, show: (out: string) => string = (o) => o): Promise<string> {
   console.log(bold(`$ school ${args.map((a) => (/\s/.test(a) ? `"${a}"` : a)).join(' ')}`));
   const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['inherit', 'pipe', 'pipe'] });
@@ -38,6 +40,7 @@ async function step(args: string[], expectCode: number, show: (out: string) => s
     process.stdout.write(dim(String(c)));
   });
   const code: number = await new Promise((r) => child.on('close', (c) => r(c ?? 1)));
+  lastStderr = err;
   if (out) process.stdout.write(`${show(out).replace(/\n?$/, '\n')}`);
   if (code !== 0) console.log(dim(`(exit ${code})`));
   if (code !== expectCode) {
@@ -55,7 +58,17 @@ try {
   await step(['token'], 0, (t) => `${t.slice(0, 8)}… (${t.trim().length} characters; shortened here)`);
   await step(['call', '/api/courses'], 0);
   await step(['call', '-X', 'POST', '/api/courses', '-f', 'title=Difference Engines'], 4);
-  await step(['login', '--scope', 'openid profile email courses:read courses:write'], 0);
+  // The step-up is the very command the 403 named: the scopes held now, plus the missing one.
+  const hinted = /Run: school (login --add-scope \S+)/.exec(lastStderr)?.[1].split(' ');
+  if (!hinted) {
+    failures += 1;
+    console.log('!! the 403 did not name a `school login --add-scope …` command\n');
+  }
+  await step(hinted ?? ['login', '--add-scope', 'courses:write'], 0);
+  if (/dropped/.test(lastStderr)) {
+    failures += 1;
+    console.log('!! the step-up login dropped scopes the profile had\n');
+  }
   await step(['call', '-X', 'POST', '/api/courses', '-f', 'title=Difference Engines', '-F', 'seats=30'], 0);
   await step(['call', '--list'], 0);
   await step(['logout'], 0);

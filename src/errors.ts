@@ -89,6 +89,21 @@ function stringField(err: unknown, key: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/**
+ * Where a connection failed, as far as the error (or its cause) says: the host, with the port
+ * when known (`127.0.0.1:8080`: a wrong port is the usual mistake behind "connection refused").
+ */
+function networkPlace(err: unknown): string | undefined {
+  for (const e of [err, err && typeof err === 'object' && 'cause' in err ? err.cause : undefined]) {
+    const host = stringField(e, 'hostname') ?? stringField(e, 'address');
+    if (!host) continue;
+    const port = e && typeof e === 'object' && 'port' in e && typeof e.port === 'number' ? e.port : undefined;
+    const shown = host.includes(':') ? `[${host}]` : host;
+    return port === undefined ? host : `${shown}:${port}`;
+  }
+  return undefined;
+}
+
 /** The network failure an error (or its cause) names, as a key of NETWORK_CODES. */
 function networkCode(err: unknown): string | undefined {
   for (const e of [err, err && typeof err === 'object' && 'cause' in err ? err.cause : undefined]) {
@@ -119,7 +134,7 @@ export function describeError(err: unknown): ErrorReport & { exitCode: number } 
   }
   const code = networkCode(err);
   if (code) {
-    const where = stringField(err, 'hostname') ?? stringField(err, 'address');
+    const where = networkPlace(err);
     return {
       error: 'network_error',
       message: `Could not reach the server${where ? ` (${where})` : ''}: ${NETWORK_CODES[code]}.`,

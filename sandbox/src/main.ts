@@ -97,9 +97,11 @@ async function main() {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 
+  // The base URL goes to stdout for scripts; on a terminal that line is already in view, so the
+  // notes on stderr do not print it a second time.
   process.stdout.write(`${sandbox.baseUrl}\n`);
-  console.error(`School sandbox running at ${sandbox.baseUrl}`);
-  console.error(`Authorization server (issuer): ${sandbox.issuer}`);
+  console.error(process.stdout.isTTY ? 'School sandbox running at the base URL above.' : `School sandbox running at ${sandbox.baseUrl}`);
+  console.error(sandbox.issuer === sandbox.baseUrl ? 'Authorization server (issuer): the same URL.' : `Authorization server (issuer): ${sandbox.issuer}`);
   console.error(`Metadata: ${sandbox.issuer}/.well-known/oauth-authorization-server`);
   console.error(`Users: ${sandbox.users.map((u) => `${u.username} / ${u.password} (${u.name})`).join(', ')}`);
   if (eventsFile) console.error(`Events: ${eventsFile}`);

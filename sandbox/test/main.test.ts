@@ -53,6 +53,24 @@ describe('school-sandbox', () => {
     expect(lines.some((e) => e.type === 'metadata')).toBe(true);
   });
 
+  it('shows its base URL once on a terminal', async () => {
+    // Under `script`, stdout and stderr are one terminal, as with `npm run sandbox`.
+    const child = spawn('script', ['-qec', `${process.execPath} ${bin} --quiet`, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    children.push(child);
+    let screen = '';
+    const ready = new Promise<void>((resolve) => {
+      child.stdout!.on('data', (d) => {
+        screen += d;
+        if (screen.includes('Ctrl-C')) resolve();
+      });
+    });
+    await ready;
+    process.kill(-child.pid!, 'SIGTERM');
+    const urls = screen.match(/http:\/\/127\.0\.0\.1:\d+(?![\d/])/g) ?? [];
+    expect(urls.length).toBe(1);
+    expect(screen).toContain('School sandbox running at the base URL above.');
+  });
+
   it('honours --port and stops on SIGINT', async () => {
     const probe = spawn(process.execPath, ['-e', "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"]);
     const port = Number(await new Promise<string>((resolve) => probe.stdout!.once('data', (d) => resolve(String(d).trim()))));

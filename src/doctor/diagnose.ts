@@ -2,12 +2,14 @@ import { type Deps, nowSeconds } from '../deps.js';
 import type { ErrorCode } from '../error-codes.js';
 import { describeError } from '../errors.js';
 import { proxyFor } from '../http/proxy.js';
-import { clientStillKnown } from '../oauth/probe-client.js';
+import { requestedScopes } from '../login/scopes.js';
+import { authorizationPreflight } from '../oauth/authorization-preflight.js';
+import { authorizationRequest } from '../oauth/authorize.js';
 import { type ServerInfo, discover } from '../oauth/discover.js';
 import { requestUserInfo } from '../oauth/userinfo.js';
 import { type TargetInputs, explicitBaseUrl, targetProfile } from '../session/target.js';
 import type { Env } from '../types/env.js';
-import { checkProfileName, loginHint } from '../util/profiles.js';
+import { checkProfileName, loginCommandFor, loginHint } from '../util/profiles.js';
 import type { Profile } from '../state/config-file.js';
 import { type PathVerdict, inspectPrivatePath, reportRepairsTo } from '../state/permissions.js';
 import type { ProbeResult } from '../state/credential-store.js';
@@ -148,6 +150,17 @@ async function fileFindings(deps: Deps): Promise<Finding[]> {
   return findings;
 }
 
+/**
+ * The fix for an unusable keychain, by what is wrong: a keyring that is there but locked is
+ * unlocked; where none answers at all there is nothing to unlock, and one has to be started.
+ */
+export function keychainFix(reason: string): string {
+  const ci = 'in CI, use SCHOOL_TOKEN or SCHOOL_REFRESH_TOKEN';
+  if (/locked/i.test(reason)) return `Unlock the keyring (logging in to the desktop session usually does), or log in again; ${ci}.`;
+  if (/module could not be loaded/i.test(reason)) return `Install libsecret (\`apt-get install libsecret-1-dev\`), then install school again so that its keychain module builds; ${ci}.`;
+  return `No keychain service answers in this session: start one (e.g. gnome-keyring), or keep the 0600 file (--insecure-storage chooses it without this check); ${ci}.`;
+}
+
 async function keychainFinding(deps: Deps, profiles: Record<string, Profile>): Promise<Finding> {
   const started = deps.clock.now();
   let timer: NodeJS.Timeout | undefined;
@@ -169,7 +182,7 @@ async function keychainFinding(deps: Deps, profiles: Record<string, Profile>): P
     message: dependent.length
       ? `The OS keychain cannot be used (${reason}), and profile ${dependent.map((n) => `"${n}"`).join(', ')} keeps its tokens there.`
       : `The OS keychain cannot be used (${reason}): logins store their tokens in a plain 0600 file instead.`,
-    ...(headless && !dependent.length ? {} : { fix: 'Unlock the keyring, or start a Secret Service (e.g. gnome-keyring) in this session; in CI, use SCHOOL_TOKEN or SCHOOL_REFRESH_TOKEN.' }),
+    ...(headless && !dependent.length ? {} : { fix: keychainFix(reason) }),
     data: { usable: false, ms, reason },
   };
 }
@@ -271,8 +284,9 @@ async function profileFindings(deps: Deps, name: string, profile: Profile, serve
     if (!registration) {
       at('registration', 'info', `The client ${profile.clientId} is not a saved registration (a metadata document URL, or the record was removed): not checked.`);
     } else {
-      const clientSecret = registration.authMethod !== 'none' ? await deps.state.clientSecret(profile.issuer, registration) : undefined;
-      const known = await clientStillKnown(deps.http, server.as, { clientId: registration.clientId, authMethod: registration.authMethod, clientSecret }, registration.redirectUri, deps.signal);
+      // The authorization request a login would send, never a grant: a failed grant is logged (and counted) at the server.
+      const request = await authorizationRequest(server.as, { clientId: registration.clientId, redirectUri: registration.redirectUri, scopes: requestedScopes(undefined, server.as.scopes_supported), resource: server.resource });
+      const known = (await authorizationPreflight(deps.http, request.url, registration.redirectUri, deps.signal)) !== 'refused';
       if (known) at('registration', 'ok', `The server still knows the client ${registration.clientId}.`, { data: { client_id: registration.clientId } });
       else at('registration', 'problem', `The server no longer knows the client ${registration.clientId}.`, { fix: `${relogin} (it registers the CLI again)`, data: { client_id: registration.clientId } });
     }
@@ -369,7 +383,9 @@ async function diagnoseFrom(deps: Deps, inputs: TargetInputs, fileFindingsNow: (
   const profiles = only ? Object.fromEntries(Object.entries(allProfiles).filter(([name]) => name === checkProfileName(only))) : allProfiles;
 
   const explicit = askedBaseUrl(inputs);
-  const remembered = only && !profiles[only] ? await deps.state.rememberedBaseUrl(only) : undefined;
+  // A profile logged out of is remembered with its server: that server is still worth checking.
+  const named = only || targetProfile(inputs);
+  const remembered = !profiles[named] ? await deps.state.rememberedBaseUrl(named) : undefined;
   const baseUrls = [...new Set([explicit.url, ...Object.values(profiles).map((p) => p.baseUrl), remembered].filter((u): u is string => Boolean(u)))];
 
   findings.push(...proxyFindings(deps.env, baseUrls));
@@ -378,7 +394,7 @@ async function diagnoseFrom(deps: Deps, inputs: TargetInputs, fileFindingsNow: (
 
   if (explicit.finding) findings.push(explicit.finding);
   else if (!baseUrls.length) {
-    findings.push({ area: 'server', check: 'base_url', status: 'info', message: 'No server to check: no profile, no --base-url, no SCHOOL_BASE_URL.', fix: 'Run `school doctor --base-url https://your-school.example`.' });
+    findings.push({ area: 'server', check: 'base_url', status: 'info', message: 'No server to check: no profile, no --base-url, no SCHOOL_BASE_URL (`school doctor --base-url <url>` checks one).' });
   }
   const servers = new Map<string, ServerInfo | undefined>();
   for (const baseUrl of baseUrls) {
@@ -394,7 +410,7 @@ async function diagnoseFrom(deps: Deps, inputs: TargetInputs, fileFindingsNow: (
   }
 
   if (only && !profiles[only]) {
-    findings.push({ area: 'profile', subject: only, check: 'tokens', status: 'info', message: `No profile "${only}" is saved.`, fix: loginHint(only, remembered ?? explicit.url) });
+    findings.push({ area: 'profile', subject: only, check: 'tokens', status: 'info', message: `No profile "${only}" is saved: \`${loginCommandFor(only, remembered ?? explicit.url)}\` makes it.` });
   }
   for (const [name, profile] of Object.entries(profiles).sort(([a], [b]) => a.localeCompare(b))) {
     findings.push(...(await profileFindings(deps, name, profile, servers.get(profile.baseUrl))));

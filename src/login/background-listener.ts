@@ -1,6 +1,7 @@
 import { type Deps, nowSeconds } from '../deps.js';
 import { describeError } from '../errors.js';
 import { fromOAuthError } from '../oauth/oauth-errors.js';
+import { loginCommandFor } from '../util/profiles.js';
 import type { LoginOutcome, PendingLoginRecord } from '../state/pending-login.js';
 import { redactText } from '../util/redact.js';
 import { type Handshake, REPORT_FD } from './background.js';
@@ -23,7 +24,7 @@ async function reportToParent(message: Handshake): Promise<void> {
   }
 }
 
-function outcomeOf(profile: string, err: unknown, at: number): LoginOutcome {
+function outcomeOf(profile: string, err: unknown, at: number, baseUrl: string | undefined): LoginOutcome {
   const report = describeError(fromOAuthError(err));
   const timedOut = report.error === 'timeout';
   return {
@@ -32,7 +33,8 @@ function outcomeOf(profile: string, err: unknown, at: number): LoginOutcome {
     message: redactText(report.message),
     error: timedOut ? 'login_timeout' : report.error,
     // The listener's own hints speak of the one-step login.
-    hint: timedOut ? 'Start a new one with `school login --no-wait`; give the person longer with --timeout.' : report.hint ? redactText(report.hint) : undefined,
+    // It names the base URL: a first login has saved no profile that would remember it.
+    hint: timedOut ? `Start a new one with \`${loginCommandFor(profile, baseUrl)} --no-wait\`; give the person longer with --timeout.` : report.hint ? redactText(report.hint) : undefined,
     at,
   };
 }
@@ -82,7 +84,8 @@ export async function runBackgroundListener(
       });
     },
     async failed(err) {
-      if (await ownRecord()) await deps.state.saveLoginOutcome(outcomeOf(p.profile, err, nowSeconds(deps)));
+      const record = await ownRecord();
+      if (record) await deps.state.saveLoginOutcome(outcomeOf(p.profile, err, nowSeconds(deps), record.baseUrl));
     },
   });
 }

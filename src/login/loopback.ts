@@ -9,6 +9,8 @@ export interface LoopbackOptions {
   path: string;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** The command that starts this login again, for the time-out hint (it names the base URL: nothing may be saved yet). */
+  retryCommand?: string;
 }
 
 export interface LoopbackListener {
@@ -114,7 +116,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackL
     rejectCallback(
       new CliError(`No sign-in response arrived within ${Math.round(options.timeoutMs / 1000)} seconds.`, {
         code: 'timeout',
-        hint: 'Run `school login` again; use --timeout to wait longer.',
+        hint: `Run \`${options.retryCommand ?? 'school login'}\` again; use --timeout to wait longer.`,
       }),
     );
     void close();
@@ -149,8 +151,8 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackL
  * the cached registration's redirect URI when free (so no new registration is needed); else on
  * any free port.
  */
-export async function listenForRedirect(p: { port?: number; cachedRedirectUri?: string; path: string; timeoutMs: number; signal?: AbortSignal }): Promise<LoopbackListener> {
-  const on = (port: number) => startLoopback({ port, path: p.path, timeoutMs: p.timeoutMs, signal: p.signal });
+export async function listenForRedirect(p: { port?: number; cachedRedirectUri?: string; path: string; timeoutMs: number; signal?: AbortSignal; retryCommand?: string }): Promise<LoopbackListener> {
+  const on = (port: number) => startLoopback({ port, path: p.path, timeoutMs: p.timeoutMs, signal: p.signal, retryCommand: p.retryCommand });
   if (p.port !== undefined) return on(p.port);
   const cachedPort = p.cachedRedirectUri ? Number(new URL(p.cachedRedirectUri).port) : undefined;
   // A registration made on a port browsers refuse is not worth reusing.

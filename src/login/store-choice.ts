@@ -8,16 +8,31 @@ async function plainStore(deps: Pick<Deps, 'state'>): Promise<CredentialStore> {
   return probe.store;
 }
 
-/** Chooses where a login's secrets go: the preferred store when it proves usable, else the 0600 file, said plainly. */
-export async function chooseStore(deps: Pick<Deps, 'state'>, insecure: boolean, notify: (text: string) => void): Promise<CredentialStore> {
-  if (insecure) {
-    const store = await plainStore(deps);
-    notify(`Storing credentials in plain text at ${store.location} (--insecure-storage).\n`);
-    return store;
-  }
+export interface StoreChoice {
+  store: CredentialStore;
+  /** Why the preferred store (the OS keychain) was not used, when it was not and nobody asked for the file. */
+  keychainProblem?: string;
+}
+
+/**
+ * Chooses where a login's secrets go: the preferred store when it proves usable, else the 0600
+ * file. Nothing is said yet: the login says where its secrets went once they are stored
+ * (`storageNotice`), so that a login that stores nothing raises no alarm.
+ */
+export async function chooseStore(deps: Pick<Deps, 'state'>, insecure: boolean): Promise<StoreChoice> {
+  if (insecure) return { store: await plainStore(deps) };
   const preferred = await deps.state.probeStore(PREFERRED_STORAGE);
-  if (preferred.ok) return preferred.store;
-  const store = await plainStore(deps);
-  notify(`Warning: no usable OS keychain (${preferred.reason}).\nStoring credentials in plain text at ${store.location}, readable only by you (mode 0600).\n`);
-  return store;
+  if (preferred.ok) return { store: preferred.store };
+  return { store: await plainStore(deps), keychainProblem: preferred.reason };
+}
+
+/**
+ * Where a completed login's secrets went, when that is a plain-text file: said after the fact, in
+ * words a person understands; the system's own reason (a D-Bus error…) only with --verbose.
+ */
+export function storageNotice(location: string, keychainProblem: string | undefined, verbose: boolean): string {
+  const where = `in plain text at ${location}, readable only by you (mode 0600)`;
+  if (keychainProblem === undefined) return `The credentials are stored ${where}, as --insecure-storage asked.`;
+  const why = verbose ? ` (${keychainProblem})` : '';
+  return `No OS keychain could be used${why}, so the credentials are stored ${where}. \`school doctor\` says why.`;
 }

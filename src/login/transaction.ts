@@ -6,36 +6,45 @@ import { type AuthMethodChoice, type ClientIdentity, chooseAuthMethod, clientOf 
 import { type ServerInfo, discover } from '../oauth/discover.js';
 import { exchangeCode } from '../oauth/exchange.js';
 import { ServerRefusal } from '../oauth/oauth-errors.js';
-import { clientStillKnown } from '../oauth/probe-client.js';
+import { authorizationPreflight } from '../oauth/authorization-preflight.js';
 import { registerClient } from '../oauth/register.js';
 import { revokeToken } from '../oauth/revoke.js';
 import { identityClaims, lookUpIdentity } from '../session/identity.js';
 import { profileLockName } from '../session/refresh.js';
+import { loginHint } from '../util/profiles.js';
 import { serverFor } from '../session/server.js';
+import { stepUpCommand } from '../session/step-up.js';
 import { sessionFrom } from '../session/usable-session.js';
 import type { ClientRegistration, Profile } from '../types/profile.js';
-import type { CredentialStore } from '../state/credential-store.js';
+import { type CredentialStore, PLAIN_STORAGE } from '../state/credential-store.js';
 import type { PendingLogin } from '../state/pending-login.js';
 import type { TokenSet } from '../types/tokens.js';
 import { describeUser } from '../ui/user.js';
+import { isPlainScope } from '../util/plain-name.js';
 import { printable } from '../util/printable.js';
-import { checkScopes, requestedScopes, withheldScopes } from './scopes.js';
-import { chooseStore } from './store-choice.js';
+import { droppedScopes, heldScopes } from './held-scopes.js';
+import { checkScopes, defaultScopes, requestedScopes, withheldScopes } from './scopes.js';
+import { chooseStore, storageNotice } from './store-choice.js';
 
 export const CALLBACK_PATH = '/callback';
+
+export type ScopeFlag = '--scope' | '--add-scope';
 
 export interface LoginRequest {
   profile: string;
   baseUrl: string;
+  /** `--scope`: replaces the default set. */
   scopes?: string[];
+  /** `--add-scope`: added to the scopes the profile holds now (or to the default set when it holds none). */
+  addScopes?: string[];
   /** How long the prepared login stays valid. */
   timeoutSeconds: number;
   confidential: boolean;
   insecureStorage: boolean;
   /** A Client ID Metadata Document URL, used as client_id where the server supports it. */
   clientMetadataUrl?: string;
-  /** The command line that repeats this login with other scopes, for the "did you mean" hint. */
-  retryCommand?: (scopes: string[]) => string;
+  /** The command line that repeats this login with other scopes (given to `flag`), for the "did you mean" hint. */
+  retryCommand?: (scopes: string[], flag: ScopeFlag) => string;
 }
 
 export interface LoginHooks {
@@ -58,7 +67,27 @@ export interface LoginResult {
   location: string;
 }
 
-/** The client to log in as: a metadata document URL, the cached registration while the server knows it, else a new registration. */
+/** A new registration for this redirect URI, saved in place of the earlier one of its kind. */
+async function registerNew(deps: Deps, as: ServerInfo['as'], redirectUri: string, auth: AuthMethodChoice, store: CredentialStore, hooks: LoginHooks): Promise<ClientIdentity> {
+  if (auth.becameConfidential) {
+    hooks.notify(`The authorization server does not accept public clients; registering as a confidential client (${auth.method}).\n`);
+  }
+  const registered = await registerClient(deps.http, as, { redirectUri, authMethod: auth.method, signal: deps.signal });
+  const registration: ClientRegistration = {
+    clientId: registered.clientId,
+    authMethod: registered.authMethod,
+    redirectUri,
+    registeredAt: nowSeconds(deps),
+    secretStorage: registered.clientSecret ? store.kind : undefined,
+  };
+  await deps.state.saveClient(as.issuer, registration, registered.clientSecret);
+  return { clientId: registered.clientId, authMethod: registered.authMethod, clientSecret: registered.clientSecret };
+}
+
+/**
+ * The client to log in as: a metadata document URL, the cached registration (trusted: the
+ * authorization request itself shows whether the server still knows it), else a new registration.
+ */
 async function chooseClient(
   deps: Deps,
   req: LoginRequest,
@@ -66,7 +95,7 @@ async function chooseClient(
   server: ServerInfo,
   store: CredentialStore,
   auth: AuthMethodChoice,
-): Promise<{ client: ClientIdentity; redirectUri: string; listenerPid?: number }> {
+): Promise<{ client: ClientIdentity; redirectUri: string; listenerPid?: number; reused: boolean }> {
   const authMethod = auth.method;
   const { as } = server;
   if (req.clientMetadataUrl) {
@@ -77,7 +106,7 @@ async function chooseClient(
     }
     assertSafeUrl(req.clientMetadataUrl, 'client metadata URL');
     const { redirectUri, listenerPid } = await hooks.listen(undefined);
-    return { client: { clientId: req.clientMetadataUrl, authMethod: 'none' }, redirectUri, listenerPid };
+    return { client: { clientId: req.clientMetadataUrl, authMethod: 'none' }, redirectUri, listenerPid, reused: false };
   }
   // The server may have registered another secret-based method than the one asked: any confidential registration will do.
   const confidential = authMethod !== 'none';
@@ -85,26 +114,12 @@ async function chooseClient(
   const { redirectUri, listenerPid } = await hooks.listen(cached?.redirectUri);
   if (cached && cached.redirectUri === redirectUri) {
     const secret = confidential ? await deps.state.clientSecret(as.issuer, cached) : undefined;
-    const identity: ClientIdentity = { clientId: cached.clientId, authMethod: cached.authMethod, clientSecret: secret };
-    if ((!confidential || secret) && (await clientStillKnown(deps.http, as, identity, redirectUri, deps.signal))) {
+    if (!confidential || secret) {
       if (deps.verbose) hooks.notify(`Reusing the registered client ${printable(cached.clientId)}.\n`);
-      return { client: identity, redirectUri, listenerPid };
+      return { client: { clientId: cached.clientId, authMethod: cached.authMethod, clientSecret: secret }, redirectUri, listenerPid, reused: true };
     }
-    hooks.notify('The server no longer knows the saved client registration; registering again.\n');
   }
-  if (auth.becameConfidential) {
-    hooks.notify(`The authorization server does not accept public clients; registering as a confidential client (${authMethod}).\n`);
-  }
-  const registered = await registerClient(deps.http, as, { redirectUri, authMethod, signal: deps.signal });
-  const registration: ClientRegistration = {
-    clientId: registered.clientId,
-    authMethod: registered.authMethod,
-    redirectUri,
-    registeredAt: nowSeconds(deps),
-    secretStorage: registered.clientSecret ? store.kind : undefined,
-  };
-  await deps.state.saveClient(as.issuer, registration, registered.clientSecret);
-  return { client: { clientId: registered.clientId, authMethod: registered.authMethod, clientSecret: registered.clientSecret }, redirectUri, listenerPid };
+  return { client: await registerNew(deps, as, redirectUri, auth, store, hooks), redirectUri, listenerPid, reused: false };
 }
 
 /**
@@ -117,15 +132,31 @@ export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHo
   const { as } = server;
   await deps.state.saveServer(server, nowSeconds(deps));
 
-  if (req.scopes?.length) checkScopes(req.scopes, as.scopes_supported, req.retryCommand);
+  const retry = req.retryCommand;
+  if (req.scopes?.length) checkScopes(req.scopes, as.scopes_supported, retry && ((s) => retry(s, '--scope')));
+  if (req.addScopes?.length) checkScopes(req.addScopes, as.scopes_supported, retry && ((s) => retry(s, '--add-scope')));
   // Without a scope list, an OpenID provider is known by the endpoints only it has.
   const openIdProvider = Boolean(as.userinfo_endpoint || as.id_token_signing_alg_values_supported);
-  const scopes = requestedScopes(req.scopes, as.scopes_supported, openIdProvider);
+  const asked = req.addScopes?.length
+    ? [...((await heldScopes(deps, req.profile, as.issuer)) ?? defaultScopes(as.scopes_supported, openIdProvider)), ...req.addScopes]
+    : req.scopes;
+  const scopes = requestedScopes(asked, as.scopes_supported, openIdProvider);
   const auth = chooseAuthMethod(as.token_endpoint_auth_methods_supported, req.confidential);
 
-  const store = await chooseStore(deps, req.insecureStorage, hooks.notify);
-  const { client, redirectUri, listenerPid } = await chooseClient(deps, req, hooks, server, store, auth);
-  const request = await authorizationRequest(as, { clientId: client.clientId, redirectUri, scopes, resource: server.resource });
+  const { store, keychainProblem } = await chooseStore(deps, req.insecureStorage);
+  const chosen = await chooseClient(deps, req, hooks, server, store, auth);
+  const { redirectUri, listenerPid } = chosen;
+  let { client } = chosen;
+  let request = await authorizationRequest(as, { clientId: client.clientId, redirectUri, scopes, resource: server.resource });
+  // A saved registration is not tried with a made-up grant (a server logs every failed one, and
+  // counts them against abuse): the authorization request the browser is about to send shows
+  // whether the server still knows the client, without any grant at all.
+  if (chosen.reused && (await authorizationPreflight(deps.http, request.url, redirectUri, deps.signal)) === 'refused') {
+    await deps.state.forgetClient(as.issuer, client.clientId);
+    hooks.notify('The server no longer knows the saved client registration; it was forgotten, registering again.\n');
+    client = await registerNew(deps, as, redirectUri, auth, store, hooks);
+    request = await authorizationRequest(as, { clientId: client.clientId, redirectUri, scopes, resource: server.resource });
+  }
   const pending: PendingLogin = {
     profile: req.profile,
     baseUrl: server.baseUrl,
@@ -139,12 +170,26 @@ export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHo
     nonce: request.nonce,
     scopes,
     storage: store.kind,
+    keychainProblem,
     authorizationUrl: request.url,
     expiresAt: nowSeconds(deps) + req.timeoutSeconds,
     listenerPid,
   };
   await deps.state.savePendingLogin(pending);
   return pending;
+}
+
+/** The refusals of a client itself, which a new registration cures. */
+const CLIENT_REFUSALS = new Set(['invalid_client', 'unauthorized_client']);
+
+/** Forgets a registration the server refused, so that the next login registers anew; the error says so. */
+async function clientRefused(deps: Deps, pending: PendingLogin, client: ClientIdentity, err: ServerRefusal): Promise<CliError> {
+  await deps.state.forgetClient(pending.issuer, client.clientId);
+  const answered = err.status ? `HTTP ${err.status}, ` : '';
+  return new CliError(`The server no longer accepts the saved client registration (${answered}${err.detail}); it has been forgotten, and the next login registers again.`, {
+    code: 'invalid_client',
+    hint: loginHint(pending.profile, pending.baseUrl),
+  });
 }
 
 async function clientFor(deps: Deps, pending: PendingLogin): Promise<ClientIdentity> {
@@ -189,7 +234,14 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
   const server = await serverFor(deps, pending.baseUrl, pending.issuer);
   const { as } = server;
   const client = await clientFor(deps, pending);
-  const params = await validateCallback(as, client, redirect, pending.state);
+  let params: URLSearchParams;
+  try {
+    params = await validateCallback(as, client, redirect, pending.state);
+  } catch (err) {
+    // A server that sends the refusal of a client back on the redirect (RFC 6749 §4.1.2.1).
+    if (err instanceof ServerRefusal && CLIENT_REFUSALS.has(err.error)) throw await clientRefused(deps, pending, client, err);
+    throw err;
+  }
 
   let exchanged: Awaited<ReturnType<typeof exchangeCode>>;
   try {
@@ -203,14 +255,13 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
       signal: deps.signal,
     });
   } catch (err) {
-    if (err instanceof ServerRefusal && err.error === 'invalid_client') {
-      await deps.state.forgetClient(as.issuer, client.clientId);
-      const answered = err.status ? `HTTP ${err.status}, ` : '';
-      throw new CliError(`The server no longer accepts the saved client registration (${answered}${err.detail}); it has been forgotten.`, { code: 'invalid_client', hint: 'Run `school login` again.' });
-    }
+    if (err instanceof ServerRefusal && err.error === 'invalid_client') throw await clientRefused(deps, pending, client, err);
     throw err;
   }
   const { tokens, idClaims } = exchanged;
+  // No `scope` in the answer means everything asked was granted (RFC 6749 §5.1): kept as such, so
+  // that `login --add-scope` and the check for dropped scopes know what this session holds.
+  tokens.scope ??= pending.scopes.join(' ');
   // A session of the new tokens alone: at login, nothing is refreshed to learn who signed in.
   const fresh = { ...sessionFrom(tokens, { profile: pending.profile, baseUrl: server.baseUrl, source: pending.storage }), client };
   const identity = await lookUpIdentity(deps, server, fresh, { idClaims: idClaims ? identityClaims(idClaims) : undefined }, 'login');
@@ -250,10 +301,17 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
     ]);
     throw err;
   }
+  const dropped = replaced?.issuer === as.issuer ? droppedScopes(replaced.scope, tokens.scope) : [];
+  if (dropped.length) {
+    const several = dropped.length > 1;
+    const again = dropped.some(isPlainScope) ? ` \`${stepUpCommand({ profile: pending.profile }, dropped)}\` asks for ${several ? 'them' : 'it'} again.` : '';
+    warnings.push(`This login holds fewer scopes than the profile had: ${printable(dropped.join(', '))} ${several ? 'were' : 'was'} dropped.${again}`);
+  }
   // The grant this login replaces is no longer used by anyone: end it at its server.
   if (replaced?.refreshToken && replaced.issuer === as.issuer && replaced.refreshToken !== tokens.refreshToken) {
     await revokeQuietly(deps, server, clientOf(replaced), [[replaced.refreshToken, 'refresh_token']]);
   }
   const location = (await deps.state.openStore(pending.storage)).location;
+  if (pending.storage === PLAIN_STORAGE) warnings.push(storageNotice(location, pending.keychainProblem, deps.verbose));
   return { profile, user: identity.source ? describeUser(identity.claims) : undefined, warnings, location };
 }

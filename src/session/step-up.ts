@@ -3,12 +3,15 @@ import { DEFAULT_PROFILE } from '../util/profiles.js';
 import { isPlainScope } from '../util/plain-name.js';
 import type { Session } from './usable-session.js';
 
-/** The one command that adds the missing scopes to the ones the user has, quoted for any shell. */
-export function stepUpCommand(session: Pick<Session, 'scope' | 'profile'> | undefined, needed: string[]): string {
-  const have = (session?.scope ?? 'openid').split(' ').filter(isPlainScope);
-  const all = [...new Set([...have, ...needed])];
+/**
+ * The one command that adds the missing scopes to the ones the profile holds: `login --add-scope`
+ * keeps what was granted, so the hint names only what is missing. The scopes are plain names
+ * joined by commas, which no shell reads specially: nothing to quote.
+ */
+export function stepUpCommand(session: Pick<Session, 'profile'> | undefined, needed: string[]): string {
+  const missing = [...new Set(needed.filter(isPlainScope))];
   const profile = session && session.profile !== DEFAULT_PROFILE ? ` --profile ${session.profile}` : '';
-  return `school login${profile} --scope '${all.join(' ')}'`;
+  return `school login${profile} --add-scope ${missing.join(',')}`;
 }
 
 /** Exit 4 naming the missing scope and the exact login that fixes it. */
@@ -20,7 +23,7 @@ export function insufficientScopeError(summary: string, session: Pick<Session, '
       ? `Use a token that has ${what}.`
       : needed.length
         ? `Run: ${stepUpCommand(session, needed)}`
-        : "Find the scope in `school call --list`, then run: school login --scope '<scope>'";
+        : 'Find the scope in `school call --list`, then run: school login --add-scope <scope>';
   return new AuthError(`${summary}: ${session ? 'the token lacks' : 'this request needs'} ${what}.`, {
     code: 'insufficient_scope',
     scope: needed.join(' ') || undefined,

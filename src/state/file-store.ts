@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { CliError } from '../errors.js';
 import { readFileIfExists, writeFileAtomic } from './atomic.js';
@@ -37,7 +38,10 @@ export function openFileStore(path: string, lockDir: string): CredentialStore {
     withLock(lockDir, 'credentials-file', undefined, async () => {
       const shape = await readEntries(path);
       const changed = fn(shape.entries);
-      if (changed) await writeFileAtomic(path, `${JSON.stringify(shape, null, 2)}\n`, 0o600);
+      // A file left with no secret is removed rather than kept empty: a login that stored nothing
+      // (it failed, or timed out after its verifier was kept here) leaves no credential file behind.
+      if (changed && !Object.keys(shape.entries).length) rmSync(path, { force: true });
+      else if (changed) await writeFileAtomic(path, `${JSON.stringify(shape, null, 2)}\n`, 0o600);
       return changed;
     });
   return {

@@ -21,6 +21,8 @@ export interface PendingLogin {
   scopes: string[];
   /** Where the tokens (and the verifier meanwhile) are stored. */
   storage: StorageKind;
+  /** Why the OS keychain was not used, when the file was chosen without --insecure-storage; said once the tokens are stored. */
+  keychainProblem?: string;
   authorizationUrl: string;
   /** Seconds since the epoch after which the login is abandoned. */
   expiresAt: number;
@@ -46,7 +48,8 @@ export function isPendingLoginRecord(value: unknown): value is PendingLoginRecor
     Array.isArray(v.scopes) &&
     isStorageKind(v.storage) &&
     isAuthMethod(v.authMethod) &&
-    (v.nonce === undefined || typeof v.nonce === 'string')
+    (v.nonce === undefined || typeof v.nonce === 'string') &&
+    (v.keychainProblem === undefined || typeof v.keychainProblem === 'string')
   );
 }
 

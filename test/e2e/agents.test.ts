@@ -107,6 +107,8 @@ describe('two-step login for agents', () => {
     const waited = await agentRun(['login', '--wait'], env);
     expect(waited.code).toBe(4);
     expect(waited.stderr).toMatch(/No sign-in response arrived within 2 seconds; the pending login was abandoned/);
+    // A first login saved no profile: the command to start again names the server.
+    expect(waited.stderr).toContain(`school login --base-url ${sandbox.baseUrl} --no-wait`);
     for (let i = 0; i < 40 && alive(listenerPid); i++) await sleep(50);
     expect(alive(listenerPid)).toBe(false);
     expect(await portOpen(port)).toBe(false);

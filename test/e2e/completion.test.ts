@@ -283,7 +283,7 @@ async function candidates(shell: Shell, line: string): Promise<string[]> {
 
 const COMMANDS = ['login', 'logout', 'whoami', 'token', 'call', 'status', 'doctor', 'completion', 'help'];
 const GLOBAL_LONG = ['--base-url', '--profile', '--json', '--verbose', '--help'];
-const LOGIN_LONG = ['--scope', '--no-browser', '--port', '--timeout', '--confidential', '--insecure-storage', '--client-metadata-url', '--wait', '--no-wait'];
+const LOGIN_LONG = ['--scope', '--add-scope', '--no-browser', '--port', '--timeout', '--confidential', '--insecure-storage', '--client-metadata-url', '--wait', '--no-wait'];
 
 const CASES: Array<[string, string, string[]]> = [
   ['subcommands', 'school ', COMMANDS],
@@ -292,6 +292,7 @@ const CASES: Array<[string, string, string[]]> = [
   ['profiles for --profile', 'school --profile ', ['default', 'work']],
   ['profiles for --profile after the command', 'school call --profile ', ['default', 'work']],
   ['scopes for login --scope', 'school login --scope cour', ['courses:read', 'courses:write']],
+  ['scopes for login --add-scope', 'school login --add-scope cour', ['courses:read', 'courses:write']],
   ['cached API paths for call', 'school call /api/c', ['/api/calendar', '/api/courses', '/api/courses/{id}']],
   ['the paths of the --profile on the line', 'school --profile work call /api/', ['/api/books', '/api/loans']],
   ['the paths of the --base-url on the line', `school call --base-url ${LIBRARY} /api/`, ['/api/books', '/api/loans']],
@@ -335,6 +336,7 @@ describe.concurrent('bash completion, details', () => {
     expect(sorted(await bashComplete('school login --scope openid,'))).toEqual(sorted(['openid,profile', 'openid,email', 'openid,courses:read', 'openid,courses:write', 'openid,grades:read']));
     expect(sorted(await bashComplete('school login --scope openid,courses:'))).toEqual(['read', 'write']);
     expect(await bashComplete('school login --scope=prof')).toEqual(['profile']);
+    expect(sorted(await bashComplete('school login --add-scope courses:read,cour'))).toEqual(['read,courses:write']);
   });
 
   it('completes --profile=<value>', async () => {
@@ -423,6 +425,7 @@ describe.concurrent('zsh completion, details', () => {
 describe.concurrent('fish completion, details', () => {
   it('completes the last item of a comma-separated scope list, leaving out those already there', async () => {
     expect(sorted(await fishComplete('school login --scope openid,email,c'))).toEqual(['openid,email,courses:read', 'openid,email,courses:write']);
+    expect(sorted(await fishComplete('school login --add-scope=openid,c'))).toEqual(['--add-scope=openid,courses:read', '--add-scope=openid,courses:write']);
   });
 
   it('completes file names for --input and after -F key=@', async () => {

@@ -75,6 +75,21 @@ describe('school login, continued', () => {
     expect(res.code).toBe(0);
   });
 
+  it('makes no failing grant at the server, on a first login or one that reuses the saved client', async () => {
+    const env = userEnv();
+    const failedGrants = () => sandbox.events.filter((e) => e.type === 'token' && e.ok !== true);
+    const tokenRequests = () => sandbox.events.filter((e) => e.type === 'token').length;
+    const before = { failed: failedGrants().length, tokens: tokenRequests(), registrations: sandbox.events.filter((e) => e.type === 'register').length };
+    for (let login = 1; login <= 2; login++) {
+      const res = await runSchool(['login', '--base-url', sandbox.baseUrl], env);
+      expect(res.code, res.stderr).toBe(0);
+      expect(failedGrants().length - before.failed).toBe(0);
+      // One grant per login: the code exchange, nothing sent to test the client first.
+      expect(tokenRequests() - before.tokens).toBe(login);
+    }
+    expect(sandbox.events.filter((e) => e.type === 'register').length - before.registrations).toBe(1);
+  });
+
   it('registers again when the server no longer knows the saved client', async () => {
     const env = userEnv();
     const first = await startSandbox({ quiet: true });

@@ -36,6 +36,10 @@ export interface FakeAuthServer extends HttpClient {
   revocation: 'ok' | 'absent' | 'access_unsupported' | 'unavailable';
   /** The `nonce` that ID token carries (a real server echoes the authorization request's). */
   idTokenNonce?: string;
+  /** The `scope` the token endpoint answers with; none when null (everything asked was granted). */
+  grantedScope: string | null;
+  /** Client IDs the server no longer knows: its authorization endpoint shows an error page for them, its token endpoint answers invalid_client. */
+  forgotten: Set<string>;
   /** The metadata document; a test may remove endpoints before discovery. */
   metadata: Record<string, unknown>;
 }
@@ -75,11 +79,19 @@ export function fakeAuthServer(): FakeAuthServer {
     refresh: 'rotate',
     revocation: 'ok',
     userinfoSubject: 'u-ada',
+    grantedScope: 'openid courses:read',
+    forgotten: new Set(),
     async request(req: HttpRequest) {
       const url = String(req.url);
       const method = (req.method ?? 'GET').toUpperCase();
       server.asked.push(`${method} ${url}`);
       const form = new URLSearchParams(typeof req.body === 'string' ? req.body : '');
+      if (url.startsWith(`${AS}/authorize?`)) {
+        // As a server does: an error page for a client it does not know (never a redirect), else its sign-in page.
+        const clientId = new URL(url).searchParams.get('client_id') ?? '';
+        if (server.forgotten.has(clientId)) return { ...json(400, {}, url), headers: { 'content-type': 'text/html' }, body: Buffer.from('<h1>invalid_client</h1>') };
+        return { ...json(303, {}, url), headers: { location: `${AS}/sign-in` }, body: Buffer.alloc(0) };
+      }
       switch (url) {
         case `${API}/.well-known/oauth-protected-resource`:
           return json(200, { resource: API, authorization_servers: [AS] }, url);
@@ -105,6 +117,7 @@ export function fakeAuthServer(): FakeAuthServer {
         case `${AS}/token`: {
           const grantType = form.get('grant_type') ?? '';
           server.grants.push({ grantType, params: form });
+          if (server.forgotten.has(form.get('client_id') ?? '')) return json(401, { error: 'invalid_client', error_description: 'client is invalid' }, url);
           if (grantType === 'refresh_token' && server.refresh === 'invalid_grant') return json(400, { error: 'invalid_grant', error_description: 'grant revoked' }, url);
           const keep = grantType === 'refresh_token' && server.refresh === 'keep';
           const now = Math.floor(Date.now() / 1000);
@@ -112,7 +125,7 @@ export function fakeAuthServer(): FakeAuthServer {
             grantType === 'authorization_code' && server.idTokenSubject
               ? { id_token: idToken({ iss: AS, sub: server.idTokenSubject, aud: form.get('client_id'), iat: now, exp: now + 300, nonce: server.idTokenNonce, name: 'Ada (from the ID token)' }) }
               : {};
-          return json(200, { access_token: mint('at'), token_type: 'Bearer', expires_in: 3600, scope: 'openid courses:read', ...(keep ? {} : { refresh_token: mint('rt') }), ...id }, url);
+          return json(200, { access_token: mint('at'), token_type: 'Bearer', expires_in: 3600, ...(server.grantedScope === null ? {} : { scope: server.grantedScope }), ...(keep ? {} : { refresh_token: mint('rt') }), ...id }, url);
         }
         default:
           return json(404, { error: 'not_found' }, url);

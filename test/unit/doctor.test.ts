@@ -14,10 +14,12 @@ const ACCESS_TOKEN = 'at-doctor-secret-0123456789';
 const REFRESH_TOKEN = 'rt-doctor-secret-0123456789';
 
 /** The fake server, its answers stamped with a Date `skewSeconds` behind the test clock. */
-function serverWithDate(skewSeconds = 0): HttpClient & { asked: string[] } {
+function serverWithDate(skewSeconds = 0): HttpClient & { asked: string[]; forgotten: Set<string>; grants: Array<{ grantType: string }> } {
   const server = fakeAuthServer();
   return {
     asked: server.asked,
+    forgotten: server.forgotten,
+    grants: server.grants,
     async request(req) {
       const res = await server.request(req);
       return { ...res, headers: { ...res.headers, date: new Date(NOW - skewSeconds * 1000).toUTCString() } };
@@ -41,6 +43,12 @@ async function setup(options: { http?: HttpClient; keychain?: KeychainCondition;
 
 const problems = (findings: Finding[]) => findings.filter((f) => f.status === 'problem');
 const find = (findings: Finding[], check: string) => findings.find((f) => f.check === check);
+
+/** Deps and the target inputs of a doctor run that names nothing: the environment alone. */
+async function withInputs<D extends { env: Record<string, string | undefined> }>(made: Promise<D>): Promise<[D, { env: D['env'] }]> {
+  const deps = await made;
+  return [deps, { env: deps.env }];
+}
 
 describe('school doctor, with fake dependencies', () => {
   it('finds nothing wrong with a reachable server, a close clock, a usable keychain and a good profile', async () => {
@@ -104,7 +112,43 @@ describe('school doctor, with fake dependencies', () => {
     const deps = await setup();
     const findings = await diagnose(deps, { profile: 'other', env: deps.env });
     expect(findings.filter((f) => f.subject === 'default')).toEqual([]);
-    expect(find(findings, 'tokens')).toMatchObject({ subject: 'other', status: 'info', message: 'No profile "other" is saved.' });
+    expect(find(findings, 'tokens')).toMatchObject({ subject: 'other', status: 'info', message: 'No profile "other" is saved: `school login --profile other` makes it.' });
+  });
+
+  it('asks to start a keychain service where none answers, and to unlock only a locked one', async () => {
+    const missing = find(await diagnose(...(await withInputs(setup({ keychain: 'missing', storage: 'file' })))), 'keychain');
+    expect(missing).toMatchObject({ status: 'warning', fix: expect.stringContaining('start one (e.g. gnome-keyring)') });
+    expect(missing?.fix).not.toMatch(/unlock/i);
+    const locked = find(await diagnose(...(await withInputs(setup({ keychain: 'locked' })))), 'keychain');
+    expect(locked?.fix).toMatch(/^Unlock the keyring/);
+  });
+
+  it('gives fixes with warnings and problems only, never under a fact', async () => {
+    const deps = fakeDeps({ now: NOW, http: serverWithDate(), keychain: 'missing' });
+    const findings = [...(await diagnose(deps, { env: deps.env })), ...(await diagnose(deps, { profile: 'other', env: deps.env }))];
+    expect(findings.some((f) => f.status === 'info')).toBe(true);
+    expect(findings.filter((f) => (f.status === 'info' || f.status === 'ok') && f.fix !== undefined)).toEqual([]);
+    await doctorCommand.execute(() => deps, {}, []).catch(() => undefined);
+    const report = deps.io.stdout();
+    expect(report).toContain('No server to check');
+    expect(report).not.toContain('Fix: Run `school doctor');
+  });
+
+  it('checks the saved registration with the authorization request a login sends, never a grant', async () => {
+    const http = serverWithDate();
+    const deps = await setup({ http });
+    expect(find(await diagnose(deps, { env: deps.env }), 'registration')).toMatchObject({ status: 'ok' });
+    http.forgotten.add('client-1');
+    expect(find(await diagnose(deps, { env: deps.env }), 'registration')).toMatchObject({ status: 'problem', message: 'The server no longer knows the client client-1.' });
+    expect(http.grants).toEqual([]);
+  });
+
+  it('checks the server a logged-out profile remembers', async () => {
+    const deps = await setup();
+    await deps.state.removeProfile('default');
+    const findings = await diagnose(deps, { env: deps.env });
+    expect(find(findings, 'metadata')).toMatchObject({ status: 'ok', subject: API });
+    expect(find(findings, 'base_url')).toBeUndefined();
   });
 
   it('prints the report as JSON on stdout, no secret in it, and fails with problems_found when there is a problem', async () => {

@@ -26,8 +26,8 @@ describe('WWW-Authenticate through readChallengeHeader', () => {
         expect(typeof outcome.refresh).toBe('boolean');
         for (const s of outcome.insufficientScope ?? []) expect(s).toMatch(SAFE_SCOPE);
         if (outcome.insufficientScope) {
-          const cmd = stepUpCommand({ scope: 'openid', profile: 'default' }, outcome.insufficientScope);
-          expect(cmd).toMatch(/^school login --scope '[A-Za-z0-9_.:/ -]*'$/);
+          const cmd = stepUpCommand({ profile: 'default' }, outcome.insufficientScope);
+          expect(cmd).toMatch(/^school login --add-scope [A-Za-z0-9_.:/,-]*$/);
         }
       }),
       { numRuns: 10000 },

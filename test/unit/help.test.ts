@@ -65,6 +65,64 @@ describe('help that teaches', () => {
   });
 });
 
+/** A shell line's words, quotes removed; an unquoted `|`, `>`, `#` or `)` ends the command. */
+function shellWords(line: string): string[] {
+  const words: string[] = [];
+  let word: string | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i];
+    if (ch === "'" || ch === '"') {
+      const end = line.indexOf(ch, i + 1);
+      word = (word ?? '') + line.slice(i + 1, end);
+      i = end;
+    } else if (/\s/.test(ch)) {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+    } else if ('|>#)'.includes(ch) && word === undefined) {
+      break;
+    } else word = (word ?? '') + ch;
+  }
+  if (word !== undefined) words.push(word);
+  return words;
+}
+
+/** The school command line of an example: the line itself, or the one inside `$(…)` or `<(…)`. */
+function exampleArgv(line: string): string[] {
+  const inner = /[$<]\((school [^)]*)\)/.exec(line);
+  const words = shellWords(inner ? inner[1] : line.replace(/^\s*\$\s/, ''));
+  return words.slice(words.indexOf('school') + 1);
+}
+
+describe('the examples of every help', () => {
+  const parsed = new Error('parsed');
+  const examples = COMMANDS.filter((c) => c.examples).flatMap((c) =>
+    c
+      .examples!.slice(c.examples!.indexOf('\nExamples:\n'))
+      .split('\n')
+      .filter((l) => /^ {2}\S/.test(l) && l.includes('school '))
+      .map((l) => [c.name, l.trim()] as const),
+  );
+
+  it.each(examples)('school %s: `%s` is accepted by the parser', async (_name, line) => {
+    let result: Promise<void> | undefined;
+    // Reaching the command's deps means the flags parsed and the command's own option checks passed.
+    const p = buildProgram(
+      () => {
+        throw parsed;
+      },
+      (r) => (result = r),
+    );
+    await p.parseAsync(exampleArgv(line), { from: 'user' });
+    await expect(result).rejects.toBe(parsed);
+  });
+
+  it('shows both ways to choose scopes at login', () => {
+    const lines = examples.filter(([name]) => name === 'login').map(([, l]) => l);
+    expect(lines).toContain('school login --add-scope courses:write    # the scopes the profile holds now, plus this one');
+    expect(lines.some((l) => l.startsWith('school login --scope '))).toBe(true);
+  });
+});
+
 describe('parser errors are sentences that point to the help', () => {
   it.each([
     [['login', '--bogus'], "Unknown option '--bogus' for 'school login'. Run 'school login --help'."],

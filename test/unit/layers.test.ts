@@ -10,8 +10,8 @@ const FLOORS: Array<[number, RegExp]> = [
   [1, /^(http\/|iostreams\.ts$|ui\/)/],
   [2, /^(state\/|deps\.ts$)/],
   [3, /^(oauth\/|api\/)/],
-  [4, /^(session\/|doctor\/)/],
-  [5, /^login\//],
+  [4, /^session\//],
+  [5, /^(login\/|doctor\/)/],
   [6, /^(commands\/|mcp\/|options\.ts$)/],
   [7, /^(cli\.ts$|program\.ts$|fast-path\.ts$|deps-system\.ts$|library\/)/],
 ];

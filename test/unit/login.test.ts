@@ -132,3 +132,125 @@ describe('login as a transaction', () => {
     expect(result.warnings).toEqual(['The server granted fewer scopes than asked: courses:write was not granted.']);
   });
 });
+
+describe('choosing scopes at login', () => {
+  const ALL = ['openid', 'profile', 'email', 'offline_access', 'courses:read', 'courses:write', 'students:read'];
+  const scopeOf = (p: { authorizationUrl: string }) => new URL(p.authorizationUrl).searchParams.get('scope');
+
+  async function loggedIn(granted: string) {
+    const s = setup();
+    s.server.metadata.scopes_supported = ALL;
+    s.server.grantedScope = granted;
+    const first = await prepareLogin(s.deps, request, s.hooks);
+    await completeLogin(s.deps, first, redirectFor(first));
+    return s;
+  }
+
+  it('--add-scope asks for the scopes the profile holds now plus the added ones', async () => {
+    const { deps, hooks } = await loggedIn('openid profile email courses:read students:read');
+    const pending = await prepareLogin(deps, { ...request, addScopes: ['courses:write'] }, hooks);
+    expect(scopeOf(pending)).toBe('openid offline_access profile email courses:read students:read courses:write');
+  });
+
+  it('--add-scope without a profile asks for the default set plus the added ones', async () => {
+    const { server, deps, hooks } = setup();
+    server.metadata.scopes_supported = ALL;
+    const pending = await prepareLogin(deps, { ...request, addScopes: ['courses:write'] }, hooks);
+    expect(scopeOf(pending)).toBe('openid offline_access profile email courses:read students:read courses:write');
+  });
+
+  it('--scope replaces the default set, openid and offline_access still added', async () => {
+    const { server, deps, hooks } = setup();
+    server.metadata.scopes_supported = ALL;
+    const pending = await prepareLogin(deps, { ...request, scopes: ['courses:read'] }, hooks);
+    expect(scopeOf(pending)).toBe('openid offline_access courses:read');
+  });
+
+  it('refuses a misspelt --add-scope with the corrected --add-scope command', async () => {
+    const { server, deps, hooks } = setup();
+    server.metadata.scopes_supported = ALL;
+    const retryCommand = (scopes: string[], flag: string) => `school login ${flag} ${scopes.join(',')}`;
+    await expect(prepareLogin(deps, { ...request, addScopes: ['cources:write'], retryCommand }, hooks)).rejects.toMatchObject({
+      code: 'invalid_scope',
+      hint: 'school login --add-scope courses:write',
+    });
+  });
+
+  it('says which scopes a login dropped, with the command that asks for them again', async () => {
+    const { server, deps, hooks } = await loggedIn('openid profile courses:read courses:write');
+    server.grantedScope = 'openid courses:read';
+    const pending = await prepareLogin(deps, { ...request, scopes: ['courses:read'] }, hooks);
+    const result = await completeLogin(deps, pending, redirectFor(pending));
+    expect(result.warnings).toContain('This login holds fewer scopes than the profile had: profile, courses:write were dropped. `school login --add-scope profile,courses:write` asks for them again.');
+  });
+
+  it('says nothing of dropped scopes when the login keeps them all', async () => {
+    const { server, deps, hooks } = await loggedIn('openid courses:read');
+    server.grantedScope = 'openid courses:read courses:write';
+    const pending = await prepareLogin(deps, { ...request, addScopes: ['courses:write'] }, hooks);
+    const result = await completeLogin(deps, pending, redirectFor(pending));
+    expect(result.warnings).toEqual([]);
+  });
+
+  it('keeps the asked scopes as the granted ones when the token response names none', async () => {
+    const { server, deps, hooks } = setup();
+    server.metadata.scopes_supported = ALL;
+    server.grantedScope = null;
+    const pending = await prepareLogin(deps, { ...request, scopes: ['courses:read'] }, hooks);
+    const result = await completeLogin(deps, pending, redirectFor(pending));
+    expect((await deps.state.readTokens('default', result.profile)).scope).toBe('openid offline_access courses:read');
+  });
+});
+
+describe('a saved client registration', () => {
+  const failedOrEarly = (server: ReturnType<typeof setup>['server']) => server.grants.filter((g) => g.params.get('code') !== 'code-0123456789');
+  const registrations = (server: ReturnType<typeof setup>['server']) => server.asked.filter((a) => a === `POST ${AS}/register`).length;
+
+  it('is trusted: a second login sends no grant before its code exchange, only the authorization request', async () => {
+    const { server, deps, hooks, notices } = setup();
+    const first = await prepareLogin(deps, request, hooks);
+    await completeLogin(deps, first, redirectFor(first));
+    const second = await prepareLogin(deps, request, hooks);
+    await completeLogin(deps, second, redirectFor(second));
+    expect(second.clientId).toBe(first.clientId);
+    expect(server.grants.map((g) => g.grantType)).toEqual(['authorization_code', 'authorization_code']);
+    expect(failedOrEarly(server)).toEqual([]);
+    expect(server.asked.filter((a) => a.startsWith(`GET ${AS}/authorize?`))).toHaveLength(1);
+    expect(registrations(server)).toBe(1);
+    expect(notices.join('')).toBe('');
+  });
+
+  it('is forgotten and made again, saying so, when the authorization endpoint no longer knows it', async () => {
+    const { server, deps, hooks, notices } = setup();
+    const first = await prepareLogin(deps, request, hooks);
+    await completeLogin(deps, first, redirectFor(first));
+    server.forgotten.add(first.clientId);
+    const second = await prepareLogin(deps, request, hooks);
+    expect(second.clientId).not.toBe(first.clientId);
+    expect(new URL(second.authorizationUrl).searchParams.get('client_id')).toBe(second.clientId);
+    expect(notices.join('')).toContain('The server no longer knows the saved client registration; it was forgotten, registering again.');
+    expect(registrations(server)).toBe(2);
+    expect(server.grants.map((g) => g.grantType)).toEqual(['authorization_code']);
+    await completeLogin(deps, second, redirectFor(second));
+  });
+
+  it.each<{ where: string; forget: boolean; redirect: Record<string, string> }>([
+    { where: 'at the token endpoint', forget: true, redirect: {} },
+    { where: 'on the redirect', forget: false, redirect: { error: 'unauthorized_client', code: '' } },
+  ])('is forgotten when the server refuses it $where, and the error says the next login registers again', async ({ forget, redirect }) => {
+    const { server, deps, hooks } = setup();
+    const first = await prepareLogin(deps, request, hooks);
+    await completeLogin(deps, first, redirectFor(first));
+    const second = await prepareLogin(deps, request, hooks);
+    if (forget) server.forgotten.add(second.clientId);
+    const url = redirectFor(second, redirect);
+    if (!url.searchParams.get('code')) url.searchParams.delete('code');
+    await expect(completeLogin(deps, second, url)).rejects.toMatchObject({
+      code: 'invalid_client',
+      exitCode: 4,
+      message: expect.stringMatching(/it has been forgotten, and the next login registers again\.$/),
+    });
+    expect(await deps.state.clientRegistration(AS, () => true)).toBeUndefined();
+  });
+});
+

@@ -98,6 +98,15 @@ describe('the "did you mean" hint of login', () => {
     });
   });
 
+  it('repeats --add-scope as --add-scope, and --add-scope with --scope is refused', async () => {
+    expect(loginCommandLine({ ...base, profile: 'work' }, ['courses:write'], '--add-scope')).toBe("school login --add-scope 'courses:write' --profile work");
+    const deps = fakeDeps();
+    await expect(loginCommand.execute(() => deps, { baseUrl: 'https://school.example', scope: ['courses:read'], addScope: ['courses:write'] }, [])).rejects.toMatchObject({
+      exitCode: 2,
+      message: 'Give --scope or --add-scope, not both: --scope asks for exactly those scopes, --add-scope for the ones held now plus these.',
+    });
+  });
+
   it('keeps a two-step login two-step', () => {
     expect(loginCommandLine({ ...base, wait: false }, ['courses:read'])).toBe("school login --scope 'courses:read' --no-wait");
   });

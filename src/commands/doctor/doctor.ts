@@ -51,7 +51,8 @@ function textReport(findings: Finding[], paint: Paint): string {
       heading = title;
     }
     lines.push(`  ${paint(f.status, MARK[f.status].padEnd(8))}${f.message}`);
-    if (f.fix && f.status !== 'ok') lines.push(`  ${' '.repeat(8)}Fix: ${f.fix}`);
+    // Fixes come with warnings and problems only: a fact needs no fixing.
+    if (f.fix && (f.status === 'warning' || f.status === 'problem')) lines.push(`  ${' '.repeat(8)}Fix: ${f.fix}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -5,13 +5,13 @@ import { AuthError, CliError, ExitCode, UsageError } from '../../errors.js';
 import { cancelPendingLogin, waitForPendingLogin } from '../../login/background.js';
 import { startPendingLogin } from '../../login/two-step.js';
 import { finishBrowserLogin, loggedInMessage } from '../../login/orchestrator.js';
-import { CALLBACK_PATH, type LoginRequest, prepareLogin } from '../../login/transaction.js';
+import { CALLBACK_PATH, type LoginRequest, type ScopeFlag, prepareLogin } from '../../login/transaction.js';
 import { type LoopbackListener, listenForRedirect } from '../../login/loopback.js';
 import { waitForRedirect } from '../../login/redirect-wait.js';
 import { parseLoginPort, portProblem } from '../../login/ports.js';
 import { parseScopes } from '../../login/scopes.js';
 import { unattendedLoginError } from '../../login/unattended.js';
-import { DEFAULT_PROFILE, type GlobalOptions, parseSeconds, profileSuffix } from '../../options.js';
+import { DEFAULT_PROFILE, type GlobalOptions, loginCommandFor, parseSeconds, profileSuffix } from '../../options.js';
 import type { Target } from '../../session/target.js';
 import type { PendingLogin } from '../../state/pending-login.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
@@ -19,7 +19,10 @@ import { redactText } from '../../util/redact.js';
 import { booleanFlag, collect, commandTarget, defineCommand, globalOptions, listFlag, stringFlag } from '../command.js';
 
 export interface LoginOptions extends GlobalOptions {
+  /** Replaces the default set. */
   scope?: string[];
+  /** Added to the scopes the profile holds now. */
+  addScope?: string[];
   /** false with --no-browser */
   browser: boolean;
   port?: string;
@@ -52,15 +55,19 @@ function waitHint(profile: string): string {
 function loginRequest(deps: Deps, opts: LoginOptions, target: Target, timeoutSeconds: number): LoginRequest {
   const { profile, baseUrl } = target;
   if (!baseUrl) throw new UsageError('No base URL: pass --base-url https://your-school.example (or set SCHOOL_BASE_URL).');
+  if (opts.scope && opts.addScope) {
+    throw new UsageError('Give --scope or --add-scope, not both: --scope asks for exactly those scopes, --add-scope for the ones held now plus these.');
+  }
   return {
     profile,
     baseUrl,
     scopes: opts.scope ? parseScopes(opts.scope) : undefined,
+    addScopes: opts.addScope ? parseScopes(opts.addScope) : undefined,
     timeoutSeconds,
     confidential: opts.confidential,
     insecureStorage: opts.insecureStorage,
     clientMetadataUrl: opts.clientMetadataUrl || deps.env.SCHOOL_CLIENT_METADATA_URL || undefined,
-    retryCommand: (scopes) => loginCommandLine(opts, scopes),
+    retryCommand: (scopes, flag) => loginCommandLine(opts, scopes, flag),
   };
 }
 
@@ -83,7 +90,7 @@ async function startTwoStepLogin(deps: Deps, opts: LoginOptions, target: Target)
 
 /** `login --wait`: the outcome of the profile's pending login; exit 4 unless it completed. */
 async function finishTwoStepLogin(deps: Deps, opts: LoginOptions, profile: string): Promise<void> {
-  const others = [opts.scope && '--scope', opts.port && '--port', opts.confidential && '--confidential', opts.insecureStorage && '--insecure-storage', opts.clientMetadataUrl && '--client-metadata-url'].filter(Boolean);
+  const others = [opts.scope && '--scope', opts.addScope && '--add-scope', opts.port && '--port', opts.confidential && '--confidential', opts.insecureStorage && '--insecure-storage', opts.clientMetadataUrl && '--client-metadata-url'].filter(Boolean);
   if (others.length) throw new UsageError(`--wait finishes the login \`school login --no-wait\` started: give ${others.join(', ')} to that one.`);
   const result = await waitForPendingLogin(deps, profile, { maxWaitSeconds: parseTimeout(opts.timeout, undefined) });
   if (result.kind === 'none') {
@@ -117,9 +124,9 @@ function shellWord(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-/** This login again, as a whole command line, with the flags the user gave and other scopes. */
-export function loginCommandLine(opts: LoginOptions, scopes: string[]): string {
-  const words = ['school', 'login', '--scope', `'${scopes.join(' ').replace(/'/g, `'\\''`)}'`];
+/** This login again, as a whole command line, with the flags the user gave and other scopes (for `--scope` or `--add-scope`). */
+export function loginCommandLine(opts: LoginOptions, scopes: string[], flag: ScopeFlag = '--scope'): string {
+  const words = ['school', 'login', flag, `'${scopes.join(' ').replace(/'/g, `'\\''`)}'`];
   const valued: Array<[string, string | undefined]> = [
     ['--base-url', opts.baseUrl],
     ['--profile', opts.profile],
@@ -149,17 +156,38 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
   const port = parseLoginPort(opts.port);
   const timeoutSeconds = parseTimeout(opts.timeout);
   const request = loginRequest(deps, opts, target, timeoutSeconds);
-  const notify = (text: string) => deps.io.err.write(text);
   // This login replaces one left pending by `--no-wait`.
   await cancelPendingLogin(deps, profile).catch(() => false);
 
+  try {
+    await browserLogin(deps, opts, request, port, timeoutSeconds);
+  } catch (err) {
+    // The server refused the saved registration only when the browser came back (on the redirect or
+    // at the token endpoint): it is forgotten, and one more round registers anew.
+    if (!(err instanceof CliError && err.code === 'invalid_client')) throw err;
+    deps.io.err.write(`${err.message.replace(/, and the next login registers again\.$/, '.')} Registering again; sign in once more.\n`);
+    await browserLogin(deps, opts, request, port, timeoutSeconds);
+  }
+}
+
+/** One round of the waiting login: prepare, send the browser, receive the redirect, complete, say so. */
+async function browserLogin(deps: Deps, opts: LoginOptions, request: LoginRequest, port: number | undefined, timeoutSeconds: number): Promise<void> {
+  const { profile } = request;
+  const notify = (text: string) => deps.io.err.write(text);
   let listener: LoopbackListener | undefined;
   let pending: PendingLogin;
   try {
     pending = await prepareLogin(deps, request, {
       notify,
       listen: async (cachedRedirectUri) =>
-        (listener = await listenForRedirect({ port, cachedRedirectUri, path: CALLBACK_PATH, timeoutMs: timeoutSeconds * 1000, signal: deps.signal })),
+        (listener = await listenForRedirect({
+          port,
+          cachedRedirectUri,
+          path: CALLBACK_PATH,
+          timeoutMs: timeoutSeconds * 1000,
+          signal: deps.signal,
+          retryCommand: loginCommandFor(profile, request.baseUrl),
+        })),
     });
   } catch (err) {
     await listener?.close();
@@ -186,15 +214,17 @@ export const loginCommand = defineCommand<LoginOptions>({
   examples: `
 Examples:
   school login --base-url https://your-school.example
-  school login --scope courses:write
+  school login --add-scope courses:write    # the scopes the profile holds now, plus this one
+  school login --scope courses:read         # exactly this one (and openid, offline_access)
   school login --no-browser --profile work
-  school login --no-wait --json     # print the URL and return; a person opens it
-  school login --wait               # then: exit 0 once that login completed`,
+  school login --no-wait --json             # print the URL and return; a person opens it
+  school login --wait                       # then: exit 0 once that login completed`,
   configure(cmd: Command) {
     cmd
-      .option('--scope <scopes>', 'scopes to request, space- or comma-separated (repeatable)', collect)
+      .option('--scope <scopes>', 'the scopes to request instead of the default set, space- or comma-separated (repeatable)', collect)
+      .option('--add-scope <scopes>', 'request the scopes the profile holds now plus these (repeatable)', collect)
       .option('--no-browser', 'print the URL instead of opening a browser (SSH, headless)')
-      .option('--port <n>', 'loopback port for the redirect (default: a free one)')
+      .option('--port <n>', 'loopback port for the redirect (default: the one registered last time, else a free one)')
       .option('--timeout <seconds>', 'how long to wait for the browser (default 300); with --wait, how long to wait at most')
       // --wait first: then neither flag given leaves the value unset, which is the waiting login.
       .option('--wait', 'wait for the login started with --no-wait: exit 0 when it completed, 4 otherwise')
@@ -206,6 +236,7 @@ Examples:
   toOptions: (raw) => ({
     ...globalOptions(raw),
     scope: listFlag(raw, 'scope'),
+    addScope: listFlag(raw, 'addScope'),
     browser: raw.browser !== false,
     port: stringFlag(raw, 'port'),
     timeout: stringFlag(raw, 'timeout'),

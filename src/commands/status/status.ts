@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { nowSeconds } from '../../deps.js';
 import { CliError } from '../../errors.js';
-import { DEFAULT_PROFILE, type GlobalOptions, targetInputs } from '../../options.js';
+import { DEFAULT_PROFILE, type GlobalOptions, loginCommandFor, targetInputs } from '../../options.js';
 import { type Target, resolveTarget, targetProfile } from '../../session/target.js';
 import type { Profile } from '../../state/config-file.js';
 import type { PendingLoginRecord } from '../../state/pending-login.js';
@@ -160,7 +160,11 @@ async function run(deps: Deps, opts: StatusOptions): Promise<void> {
     rows.unshift(environmentRow(deps, await resolveTarget(deps.state, inputs).catch(() => undefined)));
   }
   if (opts.json) deps.io.out.write(`${terminalSafeJson(rows.map(jsonRow), 2)}\n`);
-  else if (!rows.length) deps.io.err.write('No profiles. Run `school login --base-url https://your-school.example` to add one.\n');
+  else if (!rows.length) {
+    // A profile logged out of still remembers its server: the login that brings it back names it.
+    const baseUrl = (await resolveTarget(deps.state, inputs).catch(() => undefined))?.baseUrl ?? 'https://your-school.example';
+    deps.io.err.write(`No profiles. Run \`${loginCommandFor(active, baseUrl)}\` to add one.\n`);
+  }
   else deps.io.out.write(report(rows, now));
   const unusable = rows.filter((r) => r.problem).map((r) => `"${printable(r.profile)}"`);
   if (unusable.length) {
