@@ -12,6 +12,8 @@ const { version } = JSON.parse(readFileSync(new URL('../package.json', import.me
 const outfile = new URL('../dist/cli.cjs', import.meta.url).pathname;
 // The build's own copy of oauth4webapi beside the CLI (see bundleOAuth), named to the CLI at build time.
 const OAUTH_BUNDLE = './oauth4webapi.cjs';
+// `school mcp`'s server with the MCP SDK inside, beside the CLI: loaded by that command alone.
+const MCP_BUNDLE = './mcp.cjs';
 
 async function bundle(extraDefines) {
   await build({
@@ -29,6 +31,7 @@ async function bundle(extraDefines) {
       'import.meta.url': '__bundleUrl',
       __SCHOOL_VERSION__: JSON.stringify(version),
       __SCHOOL_OAUTH_BUNDLE__: JSON.stringify(OAUTH_BUNDLE),
+      __SCHOOL_MCP_BUNDLE__: JSON.stringify(MCP_BUNDLE),
       ...extraDefines,
     },
     legalComments: 'none',
@@ -56,8 +59,27 @@ async function bundleOAuth() {
   });
 }
 
+// The MCP server (src/mcp/, the engine adapter aside) with the SDK and its dependencies in one
+// CommonJS file: the SDK's module graph is most of the server's start-up, and one file with a
+// code cache loads it in a fraction of the time the package's hundred-odd files take.
+async function bundleMcp() {
+  await build({
+    entryPoints: [new URL('../src/mcp/server.ts', import.meta.url).pathname],
+    outfile: new URL(`../dist/${MCP_BUNDLE}`, import.meta.url).pathname,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    legalComments: 'inline',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    logLevel: 'warning',
+  });
+}
+
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await bundleOAuth();
+await bundleMcp();
 await bundle({});
 // `school --help` on a pipe is the same text every time: rendered once here by the full parser
 // (commander, 80 columns), it is printed at run time without building the command tree.
@@ -92,6 +114,12 @@ if (process.features.require_module) {
   rmSync(scratch, { recursive: true, force: true });
   if (trained.status !== 4 || !trained.stderr.includes('Not logged in')) {
     console.error(`build: making the code cache, \`school token\` with nothing configured exited ${trained.status}: ${trained.stderr.trim()}`);
+    process.exit(1);
+  }
+  // The code cache of dist/mcp.cjs, taken after a server answered initialize and tools/list.
+  const mcpTrained = spawnSync(process.execPath, [new URL('./mcp-code-cache.cjs', import.meta.url).pathname], { env: trainingEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (mcpTrained.status !== 0) {
+    console.error(`build: making the code cache of dist/mcp.cjs failed (exit ${mcpTrained.status}): ${mcpTrained.stderr.trim()}`);
     process.exit(1);
   }
 }

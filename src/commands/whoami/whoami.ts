@@ -74,7 +74,7 @@ async function fromIntrospection(deps: Deps, server: ServerInfo, first: Session)
  * Who is logged in: the userinfo endpoint where the server has one; else the ID token's claims
  * from login; else what introspection (or, failing that, the login) learned of the token's subject.
  */
-async function identify(deps: Deps, session: Session): Promise<Identity> {
+export async function identify(deps: Deps, session: Session): Promise<Identity> {
   const server = await serverFor(deps, session.baseUrl, session.issuer);
   if (server.as.userinfo_endpoint) {
     const info = await fromUserInfo(deps, server, session);
