@@ -5,7 +5,6 @@
  * apart from the CLI, see scripts/build.mjs), so this file is the one place that knows how the
  * engine does these things.
  */
-import { join } from 'node:path';
 import { fetchOpenApi } from '../api/openapi.js';
 import { identify } from '../commands/whoami/whoami.js';
 import type { Deps } from '../deps.js';
@@ -183,7 +182,7 @@ export function createEngine(deps: Deps, opts: GlobalOptions): McpEngine {
 
   return {
     profile,
-    auditFile: join(paths.stateDir, 'audit.jsonl'),
+    auditFile: paths.auditFile,
     baseUrl,
     async cachedApiDescription() {
       const url = baseUrl() ?? (await deps.state.rememberedBaseUrl(profile).catch(() => undefined));

@@ -5,6 +5,7 @@ import { DEFAULT_PROFILE, type GlobalOptions, baseUrlFor, profileName } from '..
 import type { Profile } from '../../state/config-file.js';
 import type { PendingLoginRecord } from '../../state/pending-login.js';
 import type { SecretSource } from '../../session/usable-session.js';
+import { resolvePaths } from '../../state/paths.js';
 import { describeUser } from '../../ui/user.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
 import { defineCommand, globalOptions } from '../command.js';
@@ -131,6 +132,8 @@ async function run(deps: Deps, opts: StatusOptions): Promise<void> {
   if (opts.json) deps.io.out.write(`${terminalSafeJson(rows.map(({ location: _location, ...row }) => row), 2)}\n`);
   else if (!rows.length) deps.io.err.write('No profiles. Run `school login --base-url https://your-school.example` to add one.\n');
   else deps.io.out.write(report(rows, now));
+  // Where `school mcp` records what agents did; a report line only, so the JSON stays the array of profiles.
+  if (!opts.json) deps.io.out.write(`MCP audit log: ${printable(resolvePaths(deps.env).auditFile)}\n`);
   const unusable = rows.filter((r) => r.problem).map((r) => `"${printable(r.profile)}"`);
   if (unusable.length) {
     throw new CliError(`${unusable.length > 1 ? 'Profiles' : 'Profile'} ${unusable.join(', ')} cannot be used now: see the problem reported above.`, { code: 'profile_unusable' });
