@@ -43,7 +43,15 @@ interface Planned {
   paginate: boolean;
 }
 
-class Refusal extends Error {}
+/** A request refused before anything is sent; `reason` goes to the audit log. */
+class Refusal extends Error {
+  constructor(
+    message: string,
+    readonly reason: 'read_only' | 'invalid_request' = 'invalid_request',
+  ) {
+    super(message);
+  }
+}
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -203,11 +211,11 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
 
   /** The one place a request leaves: writes are refused here unless --allow-write, whatever tool asked. */
   async function send(req: ApiRequest): Promise<Outcome<ApiAnswer>> {
-    if (!options.allowWrite && !READ_METHODS.has(req.method)) throw new Refusal(`${req.method} is a write: this server is read-only. The person can allow writes by starting it with \`school mcp --allow-write\`.`);
+    if (!options.allowWrite && !READ_METHODS.has(req.method)) throw new Refusal(`${req.method} is a write: this server is read-only. The person can allow writes by starting it with \`school mcp --allow-write\`.`, 'read_only');
     return engine.send(req);
   }
 
-  async function perform(plan: Planned, extra: Extra, record: (status: number | null) => void): Promise<ToolResult> {
+  async function perform(plan: Planned, extra: Extra, record: (status: number | null, refused?: string) => void): Promise<ToolResult> {
     const pages: ApiAnswer[] = [];
     let target = plan.target;
     let bytes = 0;
@@ -215,7 +223,7 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
     for (;;) {
       const outcome = await withLogin(extra, () => send({ method: plan.method, target, body: plan.body, contentType: plan.contentType, signal: extra.signal }));
       if (!outcome.ok) {
-        record(null);
+        record(null, outcome.problem.kind);
         return problemResult(outcome.problem, server.getClientCapabilities()?.elicitation?.url ? undefined : 'Then call the tool again.');
       }
       const answer = outcome.value;
@@ -271,12 +279,13 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
       }
       method = plan.method;
       path = auditPath(plan.target);
-      return await perform(plan, extra, (s) => {
+      return await perform(plan, extra, (s, why) => {
         status = s;
+        refused = why;
       });
     } catch (err) {
       if (err instanceof Refusal) {
-        refused = 'refused';
+        refused = err.reason;
         return textResult(err.message, true);
       }
       refused = 'error';

@@ -228,7 +228,7 @@ describe('the audit log', () => {
     expect(text).not.toContain('Algebra');
     const lines = text.trim().split('\n').map((l) => JSON.parse(l));
     expect(lines[0]).toEqual({ time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), profile: 'default', tool: 'listCourses', method: 'GET', path: '/api/courses', status: 200, duration_ms: expect.any(Number) });
-    expect(lines[1]).toMatchObject({ tool: 'school_call', method: 'DELETE', path: '/api/courses/1', status: null, refused: 'refused' });
+    expect(lines[1]).toMatchObject({ tool: 'school_call', method: 'DELETE', path: '/api/courses/1', status: null, refused: 'read_only' });
     expect(statSync(engine.auditFile).mode & 0o777).toBe(0o600);
   });
 });
