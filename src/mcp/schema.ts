@@ -69,7 +69,7 @@ export function newBudget(): SchemaBudget {
 
 /**
  * The schema as a plain JSON Schema for a host: references resolved, loops and anything past the
- * budget replaced by `{}` (any value), OpenAPI's `nullable` turned into a `null` type.
+ * budget replaced by `{}` (any value), one type per schema (`null` and OpenAPI's `nullable` left out).
  */
 export function toolSchema(doc: unknown, schema: unknown, budget: SchemaBudget = newBudget()): JsonSchema {
   return convert(doc, schema, budget, [], 0);
@@ -95,16 +95,12 @@ function convert(doc: unknown, input: unknown, budget: SchemaBudget, refs: strin
   const out: JsonSchema = {};
   const next = (value: unknown) => convert(doc, value, budget, seen, depth + 1);
 
-  const type = schema.type;
-  if (typeof type === 'string' && TYPES.has(type)) out.type = type;
-  else if (Array.isArray(type)) {
-    const types = [...new Set(type.filter((t): t is string => typeof t === 'string' && TYPES.has(t)))];
-    if (types.length) out.type = types;
-  }
-  if (schema.nullable === true && out.type !== undefined) {
-    const types = Array.isArray(out.type) ? (out.type as string[]) : [out.type as string];
-    if (!types.includes('null')) out.type = [...types, 'null'];
-  }
+  // One type per schema, the dialect every host maps: `null` is left out (an absent value says
+  // as much), several types become anyOf branches.
+  const declared = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type : [];
+  const types = [...new Set(declared.filter((t): t is string => typeof t === 'string' && TYPES.has(t) && t !== 'null'))];
+  if (types.length === 1) out.type = types[0];
+  else if (types.length > 1) out.anyOf = types.map((t) => ({ type: t }));
   for (const key of TEXT_KEYWORDS) {
     const text = cleanText(schema[key]);
     if (text !== undefined) out[key] = text;
@@ -152,7 +148,7 @@ function convert(doc: unknown, input: unknown, budget: SchemaBudget, refs: strin
   if (schema.items !== undefined && !Array.isArray(schema.items)) out.items = next(schema.items);
   for (const key of ['oneOf', 'anyOf', 'allOf'] as const) {
     const list = schema[key];
-    if (Array.isArray(list) && list.length) out[key] = list.slice(0, 50).map(next);
+    if (Array.isArray(list) && list.length && out[key] === undefined) out[key] = list.slice(0, 50).map(next);
   }
   if (schema.not !== undefined && isObject(schema.not)) out.not = next(schema.not);
   return out;

@@ -12,7 +12,7 @@ export const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 /** More operations than this become one `school_operations` tool, unless `--toolsets` picks some. */
 export const MAX_OPERATION_TOOLS = 40;
 /** The most operations read from a document: beyond that, a description is not one a person wrote. */
-export const MAX_OPERATIONS = 5000;
+export const MAX_OPERATIONS = 20_000;
 
 export interface ApiParameter {
   name: string;
@@ -92,6 +92,8 @@ function parametersOf(doc: unknown, lists: unknown[][]): ApiParameter[] {
       required: p.required === true || p.in === 'path',
       schema: toolSchema(doc, p.schema, budget),
     };
+    // Path and query values travel as text: a parameter without a type is a string.
+    if (param.schema.type === undefined && param.schema.anyOf === undefined && param.schema.enum === undefined) param.schema.type = 'string';
     const description = cleanText(p.description);
     if (description) param.description = description;
     byKey.set(`${p.in}:${p.name}`, param);
@@ -224,8 +226,8 @@ export function callTool(allowWrite: boolean): Tool {
       properties: {
         method: { type: 'string', enum: methods, default: 'GET', description: 'The HTTP method.' },
         path: { type: 'string', description: 'The API path, e.g. /api/courses; relative to the base URL, never another origin.' },
-        query: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'Query parameters.' },
-        body: { description: 'A JSON request body (not for GET or HEAD).' },
+        query: { type: 'object', additionalProperties: { type: 'string' }, description: 'Query parameters, name to value.' },
+        body: { type: 'object', description: 'A JSON request body (not for GET or HEAD).' },
       },
       required: ['path'],
     },

@@ -276,6 +276,121 @@ describe('school mcp, driven by a client that is not the SDK', () => {
   });
 });
 
+describe('school mcp, driven by the MCP Inspector in CLI mode', () => {
+  const inspector = join(REPO, 'node_modules', '.bin', 'mcp-inspector');
+  const inspect = (env: Env & { SCHOOL_CONFIG_DIR: string }, args: string[]) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolveRun) => {
+      const serverEnv = ['-e', `HOME=${env.HOME}`, '-e', `SCHOOL_CONFIG_DIR=${env.SCHOOL_CONFIG_DIR}`];
+      const child = spawn(inspector, ['--cli', ...serverEnv, process.execPath, SCHOOL_BIN, 'mcp', ...args], { env: { PATH: process.env.PATH, HOME: env.HOME }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c) => (stdout += c));
+      child.stderr.on('data', (c) => (stderr += c));
+      child.on('close', (code) => resolveRun({ code, stdout, stderr }));
+    });
+
+  it('lists tools whose schemas pass its portability check, and calls one', async () => {
+    const env = userEnv();
+    expectSuccess(await runSchool(['login', '--base-url', sandbox.baseUrl, '--insecure-storage', '--confidential'], env));
+    const listed = await inspect(env, ['--method', 'tools/list', '--strict']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const names = (JSON.parse(listed.stdout) as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['listCourses', 'getCourse', 'school_call', 'school_whoami']));
+    const called = await inspect(env, ['--method', 'tools/call', '--tool-name', 'school_call', '--tool-arg', 'path=/api/courses']);
+    expect(called.code, called.stderr).toBe(0);
+    const result = JSON.parse(called.stdout) as { content: Array<{ text: string }>; structuredContent: { anonymous: boolean } };
+    expect(result.content[0].text).toBe('HTTP 200 OK');
+    expect(result.structuredContent.anonymous).toBe(false);
+    expectNoSecrets(env, [{ messages: [listed.stdout, called.stdout], stderr: () => listed.stderr + called.stderr }], storedSecrets(env));
+  });
+});
+
+/** An API whose description is hostile: a tiny server of our own, serving /openapi.json alone. */
+async function hostileApi(doc: unknown) {
+  const { createServer } = await import('node:http');
+  const body = JSON.stringify(doc);
+  const server = createServer((req, res) => {
+    if (req.url === '/openapi.json') res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+const ESC_DOC = {
+  components: { schemas: { Loop: { type: 'object', properties: { self: { $ref: '#/components/schemas/Loop' }, other: { $ref: '#/components/schemas/Other' } } }, Other: { $ref: '#/components/schemas/Loop' } } },
+  paths: Object.fromEntries(
+    Array.from({ length: 30 }, (_, i) => [
+      `/api/evil/${i}/{id\u001b}`,
+      {
+        get: {
+          operationId: i % 3 ? 'dup\u001b[31m\u0007licate' : `${'x'.repeat(300)}${i}\u202e`,
+          summary: '\u001b]52;c;cGF5bG9hZA==\u0007Summary\u001b[2J',
+          parameters: [{ name: 'id\u001b', in: 'path', schema: { $ref: '#/components/schemas/Loop' } }, { name: 'filter[kind]', in: 'query', schema: { type: ['string', 'null'] } }],
+        },
+      },
+    ]),
+  ),
+};
+
+describe('school mcp, with a hostile API description', () => {
+  it('still starts; every tool name is valid and unique; schemas pass the Inspector portability check; stderr stays plain', async () => {
+    const api = await hostileApi(ESC_DOC);
+    const env = userEnv();
+    try {
+      const { client, recording } = await connectSdkClient(env, ['--base-url', api.baseUrl]);
+      try {
+        const names = (await client.listTools()).tools.map((t) => t.name);
+        expect(names.length).toBe(32);
+        for (const name of names) expect(name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+        expect(new Set(names).size).toBe(names.length);
+        // The same names on a second run.
+        const again = await connectSdkClient(env, ['--base-url', api.baseUrl]);
+        expect((await again.client.listTools()).tools.map((t) => t.name)).toEqual(names);
+        await again.client.close();
+      } finally {
+        await client.close();
+      }
+      expect(recording.stderr()).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+      const inspector = join(REPO, 'node_modules', '.bin', 'mcp-inspector');
+      const strict = await new Promise<{ code: number | null; stderr: string }>((resolveRun) => {
+        const child = spawn(inspector, ['--cli', '-e', `HOME=${env.HOME}`, '-e', `SCHOOL_CONFIG_DIR=${env.SCHOOL_CONFIG_DIR}`, process.execPath, SCHOOL_BIN, 'mcp', '--base-url', api.baseUrl, '--method', 'tools/list', '--strict'], { env: { PATH: process.env.PATH, HOME: env.HOME }, stdio: ['ignore', 'ignore', 'pipe'] });
+        let stderr = '';
+        child.stderr.on('data', (c) => (stderr += c));
+        child.on('close', (code) => resolveRun({ code, stderr }));
+      });
+      expect(strict.code, strict.stderr).toBe(0);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('offers a huge description through school_operations and still starts', async () => {
+    const paths: Record<string, unknown> = {};
+    for (let i = 0; i < 6000; i++) paths[`/api/area${i % 30}/${i}`] = { get: { operationId: `op${i % 100}`, summary: `Thing ${i}`, security: [{ oauth2: [`area${i % 30}:read`] }] } };
+    const api = await hostileApi({ paths });
+    const env = userEnv();
+    try {
+      const { client } = await connectSdkClient(env, ['--base-url', api.baseUrl]);
+      try {
+        expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['school_operations', 'school_call', 'school_whoami']);
+        const found = await client.callTool({ name: 'school_operations', arguments: { query: 'thing 4321' } });
+        expect(found.structuredContent).toEqual({ operations: [expect.objectContaining({ method: 'GET', path: '/api/area1/4321', scopes: ['area1:read'] })] });
+      } finally {
+        await client.close();
+      }
+      const { client: scoped } = await connectSdkClient(env, ['--base-url', api.baseUrl, '--toolsets', 'area7']);
+      try {
+        expect((await scoped.listTools()).tools.length).toBe(200 + 2);
+      } finally {
+        await scoped.close();
+      }
+    } finally {
+      await api.close();
+    }
+  });
+});
+
 describe('start-up', () => {
   it('`school token` does not load the MCP SDK or the server bundle', async () => {
     const env = userEnv();

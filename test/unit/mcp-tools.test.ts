@@ -111,7 +111,8 @@ describe('input schemas', () => {
 
   it('keeps only JSON Schema keywords, each with a value of its type', () => {
     const schema = toolSchema({}, { type: 'bogus', minimum: 'ten', required: [1, 'a'], properties: { a: { type: ['string', 'nope'], nullable: true } }, pattern: '(', 'x-evil': 1, enum: [{ deep: 1 }] });
-    expect(schema).toEqual({ properties: { a: { type: ['string', 'null'] } }, required: ['a'] });
+    expect(schema).toEqual({ properties: { a: { type: 'string' } }, required: ['a'] });
+    expect(toolSchema({}, { type: ['string', 'integer', 'null'] })).toEqual({ anyOf: [{ type: 'string' }, { type: 'integer' }] });
   });
 });
 
