@@ -98,7 +98,7 @@ function expectNoSecrets(env: Env & { SCHOOL_CONFIG_DIR: string }, recordings: R
   for (const secret of secrets) for (const text of texts) expect(text.includes(secret)).toBe(false);
 }
 
-const text = (res: { content: unknown }) => (res.content as Array<{ text: string }>).map((c) => c.text).join('\n');
+const text = (res: Record<string, unknown>) => ((res.content ?? []) as Array<{ text: string }>).map((c) => c.text).join('\n');
 
 describe('school mcp, driven by the SDK client as a host drives it', () => {
   it('lists the tools, reads through them after a CLI login, refuses a write and sends nothing, and leaks no secret', async () => {

@@ -125,7 +125,7 @@ describe('tool results', () => {
       answers: (req) => {
         if (req.target === '/api/big') return { ok: true, value: answer(200, 'x'.repeat(300_000), { 'content-type': 'text/plain' }) };
         page += 1;
-        const next = page < 3 ? { link: `<http://api.test/api/lessons?page=${page + 1}>; rel="next"` } : {};
+        const next: Record<string, string> = page < 3 ? { link: `<http://api.test/api/lessons?page=${page + 1}>; rel="next"` } : {};
         return { ok: true, value: answer(200, JSON.stringify({ page }), { 'content-type': 'application/json', ...next }, new URL(req.target, 'http://api.test').toString()) };
       },
     });
