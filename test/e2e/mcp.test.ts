@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -212,6 +212,30 @@ describe('school mcp, driven by the SDK client as a host drives it', () => {
       const res = await client.callTool({ name: 'listCourses', arguments: {} });
       expect(res.isError).toBe(true);
       expect(text(res)).toContain(`school login --base-url ${sandbox.baseUrl}`);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('school mcp, when the server rejects the token', () => {
+  it('refreshes on a 401 and retries the call once', async () => {
+    const env = userEnv();
+    expectSuccess(await runSchool(['login', '--base-url', sandbox.baseUrl, '--insecure-storage'], env));
+    // The stored access token replaced by one the server never issued, still "valid" by its expiry.
+    const file = join(env.SCHOOL_CONFIG_DIR, 'credentials.json');
+    const creds = JSON.parse(readFileSync(file, 'utf8')) as { entries: Record<string, string> };
+    const key = Object.keys(creds.entries).find((k) => k.startsWith('profile:default@'))!;
+    creds.entries[key] = JSON.stringify({ ...JSON.parse(creds.entries[key]), accessToken: 'not-a-token-the-server-issued-0123456789' });
+    writeFileSync(file, JSON.stringify(creds), { mode: 0o600 });
+    const { client } = await connectSdkClient(env);
+    try {
+      const before = refreshGrants(sandbox).length;
+      const res = await client.callTool({ name: 'listCourses', arguments: {} });
+      expect(text(res)).toContain('HTTP 200');
+      expect(res.structuredContent).toMatchObject({ anonymous: false });
+      expect(refreshGrants(sandbox).length).toBe(before + 1);
+      expect(apiEvents(sandbox).slice(-2).map((e) => e.status)).toEqual([401, 200]);
     } finally {
       await client.close();
     }
