@@ -22,6 +22,8 @@ export interface ServeOptions {
   stdout: Writable;
   /** Notices for the person (never protocol messages, never a secret). */
   notice: (text: string) => void;
+  /** Aborted on SIGINT or SIGTERM: the server stops as when stdin closes. */
+  signal?: AbortSignal;
 }
 
 /** The most pages a paginated operation's tool follows; the 100 kB cap usually stops it first. */
@@ -318,6 +320,7 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
     const finish = () => resolve();
     options.stdin.once('end', finish);
     options.stdin.once('close', finish);
+    options.signal?.addEventListener('abort', finish, { once: true });
     transport.onclose = finish;
   });
   await server.connect(transport);

@@ -36,6 +36,7 @@ async function run(deps: Deps, opts: McpOptions): Promise<void> {
     stdin: deps.io.in,
     stdout: deps.io.out,
     notice: (text) => deps.io.err.write(`school mcp: ${text}\n`),
+    signal: deps.signal,
   });
 }
 
