@@ -254,7 +254,7 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
       if (name === 'school_operations') {
         const cat = await currentCatalogue();
         const query = typeof args.query === 'string' ? args.query : undefined;
-        return jsonResult({ operations: searchOperations(cat.operations, query) });
+        return jsonResult({ operations: searchOperations(cat.operations, query, options.allowWrite) });
       }
       if (name === 'school_whoami') {
         method = 'GET';
@@ -271,13 +271,11 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
       if (name === 'school_call') plan = planCall(args);
       else {
         const cat = await currentCatalogue();
-        const op = cat.byName.get(name);
-        if (!op) {
-          // A write operation's tool is not offered in read-only mode; calling it by name is refused like any write.
-          const hidden = !options.allowWrite ? buildCatalogue(await engine.cachedApiDescription().catch(() => undefined), { allowWrite: true, toolsets: options.toolsets }).byName.get(name) : undefined;
-          if (hidden) plan = planOperation(hidden, args);
-          else return textResult(`Unknown tool ${JSON.stringify(safeText(name.slice(0, 100)))}. List the tools again: the API description may have changed.`, true);
-        } else plan = planOperation(op, args);
+        // An operation not offered as a tool (a write in read-only mode) is planned all the same:
+        // the one place requests leave refuses it, so what is hidden is also what is enforced.
+        const op = cat.byName.get(name) ?? cat.operations.find((o) => o.name === name);
+        if (!op) return textResult(`Unknown tool ${JSON.stringify(safeText(name.slice(0, 100)))}. List the tools again: the API description may have changed.`, true);
+        plan = planOperation(op, args);
       }
       method = plan.method;
       path = auditPath(plan.target);

@@ -266,31 +266,33 @@ export interface Catalogue {
   tools: Tool[];
   /** Operation tools by name; the operations offered (read-only mode: reads only). */
   byName: Map<string, ApiOperation>;
-  /** Every operation the mode allows, for school_operations. */
+  /** Every operation of the description (of the toolsets chosen), for school_operations. */
   operations: ApiOperation[];
   /** True when the operations are offered through school_operations rather than one tool each. */
   searchable: boolean;
+  allowWrite: boolean;
 }
 
 export function buildCatalogue(doc: unknown, options: CatalogueOptions): Catalogue {
-  const all = readOperations(doc);
-  let operations = all.filter((op) => options.allowWrite || READ_METHODS.has(op.method));
+  let operations = readOperations(doc);
   if (options.toolsets) operations = operations.filter((op) => inToolsets(op, options.toolsets!));
+  // The size of the description decides, not how many of its operations the mode allows.
   const searchable = !options.toolsets && operations.length > MAX_OPERATION_TOOLS;
   const byName = new Map<string, ApiOperation>();
   const tools: Tool[] = [];
   if (!searchable) {
     for (const op of operations) {
+      if (!options.allowWrite && !READ_METHODS.has(op.method)) continue;
       byName.set(op.name, op);
       tools.push(operationTool(op));
     }
   } else tools.push(OPERATIONS_TOOL);
   tools.push(callTool(options.allowWrite), WHOAMI_TOOL);
-  return { tools, byName, operations, searchable };
+  return { tools, byName, operations, searchable, allowWrite: options.allowWrite };
 }
 
 /** `school_operations`: the operations matching every word of the query (all of them without one). */
-export function searchOperations(operations: readonly ApiOperation[], query: string | undefined): Array<Record<string, unknown>> {
+export function searchOperations(operations: readonly ApiOperation[], query: string | undefined, allowWrite = true): Array<Record<string, unknown>> {
   const words = (query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
   return operations
     .filter((op) => {
@@ -305,5 +307,6 @@ export function searchOperations(operations: readonly ApiOperation[], query: str
       ...(op.paginated ? { paginated: true } : {}),
       parameters: op.parameters.map((p) => ({ name: p.name, in: p.in, required: p.required, ...(typeof p.schema.type === 'string' ? { type: p.schema.type } : {}), ...(p.description ? { description: p.description } : {}) })),
       ...(op.body ? { body: op.body.schema } : {}),
+      ...(allowWrite || READ_METHODS.has(op.method) ? {} : { allowed: false, why: 'A write: this server is read-only; the person can start it with --allow-write.' }),
     }));
 }

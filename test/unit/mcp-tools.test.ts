@@ -130,8 +130,9 @@ describe('the catalogue', () => {
     const cat = buildCatalogue(many, { allowWrite: false });
     expect(cat.searchable).toBe(true);
     expect(cat.tools.map((t) => t.name)).toEqual(['school_operations', 'school_call', 'school_whoami']);
-    expect(cat.operations.every((o) => o.method === 'GET')).toBe(true);
-    const found = searchOperations(cat.operations, 'thing 17');
+    expect(cat.operations.length).toBe(120);
+    expect(searchOperations(cat.operations, 'post area5/17', false)).toEqual([expect.objectContaining({ method: 'POST', allowed: false })]);
+    const found = searchOperations(cat.operations, 'thing 17', false);
     expect(found).toEqual([expect.objectContaining({ method: 'GET', path: '/api/area5/17', summary: 'Read thing 17', scopes: ['area5:read'] })]);
   });
 
