@@ -205,6 +205,45 @@ describe('school mcp, driven by the SDK client as a host drives it', () => {
     }
   });
 
+  it('a missing scope, with a host that can open a URL: the step-up login adds it after the person approves, and the call is made', async () => {
+    const env = userEnv();
+    expectSuccess(await runSchool(['login', '--base-url', sandbox.baseUrl, '--insecure-storage', '--scope', 'courses:read'], env));
+    let browser: Promise<unknown> | undefined;
+    const { client } = await connectSdkClient(env, [], { elicitUrl: (url) => (browser = driveLogin(url)) });
+    try {
+      const res = await client.callTool({ name: 'listStudents', arguments: {} }, undefined, { timeout: 120_000, resetTimeoutOnProgress: true, onprogress: () => undefined });
+      expect(text(res)).toContain('HTTP 200');
+      expect(res.structuredContent).toMatchObject({ anonymous: false, students: expect.any(Array) });
+      await browser;
+      const scopes = JSON.parse((await runSchool(['status', '--json'], env)).stdout)[0].scopes as string[];
+      expect(scopes).toEqual(expect.arrayContaining(['courses:read', 'students:read']));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a declined elicitation leaves no login pending and no listener behind', async () => {
+    const env = userEnv();
+    const inner = new StdioClientTransport({ command: process.execPath, args: [SCHOOL_BIN, 'mcp', '--base-url', sandbox.baseUrl], env: env as Record<string, string>, stderr: 'pipe' });
+    const client = new Client({ name: 'e2e-host', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
+    let pendingWhileAsked: unknown;
+    client.setRequestHandler(ElicitRequestSchema, async () => {
+      pendingWhileAsked = JSON.parse((await runSchool(['status', '--json'], env)).stdout)[0]?.pendingLogin;
+      return { action: 'decline' };
+    });
+    await client.connect(inner);
+    try {
+      const res = await client.callTool({ name: 'listCourses', arguments: {} });
+      expect(res.isError).toBe(true);
+      expect(text(res)).toContain(`school login --base-url ${sandbox.baseUrl}`);
+      expect(pendingWhileAsked).toMatchObject({ expiresAt: expect.any(Number) });
+      const status = await runSchool(['status', '--json'], env);
+      expect(JSON.parse(status.stdout)).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('not logged in, a host without elicitation gets an error result naming the login command', async () => {
     const env = userEnv();
     const { client } = await connectSdkClient(env, ['--base-url', sandbox.baseUrl]);
