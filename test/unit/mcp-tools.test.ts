@@ -168,3 +168,14 @@ describe('the catalogue', () => {
     }
   });
 });
+
+describe('school mcp --toolsets', () => {
+  it('takes scope areas, comma- or space-separated, and refuses anything else', async () => {
+    const { parseToolsetsFlag } = await import('../../src/commands/mcp/mcp.js');
+    expect(parseToolsetsFlag('courses, Students courses')).toEqual(['courses', 'students']);
+    expect(parseToolsetsFlag(undefined)).toBeUndefined();
+    expect(() => parseToolsetsFlag(' , ')).toThrow(/needs scope areas/);
+    expect(() => parseToolsetsFlag('courses:read')).toThrow(/Invalid toolset "courses:read"/);
+    expect(() => parseToolsetsFlag('a\u001b[2J')).toThrow(/\\u\{1b\}/);
+  });
+});
