@@ -136,7 +136,7 @@ function timedRun(argv: string[], env: NodeJS.ProcessEnv, input?: string): Run {
 }
 
 function shown(argv: string[]): string {
-  return argv.map((a) => (a === NODE ? 'node' : a === BIN ? 'bin/school.cjs' : a === binBefore ? '$BENCH_BIN_BEFORE' : a)).join(' ');
+  return argv.map((a) => (a === NODE ? 'node' : a === BIN ? 'bin/school.cjs' : a === MINIMAL_MCP ? 'scripts/bench-minimal-mcp.mjs' : a === binBefore ? '$BENCH_BIN_BEFORE' : a)).join(' ');
 }
 
 // Never shows the text it parses: for `school token --json` it holds the token itself.
