@@ -8,8 +8,7 @@
 import { fetchOpenApi } from '../api/openapi.js';
 import { identify } from '../commands/whoami/whoami.js';
 import type { Deps } from '../deps.js';
-import { ExitCode, errorReason } from '../errors.js';
-import { CliError } from '../errors.js';
+import { CliError, ExitCode, errorReason } from '../errors.js';
 import { cancelPendingLogin, startBackgroundListener, waitForPendingLogin } from '../login/background.js';
 import { prepareLogin } from '../login/login.js';
 import { readChallengeHeader } from '../oauth/challenge.js';
@@ -111,6 +110,8 @@ export function createEngine(deps: Deps, opts: GlobalOptions): McpEngine {
   let session: Session | undefined;
   let loginStarted = false;
   let clientSecret: string | undefined;
+  /** The profile's base URL as the stores remember it, once read. */
+  let knownBaseUrl: string | undefined;
 
   const remember = (s: Session | undefined) => {
     session = s;
@@ -158,7 +159,6 @@ export function createEngine(deps: Deps, opts: GlobalOptions): McpEngine {
       return undefined;
     }
   }
-  let knownBaseUrl: string | undefined;
 
   async function refreshed(s: Session): Promise<Outcome<Session>> {
     if (!s.refresh) return { ok: false, problem: { kind: 'token_rejected', message: 'The server rejected the access token.', command: fromEnv() ? undefined : plainLogin(), canLogIn: !fromEnv() } };
