@@ -6,6 +6,7 @@ const { dirname, join } = require('node:path');
 
 const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
 const LIBRARY = join(__dirname, '..', 'dist', 'library.cjs');
+const MCP = join(__dirname, '..', 'dist', 'mcp.cjs');
 
 /** The V8 code cache the build made of a bundle (scripts/build.mjs, scripts/code-cache.cjs). */
 function codeCacheOf(bundle) {
@@ -68,4 +69,4 @@ function main() {
 }
 
 if (require.main === module) main();
-else module.exports = { CLI, LIBRARY, codeCacheOf, compileBundle, runCompiled, loadBundle };
+else module.exports = { CLI, LIBRARY, MCP, codeCacheOf, compileBundle, runCompiled, loadBundle };

@@ -10,7 +10,7 @@ _school_takes_value() {
     case $1 in
         --base-url | --profile | --scope | --add-scope | --port | --timeout | --client-metadata-url | --min-ttl | \
             -X | --method | -H | --header | -f | --raw-field | -F | --field | --input | \
-            --jq | --retry)
+            --jq | --retry | --toolsets)
             return 0 ;;
     esac
     return 1
@@ -157,10 +157,11 @@ _school() {
             token) opts+=(--min-ttl --for-ci) ;;
             call) opts+=(-X --method -H --header -f --raw-field -F --field --input -i --include --anonymous --list
                 --paginate --slurp --jq --retry --timeout) ;;
+            mcp) opts+=(--allow-write --toolsets) ;;
         esac
         _school_add "" "$cur" "${opts[@]}"
     else
-        local -a commands=(login logout whoami token call status doctor completion help)
+        local -a commands=(login logout whoami token call mcp status doctor completion help)
         case $cmd/$nargs in
             /*) _school_add "" "$cur" "${commands[@]}" ;;
             help/0) _school_add "" "$cur" "${commands[@]}" ;;

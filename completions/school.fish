@@ -117,6 +117,7 @@ complete -c school -n __school_needs_command -a logout -d 'Revoke the tokens and
 complete -c school -n __school_needs_command -a whoami -d 'Show who is logged in'
 complete -c school -n __school_needs_command -a token -d 'Print a valid access token'
 complete -c school -n __school_needs_command -a call -d 'Make an authenticated request to the school API'
+complete -c school -n __school_needs_command -a mcp -d 'Serve the school API as MCP tools on stdio, for agent hosts'
 complete -c school -n __school_needs_command -a status -d 'Show every profile'
 complete -c school -n __school_needs_command -a doctor -d 'Check the setup and say how to fix what is wrong'
 complete -c school -n __school_needs_command -a completion -d 'Print the shell completion script'
@@ -157,6 +158,10 @@ complete -c school -n '__school_using call' -l jq -x -d 'Filter the JSON respons
 complete -c school -n '__school_using call' -l retry -x -d 'Retries on 429/503, for any method'
 complete -c school -n '__school_using call' -l timeout -x -d 'Deadline in seconds for the whole request, retries included (default 60)'
 
+# mcp
+complete -c school -n '__school_using mcp' -l allow-write -d 'Offer and send writes too (POST, PUT, PATCH, DELETE)'
+complete -c school -n '__school_using mcp' -l toolsets -x -d 'Only the operations of these scope areas, comma-separated'
+
 # completion, help
 complete -c school -n '__school_first_arg completion' -a 'bash zsh fish' -d 'Shell'
-complete -c school -n '__school_first_arg help' -a 'login logout whoami token call status doctor completion help' -d 'Command'
+complete -c school -n '__school_first_arg help' -a 'login logout whoami token call mcp status doctor completion help' -d 'Command'

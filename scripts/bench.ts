@@ -31,6 +31,7 @@ const BIN = join(ROOT, 'bin', 'school.cjs');
 const SANDBOX_BIN = join(ROOT, 'sandbox', 'bin', 'school-sandbox.mjs');
 const binBefore = process.env.BENCH_BIN_BEFORE ? resolve(process.env.BENCH_BIN_BEFORE) : undefined;
 const NODE = process.execPath;
+const MINIMAL_MCP = join(ROOT, 'scripts', 'bench-minimal-mcp.mjs');
 
 const SMOKE = process.env.BENCH_SMOKE === '1';
 const RUNS = positiveInteger('BENCH_RUNS', SMOKE ? 5 : 40);
@@ -88,6 +89,34 @@ if (binBefore && !existsSync(binBefore)) fail(`BENCH_BIN_BEFORE: there is no ${b
 
 interface Run { ms: number; status: number | null; stdout: string; stderr: string }
 
+const INITIALIZE = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } })}\n`;
+
+// An MCP server timed as a host feels it: from spawn to its answer to `initialize`; then its
+// stdin is closed and it is waited for, untimed.
+async function timedInitialize(argv: string[], env: NodeJS.ProcessEnv): Promise<Run> {
+  const [command, ...args] = argv;
+  const started = process.hrtime.bigint();
+  const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  let ms = -1;
+  child.stderr.on('data', (c: Buffer) => (stderr += c));
+  const answered = new Promise<void>((resolveAnswer) => {
+    child.stdout.on('data', (c: Buffer) => {
+      if (ms < 0 && (stdout += c).includes('\n')) {
+        ms = Number(process.hrtime.bigint() - started) / 1e6;
+        resolveAnswer();
+      }
+    });
+    child.on('close', () => resolveAnswer());
+  });
+  child.stdin.write(INITIALIZE);
+  await answered;
+  child.stdin.end();
+  const status = await new Promise<number | null>((r) => (child.exitCode !== null ? r(child.exitCode) : child.on('close', (code) => r(code))));
+  return { ms, status, stdout, stderr };
+}
+
 // Measured children get the same environment; nothing of the caller's that changes how `school`
 // or node behaves (a token, a profile, CI, preloaded modules) leaks in.
 function childEnv(home: string): NodeJS.ProcessEnv {
@@ -107,7 +136,7 @@ function timedRun(argv: string[], env: NodeJS.ProcessEnv, input?: string): Run {
 }
 
 function shown(argv: string[]): string {
-  return argv.map((a) => (a === NODE ? 'node' : a === BIN ? 'bin/school.cjs' : a === binBefore ? '$BENCH_BIN_BEFORE' : a === LIBRARY_SCRIPT ? 'token.mjs (the library)' : a)).join(' ');
+  return argv.map((a) => (a === NODE ? 'node' : a === BIN ? 'bin/school.cjs' : a === MINIMAL_MCP ? 'scripts/bench-minimal-mcp.mjs' : a === binBefore ? '$BENCH_BIN_BEFORE' : a === LIBRARY_SCRIPT ? 'token.mjs (the library)' : a)).join(' ');
 }
 
 // Never shows the text it parses: for `school token --json` it holds the token itself.
@@ -272,6 +301,7 @@ interface Case {
   before?: () => Promise<void>;
   check?: (run: Run) => void | Promise<void>;
   getsCourses?: true;   // sends GET /api/courses with the file home's token, counted by the API
+  mcp?: true;           // an MCP server: timed from spawn to its answer to `initialize`
   samples: number[];
 }
 
@@ -326,7 +356,17 @@ const cases: Case[] = [
     name: 'library: openSession + token', argv: [NODE, LIBRARY_SCRIPT], home: 'file', budget: 1.25, samples: [],
     check: (run) => { if (!/^\S+\n$/.test(run.stdout)) fail('the library script printed something other than one token line.'); },
   },
+  {
+    name: 'school mcp, spawn to initialize', argv: [NODE, BIN, 'mcp'], home: 'file', mcp: true, samples: [],
+    check: (run) => { if (!/"serverInfo":\{"name":"school"/.test(run.stdout)) fail('school mcp did not answer initialize.'); },
+  },
+  {
+    name: 'minimal SDK server, spawn to initialize', argv: [NODE, MINIMAL_MCP], home: 'file', mcp: true, samples: [],
+    check: (run) => { if (!/"serverInfo":\{"name":"minimal"/.test(run.stdout)) fail('the minimal MCP server did not answer initialize.'); },
+  },
 ];
+/** `school mcp`'s start-up against the minimal server's: at most this ratio. */
+const MCP_GOAL = 1.3;
 
 // The same cases with an earlier build, interleaved with these in every round.
 if (binBefore) {
@@ -339,7 +379,7 @@ if (binBefore) {
 
 async function runCase(c: Case): Promise<number> {
   await c.before?.();
-  const run = timedRun(c.argv, envs[c.home], c.input);
+  const run = c.mcp ? await timedInitialize(c.argv, envs[c.home]) : timedRun(c.argv, envs[c.home], c.input);
   expectSuccess(c.name, c.argv, run);
   await c.check?.(run);
   return run.ms;
@@ -433,6 +473,11 @@ const line = (row: string[]) => `| ${row.map((cell, col) => (col === 0 ? cell.pa
 console.log(line(rows[0]));
 console.log(`| ${widths.map((w, col) => (col === 0 ? '-'.repeat(w) : `${'-'.repeat(w - 1)}:`)).join(' | ')} |`);
 for (const row of rows.slice(1)) console.log(line(row));
+const mcpOf = (name: string) => results.find((r) => r.name === name)?.medianMs;
+const mcpRatio = mcpOf('school mcp, spawn to initialize')! / mcpOf('minimal SDK server, spawn to initialize')!;
+const mcpOk = mcpRatio <= MCP_GOAL;
+console.log('');
+console.log(`school mcp / minimal SDK server, spawn to initialize: ${mcpRatio.toFixed(2)} (goal at most ${MCP_GOAL.toFixed(2)}): ${mcpOk ? 'ok' : 'OVER'}`);
 console.log('');
 for (const r of results) console.log(`  ${r.name}: ${r.command}${r.name === 'node -e 0' ? '' : `  [${r.home}]`}`);
 for (const [home, note] of Object.entries(homeNotes)) console.log(`  [${home}] ${note}`);
@@ -461,6 +506,6 @@ if (jsonPath) {
   console.error(`bench: results written to ${jsonPath}`);
 }
 
-const over = results.some((r) => r.ok === false) || !rssOk;
+const over = results.some((r) => r.ok === false) || !rssOk || !mcpOk;
 if (over && SMOKE) console.error('bench: smoke run: a budget looks over, but a few runs on a shared machine prove nothing.');
 process.exit(over && !SMOKE ? 1 : 0);

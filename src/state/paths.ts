@@ -17,6 +17,8 @@ export interface Paths {
   /** Server metadata and API descriptions, for completions without a network call. */
   cacheDir: string;
   lockDir: string;
+  /** What `school mcp` did on the person's behalf, one JSON line per tool call. */
+  auditFile: string;
 }
 
 export function resolvePaths(env: Env, home: string = env.HOME || homedir()): Paths {
@@ -34,5 +36,6 @@ export function resolvePaths(env: Env, home: string = env.HOME || homedir()): Pa
     pendingDir: join(stateDir, 'pending'),
     cacheDir,
     lockDir: join(configDir, 'locks'),
+    auditFile: join(stateDir, 'audit.jsonl'),
   };
 }

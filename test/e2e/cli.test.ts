@@ -62,7 +62,7 @@ describe('the command line surface', () => {
 });
 
 describe('the installed build', () => {
-  it.each(['CLI', 'LIBRARY'])("starts the %s from a code cache that this Node accepts, made from the bundle beside it", (bundle) => {
+  it.each(['CLI', 'LIBRARY', 'MCP'])("starts the %s from a code cache that this Node accepts, made from the bundle beside it", (bundle) => {
     // V8 silently ignores a cache that does not fit (another Node, another bundle): the CLI would
     // still run, only slower, so this is checked here rather than noticed in the benchmark.
     const probe = `const loader = require(${JSON.stringify(SCHOOL_BIN)});

@@ -281,7 +281,7 @@ async function candidates(shell: Shell, line: string): Promise<string[]> {
 // ---------------------------------------------------------------------------------------------
 // The same cases in the three shells
 
-const COMMANDS = ['login', 'logout', 'whoami', 'token', 'call', 'status', 'doctor', 'completion', 'help'];
+const COMMANDS = ['login', 'logout', 'whoami', 'token', 'call', 'mcp', 'status', 'doctor', 'completion', 'help'];
 const GLOBAL_LONG = ['--base-url', '--profile', '--json', '--verbose', '--help'];
 const LOGIN_LONG = ['--scope', '--add-scope', '--no-browser', '--port', '--timeout', '--confidential', '--insecure-storage', '--client-metadata-url', '--wait', '--no-wait'];
 
@@ -289,6 +289,7 @@ const CASES: Array<[string, string, string[]]> = [
   ['subcommands', 'school ', COMMANDS],
   ['a command prefix', 'school lo', ['login', 'logout']],
   ['login flags', 'school login --', [...GLOBAL_LONG, ...LOGIN_LONG]],
+  ['mcp flags', 'school mcp --', [...GLOBAL_LONG, '--allow-write', '--toolsets']],
   ['profiles for --profile', 'school --profile ', ['default', 'work']],
   ['profiles for --profile after the command', 'school call --profile ', ['default', 'work']],
   ['scopes for login --scope', 'school login --scope cour', ['courses:read', 'courses:write']],

@@ -6,6 +6,7 @@ import { type Target, resolveTarget, targetProfile } from '../../session/target.
 import type { Profile } from '../../state/config-file.js';
 import type { PendingLoginRecord } from '../../state/pending-login.js';
 import type { SecretSource } from '../../session/usable-session.js';
+import { resolvePaths } from '../../state/paths.js';
 import { describeUser } from '../../ui/user.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
 import { defineCommand, globalOptions } from '../command.js';
@@ -166,6 +167,8 @@ async function run(deps: Deps, opts: StatusOptions): Promise<void> {
     deps.io.err.write(`No profiles. Run \`${loginCommandFor(active, baseUrl)}\` to add one.\n`);
   }
   else deps.io.out.write(report(rows, now));
+  // Where `school mcp` records what agents did; a report line only, so the JSON stays the array of profiles.
+  if (!opts.json) deps.io.out.write(`MCP audit log: ${printable(resolvePaths(deps.env).auditFile)}\n`);
   const unusable = rows.filter((r) => r.problem).map((r) => `"${printable(r.profile)}"`);
   if (unusable.length) {
     throw new CliError(`${unusable.length > 1 ? 'Profiles' : 'Profile'} ${unusable.join(', ')} cannot be used now: see the problem reported above.`, { code: 'profile_unusable' });

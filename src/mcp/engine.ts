@@ -1,0 +1,273 @@
+/**
+ * Everything `school mcp` needs of the engine, behind one small interface: the profile's
+ * session, authenticated requests, the cached API description, the login hints and a login
+ * started in the background. The rest of src/mcp/ sees only the `McpEngine` type (and is bundled
+ * apart from the CLI, see scripts/build.mjs), so this file is the one place that knows how the
+ * engine does these things.
+ */
+import { fetchOpenApi } from '../api/openapi.js';
+import type { Deps } from '../deps.js';
+import { CliError, ExitCode, errorReason } from '../errors.js';
+import { cancelPendingLogin, waitForPendingLogin } from '../login/background.js';
+import { startPendingLogin } from '../login/two-step.js';
+import { readChallengeHeader } from '../oauth/challenge.js';
+import { fromOAuthError } from '../oauth/oauth-errors.js';
+import { lookUpIdentity } from '../session/identity.js';
+import { retryAfterRefresh } from '../session/retry-after-refresh.js';
+import { serverFor } from '../session/server.js';
+import { type Session, notLoggedIn, resolveSession } from '../session/session.js';
+import { stepUpCommand } from '../session/step-up.js';
+import { type TargetInputs, explicitBaseUrl, resolveTarget, targetProfile } from '../session/target.js';
+import { resolvePaths } from '../state/paths.js';
+import { loginHint } from '../util/profiles.js';
+import { registerSecret, redactText } from '../util/redact.js';
+
+export interface ApiRequest {
+  method: string;
+  /** The path and query, relative to the base URL (`/api/courses?page=2`), or an absolute URL on its origin (a next page). */
+  target: string;
+  body?: Buffer;
+  contentType?: string;
+  signal?: AbortSignal;
+}
+
+export interface ApiAnswer {
+  status: number;
+  statusText: string;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  body: Buffer;
+  /** The URL that answered. */
+  url: string;
+}
+
+/** Why a request could not be made, or was refused for want of a login or a scope. */
+export interface AuthProblem {
+  kind: 'not_logged_in' | 'session_refused' | 'token_rejected' | 'insufficient_scope';
+  /** One or two sentences for the person. */
+  message: string;
+  /** The exact command that fixes it, when there is one. */
+  command?: string;
+  /** For insufficient_scope: the scopes the request needs. */
+  scopes?: string[];
+  /** Whether `startLogin` can fix it here (a stored profile, not a token from the environment). */
+  canLogIn: boolean;
+}
+
+export type Outcome<T> = { ok: true; value: T } | { ok: false; problem: AuthProblem };
+
+export interface PendingLogin {
+  url: string;
+  /** Seconds since the epoch. */
+  expiresAt: number;
+}
+
+export type LoginWait = { status: 'completed' } | { status: 'pending' } | { status: 'failed'; message: string };
+
+export interface McpEngine {
+  readonly profile: string;
+  /** Where every tool call is recorded (`audit.jsonl` in the state directory). */
+  readonly auditFile: string;
+  /** The base URL: the options', the environment's or the profile's; undefined when none is known. */
+  baseUrl(): string | undefined;
+  /** The copy `call --list` cached, if any; never a network request. */
+  cachedApiDescription(): Promise<unknown>;
+  /** A fresh copy of `/openapi.json`, cached for the next run. */
+  fetchApiDescription(signal?: AbortSignal): Promise<unknown>;
+  /** An authenticated request to the API: a token due is renewed first; a 401 is refreshed and retried once. */
+  send(req: ApiRequest): Promise<Outcome<ApiAnswer>>;
+  /** Who is logged in, and the scopes the session holds. */
+  whoami(): Promise<Outcome<{ claims: Record<string, unknown>; scopes: string[] }>>;
+  /** Starts a login in the background (`login --no-wait`); with scopes, the ones held plus these. */
+  startLogin(addScopes?: string[]): Promise<PendingLogin>;
+  /** Waits at most this long for the login started here to end. */
+  waitForLogin(maxWaitSeconds: number): Promise<LoginWait>;
+  /** Ends the login started here, its listener included. */
+  cancelLogin(): Promise<void>;
+  /** A text with every secret the engine knows replaced. */
+  redact(text: string): string;
+  /** One sentence for an error the engine threw. */
+  describeError(err: unknown): string;
+}
+
+/** A token this close to its expiry is renewed before a request rather than after a 401. */
+const DUE_SECONDS = 30;
+const LOGIN_TIMEOUT_SECONDS = 300;
+/** The largest answer read; a tool result holds at most 100 kB of it, the rest is counted. */
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+const REQUEST_TIMEOUT_MS = 60_000;
+
+/** The command that adds scopes to the profile's login: the step-up every front-end names. */
+export function addScopeCommand(profile: string, scopes: string[]): string {
+  return stepUpCommand({ profile }, scopes);
+}
+
+const commandOf = (hint: string | undefined): string | undefined => /`(school [^`]+)`/.exec(hint ?? '')?.[1] ?? /^Run:? (school .+?)\.?$/.exec(hint ?? '')?.[1];
+
+export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
+  const profile = targetProfile(inputs);
+  const paths = resolvePaths(deps.env);
+  let session: Session | undefined;
+  let loginStarted = false;
+  let clientSecret: string | undefined;
+  /** The profile's base URL as the stores remember it, once read. */
+  let knownBaseUrl: string | undefined;
+
+  const remember = (s: Session | undefined) => {
+    session = s;
+    if (s) {
+      registerSecret(s.accessToken);
+      clientSecret = s.client?.clientSecret;
+      registerSecret(clientSecret);
+    }
+    return s;
+  };
+
+  const now = () => Math.floor(deps.clock.now() / 1000);
+  const fromEnv = () => Boolean(deps.env.SCHOOL_TOKEN || deps.env.SCHOOL_REFRESH_TOKEN);
+
+  /** The session, read once and kept; read again when its token is due or after a login. */
+  async function current(): Promise<Outcome<Session>> {
+    if (session && !(session.expiresAt !== undefined && session.expiresAt - now() < DUE_SECONDS && session.source !== 'env')) return { ok: true, value: session };
+    try {
+      const target = await resolveTarget(deps.state, inputs);
+      const s = remember(await resolveSession(deps, target));
+      if (s) return { ok: true, value: s };
+      const err = notLoggedIn(target);
+      return { ok: false, problem: { kind: 'not_logged_in', message: err.message, command: commandOf(err.hint), canLogIn: !fromEnv() && baseUrl() !== undefined } };
+    } catch (err) {
+      return { ok: false, problem: authProblem(err) };
+    }
+  }
+
+  /** A refused session or token as a problem for the person; anything else is thrown on. */
+  function authProblem(err: unknown): AuthProblem {
+    const e = fromOAuthError(err);
+    if (e instanceof CliError && e.exitCode === ExitCode.auth) {
+      session = undefined;
+      return { kind: 'session_refused', message: redactText(e.message), command: commandOf(e.hint) ?? (fromEnv() ? undefined : plainLogin()), canLogIn: !fromEnv() };
+    }
+    throw err;
+  }
+
+  const plainLogin = () => commandOf(loginHint(profile, baseUrl()));
+
+  function baseUrl(): string | undefined {
+    if (session) return session.baseUrl;
+    try {
+      return explicitBaseUrl(inputs) ?? knownBaseUrl;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async function sendWith(s: Session, req: ApiRequest): Promise<ApiAnswer> {
+    const base = new URL(s.baseUrl);
+    const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(req.target) ? new URL(req.target) : new URL(`${base.pathname.replace(/\/+$/, '')}${req.target}`, base.origin);
+    // The token goes only to the origin it was issued for.
+    if (url.origin !== base.origin) throw new CliError(`Refusing to send the token to ${url.origin}, another origin than ${base.origin}.`, { code: 'foreign_origin' });
+    const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5', authorization: `Bearer ${s.accessToken}` };
+    if (req.contentType) headers['content-type'] = req.contentType;
+    const res = await deps.http.request({ method: req.method, url, headers, body: req.body, signal: req.signal, timeoutMs: REQUEST_TIMEOUT_MS, maxBytes: MAX_ANSWER_BYTES });
+    return { status: res.status, statusText: res.statusText, headers: res.headers, body: res.body, url: res.url };
+  }
+
+  return {
+    profile,
+    auditFile: paths.auditFile,
+    baseUrl,
+    async cachedApiDescription() {
+      const url = baseUrl() ?? (await deps.state.rememberedBaseUrl(profile).catch(() => undefined));
+      knownBaseUrl ??= url;
+      return url ? deps.state.cachedApiDescription(url).catch(() => undefined) : undefined;
+    },
+    async fetchApiDescription(signal) {
+      const url = baseUrl() ?? (await deps.state.rememberedBaseUrl(profile));
+      if (!url) throw new CliError('No base URL: pass --base-url, set SCHOOL_BASE_URL, or log in first.', { code: 'usage' });
+      knownBaseUrl ??= url;
+      const doc = await fetchOpenApi(deps.http, url, signal);
+      await deps.state.saveApiDescription(url, doc).catch(() => undefined);
+      return doc;
+    },
+    async send(req) {
+      const found = await current();
+      if (!found.ok) return found;
+      let sent: { answer: ApiAnswer; session: Session };
+      try {
+        // A 401 the server says a refresh may cure: renewed under the lock the CLI shares, and sent once more.
+        sent = await retryAfterRefresh(found.value, (s) => sendWith(s, req), async (r) => r.status === 401 && (await readChallengeHeader(r.status, r.headers['www-authenticate'])).refresh);
+      } catch (err) {
+        return { ok: false, problem: authProblem(err) };
+      }
+      const s = remember(sent.session) ?? sent.session;
+      const res = sent.answer;
+      const outcome = await readChallengeHeader(res.status, res.headers['www-authenticate']);
+      if (res.status === 401) {
+        return { ok: false, problem: { kind: 'token_rejected', message: `The server rejected the access token${outcome.error ? ` (${outcome.error})` : ''}.`, command: fromEnv() ? undefined : plainLogin(), canLogIn: !fromEnv() } };
+      }
+      if (outcome.insufficientScope) {
+        const needed = outcome.insufficientScope;
+        const env = s.source === 'env';
+        return {
+          ok: false,
+          problem: {
+            kind: 'insufficient_scope',
+            message: needed.length ? `The token lacks the scope ${needed.join(' ')}.` : 'The token lacks a scope the server did not name.',
+            command: env || !needed.length ? undefined : addScopeCommand(profile, needed),
+            scopes: needed,
+            canLogIn: !env && needed.length > 0,
+          },
+        };
+      }
+      return { ok: true, value: { ...res, body: res.body } };
+    },
+    async whoami() {
+      const found = await current();
+      if (!found.ok) return found;
+      try {
+        const known = found.value.source === 'env' ? undefined : await deps.state.profile(profile);
+        const server = await serverFor(deps, found.value.baseUrl, found.value.issuer);
+        const identity = await lookUpIdentity(deps, server, found.value, known, 'whoami');
+        const latest = session ?? found.value;
+        return { ok: true, value: { claims: identity.claims, scopes: (latest.scope ?? '').split(' ').filter(Boolean) } };
+      } catch (err) {
+        return { ok: false, problem: authProblem(err) };
+      }
+    },
+    async startLogin(addScopes) {
+      const url = baseUrl() ?? (await deps.state.rememberedBaseUrl(profile));
+      if (!url) throw new CliError('No base URL: start `school mcp` with --base-url, or log in first.', { code: 'usage' });
+      const stored = await deps.state.profile(profile);
+      loginStarted = true;
+      // A step-up asks for the scopes held plus the missing ones (`login --add-scope`); a first login, the default set.
+      const { pending } = await startPendingLogin(
+        deps,
+        { profile, baseUrl: url, addScopes: addScopes?.length ? addScopes : undefined, timeoutSeconds: LOGIN_TIMEOUT_SECONDS, confidential: false, insecureStorage: stored?.storage === 'file' },
+        { notify: () => undefined },
+      );
+      return { url: pending.authorizationUrl, expiresAt: pending.expiresAt };
+    },
+    async waitForLogin(maxWaitSeconds) {
+      const result = await waitForPendingLogin(deps, profile, { maxWaitSeconds, pollMs: 100 });
+      if (result.kind === 'still_pending') return { status: 'pending' };
+      loginStarted = false;
+      if (result.kind === 'none') return { status: 'failed', message: 'The login is no longer pending.' };
+      if (result.outcome.status !== 'completed') return { status: 'failed', message: redactText(result.outcome.message) };
+      session = undefined; // read again: the new login's tokens
+      return { status: 'completed' };
+    },
+    async cancelLogin() {
+      if (!loginStarted) return;
+      loginStarted = false;
+      await cancelPendingLogin(deps, profile).catch(() => false);
+    },
+    redact(text) {
+      let out = redactText(text);
+      for (const secret of [session?.accessToken, clientSecret]) if (secret && secret.length >= 8) out = out.split(secret).join('[REDACTED]');
+      return out;
+    },
+    describeError(err) {
+      return redactText(errorReason(fromOAuthError(err)));
+    },
+  };
+}

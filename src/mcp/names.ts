@@ -1,0 +1,60 @@
+import { createHash } from 'node:crypto';
+
+/** What every host accepts as a tool name. */
+export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const MAX = 64;
+
+/** The tools of our own, whose names no operation may take. */
+export const RESERVED_TOOLS = ['school_call', 'school_whoami', 'school_operations'] as const;
+
+/** An operationId as a tool name: other characters become `_`, runs of `_` shrink, at most 64 characters. */
+export function sanitizeName(raw: string): string {
+  return raw
+    .replace(/[^A-Za-z0-9_-]+/g, '_')
+    .replace(/_{2,}/g, '_')
+    .replace(/^[_-]+|[_-]+$/g, '')
+    .slice(0, MAX);
+}
+
+/** A name made from the method and the path, for an operation without a usable operationId. */
+export function nameFromRoute(method: string, path: string): string {
+  return sanitizeName(`${method.toLowerCase()}_${path.replace(/[{}]/g, '')}`) || method.toLowerCase();
+}
+
+/** A short, stable tag of an operation: the same method and path give the same tag on every run. */
+function routeTag(method: string, path: string, salt = 0): string {
+  return createHash('sha256').update(`${method} ${path}${salt ? `#${salt}` : ''}`).digest('hex').slice(0, 8);
+}
+
+function withTag(base: string, tag: string): string {
+  return `${base.slice(0, MAX - tag.length - 1).replace(/[_-]+$/, '')}_${tag}`;
+}
+
+/**
+ * One valid, unique name per operation. A name that two operations (or one of our own tools)
+ * would share gets a tag made from each one's method and path, not from its position, so
+ * adding an operation elsewhere in the document never renames another.
+ */
+export function assignNames(ops: ReadonlyArray<{ method: string; path: string; operationId?: string }>): string[] {
+  const wanted = ops.map((op) => (op.operationId ? sanitizeName(op.operationId) : '') || nameFromRoute(op.method, op.path));
+  const counts = new Map<string, number>();
+  for (const name of wanted) counts.set(name.toLowerCase(), (counts.get(name.toLowerCase()) ?? 0) + 1);
+  const reserved = new Set<string>(RESERVED_TOOLS);
+  const taken = new Set<string>([...reserved]);
+  const names: string[] = [];
+  // Names nobody else wants first, so a tagged name can never take one of them.
+  const plain = wanted.map((name) => counts.get(name.toLowerCase()) === 1 && !reserved.has(name.toLowerCase()));
+  for (let i = 0; i < ops.length; i++) if (plain[i]) taken.add(wanted[i].toLowerCase());
+  for (let i = 0; i < ops.length; i++) {
+    if (plain[i]) {
+      names.push(wanted[i]);
+      continue;
+    }
+    const op = ops[i];
+    let name = withTag(wanted[i], routeTag(op.method, op.path));
+    for (let salt = 1; taken.has(name.toLowerCase()); salt++) name = withTag(wanted[i], routeTag(op.method, op.path, salt));
+    taken.add(name.toLowerCase());
+    names.push(name);
+  }
+  return names;
+}

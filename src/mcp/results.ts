@@ -1,0 +1,120 @@
+import type { ApiAnswer, AuthProblem } from './engine.js';
+import { cleanText } from './schema.js';
+
+/** The most of a body a tool result holds; the rest is cut, saying so. */
+export const MAX_RESULT_BYTES = 100 * 1024;
+
+export interface ToolResult {
+  [key: string]: unknown;
+  content: Array<{ type: 'text'; text: string }>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+// Controls (but newline and tab), bidi and invisible format characters, lone surrogates: what a
+// host's terminal or a model's reader could be fooled by.
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** Server text made safe: every such character shown as a visible `\u{…}` escape, so nothing is dropped silently. */
+export function safeText(text: string): string {
+  return text.replace(/\r\n/g, '\n').replace(UNSAFE, (ch) => `\\u{${(ch.codePointAt(0) ?? 0).toString(16)}}`);
+}
+
+/** JSON text whose strings carry those characters as JSON escapes: the same value, nothing to act on. */
+export function safeJson(value: unknown): string {
+  return JSON.stringify(value).replace(UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+export const textResult = (text: string, isError = false): ToolResult => ({ content: [{ type: 'text', text }], ...(isError ? { isError: true } : {}) });
+
+export function jsonResult(value: Record<string, unknown>): ToolResult {
+  return { content: [{ type: 'text', text: safeJson(value) }], structuredContent: JSON.parse(safeJson(value)) as Record<string, unknown> };
+}
+
+/** Cuts UTF-8 bytes at a character boundary. */
+function cutUtf8(body: Buffer, max: number): string {
+  let end = Math.min(max, body.length);
+  while (end > 0 && end < body.length && (body[end] & 0xc0) === 0x80) end--;
+  return body.subarray(0, end).toString('utf8');
+}
+
+const isText = (type: string | undefined, body: Buffer) =>
+  /^(text\/|application\/(?:[\w.+-]*\+)?(?:json|xml)|application\/(?:x-www-form-urlencoded|javascript))/i.test(type ?? '') ||
+  (!type && !body.subarray(0, 1024).includes(0));
+
+interface Body {
+  text: string;
+  json?: unknown;
+  cut: boolean;
+}
+
+/** One answer's body as text for the model: JSON re-encoded safely, other text made safe, binary described, over the cap cut. */
+function readBody(answer: ApiAnswer, redact: (text: string) => string, room: number): Body {
+  const type = answer.headers['content-type'];
+  if (!answer.body.length) return { text: '', cut: false };
+  if (!isText(type, answer.body)) return { text: `[${answer.body.length} bytes of ${cleanText(type, 100) ?? 'binary data'}, not shown]`, cut: false };
+  const cut = answer.body.length > room;
+  const raw = redact(cut ? cutUtf8(answer.body, room) : answer.body.toString('utf8'));
+  if (!cut) {
+    try {
+      const json: unknown = JSON.parse(raw);
+      return { text: safeJson(json), json: JSON.parse(safeJson(json)), cut };
+    } catch {
+      // not JSON: shown as text
+    }
+  }
+  return { text: safeText(raw), cut };
+}
+
+const sizeNote = (total: number) => `[Cut: the body is ${total} bytes; only the first ${MAX_RESULT_BYTES / 1024} kB are shown.]`;
+
+export function statusLine(answer: ApiAnswer): string {
+  const reason = cleanText(answer.statusText, 80);
+  return `HTTP ${answer.status}${reason ? ` ${reason}` : ''}`;
+}
+
+/**
+ * A tool result for an answer (or the pages of one listing): the status, then the body; JSON
+ * objects also as structuredContent. Non-2xx answers are results with isError, so a model can
+ * read and recover; bodies over 100 kB are cut, saying so.
+ */
+export function answerResult(pages: readonly ApiAnswer[], redact: (text: string) => string, note?: string): ToolResult {
+  const last = pages[pages.length - 1];
+  const ok = last.status >= 200 && last.status < 300;
+  if (pages.length === 1) {
+    const body = readBody(last, redact, MAX_RESULT_BYTES);
+    const content: ToolResult['content'] = [{ type: 'text', text: statusLine(last) }];
+    if (body.text) content.push({ type: 'text', text: body.text });
+    if (body.cut) content.push({ type: 'text', text: sizeNote(last.body.length) });
+    if (note) content.push({ type: 'text', text: note });
+    const structured = typeof body.json === 'object' && body.json !== null && !Array.isArray(body.json) ? (body.json as Record<string, unknown>) : undefined;
+    return { content, ...(structured ? { structuredContent: structured } : {}), ...(ok ? {} : { isError: true }) };
+  }
+  // Pages of a listing: one JSON array of the pages while they fit, else each page's text.
+  let room = MAX_RESULT_BYTES;
+  const bodies: Body[] = [];
+  for (const page of pages) {
+    const body = readBody(page, redact, room);
+    bodies.push(body);
+    room -= Buffer.byteLength(body.text);
+    if (room <= 0) break;
+  }
+  const allJson = bodies.every((b) => b.json !== undefined);
+  const content: ToolResult['content'] = [{ type: 'text', text: `${statusLine(last)} (${bodies.length} pages)` }];
+  content.push({ type: 'text', text: allJson ? `[${bodies.map((b) => b.text).join(',')}]` : bodies.map((b) => b.text).join('\n') });
+  if (bodies.length < pages.length || bodies.some((b) => b.cut)) content.push({ type: 'text', text: `[Cut at ${MAX_RESULT_BYTES / 1024} kB: ${bodies.length} of the pages fetched are shown.]` });
+  if (note) content.push({ type: 'text', text: note });
+  return { content, ...(allJson ? { structuredContent: { pages: bodies.map((b) => b.json) } } : {}), ...(ok ? {} : { isError: true }) };
+}
+
+/** A refusal for want of a login or a scope: what is wrong, and the command that fixes it. */
+export function problemResult(problem: AuthProblem, extra?: string): ToolResult {
+  const lines = [safeText(problem.message)];
+  if (problem.command) lines.push(`The person using this computer can fix it by running: ${problem.command}`);
+  if (extra) lines.push(extra);
+  return {
+    content: [{ type: 'text', text: lines.join('\n') }],
+    structuredContent: { error: problem.kind, message: safeText(problem.message), ...(problem.command ? { command: problem.command } : {}), ...(problem.scopes?.length ? { scopes: problem.scopes } : {}) },
+    isError: true,
+  };
+}

@@ -1,0 +1,161 @@
+/**
+ * JSON Schemas for tool inputs, made from the schemas of an API description the server sent. The
+ * document is untrusted: local `$ref`s are followed (a reference already being expanded is cut,
+ * so a loop ends), remote ones are dropped, only the JSON Schema keywords hosts understand are
+ * kept, each with a value of the right type, and every schema has a size and depth budget, so a
+ * hostile or huge document can neither loop nor blow up into a schema no host would accept.
+ */
+
+export type JsonSchema = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** How deep a schema may nest, and how many schema nodes one tool's input may hold. */
+export const SCHEMA_LIMITS = { depth: 12, nodes: 1500, text: 500, enumValues: 200 } as const;
+
+const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
+const NUMBER_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'multipleOf', 'minProperties', 'maxProperties'] as const;
+const TEXT_KEYWORDS = ['description', 'title', 'format', 'pattern'] as const;
+
+/** Text from the document for a model to read: control and invisible characters become spaces, long text is cut. */
+export function cleanText(value: unknown, max: number = SCHEMA_LIMITS.text): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  // Controls, bidi and invisible format characters; lone surrogates.
+  const text = value
+    .replace(/[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (!text) return undefined;
+  if (text.length <= max) return text;
+  let cut = text.slice(0, max - 1);
+  if (/[\ud800-\udbff]$/.test(cut)) cut = cut.slice(0, -1);
+  return `${cut}…`;
+}
+
+/** A JSON value from the document, kept only when small: for `enum`, `const` and `default`. */
+function smallValue(value: unknown): unknown {
+  if (value === null || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) return value;
+  if (typeof value === 'string') return value.length <= SCHEMA_LIMITS.text ? value : undefined;
+  return undefined;
+}
+
+/** Follows a local JSON pointer (`#/components/schemas/Course`) in the document. */
+export function resolvePointer(doc: unknown, ref: string): unknown {
+  if (ref === '#') return doc;
+  if (!ref.startsWith('#/')) return undefined;
+  let node: unknown = doc;
+  for (const raw of ref.slice(2).split('/')) {
+    let key: string;
+    try {
+      key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    } catch {
+      return undefined;
+    }
+    if (!isObject(node) && !Array.isArray(node)) return undefined;
+    if (!Object.prototype.hasOwnProperty.call(node, key)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+/** One tool's budget, shared by every schema of its input. */
+export interface SchemaBudget {
+  nodes: number;
+}
+
+export function newBudget(): SchemaBudget {
+  return { nodes: SCHEMA_LIMITS.nodes };
+}
+
+/**
+ * The schema as a plain JSON Schema for a host: references resolved, loops and anything past the
+ * budget replaced by `{}` (any value), one type per schema (`null` and OpenAPI's `nullable` left out).
+ */
+export function toolSchema(doc: unknown, schema: unknown, budget: SchemaBudget = newBudget()): JsonSchema {
+  return convert(doc, schema, budget, [], 0);
+}
+
+function convert(doc: unknown, input: unknown, budget: SchemaBudget, refs: string[], depth: number): JsonSchema {
+  if (input === true || input === undefined) return {};
+  if (input === false) return { not: {} };
+  if (!isObject(input)) return {};
+  if (depth > SCHEMA_LIMITS.depth || budget.nodes <= 0) return {};
+  budget.nodes -= 1;
+  let schema: Record<string, unknown> = input;
+  let seen = refs;
+  // A chain of references (A → B → C) is followed as long as it does not come back.
+  for (let hops = 0; typeof schema.$ref === 'string'; hops++) {
+    const ref = schema.$ref;
+    if (seen.includes(ref) || hops > 32) return cutLoop(ref);
+    const target = resolvePointer(doc, ref);
+    if (!isObject(target)) return {};
+    seen = [...seen, ref];
+    schema = target;
+  }
+  const out: JsonSchema = {};
+  const next = (value: unknown) => convert(doc, value, budget, seen, depth + 1);
+
+  // One type per schema, the dialect every host maps: `null` is left out (an absent value says
+  // as much), several types become anyOf branches.
+  const declared = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type : [];
+  const types = [...new Set(declared.filter((t): t is string => typeof t === 'string' && TYPES.has(t) && t !== 'null'))];
+  if (types.length === 1) out.type = types[0];
+  else if (types.length > 1) out.anyOf = types.map((t) => ({ type: t }));
+  for (const key of TEXT_KEYWORDS) {
+    const text = cleanText(schema[key]);
+    if (text !== undefined) out[key] = text;
+  }
+  if (typeof out.pattern === 'string') {
+    try {
+      new RegExp(out.pattern, 'u');
+    } catch {
+      delete out.pattern;
+    }
+  }
+  for (const key of NUMBER_KEYWORDS) {
+    const value = schema[key];
+    if (typeof value === 'number' && Number.isFinite(value)) out[key] = value;
+  }
+  if (typeof schema.uniqueItems === 'boolean') out.uniqueItems = schema.uniqueItems;
+  if (Array.isArray(schema.enum)) {
+    const values = schema.enum.slice(0, SCHEMA_LIMITS.enumValues).map(smallValue);
+    if (values.length && values.every((v) => v !== undefined)) out.enum = values;
+  }
+  if ('const' in schema) {
+    const value = smallValue(schema.const);
+    if (value !== undefined) out.const = value;
+  }
+  if ('default' in schema) {
+    const value = smallValue(schema.default);
+    if (value !== undefined) out.default = value;
+  }
+  if (isObject(schema.properties)) {
+    const properties: Record<string, JsonSchema> = {};
+    for (const [name, value] of Object.entries(schema.properties)) {
+      if (budget.nodes <= 0) break;
+      if (name === '__proto__') continue;
+      properties[name] = next(value);
+    }
+    out.properties = properties;
+  }
+  if (Array.isArray(schema.required)) {
+    const props = isObject(out.properties) ? out.properties : undefined;
+    const required = [...new Set(schema.required.filter((r): r is string => typeof r === 'string' && (!props || Object.prototype.hasOwnProperty.call(props, r))))];
+    if (required.length) out.required = required;
+  }
+  if (typeof schema.additionalProperties === 'boolean') out.additionalProperties = schema.additionalProperties;
+  else if (isObject(schema.additionalProperties)) out.additionalProperties = next(schema.additionalProperties);
+  if (schema.items !== undefined && !Array.isArray(schema.items)) out.items = next(schema.items);
+  for (const key of ['oneOf', 'anyOf', 'allOf'] as const) {
+    const list = schema[key];
+    if (Array.isArray(list) && list.length && out[key] === undefined) out[key] = list.slice(0, 50).map(next);
+  }
+  if (schema.not !== undefined && isObject(schema.not)) out.not = next(schema.not);
+  return out;
+}
+
+/** Where a reference comes back to one being expanded: any value, saying what it would have been. */
+function cutLoop(ref: string): JsonSchema {
+  const name = cleanText(ref.split('/').pop() ?? '', 80);
+  return name ? { description: `A ${name} (nested; its schema is not repeated here).` } : {};
+}

@@ -1,0 +1,353 @@
+/**
+ * `school mcp`: the school API as MCP tools, on the SDK's low-level `Server` over stdio. The
+ * tools are made at run time from the API description, so ListTools and CallTool are plain
+ * handlers over plain JSON Schemas. The engine (session, requests, login) is reached only
+ * through `McpEngine` (engine.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Readable, Writable } from 'node:stream';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { AuditLog, auditPath } from './audit.js';
+import type { ApiAnswer, ApiRequest, AuthProblem, McpEngine, Outcome } from './engine.js';
+import { type ToolResult, answerResult, jsonResult, problemResult, safeText, textResult } from './results.js';
+import { type ApiOperation, type Catalogue, READ_METHODS, buildCatalogue, searchOperations } from './tools.js';
+
+export interface ServeOptions {
+  allowWrite: boolean;
+  toolsets?: string[];
+  version: string;
+  stdin: Readable;
+  stdout: Writable;
+  /** Notices for the person (never protocol messages, never a secret). */
+  notice: (text: string) => void;
+  /** Aborted on SIGINT or SIGTERM: the server stops as when stdin closes. */
+  signal?: AbortSignal;
+}
+
+/** The most pages a paginated operation's tool follows; the 100 kB cap usually stops it first. */
+const MAX_PAGES = 50;
+/** How often a host waiting on a login hears that it is still going. */
+const PROGRESS_EVERY_SECONDS = 2;
+
+type Extra = {
+  signal: AbortSignal;
+  _meta?: { progressToken?: string | number };
+  sendNotification: (n: { method: 'notifications/progress'; params: { progressToken: string | number; progress: number; message?: string } }) => Promise<void>;
+};
+
+interface Planned {
+  method: string;
+  target: string;
+  body?: Buffer;
+  contentType?: string;
+  paginate: boolean;
+}
+
+/** A request refused before anything is sent; `reason` goes to the audit log. */
+class Refusal extends Error {
+  constructor(
+    message: string,
+    readonly reason: 'read_only' | 'invalid_request' = 'invalid_request',
+  ) {
+    super(message);
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function queryValue(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(queryValue);
+  if (value === undefined || value === null) return [];
+  return [typeof value === 'object' ? JSON.stringify(value) : String(value)];
+}
+
+/** The request an operation's tool makes for the arguments given. */
+export function planOperation(op: ApiOperation, args: Record<string, unknown>): Planned {
+  let path = op.path;
+  const query = new URLSearchParams();
+  for (const p of op.parameters) {
+    const value = args[p.key];
+    if (value === undefined || value === null) {
+      if (p.in === 'path') throw new Refusal(`Missing the path parameter ${p.key}.`);
+      continue;
+    }
+    if (p.in === 'path') path = path.split(`{${p.name}}`).join(encodeURIComponent(queryValue(value).join(',')));
+    else for (const v of queryValue(value)) query.append(p.name, v);
+  }
+  const search = query.toString();
+  const body = op.body && args.body !== undefined ? Buffer.from(JSON.stringify(args.body)) : undefined;
+  return { method: op.method, target: `${path}${search ? `?${search}` : ''}`, body, contentType: body ? 'application/json' : undefined, paginate: op.paginated };
+}
+
+/** The request `school_call` makes: a path of the API, never another origin. */
+export function planCall(args: Record<string, unknown>): Planned {
+  const method = (typeof args.method === 'string' && args.method ? args.method : 'GET').toUpperCase();
+  if (!/^[A-Z]{1,16}$/.test(method)) throw new Refusal(`Invalid method ${JSON.stringify(method.slice(0, 20))}.`);
+  const rawPath = typeof args.path === 'string' ? args.path.trim() : '';
+  if (!rawPath.startsWith('/') || rawPath.startsWith('//') || /^\/?[\\]/.test(rawPath) || /[\s\u0000-\u001f]/.test(rawPath)) {
+    throw new Refusal('The path must be a path of the API starting with "/", e.g. /api/courses; another origin is never called.');
+  }
+  // Any ".." is resolved away before the base URL's path is put in front, so it cannot climb out of it.
+  const url = new URL(rawPath, 'http://api.invalid');
+  if (url.host !== 'api.invalid') throw new Refusal('The path must stay on the API.');
+  if (isObject(args.query)) for (const [k, v] of Object.entries(args.query)) for (const s of queryValue(v)) url.searchParams.append(k, s);
+  const body = args.body !== undefined && method !== 'GET' && method !== 'HEAD' ? Buffer.from(JSON.stringify(args.body)) : undefined;
+  return { method, target: `${url.pathname}${url.search}`, body, contentType: body ? 'application/json' : undefined, paginate: false };
+}
+
+/** The instructions a host gives its model. */
+export function instructionsFor(catalogue: Catalogue | undefined, allowWrite: boolean): string {
+  const lines = ['Tools for the school API (courses, students, members and other areas), called as the person logged in with `school login`.'];
+  if (!catalogue || catalogue.searchable) {
+    lines.push('When the API has many operations, they are not one tool each: find them with school_operations (a query of words), then call one with school_call.');
+  }
+  lines.push(
+    allowWrite
+      ? 'Writes are allowed: tools that create, change or delete data act at once.'
+      : 'Read-only: only GET and HEAD are offered and sent; a write is refused until the person restarts the server with --allow-write.',
+  );
+  lines.push('A result that says a login or a scope is missing names the exact `school login` command the person should run.');
+  return lines.join(' ');
+}
+
+export async function serveMcp(engine: McpEngine, options: ServeOptions): Promise<void> {
+  const audit = new AuditLog(engine.auditFile, (t) => engine.redact(t), options.notice);
+  const offer = (doc: unknown) => buildCatalogue(doc, { allowWrite: options.allowWrite, toolsets: options.toolsets });
+
+  const cached = await engine.cachedApiDescription().catch(() => undefined);
+  let catalogue: Catalogue | undefined = cached ? offer(cached) : undefined;
+  let fresh: Promise<Catalogue | undefined> | undefined;
+  let closed = false;
+
+  const server = new Server(
+    { name: 'school', title: 'school API', version: options.version },
+    { capabilities: { tools: { listChanged: true } }, instructions: instructionsFor(catalogue, options.allowWrite) },
+  );
+
+  /** A fresh copy of the description; when it changes the tools, hosts are told. */
+  const refresh = () =>
+    (fresh ??= engine.fetchApiDescription().then(
+      (doc) => {
+        const next = offer(doc);
+        const before = catalogue ? JSON.stringify(catalogue.tools) : undefined;
+        catalogue = next;
+        if (before !== undefined && before !== JSON.stringify(next.tools) && !closed) server.sendToolListChanged().catch(() => undefined);
+        return next;
+      },
+      (err: unknown) => {
+        options.notice(`Could not fetch /openapi.json: ${safeText(engine.describeError(err))}${catalogue ? '; using the cached copy.' : '.'}`);
+        // Without any copy, the next tools/list tries again.
+        if (!catalogue) fresh = undefined;
+        return catalogue;
+      },
+    ));
+
+  /** The tools: the cached copy at once when there is one, else the fresh copy once it came. */
+  const currentCatalogue = async (): Promise<Catalogue> => catalogue ?? (await refresh()) ?? offer(undefined);
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await currentCatalogue()).tools }));
+
+  // One login at a time: a second call while one is pending waits for the same one.
+  let loginInFlight: Promise<boolean> | undefined;
+
+  async function loginThroughHost(problem: AuthProblem, extra: Extra): Promise<boolean> {
+    const progressToken = extra._meta?.progressToken;
+    const progress = async (step: number, message: string) => {
+      if (progressToken !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: step, message } }).catch(() => undefined);
+    };
+    loginInFlight ??= (async () => {
+      const pending = await engine.startLogin(problem.kind === 'insufficient_scope' ? problem.scopes : undefined);
+      const elicitationId = randomUUID();
+      let accepted = false;
+      try {
+        const answer = await server.elicitInput(
+          {
+            mode: 'url',
+            elicitationId,
+            url: pending.url,
+            message: `${problem.message} Sign in to the school in your browser to continue${problem.kind === 'insufficient_scope' ? ' and approve the added access' : ''}.`,
+          },
+          { signal: extra.signal, timeout: 10 * 60_000 },
+        );
+        accepted = answer.action === 'accept';
+        if (!accepted) return false;
+        for (let step = 1; ; step++) {
+          await progress(step, 'Waiting for the sign-in in the browser.');
+          const wait = await engine.waitForLogin(PROGRESS_EVERY_SECONDS);
+          if (wait.status === 'completed') {
+            await server.createElicitationCompletionNotifier(elicitationId)().catch(() => undefined);
+            return true;
+          }
+          if (wait.status === 'failed') {
+            options.notice(`The login did not complete: ${safeText(engine.redact(wait.message))}`);
+            return false;
+          }
+          if (extra.signal.aborted || closed) return false;
+        }
+      } finally {
+        // A declined, cancelled or timed-out elicitation leaves no listener behind.
+        if (!accepted || extra.signal.aborted || closed) await engine.cancelLogin();
+      }
+    })().finally(() => {
+      loginInFlight = undefined;
+    });
+    try {
+      return await loginInFlight;
+    } catch (err) {
+      options.notice(`Could not start the login: ${safeText(engine.describeError(err))}`);
+      return false;
+    }
+  }
+
+  /** Runs an authenticated step; where a login or scope is missing and the host can send the person to a URL, logs in first. */
+  async function withLogin<T>(extra: Extra, step: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
+    const first = await step();
+    if (first.ok || !first.problem.canLogIn) return first;
+    const canElicit = Boolean(server.getClientCapabilities()?.elicitation?.url);
+    if (!canElicit) return first;
+    if (!(await loginThroughHost(first.problem, extra))) return first;
+    return step();
+  }
+
+  /** The one place a request leaves: writes are refused here unless --allow-write, whatever tool asked. */
+  async function send(req: ApiRequest): Promise<Outcome<ApiAnswer>> {
+    if (!options.allowWrite && !READ_METHODS.has(req.method)) throw new Refusal(`${req.method} is a write: this server is read-only. The person can allow writes by starting it with \`school mcp --allow-write\`.`, 'read_only');
+    return engine.send(req);
+  }
+
+  async function perform(plan: Planned, extra: Extra, record: (status: number | null, refused?: string) => void): Promise<ToolResult> {
+    const pages: ApiAnswer[] = [];
+    let target = plan.target;
+    let bytes = 0;
+    let note: string | undefined;
+    for (;;) {
+      const outcome = await withLogin(extra, () => send({ method: plan.method, target, body: plan.body, contentType: plan.contentType, signal: extra.signal }));
+      if (!outcome.ok) {
+        record(null, outcome.problem.kind);
+        return problemResult(outcome.problem, server.getClientCapabilities()?.elicitation?.url ? undefined : 'Then call the tool again.');
+      }
+      const answer = outcome.value;
+      record(answer.status);
+      pages.push(answer);
+      bytes += answer.body.length;
+      if (!plan.paginate || answer.status < 200 || answer.status >= 300) break;
+      const next = nextPage(answer, plan.target, pages.length);
+      if (!next) break;
+      if (bytes >= 100 * 1024 || pages.length >= MAX_PAGES) {
+        note = `[More pages follow; the next is ${safeText(next)}. Call school_call with that path to read on.]`;
+        break;
+      }
+      target = next;
+    }
+    return answerResult(pages, (t) => engine.redact(t), note);
+  }
+
+  async function callTool(name: string, args: Record<string, unknown>, extra: Extra): Promise<ToolResult> {
+    const started = Date.now();
+    let method: string | null = null;
+    let path: string | null = null;
+    let status: number | null = null;
+    let refused: string | undefined;
+    try {
+      if (name === 'school_operations') {
+        const cat = await currentCatalogue();
+        const query = typeof args.query === 'string' ? args.query : undefined;
+        return jsonResult({ operations: searchOperations(cat.operations, query, options.allowWrite) });
+      }
+      if (name === 'school_whoami') {
+        method = 'GET';
+        path = '(userinfo)';
+        const outcome = await withLogin(extra, () => engine.whoami());
+        if (!outcome.ok) {
+          refused = outcome.problem.kind;
+          return problemResult(outcome.problem);
+        }
+        status = 200;
+        return jsonResult({ profile: engine.profile, base_url: engine.baseUrl() ?? null, claims: outcome.value.claims, scopes: outcome.value.scopes });
+      }
+      let plan: Planned;
+      if (name === 'school_call') plan = planCall(args);
+      else {
+        const cat = await currentCatalogue();
+        // An operation not offered as a tool (a write in read-only mode) is planned all the same:
+        // the one place requests leave refuses it, so what is hidden is also what is enforced.
+        const op = cat.byName.get(name) ?? cat.operations.find((o) => o.name === name);
+        if (!op) return textResult(`Unknown tool ${JSON.stringify(safeText(name.slice(0, 100)))}. List the tools again: the API description may have changed.`, true);
+        plan = planOperation(op, args);
+      }
+      method = plan.method;
+      path = auditPath(plan.target);
+      return await perform(plan, extra, (s, why) => {
+        status = s;
+        refused = why;
+      });
+    } catch (err) {
+      if (err instanceof Refusal) {
+        refused = err.reason;
+        return textResult(err.message, true);
+      }
+      refused = 'error';
+      return textResult(`The request failed: ${safeText(engine.describeError(err))}`, true);
+    } finally {
+      if (status === null && refused === undefined && method !== null) refused = 'not_sent';
+      audit.write({
+        time: new Date(started).toISOString(),
+        profile: engine.profile,
+        tool: name.slice(0, 100),
+        method,
+        path,
+        status,
+        duration_ms: Date.now() - started,
+        ...(status === null && refused ? { refused } : {}),
+      });
+    }
+  }
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const args = isObject(request.params.arguments) ? request.params.arguments : {};
+    return callTool(request.params.name, args, extra as unknown as Extra);
+  });
+
+  // The cached copy serves at once; a fresh one is fetched beside it, and hosts told if the tools changed.
+  server.oninitialized = () => void refresh();
+
+  const transport = new StdioServerTransport(options.stdin, options.stdout);
+  const ended = new Promise<void>((resolve) => {
+    const finish = () => resolve();
+    options.stdin.once('end', finish);
+    options.stdin.once('close', finish);
+    options.signal?.addEventListener('abort', finish, { once: true });
+    transport.onclose = finish;
+  });
+  await server.connect(transport);
+  await ended;
+  closed = true;
+  await engine.cancelLogin().catch(() => undefined);
+  await server.close().catch(() => undefined);
+  audit.close();
+}
+
+/** The next page of a listing (RFC 8288 `rel="next"`), on the same origin and not seen before. */
+function nextPage(answer: ApiAnswer, first: string, page: number): string | undefined {
+  const header = answer.headers.link;
+  if (!header) return undefined;
+  for (const part of header.split(/,(?=\s*<)/)) {
+    const m = /^\s*<([^>]*)>(.*)$/s.exec(part);
+    if (!m) continue;
+    const rel = /;\s*rel\s*=\s*"?([^";]*)"?/i.exec(m[2])?.[1]?.toLowerCase().split(/\s+/) ?? [];
+    if (!rel.includes('next')) continue;
+    let url: URL;
+    try {
+      url = new URL(m[1], answer.url);
+    } catch {
+      return undefined;
+    }
+    if (url.origin !== new URL(answer.url).origin) return undefined;
+    const target = `${url.pathname}${url.search}`;
+    if (page > 1 && target === first) return undefined;
+    return url.toString();
+  }
+  return undefined;
+}

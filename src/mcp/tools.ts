@@ -1,0 +1,312 @@
+import { assignNames } from './names.js';
+import { type JsonSchema, cleanText, newBudget, resolvePointer, toolSchema } from './schema.js';
+
+/**
+ * The tools `school mcp` offers, made from the API description (`/openapi.json`). Every part of
+ * the document is untrusted: anything of unexpected shape is skipped, never thrown on.
+ */
+
+export const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
+export const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
+
+/** More operations than this become one `school_operations` tool, unless `--toolsets` picks some. */
+export const MAX_OPERATION_TOOLS = 40;
+/** The most operations read from a document: beyond that, a description is not one a person wrote. */
+export const MAX_OPERATIONS = 20_000;
+
+export interface ApiParameter {
+  name: string;
+  /** The parameter's property in the tool's input: its name where every host accepts it, else one made from it. */
+  key: string;
+  in: 'path' | 'query';
+  required: boolean;
+  description?: string;
+  schema: JsonSchema;
+}
+
+export interface ApiOperation {
+  /** The tool's name: valid for every host, unique, the same on every run for the same document. */
+  name: string;
+  method: string;
+  path: string;
+  operationId?: string;
+  summary?: string;
+  description?: string;
+  scopes: string[];
+  /** True when the operation also answers requests without a token. */
+  anonymous: boolean;
+  paginated: boolean;
+  parameters: ApiParameter[];
+  /** The JSON request body's schema, when the operation takes one. */
+  body?: { schema: JsonSchema; required: boolean };
+}
+
+export interface Tool {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: JsonSchema & { type: 'object' };
+  annotations: { title?: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint?: boolean; openWorldHint: boolean };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const listOf = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+/** A `$ref` to a parameter or request body, followed once (they do not nest). */
+function deref(doc: unknown, value: unknown): unknown {
+  if (isObject(value) && typeof value.$ref === 'string') return resolvePointer(doc, value.$ref);
+  return value;
+}
+
+function scopesOf(security: unknown): { scopes: string[]; anonymous: boolean } {
+  const requirements = listOf(security).filter(isObject);
+  const scopes = new Set<string>();
+  let anonymous = requirements.length === 0;
+  for (const requirement of requirements) {
+    const entries = Object.values(requirement);
+    if (entries.length === 0) anonymous = true;
+    for (const list of entries) for (const s of listOf(list)) if (typeof s === 'string' && /^[\x21\x23-\x5b\x5d-\x7e]{1,100}$/.test(s)) scopes.add(s);
+  }
+  return { scopes: [...scopes].slice(0, 20), anonymous };
+}
+
+function isPaginated(op: Record<string, unknown>): boolean {
+  if (op['x-paginated'] === true) return true;
+  const responses = isObject(op.responses) ? op.responses : {};
+  return Object.entries(responses).some(
+    ([status, response]) => /^2/.test(status) && isObject(response) && isObject(response.headers) && Object.keys(response.headers).some((h) => h.toLowerCase() === 'link'),
+  );
+}
+
+function parametersOf(doc: unknown, lists: unknown[][]): ApiParameter[] {
+  const byKey = new Map<string, ApiParameter>();
+  const budget = newBudget();
+  for (const raw of lists.flat().slice(0, 200)) {
+    const p = deref(doc, raw);
+    if (!isObject(p) || typeof p.name !== 'string' || !p.name || p.name.length > 200) continue;
+    if (p.in !== 'path' && p.in !== 'query') continue; // headers and cookies are ours to set
+    const param: ApiParameter = {
+      name: p.name,
+      key: p.name,
+      in: p.in,
+      required: p.required === true || p.in === 'path',
+      schema: toolSchema(doc, p.schema, budget),
+    };
+    // Path and query values travel as text: a parameter without a type is a string.
+    if (param.schema.type === undefined && param.schema.anyOf === undefined && param.schema.enum === undefined) param.schema.type = 'string';
+    const description = cleanText(p.description);
+    if (description) param.description = description;
+    byKey.set(`${p.in}:${p.name}`, param);
+  }
+  const params = [...byKey.values()];
+  // Hosts accept property names of [A-Za-z0-9_.-], at most 64; `body` is the request body's.
+  const used = new Set(params.filter((p) => PROPERTY_NAME.test(p.name) && p.name !== 'body').map((p) => p.name));
+  for (const p of params) {
+    if (PROPERTY_NAME.test(p.name) && p.name !== 'body') continue;
+    const base = `${p.in}_${p.name.replace(/[^A-Za-z0-9_.-]+/g, '_')}`.slice(0, 56);
+    let key = base;
+    for (let i = 2; used.has(key); i++) key = `${base}_${i}`;
+    used.add(key);
+    p.key = key;
+    p.description = [p.description, `The ${p.in} parameter named ${JSON.stringify(cleanText(p.name, 100) ?? '')}.`].filter(Boolean).join(' ');
+  }
+  return params;
+}
+
+const PROPERTY_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+function jsonBodyOf(doc: unknown, raw: unknown): ApiOperation['body'] {
+  const body = deref(doc, raw);
+  if (!isObject(body) || !isObject(body.content)) return undefined;
+  const entry = Object.entries(body.content).find(([type]) => /^application\/(?:[\w.+-]*\+)?json\b/i.test(type.trim()));
+  if (!entry) return undefined;
+  const media = entry[1];
+  return { schema: toolSchema(doc, isObject(media) ? media.schema : undefined), required: body.required === true };
+}
+
+/** Every operation of the document, each with its tool name. */
+export function readOperations(doc: unknown): ApiOperation[] {
+  if (!isObject(doc) || !isObject(doc.paths)) return [];
+  const found: Array<Omit<ApiOperation, 'name'>> = [];
+  outer: for (const [path, rawItem] of Object.entries(doc.paths)) {
+    const item = deref(doc, rawItem);
+    if (!isObject(item) || !path.startsWith('/') || path.length > 2000) continue;
+    for (const method of METHODS) {
+      if (found.length >= MAX_OPERATIONS) break outer;
+      const op = item[method];
+      if (!isObject(op)) continue;
+      const { scopes, anonymous } = scopesOf(op.security !== undefined ? op.security : doc.security);
+      const summary = cleanText(op.summary, 200);
+      const description = cleanText(op.description, 600);
+      found.push({
+        method: method.toUpperCase(),
+        path,
+        ...(typeof op.operationId === 'string' && op.operationId ? { operationId: op.operationId } : {}),
+        ...(summary ? { summary } : {}),
+        ...(description && description !== summary ? { description } : {}),
+        scopes,
+        anonymous,
+        paginated: method === 'get' && isPaginated(op),
+        parameters: parametersOf(doc, [listOf(item.parameters), listOf(op.parameters)]),
+        ...(method === 'get' || method === 'head' ? {} : { body: jsonBodyOf(doc, op.requestBody) }),
+      });
+    }
+  }
+  const names = assignNames(found);
+  return found.map((op, i) => ({ ...op, name: names[i] }));
+}
+
+/** The area of a scope: the part before `:` (`courses:read` → `courses`). */
+export function scopeArea(scope: string): string {
+  const colon = scope.indexOf(':');
+  return colon < 0 ? scope : scope.slice(0, colon);
+}
+
+export function inToolsets(op: Pick<ApiOperation, 'scopes'>, areas: readonly string[]): boolean {
+  return op.scopes.some((s) => areas.includes(scopeArea(s).toLowerCase()));
+}
+
+/** One line that says what a scope list means for the caller. */
+export function describeScopes(op: Pick<ApiOperation, 'scopes' | 'anonymous'>): string {
+  if (!op.scopes.length) return 'Needs no scope.';
+  return `Needs the scope ${op.scopes.join(' or ')}${op.anonymous ? ' (anonymous callers get a reduced answer)' : ''}.`;
+}
+
+/** The tool for one operation. */
+export function operationTool(op: ApiOperation): Tool {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const p of op.parameters) {
+    properties[p.key] = { ...p.schema, ...(p.description && p.schema.description === undefined ? { description: p.description } : {}) };
+    if (p.required) required.push(p.key);
+  }
+  if (op.body) {
+    // A parameter called `body` would be shadowed: the request body is what the name means here.
+    properties.body = { ...op.body.schema, description: op.body.schema.description ?? 'The JSON request body.' };
+    if (op.body.required && !required.includes('body')) required.push('body');
+  }
+  const route = `${op.method} ${cleanText(op.path, 300) ?? '/'}`;
+  const description = [
+    op.summary ? `${op.summary.replace(/\.$/, '')}.` : undefined,
+    op.description,
+    `${route}.`,
+    describeScopes(op),
+    op.paginated ? 'Paginated: the pages are followed and returned together, up to 100 kB.' : undefined,
+  ]
+    .filter(Boolean)
+    .join(' ');
+  const readOnly = READ_METHODS.has(op.method);
+  return {
+    name: op.name,
+    ...(op.summary ? { title: op.summary } : {}),
+    description,
+    inputSchema: { type: 'object', properties, ...(required.length ? { required: [...new Set(required)] } : {}) },
+    annotations: {
+      ...(op.summary ? { title: op.summary } : {}),
+      readOnlyHint: readOnly,
+      destructiveHint: op.method === 'DELETE',
+      ...(readOnly || op.method === 'PUT' || op.method === 'DELETE' ? { idempotentHint: true } : {}),
+      openWorldHint: false,
+    },
+  };
+}
+
+/** `school_call`: any path of the API, for operations the document lacks. */
+export function callTool(allowWrite: boolean): Tool {
+  const methods = allowWrite ? ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] : ['GET', 'HEAD'];
+  return {
+    name: 'school_call',
+    title: 'Call the school API',
+    description:
+      `An authenticated request to any path of the school API (relative to its base URL), for operations no other tool covers. ` +
+      (allowWrite ? 'Any method.' : 'Reading only (GET and HEAD): writes need the server started with --allow-write.') +
+      ' Returns the HTTP status and the body.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        method: { type: 'string', enum: methods, default: 'GET', description: 'The HTTP method.' },
+        path: { type: 'string', description: 'The API path, e.g. /api/courses; relative to the base URL, never another origin.' },
+        query: { type: 'object', additionalProperties: { type: 'string' }, description: 'Query parameters, name to value.' },
+        body: { type: 'object', description: 'A JSON request body (not for GET or HEAD).' },
+      },
+      required: ['path'],
+    },
+    annotations: { title: 'Call the school API', readOnlyHint: !allowWrite, destructiveHint: allowWrite, openWorldHint: false },
+  };
+}
+
+export const WHOAMI_TOOL: Tool = {
+  name: 'school_whoami',
+  title: 'Who is logged in',
+  description: "Who is logged in to the school API: the user's claims (name, email, subject) and the scopes the session holds.",
+  inputSchema: { type: 'object', properties: {} },
+  annotations: { title: 'Who is logged in', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+};
+
+export const OPERATIONS_TOOL: Tool = {
+  name: 'school_operations',
+  title: 'Find API operations',
+  description:
+    'Searches the operations of the school API: each match with its method, path, summary, the scopes it needs and its parameters. ' +
+    'Call one with school_call. Without a query, lists them all. Needs no login.',
+  inputSchema: {
+    type: 'object',
+    properties: { query: { type: 'string', description: 'Words matched against the method, path, summary and scopes, e.g. "courses list".' } },
+  },
+  annotations: { title: 'Find API operations', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+};
+
+export interface CatalogueOptions {
+  allowWrite: boolean;
+  toolsets?: readonly string[];
+}
+
+/** What the server offers for one document: the tools, the operations behind them, and whether it is the searchable catalogue. */
+export interface Catalogue {
+  tools: Tool[];
+  /** Operation tools by name; the operations offered (read-only mode: reads only). */
+  byName: Map<string, ApiOperation>;
+  /** Every operation of the description (of the toolsets chosen), for school_operations. */
+  operations: ApiOperation[];
+  /** True when the operations are offered through school_operations rather than one tool each. */
+  searchable: boolean;
+  allowWrite: boolean;
+}
+
+export function buildCatalogue(doc: unknown, options: CatalogueOptions): Catalogue {
+  let operations = readOperations(doc);
+  if (options.toolsets) operations = operations.filter((op) => inToolsets(op, options.toolsets!));
+  // The size of the description decides, not how many of its operations the mode allows.
+  const searchable = !options.toolsets && operations.length > MAX_OPERATION_TOOLS;
+  const byName = new Map<string, ApiOperation>();
+  const tools: Tool[] = [];
+  if (!searchable) {
+    for (const op of operations) {
+      if (!options.allowWrite && !READ_METHODS.has(op.method)) continue;
+      byName.set(op.name, op);
+      tools.push(operationTool(op));
+    }
+  } else tools.push(OPERATIONS_TOOL);
+  tools.push(callTool(options.allowWrite), WHOAMI_TOOL);
+  return { tools, byName, operations, searchable, allowWrite: options.allowWrite };
+}
+
+/** `school_operations`: the operations matching every word of the query (all of them without one). */
+export function searchOperations(operations: readonly ApiOperation[], query: string | undefined, allowWrite = true): Array<Record<string, unknown>> {
+  const words = (query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+  return operations
+    .filter((op) => {
+      const text = `${op.method} ${op.path} ${op.summary ?? ''} ${op.operationId ?? ''} ${op.scopes.join(' ')}`.toLowerCase();
+      return words.every((w) => text.includes(w));
+    })
+    .map((op) => ({
+      method: op.method,
+      path: cleanText(op.path, 300) ?? '/',
+      ...(op.summary ? { summary: op.summary } : {}),
+      scopes: op.scopes,
+      ...(op.paginated ? { paginated: true } : {}),
+      parameters: op.parameters.map((p) => ({ name: p.name, in: p.in, required: p.required, ...(typeof p.schema.type === 'string' ? { type: p.schema.type } : {}), ...(p.description ? { description: p.description } : {}) })),
+      ...(op.body ? { body: op.body.schema } : {}),
+      ...(allowWrite || READ_METHODS.has(op.method) ? {} : { allowed: false, why: 'A write: this server is read-only; the person can start it with --allow-write.' }),
+    }));
+}

@@ -1,0 +1,261 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { ApiAnswer, ApiRequest, AuthProblem, McpEngine, Outcome } from '../../src/mcp/engine.js';
+import { addScopeCommand } from '../../src/mcp/engine.js';
+import { MAX_RESULT_BYTES } from '../../src/mcp/results.js';
+import { serveMcp } from '../../src/mcp/server.js';
+import { WireClient } from '../helpers/mcp-wire.js';
+
+const DOC = {
+  paths: {
+    '/api/courses': {
+      get: { operationId: 'listCourses', summary: 'List courses', security: [{ oauth2: ['courses:read'] }], parameters: [{ name: 'q', in: 'query', schema: { type: 'string' } }] },
+      post: { operationId: 'createCourse', security: [{ oauth2: ['courses:write'] }], requestBody: { content: { 'application/json': { schema: { type: 'object' } } } } },
+    },
+    '/api/courses/{id}': { get: { operationId: 'getCourse', parameters: [{ name: 'id', in: 'path', schema: { type: 'string' } }] } },
+    '/api/lessons': { get: { operationId: 'listLessons', 'x-paginated': true } },
+    '/api/big': { get: { operationId: 'big' } },
+  },
+};
+
+const answer = (status: number, body: string | Buffer, headers: Record<string, string> = { 'content-type': 'application/json' }, url = 'http://api.test/x'): ApiAnswer => ({
+  status,
+  statusText: status === 200 ? 'OK' : 'Not Found',
+  headers,
+  body: Buffer.isBuffer(body) ? body : Buffer.from(body),
+  url,
+});
+
+function fakeEngine(over: Partial<McpEngine> & { answers?: (req: ApiRequest) => Outcome<ApiAnswer> } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'school-mcp-unit-'));
+  const sent: ApiRequest[] = [];
+  const logins: Array<string[] | undefined> = [];
+  const engine: McpEngine = {
+    profile: 'default',
+    auditFile: join(dir, 'state', 'audit.jsonl'),
+    baseUrl: () => 'http://api.test',
+    cachedApiDescription: async () => DOC,
+    fetchApiDescription: async () => DOC,
+    async send(req) {
+      sent.push(req);
+      return over.answers ? over.answers(req) : { ok: true, value: answer(200, '{"courses":[{"title":"Algebra"}]}') };
+    },
+    whoami: async () => ({ ok: true, value: { claims: { name: 'Ada' }, scopes: ['courses:read'] } }),
+    async startLogin(scopes) {
+      logins.push(scopes);
+      return { url: 'http://auth.test/authorize?x=1', expiresAt: 0 };
+    },
+    waitForLogin: async () => ({ status: 'completed' }),
+    cancelLogin: async () => undefined,
+    redact: (t) => t.split('SECRET-TOKEN-123').join('[REDACTED]'),
+    describeError: (err) => (err instanceof Error ? err.message : String(err)),
+    ...over,
+  };
+  return { engine, sent, logins, dir };
+}
+
+async function start(engine: McpEngine, opts: { allowWrite?: boolean; toolsets?: string[]; capabilities?: Record<string, unknown>; onRequest?: ConstructorParameters<typeof WireClient>[2] } = {}) {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const notices: string[] = [];
+  const done = serveMcp(engine, { allowWrite: opts.allowWrite ?? false, toolsets: opts.toolsets, version: '1.0.0', stdin, stdout, notice: (t) => notices.push(t) });
+  const client = new WireClient(stdin, stdout, opts.onRequest);
+  await client.initialize(opts.capabilities);
+  return { client, notices, done };
+}
+
+describe('school mcp, read-only by default', () => {
+  it('offers reads only, and refuses a write through school_call or a hidden tool without sending anything', async () => {
+    const { engine, sent } = fakeEngine();
+    const { client, done } = await start(engine);
+    const names = (await client.listTools()).map((t) => t.name);
+    expect(names).toEqual(['listCourses', 'getCourse', 'listLessons', 'big', 'school_call', 'school_whoami']);
+    const viaCall = await client.callTool('school_call', { method: 'POST', path: '/api/courses', body: { title: 'x' } });
+    expect(viaCall.isError).toBe(true);
+    expect(viaCall.content[0].text).toContain('--allow-write');
+    const viaHidden = await client.callTool('createCourse', { body: { title: 'x' } });
+    expect(viaHidden.isError).toBe(true);
+    expect(viaHidden.content[0].text).toContain('read-only');
+    expect(sent).toEqual([]);
+    client.close();
+    await done;
+  });
+
+  it('with --allow-write sends a write, with its JSON body', async () => {
+    const { engine, sent } = fakeEngine();
+    const { client, done } = await start(engine, { allowWrite: true });
+    expect((await client.listTools()).map((t) => t.name)).toContain('createCourse');
+    const res = await client.callTool('createCourse', { body: { title: 'Algebra' } });
+    expect(res.isError).toBeUndefined();
+    expect(sent).toEqual([expect.objectContaining({ method: 'POST', target: '/api/courses', contentType: 'application/json', body: Buffer.from('{"title":"Algebra"}') })]);
+    client.close();
+    await done;
+  });
+});
+
+describe('tool results', () => {
+  it('holds the status and the body, JSON objects as structuredContent; non-2xx is isError with the text made safe', async () => {
+    const { engine, sent } = fakeEngine({
+      answers: (req) =>
+        req.target.startsWith('/api/courses/')
+          ? { ok: true, value: answer(404, 'no such course \u001b[31mSECRET-TOKEN-123\u0007', { 'content-type': 'text/plain' }) }
+          : { ok: true, value: answer(200, '{"courses":[{"title":"Al\u202egebra"}]}') },
+    });
+    const { client, done } = await start(engine);
+    const ok = await client.callTool('listCourses', { q: 'alg ebra' });
+    expect(sent[0].target).toBe('/api/courses?q=alg+ebra');
+    expect(ok.content[0].text).toBe('HTTP 200 OK');
+    expect(JSON.parse(ok.content[1].text)).toEqual({ courses: [{ title: 'Al\u202egebra' }] });
+    expect(ok.content[1].text).not.toContain('\u202e');
+    expect(ok.structuredContent).toEqual({ courses: [{ title: 'Al\u202egebra' }] });
+    const missing = await client.callTool('getCourse', { id: '../../etc' });
+    expect(sent[1].target).toBe('/api/courses/..%2F..%2Fetc');
+    expect(missing.isError).toBe(true);
+    expect(missing.content[1].text).toBe('no such course \\u{1b}[31m[REDACTED]\\u{7}');
+    client.close();
+    await done;
+  });
+
+  it('cuts a body over 100 kB, saying so, and follows pages within the cap', async () => {
+    let page = 0;
+    const { engine } = fakeEngine({
+      answers: (req) => {
+        if (req.target === '/api/big') return { ok: true, value: answer(200, 'x'.repeat(300_000), { 'content-type': 'text/plain' }) };
+        page += 1;
+        const next: Record<string, string> = page < 3 ? { link: `<http://api.test/api/lessons?page=${page + 1}>; rel="next"` } : {};
+        return { ok: true, value: answer(200, JSON.stringify({ page }), { 'content-type': 'application/json', ...next }, new URL(req.target, 'http://api.test').toString()) };
+      },
+    });
+    const { client, done } = await start(engine);
+    const big = await client.callTool('big');
+    expect(big.content[1].text.length).toBe(MAX_RESULT_BYTES);
+    expect(big.content[2].text).toContain('Cut: the body is 300000 bytes');
+    const pages = await client.callTool('listLessons');
+    expect(pages.content[0].text).toBe('HTTP 200 OK (3 pages)');
+    expect(JSON.parse(pages.content[1].text)).toEqual([{ page: 1 }, { page: 2 }, { page: 3 }]);
+    expect(pages.structuredContent).toEqual({ pages: [{ page: 1 }, { page: 2 }, { page: 3 }] });
+    client.close();
+    await done;
+  });
+
+  it('school_call refuses a path that leaves the API', async () => {
+    const { engine, sent } = fakeEngine();
+    const { client, done } = await start(engine);
+    for (const path of ['http://evil.example/x', '//evil.example/x', 'api/courses', '/\\evil.example']) {
+      const res = await client.callTool('school_call', { path });
+      expect(res.isError).toBe(true);
+    }
+    expect(sent).toEqual([]);
+    await client.callTool('school_call', { path: '/api/../../courses', query: { a: 1, b: [2, 3] } });
+    expect(sent[0].target).toBe('/courses?a=1&b=2&b=3');
+    client.close();
+    await done;
+  });
+});
+
+describe('logins and scopes', () => {
+  const scopeProblem: AuthProblem = { kind: 'insufficient_scope', message: 'The token lacks the scope students:read.', command: addScopeCommand('default', ['students:read']), scopes: ['students:read'], canLogIn: true };
+
+  it('names the exact command when the host cannot open a URL', async () => {
+    const { engine, logins } = fakeEngine({ answers: () => ({ ok: false, problem: scopeProblem }) });
+    const { client, done } = await start(engine);
+    const res = await client.callTool('listCourses');
+    expect(res.isError).toBe(true);
+    expect(res.content[0].text).toContain('school login --add-scope students:read');
+    expect(res.structuredContent).toMatchObject({ error: 'insufficient_scope', command: 'school login --add-scope students:read' });
+    expect(logins).toEqual([]);
+    client.close();
+    await done;
+  });
+
+  it('logs in through URL elicitation, once for two calls made while it is pending, then makes the calls', async () => {
+    let loggedIn = false;
+    const elicited: Array<Record<string, unknown>> = [];
+    const { engine, logins, sent } = fakeEngine({
+      answers: () => (loggedIn ? { ok: true, value: answer(200, '{"ok":true}') } : { ok: false, problem: scopeProblem }),
+      waitForLogin: async () => {
+        await new Promise((r) => setTimeout(r, 200));
+        loggedIn = true;
+        return { status: 'completed' };
+      },
+    });
+    const { client, done } = await start(engine, {
+      capabilities: { elicitation: { url: {} } },
+      onRequest: async (method, params) => {
+        if (method !== 'elicitation/create') return undefined;
+        elicited.push(params);
+        return { action: 'accept' };
+      },
+    });
+    const [a, b] = await Promise.all([client.callTool('listCourses', {}, { progressToken: 7 }), client.callTool('getCourse', { id: '1' })]);
+    expect(a.isError).toBeUndefined();
+    expect(b.isError).toBeUndefined();
+    expect(logins).toEqual([['students:read']]);
+    expect(elicited).toEqual([expect.objectContaining({ mode: 'url', url: 'http://auth.test/authorize?x=1' })]);
+    expect(client.notifications.map((n) => n.method)).toEqual(expect.arrayContaining(['notifications/progress', 'notifications/elicitation/complete']));
+    expect(sent.length).toBe(4);
+    client.close();
+    await done;
+  });
+
+  it('a declined elicitation ends the login it started and answers with the command', async () => {
+    let cancelled = 0;
+    const { engine } = fakeEngine({ answers: () => ({ ok: false, problem: scopeProblem }), cancelLogin: async () => void (cancelled += 1) });
+    const { client, done } = await start(engine, { capabilities: { elicitation: { url: {} } }, onRequest: async () => ({ action: 'decline' }) });
+    const res = await client.callTool('listCourses');
+    expect(res.isError).toBe(true);
+    expect(res.content[0].text).toContain('school login --add-scope students:read');
+    expect(cancelled).toBeGreaterThan(0);
+    client.close();
+    await done;
+  });
+});
+
+describe('the audit log', () => {
+  it('has one line per call: time, profile, tool, method, path, status, duration; never a body or a query value; mode 0600', async () => {
+    const { engine } = fakeEngine();
+    const { client, done } = await start(engine);
+    await client.callTool('listCourses', { q: 'secret-query-value' });
+    await client.callTool('school_call', { method: 'DELETE', path: '/api/courses/1?x=hidden' });
+    client.close();
+    await done;
+    const text = readFileSync(engine.auditFile, 'utf8');
+    expect(text).not.toContain('secret-query-value');
+    expect(text).not.toContain('hidden');
+    expect(text).not.toContain('Algebra');
+    const lines = text.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines[0]).toEqual({ time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), profile: 'default', tool: 'listCourses', method: 'GET', path: '/api/courses', status: 200, duration_ms: expect.any(Number) });
+    expect(lines[1]).toMatchObject({ tool: 'school_call', method: 'DELETE', path: '/api/courses/1', status: null, refused: 'read_only' });
+    expect(statSync(engine.auditFile).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('a hostile API description', () => {
+  it('still starts; what reaches the notices is made safe', async () => {
+    const { engine } = fakeEngine({
+      cachedApiDescription: async () => undefined,
+      fetchApiDescription: async () => {
+        throw new Error('bad \u001b]0;owned\u0007 answer');
+      },
+    });
+    const { client, notices, done } = await start(engine);
+    expect((await client.listTools()).map((t) => t.name)).toEqual(['school_call', 'school_whoami']);
+    client.close();
+    await done;
+    expect(notices.join('\n')).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(notices.join('\n')).toContain('\\u{1b}]0;owned');
+  });
+
+  it('tells the host when a fresh copy changes the tools', async () => {
+    const { engine } = fakeEngine({ fetchApiDescription: async () => ({ paths: { '/new': { get: { operationId: 'brandNew' } } } }) });
+    const { client, done } = await start(engine);
+    for (let i = 0; i < 50 && !client.notifications.some((n) => n.method === 'notifications/tools/list_changed'); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(client.notifications.map((n) => n.method)).toContain('notifications/tools/list_changed');
+    expect((await client.listTools()).map((t) => t.name)).toEqual(['brandNew', 'school_call', 'school_whoami']);
+    client.close();
+    await done;
+  });
+});

@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import { TOOL_NAME, assignNames } from '../../src/mcp/names.js';
+import { toolSchema } from '../../src/mcp/schema.js';
+import { MAX_OPERATION_TOOLS, buildCatalogue, readOperations, searchOperations } from '../../src/mcp/tools.js';
+
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/;
+
+const op = (operationId: unknown, extra: Record<string, unknown> = {}) => ({ operationId, summary: 'An operation', ...extra });
+
+function expectValidNames(names: string[]) {
+  for (const name of names) expect(name).toMatch(TOOL_NAME);
+  expect(new Set(names.map((n) => n.toLowerCase())).size).toBe(names.length);
+}
+
+describe('tool names from a hostile API description', () => {
+  const hostile = {
+    paths: {
+      '/a': { get: op('x'.repeat(500)), post: op('x'.repeat(500)) },
+      '/b': { get: op('listCourses'), put: op('listCourses'), delete: op('ListCourses') },
+      '/c/{id}': { get: op('get\u001b[31mred\u0007\n course'), patch: op('') , post: op(42) },
+      '/d': { get: op('école/ünïcödé 🎓'), post: op('school_call'), put: op('school_whoami') },
+      '/e': { get: op('\u202eevil\u202c'), delete: op('___') },
+      '/{x}/{y}': { get: op(undefined) },
+    },
+  };
+
+  it('gives every operation a valid, unique name of at most 64 characters', () => {
+    const ops = readOperations(hostile);
+    expect(ops.length).toBe(14);
+    expectValidNames(ops.map((o) => o.name));
+    expect(ops.map((o) => o.name)).not.toContain('school_call');
+    expect(ops.map((o) => o.name)).not.toContain('school_whoami');
+    // A plain unique operationId is kept as it is.
+    expect(ops.find((o) => o.path === '/c/{id}' && o.method === 'GET')!.name).toBe('get_31mred_course');
+    // Without a usable operationId, the method and path make the name.
+    expect(ops.find((o) => o.path === '/{x}/{y}')!.name).toBe('get_x_y');
+    expect(ops.find((o) => o.path === '/c/{id}' && o.method === 'PATCH')!.name).toBe('patch_c_id');
+  });
+
+  it('gives the same names on every run, and adding an operation elsewhere renames nothing', () => {
+    const first = readOperations(hostile).map((o) => o.name);
+    expect(readOperations(structuredClone(hostile)).map((o) => o.name)).toEqual(first);
+    const grown = structuredClone(hostile) as { paths: Record<string, unknown> };
+    grown.paths = { '/zzz': { get: op('listCourses') }, ...grown.paths };
+    const after = readOperations(grown);
+    const byRoute = (ops: typeof after) => new Map(ops.map((o) => [`${o.method} ${o.path}`, o.name]));
+    const before = byRoute(readOperations(hostile));
+    for (const [route, name] of before) expect(byRoute(after).get(route)).toBe(name);
+  });
+
+  it('keeps names unique even when tags and names collide', () => {
+    const ops = Array.from({ length: 300 }, (_, i) => ({ method: 'GET', path: `/p${i % 7}/${i}`, operationId: i % 2 ? 'same' : `same_${i}` }));
+    expectValidNames(assignNames(ops));
+  });
+
+  it('keeps control characters out of descriptions and schemas', () => {
+    const doc = {
+      paths: {
+        '/x': {
+          post: {
+            operationId: 'x',
+            summary: 'Sum\u001b]52;c;ZXZpbA==\u0007mary\u202e',
+            description: 'line one\nline two\u0000',
+            parameters: [{ name: 'q\u001b', in: 'query', description: 'bad\u009b1m', schema: { type: 'string', description: '\u001b[2J' } }],
+            requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { t: { type: 'string', title: '\u0007' } } } } } },
+          },
+        },
+      },
+    };
+    const cat = buildCatalogue(doc, { allowWrite: true });
+    const text = JSON.stringify(cat.tools);
+    // JSON.stringify would escape raw controls; look at the values themselves.
+    const strings: string[] = [];
+    JSON.parse(text, (_k, v) => (typeof v === 'string' && strings.push(v), v));
+    for (const s of strings) expect(s).not.toMatch(CONTROL);
+    const tool = cat.tools.find((t) => t.name === 'x')!;
+    // A parameter name hosts would refuse becomes a property name they accept.
+    for (const key of Object.keys(tool.inputSchema.properties as object)) expect(key).toMatch(/^[A-Za-z0-9_.-]{1,64}$/);
+    expect(Object.keys(tool.inputSchema.properties as object)).toEqual(['query_q_', 'body']);
+  });
+});
+
+describe('input schemas', () => {
+  it('resolves references and cuts loops', () => {
+    const doc = {
+      components: {
+        schemas: {
+          Node: { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } } },
+          A: { $ref: '#/components/schemas/B' },
+          B: { $ref: '#/components/schemas/A' },
+          Self: { $ref: '#/components/schemas/Self' },
+        },
+      },
+    };
+    const node = toolSchema(doc, { $ref: '#/components/schemas/Node' });
+    expect(node).toMatchObject({ type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { description: expect.stringContaining('Node') } } } });
+    expect(toolSchema(doc, { $ref: '#/components/schemas/A' })).toEqual({ description: expect.stringContaining('A') });
+    expect(toolSchema(doc, { $ref: '#/components/schemas/Self' })).toMatchObject({});
+    expect(toolSchema(doc, { $ref: 'https://evil.example/schema.json' })).toEqual({});
+    expect(toolSchema(doc, { $ref: '#/nowhere/at/all' })).toEqual({});
+  });
+
+  it('stays small when references fan out exponentially', () => {
+    const schemas: Record<string, unknown> = { L0: { type: 'string' } };
+    for (let i = 1; i <= 40; i++) schemas[`L${i}`] = { type: 'object', properties: { a: { $ref: `#/components/schemas/L${i - 1}` }, b: { $ref: `#/components/schemas/L${i - 1}` } } };
+    const started = Date.now();
+    const schema = toolSchema({ components: { schemas } }, { $ref: '#/components/schemas/L40' });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(JSON.stringify(schema).length).toBeLessThan(200_000);
+  });
+
+  it('keeps only JSON Schema keywords, each with a value of its type', () => {
+    const schema = toolSchema({}, { type: 'bogus', minimum: 'ten', required: [1, 'a'], properties: { a: { type: ['string', 'nope'], nullable: true } }, pattern: '(', 'x-evil': 1, enum: [{ deep: 1 }] });
+    expect(schema).toEqual({ properties: { a: { type: 'string' } }, required: ['a'] });
+    expect(toolSchema({}, { type: ['string', 'integer', 'null'] })).toEqual({ anyOf: [{ type: 'string' }, { type: 'integer' }] });
+  });
+});
+
+describe('the catalogue', () => {
+  const many = {
+    paths: Object.fromEntries(
+      Array.from({ length: 60 }, (_, i) => [
+        `/api/area${i % 6}/${i}`,
+        { get: { operationId: `read${i}`, summary: `Read thing ${i}`, security: [{ oauth2: [`area${i % 6}:read`] }] }, post: { operationId: `write${i}`, security: [{ oauth2: [`area${i % 6}:write`] }] } },
+      ]),
+    ),
+  };
+
+  it('offers more than 40 operations as school_operations, reads only by default', () => {
+    const cat = buildCatalogue(many, { allowWrite: false });
+    expect(cat.searchable).toBe(true);
+    expect(cat.tools.map((t) => t.name)).toEqual(['school_operations', 'school_call', 'school_whoami']);
+    expect(cat.operations.length).toBe(120);
+    expect(searchOperations(cat.operations, 'post area5/17', false)).toEqual([expect.objectContaining({ method: 'POST', allowed: false })]);
+    const found = searchOperations(cat.operations, 'thing 17', false);
+    expect(found).toEqual([expect.objectContaining({ method: 'GET', path: '/api/area5/17', summary: 'Read thing 17', scopes: ['area5:read'] })]);
+  });
+
+  it('--toolsets offers one tool per operation of those areas', () => {
+    const cat = buildCatalogue(many, { allowWrite: true, toolsets: ['area1'] });
+    expect(cat.searchable).toBe(false);
+    expect(cat.tools.length).toBe(20 + 2);
+    expect(cat.tools.find((t) => t.name === 'write1')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+    expect(cat.tools.find((t) => t.name === 'read1')!.description).toContain('Needs the scope area1:read');
+  });
+
+  it('at most 40 operations are one tool each, with read-only and destructive hints', () => {
+    const doc = { paths: { '/x/{id}': { get: op('getX', { parameters: [{ name: 'id', in: 'path', schema: { type: 'string' } }] }), delete: op('deleteX') } } };
+    const read = buildCatalogue(doc, { allowWrite: false });
+    expect(read.tools.map((t) => t.name)).toEqual(['getX', 'school_call', 'school_whoami']);
+    expect(read.tools[0].inputSchema).toEqual({ type: 'object', properties: { id: { type: 'string' } }, required: ['id'] });
+    const write = buildCatalogue(doc, { allowWrite: true });
+    expect(write.tools.find((t) => t.name === 'deleteX')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(MAX_OPERATION_TOOLS).toBe(40);
+  });
+
+  it('survives a huge and malformed document', () => {
+    const paths: Record<string, unknown> = { notAPath: { get: op('bad') }, '/null': null, '/arr': [1, 2], '/str': { get: 'nope' } };
+    for (let i = 0; i < 20_000; i++) paths[`/p/${i}`] = { get: op(`op${i % 50}`, { parameters: [null, 1, { $ref: '#/loop' }, { name: 'q', in: 'query', schema: { $ref: '#/components/schemas/S' } }] }) };
+    const doc = { paths, components: { schemas: { S: { $ref: '#/components/schemas/S' } } }, security: 'oops' };
+    const started = Date.now();
+    const cat = buildCatalogue(doc, { allowWrite: false });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(cat.searchable).toBe(true);
+    expectValidNames(cat.operations.map((o) => o.name));
+    for (const bad of [null, 1, 'x', [], { paths: 'x' }, { paths: { '/a': { get: { security: [{ oauth2: 'x' }], parameters: 'x', requestBody: 5 } } } }]) {
+      expect(() => buildCatalogue(bad, { allowWrite: true })).not.toThrow();
+    }
+  });
+});
+
+describe('school mcp --toolsets', () => {
+  it('takes scope areas, comma- or space-separated, and refuses anything else', async () => {
+    const { parseToolsetsFlag } = await import('../../src/commands/mcp/mcp.js');
+    expect(parseToolsetsFlag('courses, Students courses')).toEqual(['courses', 'students']);
+    expect(parseToolsetsFlag(undefined)).toBeUndefined();
+    expect(() => parseToolsetsFlag(' , ')).toThrow(/needs scope areas/);
+    expect(() => parseToolsetsFlag('courses:read')).toThrow(/Invalid toolset "courses:read"/);
+    expect(() => parseToolsetsFlag('a\u001b[2J')).toThrow(/\\u\{1b\}/);
+  });
+});
