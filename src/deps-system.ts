@@ -9,16 +9,18 @@ import { openStateRepository } from './state/repository.js';
 import { VERSION } from './version.js';
 
 /** The real world: process streams, environment, wall clock, network, browser, keychain. */
-export function systemDeps(options: { verbose: boolean; signal: AbortSignal; env?: Env }): Deps {
+export function systemDeps(options: { verbose: boolean; signal: AbortSignal; env?: Env; platform?: NodeJS.Platform }): Deps {
   const env = options.env ?? process.env;
+  const platform = options.platform ?? process.platform;
   const io = systemIO(env);
   const paths = resolvePaths(env);
   return {
     io,
     env,
     clock: { now: () => Date.now() },
+    platform,
     http: createHttpClient({ env, trace: options.verbose ? io.err : undefined, userAgent: `school-cli/${VERSION}` }),
-    browser: systemBrowser(env),
+    browser: systemBrowser(env, platform),
     state: openStateRepository({ paths, credentials: systemBackends(paths) }),
     signal: options.signal,
     verbose: options.verbose,

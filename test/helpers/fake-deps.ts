@@ -66,7 +66,7 @@ export interface FakeDeps extends Deps {
   setNow(ms: number): void;
 }
 
-export function fakeDeps(options: { env?: Env; keychain?: KeychainCondition; http?: HttpClient; tty?: boolean; browser?: BrowserOpener; now?: number } = {}): FakeDeps {
+export function fakeDeps(options: { env?: Env; keychain?: KeychainCondition; http?: HttpClient; tty?: boolean; browser?: BrowserOpener; now?: number; platform?: NodeJS.Platform } = {}): FakeDeps {
   const home = mkdtempSync(join(tmpdir(), 'school-test-'));
   const env: Env = { HOME: home, SCHOOL_CONFIG_DIR: join(home, 'config'), ...(options.env ?? {}) };
   const paths = resolvePaths(env, home);
@@ -80,6 +80,7 @@ export function fakeDeps(options: { env?: Env; keychain?: KeychainCondition; htt
     env,
     clock: { now: () => now },
     setNow: (ms) => (now = ms),
+    platform: options.platform ?? 'linux',
     http: options.http ?? createHttpClient({ env }),
     browser: options.browser ?? {
       async open(url) {
