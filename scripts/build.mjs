@@ -7,15 +7,20 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
-const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-const outfile = new URL('../dist/cli.cjs', import.meta.url).pathname;
+// A file path from a path relative to this script: fileURLToPath, never URL.pathname, which keeps
+// `%20` for a space and gives `/C:/…` on Windows.
+const here = (relative) => fileURLToPath(new URL(relative, import.meta.url));
+
+const { version } = JSON.parse(readFileSync(here('../package.json'), 'utf8'));
+const outfile = here('../dist/cli.cjs');
 // The build's own copy of oauth4webapi beside the CLI (see bundleOAuth), named to the CLI at build time.
 const OAUTH_BUNDLE = './oauth4webapi.cjs';
 
 async function bundle(extraDefines) {
   await build({
-    entryPoints: [new URL('../src/cli.ts', import.meta.url).pathname],
+    entryPoints: [here('../src/cli.ts')],
     outfile,
     bundle: true,
     platform: 'node',
@@ -45,18 +50,18 @@ async function bundle(extraDefines) {
 async function bundleOAuth() {
   await build({
     entryPoints: [createRequire(import.meta.url).resolve('oauth4webapi')],
-    outfile: new URL(`../dist/${OAUTH_BUNDLE}`, import.meta.url).pathname,
+    outfile: here(`../dist/${OAUTH_BUNDLE}`),
     bundle: true,
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    inject: [new URL('../src/oauth/library-globals.ts', import.meta.url).pathname],
+    inject: [here('../src/oauth/library-globals.ts')],
     legalComments: 'inline',
     logLevel: 'warning',
   });
 }
 
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+rmSync(here('../dist'), { recursive: true, force: true });
 await bundleOAuth();
 await bundle({});
 // `school --help` on a pipe is the same text every time: rendered once here by the full parser
@@ -84,7 +89,7 @@ if (imports.length !== 1) {
 if (process.features.require_module) {
   const scratch = mkdtempSync(join(tmpdir(), 'school-build-'));
   const trainingEnv = { PATH: process.env.PATH, HOME: scratch, SCHOOL_CONFIG_DIR: join(scratch, 'config'), NO_COLOR: '1' };
-  const trained = spawnSync(process.execPath, [new URL('./code-cache.cjs', import.meta.url).pathname, 'token'], {
+  const trained = spawnSync(process.execPath, [here('./code-cache.cjs'), 'token'], {
     env: trainingEnv,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
