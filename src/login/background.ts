@@ -130,6 +130,9 @@ export async function startBackgroundListener(p: {
   else if (p.cachedRedirectUri) args.push('--cached-redirect-uri', p.cachedRedirectUri);
   const child = spawn(process.execPath, args, {
     detached: true,
+    // Not the caller's working directory: the listener outlives the command, and Windows would
+    // keep that directory from being removed or renamed until the listener ends.
+    ...awayFromWorkingDirectory(process.env),
     // Nothing is written anywhere but the report pipe: no log that could hold a secret.
     stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
     windowsHide: true,
@@ -156,6 +159,21 @@ export async function startBackgroundListener(p: {
   // From here on it lives on its own: this process may exit without waiting for it.
   child.unref();
   return { pid, redirectUri: handshake.redirectUri, stop };
+}
+
+/** Variables that name folders: made absolute before the listener's working directory changes. */
+const PATH_VARIABLES = ['HOME', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'SCHOOL_CONFIG_DIR', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME'];
+
+/** The working directory and environment of a process started in the home folder, with every folder variable still naming the same place. */
+export function awayFromWorkingDirectory(env: NodeJS.ProcessEnv, cwd = process.cwd()): { cwd: string; env: NodeJS.ProcessEnv } {
+  const { homedir }: typeof import('node:os') = requireCommonJs('node:os');
+  const { resolve }: typeof import('node:path') = requireCommonJs('node:path');
+  const copy = { ...env };
+  for (const name of PATH_VARIABLES) {
+    const value = copy[name];
+    if (value) copy[name] = resolve(cwd, value);
+  }
+  return { cwd: homedir(), env: copy };
 }
 
 /**

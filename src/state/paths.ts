@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import type { Env } from '../options.js';
 
 /** Every file and folder the CLI keeps, named once. */
@@ -20,7 +20,9 @@ export interface Paths {
 }
 
 export function resolvePaths(env: Env, home: string = env.HOME || homedir()): Paths {
-  const explicit = env.SCHOOL_CONFIG_DIR;
+  // A relative SCHOOL_CONFIG_DIR is taken from the working directory once, so that the background
+  // listener (which runs elsewhere) and the keychain's account names see the same folder.
+  const explicit = env.SCHOOL_CONFIG_DIR && !isAbsolute(env.SCHOOL_CONFIG_DIR) ? resolve(env.SCHOOL_CONFIG_DIR) : env.SCHOOL_CONFIG_DIR;
   const configDir = explicit || join(env.XDG_CONFIG_HOME || join(home, '.config'), 'school');
   // With an explicit config dir everything lives under it, so a CI job can cache one folder.
   const stateDir = explicit ? join(explicit, 'state') : join(env.XDG_STATE_HOME || join(home, '.local', 'state'), 'school');

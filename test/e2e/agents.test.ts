@@ -105,6 +105,29 @@ describe('two-step login for agents', () => {
     expect((await agentRun(['login', '--wait'], env)).code).toBe(4);
   });
 
+  it('the background listener leaves the working directory free, and a relative config dir still names the same place', async () => {
+    // Windows keeps a process's working directory from being removed: the listener must not sit in the caller's.
+    const { mkdtempSync, readlinkSync, realpathSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const work = realpathSync(mkdtempSync(join(tmpdir(), 'school-cwd-')));
+    const env = userEnv({ SCHOOL_CONFIG_DIR: 'conf' });
+    const runIn = (args: string[]) =>
+      new Promise<RunResult>((resolve) => {
+        const child = spawn(process.execPath, [SCHOOL_BIN, ...args], { cwd: work, env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (c) => (stdout += c));
+        child.stderr.on('data', (c) => (stderr += c));
+        child.on('close', (code) => resolve({ code, stdout, stderr }));
+      });
+    const started = expectSuccess(await runIn(['login', '--no-wait', '--json', '--base-url', sandbox.baseUrl]));
+    const { listenerPid } = pendingRecord({ SCHOOL_CONFIG_DIR: join(work, 'conf') });
+    expect(readlinkSync(`/proc/${listenerPid}/cwd`)).not.toBe(work);
+    await driveLogin(JSON.parse(started.stdout).url);
+    expectSuccess(await runIn(['login', '--wait']));
+    expectSuccess(await runIn(['token']));
+  });
+
   it('--wait with no pending login exits 4 with one sentence', async () => {
     const env = userEnv();
     const res = await agentRun(['login', '--wait', '--json'], env);
