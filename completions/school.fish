@@ -157,5 +157,5 @@ complete -c school -n '__school_using call' -l retry -x -d 'Retries on 429/503, 
 complete -c school -n '__school_using call' -l timeout -x -d 'Deadline in seconds for the whole request, retries included (default 60)'
 
 # completion, help
-complete -c school -n '__school_first_arg completion' -a 'bash zsh fish' -d 'Shell'
+complete -c school -n '__school_first_arg completion' -a 'bash zsh fish powershell' -d 'Shell'
 complete -c school -n '__school_first_arg help' -a 'login logout whoami token call status doctor completion help' -d 'Command'
