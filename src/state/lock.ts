@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError, errnoCode, InterruptedError } from '../errors.js';
+import { retryingTransient } from '../platform/transient-errors.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -37,6 +38,25 @@ export const systemLockFiles: LockFiles = {
   removeTree: (path) => rmSync(path, { recursive: true, force: true }),
 };
 
+/**
+ * The file calls as used on `platform`: on Windows, creating, removing and emptying retry the
+ * moment a virus scanner holds the file (a release that failed would leave the lock to go stale).
+ * The rename that takes a lock is not retried: there, EPERM also means that the lock stands, and
+ * the next look tells which.
+ */
+export function lockFilesFor(platform: NodeJS.Platform, files: LockFiles = systemLockFiles, pause?: (ms: number) => void): LockFiles {
+  if (platform !== 'win32') return files;
+  const retrying = <A extends unknown[]>(step: (...args: A) => void) => (...args: A) => retryingTransient(platform, () => step(...args), pause);
+  return {
+    ...files,
+    mkdir: retrying(files.mkdir),
+    writeFile: retrying(files.writeFile),
+    unlink: retrying(files.unlink),
+    rmdir: retrying(files.rmdir),
+    removeTree: retrying(files.removeTree),
+  };
+}
+
 /** Locks this process holds, removed if it exits while holding them (a crash leaves them to go stale). */
 const held = new Map<string, string>();
 let removesOnExit = false;
@@ -46,7 +66,7 @@ function removeHeldOnExit(): void {
   if (removesOnExit) return;
   removesOnExit = true;
   process.once('exit', () => {
-    for (const [path, owner] of held) releaseLock(path, owner);
+    for (const [path, owner] of held) releaseLock(path, owner, lockFilesFor(process.platform));
   });
 }
 
@@ -180,7 +200,15 @@ export function releaseLock(path: string, owner: string, files: LockFiles = syst
  * read-modify-write of shared files never interleaves. Waiting can be interrupted (nothing is
  * spent yet); once held, `fn` runs to its end.
  */
-export async function withLock<T>(lockDir: string, name: string, signal: AbortSignal | undefined, fn: () => Promise<T>, waitMs = 30_000): Promise<T> {
+export async function withLock<T>(
+  lockDir: string,
+  name: string,
+  signal: AbortSignal | undefined,
+  fn: () => Promise<T>,
+  waitMs = 30_000,
+  platform: NodeJS.Platform = process.platform,
+): Promise<T> {
+  const files = lockFilesFor(platform);
   mkdirSync(lockDir, { recursive: true, mode: 0o700 });
   const target = join(lockDir, name.replace(/[^A-Za-z0-9._-]/g, '_'));
   const path = `${target}.lock`;
@@ -188,7 +216,7 @@ export async function withLock<T>(lockDir: string, name: string, signal: AbortSi
   const deadline = Date.now() + waitMs;
   for (;;) {
     if (signal?.aborted) throw new InterruptedError();
-    if (tryAcquire(path, owner)) break;
+    if (tryAcquire(path, owner, files)) break;
     if (Date.now() > deadline) {
       throw new CliError(`Another school process held the lock "${name}" for more than ${Math.round(waitMs / 1000)} seconds.`, {
         code: 'lock_timeout',
@@ -216,6 +244,6 @@ export async function withLock<T>(lockDir: string, name: string, signal: AbortSi
   } finally {
     clearInterval(keepFresh);
     held.delete(path);
-    releaseLock(path, owner);
+    releaseLock(path, owner, files);
   }
 }

@@ -1,6 +1,11 @@
 // The rules that differ by operating system, each checked through the platform a test sets (as
 // the clock and the environment are set), since these tests run on Linux only.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { writeFileAtomic } from '../../src/state/atomic.js';
+import { type LockFiles, lockFilesFor, newLockOwner, releaseLock, systemLockFiles, tryAcquire } from '../../src/state/lock.js';
 import { stopSignals } from '../../src/platform/stop-signals.js';
 
 describe('signals that stop a run', () => {
@@ -20,5 +25,86 @@ describe('signals that stop a run', () => {
     expect(stopSignals('win32').map((s) => s.signal)).toContain('SIGBREAK');
     expect(stopSignals('linux').map((s) => s.signal)).not.toContain('SIGBREAK');
     expect(stopSignals('darwin').map((s) => s.signal)).not.toContain('SIGBREAK');
+  });
+});
+
+/** An error as Node's fs gives it. */
+const fsError = (code: string) => Object.assign(new Error(`${code}: operation not permitted`), { code });
+
+describe('files a virus scanner holds for a moment (Windows)', () => {
+  it('an atomic write retries the replace on EPERM, EACCES and EBUSY on Windows, and writes the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'school-atomic-'));
+    const target = join(dir, 'credentials.json');
+    const failures = ['EPERM', 'EACCES', 'EBUSY'];
+    const pauses: number[] = [];
+    await writeFileAtomic(target, '{"rotated":true}', 0o600, {
+      platform: 'win32',
+      rename: (from, to) => {
+        const code = failures.shift();
+        if (code) throw fsError(code);
+        renameSync(from, to);
+      },
+      pause: (ms) => pauses.push(ms),
+    });
+    expect(readFileSync(target, 'utf8')).toBe('{"rotated":true}');
+    expect(pauses).toHaveLength(3);
+    expect(readdirSync(dir)).toEqual(['credentials.json']); // no temporary file left
+  });
+
+  it('gives up after a bound, removing its temporary file, and never retries on Linux or macOS', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'school-atomic-'));
+    let attempts = 0;
+    const failing = (platform: NodeJS.Platform) =>
+      writeFileAtomic(join(dir, 'config.json'), '{}', 0o600, {
+        platform,
+        rename: () => {
+          attempts++;
+          throw fsError('EPERM');
+        },
+        pause: () => undefined,
+      });
+    await expect(failing('win32')).rejects.toMatchObject({ code: 'EPERM' });
+    expect(attempts).toBeGreaterThan(3);
+    expect(attempts).toBeLessThan(20);
+    for (const platform of ['linux', 'darwin'] as const) {
+      attempts = 0;
+      await expect(failing(platform)).rejects.toMatchObject({ code: 'EPERM' });
+      expect(attempts).toBe(1);
+    }
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('the lock retries creating and releasing on Windows, but not the rename that finds a lock standing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'school-lock-'));
+    const lock = join(dir, 'refresh-default.lock');
+    const owner = newLockOwner();
+    let busy = 2;
+    const flaky: LockFiles = {
+      ...systemLockFiles,
+      // The owner file, just written, is held by the scanner: the first unlinks fail.
+      unlink: (path) => {
+        if (busy-- > 0) throw fsError('EBUSY');
+        systemLockFiles.unlink(path);
+      },
+    };
+    expect(tryAcquire(lock, owner, lockFilesFor('win32', flaky, () => undefined))).toBe(true);
+    releaseLock(lock, owner, lockFilesFor('win32', flaky, () => undefined));
+    expect(existsSync(lock)).toBe(false);
+    // On Linux the same failure is not retried: the release leaves it (to go stale).
+    busy = 1;
+    expect(tryAcquire(lock, owner, lockFilesFor('linux', flaky))).toBe(true);
+    releaseLock(lock, owner, lockFilesFor('linux', flaky));
+    expect(existsSync(lock)).toBe(true);
+    // The rename is never retried: on Windows EPERM there means the lock stands.
+    let renames = 0;
+    const standing: LockFiles = {
+      ...systemLockFiles,
+      rename: () => {
+        renames++;
+        throw fsError('EPERM');
+      },
+    };
+    expect(tryAcquire(join(dir, 'other.lock'), newLockOwner(), lockFilesFor('win32', standing, () => undefined))).toBe(false);
+    expect(renames).toBeLessThanOrEqual(4);
   });
 });
