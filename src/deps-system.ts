@@ -21,7 +21,7 @@ export function systemDeps(options: { verbose: boolean; signal: AbortSignal; env
     platform,
     http: createHttpClient({ env, trace: options.verbose ? io.err : undefined, userAgent: `school-cli/${VERSION}` }),
     browser: systemBrowser(env, platform),
-    state: openStateRepository({ paths, credentials: systemBackends(paths) }),
+    state: openStateRepository({ paths, credentials: systemBackends(paths, platform) }),
     signal: options.signal,
     verbose: options.verbose,
   };

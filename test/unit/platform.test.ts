@@ -5,6 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../src/state/atomic.js';
+import { chunkedStore, WINDOWS_SECRET_LIMIT_BYTES } from '../../src/state/chunked-store.js';
+import type { Profile } from '../../src/state/config-file.js';
+import type { TokenSet } from '../../src/state/token-set.js';
+import { fakeDeps, memoryKeychain } from '../helpers/fake-deps.js';
 import { type LockFiles, lockFilesFor, newLockOwner, releaseLock, systemLockFiles, tryAcquire } from '../../src/state/lock.js';
 import { stopSignals } from '../../src/platform/stop-signals.js';
 
@@ -106,5 +110,49 @@ describe('files a virus scanner holds for a moment (Windows)', () => {
     };
     expect(tryAcquire(join(dir, 'other.lock'), newLockOwner(), lockFilesFor('win32', standing, () => undefined))).toBe(false);
     expect(renames).toBeLessThanOrEqual(4);
+  });
+});
+
+describe('Windows Credential Manager, which holds at most 2560 bytes a secret', () => {
+  const ISSUER = 'https://login.school.example';
+  const jwt = (n: number) => `eyJ${'a'.repeat(n)}.eyJ${'b'.repeat(n)}.${'c'.repeat(342)}`;
+  // Access and refresh tokens as JWTs with many claims: the token set is well over the limit.
+  const big: TokenSet = { issuer: ISSUER, clientId: 'cid-1', accessToken: jwt(1500), refreshToken: jwt(1000), tokenType: 'bearer', obtainedAt: 1000, expiresAt: 4600 };
+  const profile: Profile = { baseUrl: 'https://school.example', issuer: ISSUER, clientId: 'cid-1', authMethod: 'none', storage: 'keychain' };
+
+  it('keeps a token set larger than the limit on Windows, each entry within it', async () => {
+    expect(JSON.stringify(big).length).toBeGreaterThan(2 * WINDOWS_SECRET_LIMIT_BYTES);
+    const deps = fakeDeps({ platform: 'win32', keychainLimitBytes: WINDOWS_SECRET_LIMIT_BYTES });
+    await deps.state.saveProfile('default', profile);
+    await deps.state.saveTokens('default', 'keychain', big);
+    expect(await deps.state.readTokens('default', profile)).toEqual(big);
+    for (const secret of deps.keychainStore.entries.values()) expect(Buffer.byteLength(secret)).toBeLessThanOrEqual(WINDOWS_SECRET_LIMIT_BYTES);
+    // A refresh replaces it: the old parts go, the new set reads back whole.
+    const rotated = { ...big, accessToken: jwt(1200), refreshToken: 'rt-short' };
+    const before = deps.keychainStore.entries.size;
+    await deps.state.saveTokens('default', 'keychain', rotated);
+    expect(await deps.state.readTokens('default', profile)).toEqual(rotated);
+    expect(deps.keychainStore.entries.size).toBeLessThanOrEqual(before + 1);
+    await deps.state.forgetTokens('default', 'keychain');
+    expect(deps.keychainStore.entries.size).toBe(0);
+  });
+
+  it('is what the fake enforces: without splitting, the same save fails', async () => {
+    const deps = fakeDeps({ platform: 'linux', keychainLimitBytes: WINDOWS_SECRET_LIMIT_BYTES });
+    await deps.state.saveProfile('default', profile);
+    await expect(deps.state.saveTokens('default', 'keychain', big)).rejects.toThrow(/bad data/);
+  });
+
+  it('splits only what is too large, and reads a secret saved whole before', async () => {
+    const store = memoryKeychain({ limitBytes: WINDOWS_SECRET_LIMIT_BYTES });
+    const split = chunkedStore(store);
+    await split.set('client:x', 'small-secret');
+    expect([...store.entries.keys()]).toEqual(['client:x']);
+    expect(await split.get('client:x')).toBe('small-secret');
+    const text = 'é'.repeat(3000); // two bytes a character: no part is cut inside one
+    await split.set('profile:y', text);
+    expect(await split.get('profile:y')).toBe(text);
+    expect(await split.delete('profile:y')).toBe(true);
+    expect([...store.entries.keys()]).toEqual(['client:x']);
   });
 });
