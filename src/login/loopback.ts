@@ -9,6 +9,8 @@ export interface LoopbackOptions {
   path: string;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Whose rules explain a refused port (process.platform). */
+  platform?: NodeJS.Platform;
 }
 
 export interface LoopbackListener {
@@ -92,7 +94,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackL
       if (err.code === 'EADDRINUSE') {
         reject(new CliError(`Port ${options.port} on 127.0.0.1 is already in use.`, { code: 'port_in_use', hint: 'Choose another with --port, or omit --port for a free one.' }));
       } else if (err.code === 'EACCES') {
-        reject(new CliError(`Not allowed to listen on port ${options.port} of 127.0.0.1.`, { code: 'port_denied', hint: 'Choose a port above 1023 with --port.' }));
+        reject(portDenied(options.port, options.platform ?? process.platform));
       } else reject(err);
     });
     server.listen(options.port, '127.0.0.1', () => resolve());
@@ -145,12 +147,27 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackL
 }
 
 /**
+ * Listening on a port was refused (EACCES). On Windows that is seldom privileges: Hyper-V, WSL and
+ * Docker reserve ranges of ports, which change after an update or a restart.
+ */
+export function portDenied(port: number, platform: NodeJS.Platform): CliError {
+  const hint =
+    platform === 'win32'
+      ? 'Windows has reserved it (`netsh int ipv4 show excludedportrange protocol=tcp` lists the reserved ranges); choose a port outside them with --port, or omit --port for a free one.'
+      : 'Choose a port above 1023 with --port, or omit --port for a free one.';
+  return new CliError(`Not allowed to listen on port ${port} of 127.0.0.1.`, { code: 'port_denied', hint });
+}
+
+/**
  * The listener for a login's redirect: on a fixed port when one is asked for; else on the port of
  * the cached registration's redirect URI when free (so no new registration is needed); else on
  * any free port.
  */
-export async function listenForRedirect(p: { port?: number; cachedRedirectUri?: string; path: string; timeoutMs: number; signal?: AbortSignal }): Promise<LoopbackListener> {
-  const on = (port: number) => startLoopback({ port, path: p.path, timeoutMs: p.timeoutMs, signal: p.signal });
+export async function listenForRedirect(
+  p: { port?: number; cachedRedirectUri?: string; path: string; timeoutMs: number; signal?: AbortSignal; platform?: NodeJS.Platform },
+  start: (options: LoopbackOptions) => Promise<LoopbackListener> = startLoopback,
+): Promise<LoopbackListener> {
+  const on = (port: number) => start({ port, path: p.path, timeoutMs: p.timeoutMs, signal: p.signal, platform: p.platform });
   if (p.port !== undefined) return on(p.port);
   const cachedPort = p.cachedRedirectUri ? Number(new URL(p.cachedRedirectUri).port) : undefined;
   // A registration made on a port browsers refuse is not worth reusing.
@@ -158,7 +175,8 @@ export async function listenForRedirect(p: { port?: number; cachedRedirectUri?: 
     try {
       return await on(cachedPort);
     } catch (err) {
-      if (!(err instanceof CliError && err.code === 'port_in_use')) throw err;
+      // Taken since, or reserved since (Windows reserves port ranges after an update or a restart).
+      if (!(err instanceof CliError && (err.code === 'port_in_use' || err.code === 'port_denied'))) throw err;
     }
   }
   return on(0);

@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { type LoopbackListener, type LoopbackOptions, listenForRedirect, portDenied, startLoopback } from '../../src/login/loopback.js';
 import { writeFileAtomic } from '../../src/state/atomic.js';
 import { chunkedStore, WINDOWS_SECRET_LIMIT_BYTES } from '../../src/state/chunked-store.js';
 import type { Profile } from '../../src/state/config-file.js';
@@ -154,5 +155,33 @@ describe('Windows Credential Manager, which holds at most 2560 bytes a secret', 
     expect(await split.get('profile:y')).toBe(text);
     expect(await split.delete('profile:y')).toBe(true);
     expect([...store.entries.keys()]).toEqual(['client:x']);
+  });
+});
+
+describe('a loopback port Windows has reserved (EACCES)', () => {
+  it('falls back from the cached registration\'s port to a free one, as for a taken port', async () => {
+    const tried: number[] = [];
+    const start = async (options: LoopbackOptions): Promise<LoopbackListener> => {
+      tried.push(options.port);
+      if (options.port !== 0) throw portDenied(options.port, 'win32');
+      return startLoopback(options);
+    };
+    const listener = await listenForRedirect({ cachedRedirectUri: 'http://127.0.0.1:50123/callback', path: '/callback', timeoutMs: 5_000, platform: 'win32' }, start);
+    try {
+      expect(tried).toEqual([50123, 0]);
+      expect(listener.port).not.toBe(50123);
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it('names the reserved ranges on Windows, and privileges elsewhere, for an explicit --port', async () => {
+    expect(portDenied(50123, 'win32')).toMatchObject({ code: 'port_denied', hint: expect.stringContaining('netsh int ipv4 show excludedportrange') });
+    expect(portDenied(80, 'linux').hint).toMatch(/above 1023/);
+    expect(portDenied(80, 'darwin').hint).not.toMatch(/netsh/);
+    const start = async (options: LoopbackOptions): Promise<LoopbackListener> => {
+      throw portDenied(options.port, options.platform!);
+    };
+    await expect(listenForRedirect({ port: 50123, path: '/callback', timeoutMs: 5_000, platform: 'win32' }, start)).rejects.toMatchObject({ hint: expect.stringContaining('netsh') });
   });
 });

@@ -169,7 +169,7 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
     pending = await prepareLogin(deps, request, {
       notify,
       listen: async (cachedRedirectUri) =>
-        (listener = await listenForRedirect({ port, cachedRedirectUri, path: CALLBACK_PATH, timeoutMs: timeoutSeconds * 1000, signal: deps.signal })),
+        (listener = await listenForRedirect({ port, cachedRedirectUri, path: CALLBACK_PATH, timeoutMs: timeoutSeconds * 1000, signal: deps.signal, platform: deps.platform })),
     });
     if (!listener) throw new CliError('The login was prepared without a listener for the redirect.', { code: 'internal_error' });
     const redirect = await waitForRedirect(deps, { listener, authorizationUrl: pending.authorizationUrl, openBrowser: opts.browser, timeoutSeconds });
