@@ -4,6 +4,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { overSsh, splitCommandLine, systemBrowser } from '../../src/login/browser.js';
+import { waitForRedirect } from '../../src/login/redirect-wait.js';
 import { type LoopbackListener, type LoopbackOptions, listenForRedirect, portDenied, startLoopback } from '../../src/login/loopback.js';
 import { writeFileAtomic } from '../../src/state/atomic.js';
 import { chunkedStore, WINDOWS_SECRET_LIMIT_BYTES } from '../../src/state/chunked-store.js';
@@ -183,5 +185,45 @@ describe('a loopback port Windows has reserved (EACCES)', () => {
       throw portDenied(options.port, options.platform!);
     };
     await expect(listenForRedirect({ port: 50123, path: '/callback', timeoutMs: 5_000, platform: 'win32' }, start)).rejects.toMatchObject({ hint: expect.stringContaining('netsh') });
+  });
+});
+
+describe('BROWSER and the system opener', () => {
+  it('keeps the backslashes of a Windows path in BROWSER, and still drops them as escapes elsewhere', () => {
+    expect(splitCommandLine('C:\\Program Files\\Mozilla Firefox\\firefox.exe', 'win32')).toEqual(['C:\\Program', 'Files\\Mozilla', 'Firefox\\firefox.exe']);
+    expect(splitCommandLine('"C:\\Program Files\\Mozilla Firefox\\firefox.exe" -new-window', 'win32')).toEqual(['C:\\Program Files\\Mozilla Firefox\\firefox.exe', '-new-window']);
+    expect(splitCommandLine('/opt/my\\ browser/bin --x', 'linux')).toEqual(['/opt/my browser/bin', '--x']);
+    expect(splitCommandLine('/opt/my\\ browser/bin --x', 'darwin')).toEqual(['/opt/my browser/bin', '--x']);
+  });
+
+  it('does not start a .cmd or .bat BROWSER on Windows, and says what works instead', async () => {
+    const result = await systemBrowser({ BROWSER: '"C:\\Tools\\open browser.cmd"' }, 'win32').open('https://login.school.example/authorize?x=1&y=%20');
+    expect(result).toEqual({ opened: false, reason: expect.stringMatching(/batch file \(C:\\Tools\\open browser\.cmd\).*\.exe/) });
+  });
+
+  it('does not open the system browser over SSH on macOS and Windows, where it would show on the remote machine', async () => {
+    for (const platform of ['darwin', 'win32'] as const) {
+      for (const ssh of [{ SSH_CONNECTION: '10.0.0.2 50000 10.0.0.1 22' }, { SSH_TTY: '/dev/ttys001' }]) {
+        expect(await systemBrowser(ssh, platform).open('https://login.school.example/authorize')).toEqual({ opened: false, reason: expect.stringMatching(/SSH session/) });
+      }
+    }
+    // Linux as before: without a display it says so; a display over SSH (X forwarding) is in front of the person.
+    expect(await systemBrowser({ SSH_CONNECTION: '10.0.0.2 50000 10.0.0.1 22' }, 'linux').open('https://x.example')).toEqual({ opened: false, reason: 'this is an SSH session without a display' });
+    expect(overSsh({ SSH_CLIENT: '10.0.0.2 50000 22' })).toBe(true);
+    expect(overSsh({})).toBe(false);
+  });
+
+  it('offers to paste the redirect back on a terminal when no browser could be opened', async () => {
+    const deps = fakeDeps({ tty: true, platform: 'darwin', browser: systemBrowser({ SSH_TTY: '/dev/ttys001' }, 'darwin') });
+    const listener = await startLoopback({ port: 0, path: '/callback', timeoutMs: 5_000 });
+    try {
+      const waiting = waitForRedirect(deps, { listener, authorizationUrl: 'https://login.school.example/authorize?state=s', openBrowser: true, timeoutSeconds: 5 });
+      await new Promise((r) => setTimeout(r, 100));
+      expect(deps.io.stderr()).toMatch(/Could not open a browser \(this is an SSH session[^]*paste its full address here/);
+      deps.io.write(`${listener.redirectUri}?code=c0de&state=s\n`);
+      expect((await waiting).searchParams.get('code')).toBe('c0de');
+    } finally {
+      await listener.close();
+    }
   });
 });
