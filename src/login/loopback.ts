@@ -3,6 +3,9 @@ import { CliError, InterruptedError } from '../errors.js';
 import { portProblem } from './ports.js';
 import { requireCommonJs } from '../util/require.js';
 
+/** Answered by every loopback listener with its process number; never a callback path (those are chosen by us). */
+export const LISTENER_IDENTITY_PATH = '/.school-listener';
+
 export interface LoopbackOptions {
   /** 0 for an ephemeral port. */
   port: number;
@@ -72,6 +75,12 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackL
   callback.catch(() => undefined); // the flow awaits it; an unobserved rejection must not crash
 
   const server: Server = http.createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (req.method === 'GET' && req.url === LISTENER_IDENTITY_PATH) {
+      // Who listens here, so that `login --wait` stops a process by number only once it is ours.
+      res.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
+      res.end(JSON.stringify({ pid: process.pid }));
+      return;
+    }
     const url = callbackUrl(port, req.method, req.url, options.path);
     if (!url) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
