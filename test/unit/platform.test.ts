@@ -12,6 +12,9 @@ import { chunkedStore, WINDOWS_SECRET_LIMIT_BYTES } from '../../src/state/chunke
 import type { Profile } from '../../src/state/config-file.js';
 import type { TokenSet } from '../../src/state/token-set.js';
 import { fakeDeps, memoryKeychain } from '../helpers/fake-deps.js';
+import { fakeAuthServer } from '../helpers/fake-auth-server.js';
+import { loginCommand } from '../../src/commands/login/login.js';
+import { checkNewProfileName } from '../../src/platform/profile-names.js';
 import { type LockFiles, lockFilesFor, newLockOwner, releaseLock, systemLockFiles, tryAcquire } from '../../src/state/lock.js';
 import { stopSignals } from '../../src/platform/stop-signals.js';
 
@@ -225,5 +228,32 @@ describe('BROWSER and the system opener', () => {
     } finally {
       await listener.close();
     }
+  });
+});
+
+describe('profile names that would share files', () => {
+  it('refuses Windows device names and a final dot on Windows only', () => {
+    for (const name of ['con', 'NUL', 'aux', 'prn', 'com1', 'LPT9', 'con.work']) {
+      expect(() => checkNewProfileName(name, 'win32', []), name).toThrow(/device name on Windows/);
+      expect(() => checkNewProfileName(name, 'linux', [])).not.toThrow();
+      expect(() => checkNewProfileName(name, 'darwin', [])).not.toThrow();
+    }
+    expect(() => checkNewProfileName('work.', 'win32', [])).toThrow(/ends with a dot/);
+    for (const name of ['console', 'nullable', 'com10', 'default']) expect(() => checkNewProfileName(name, 'win32', [])).not.toThrow();
+  });
+
+  it('refuses a new name that differs from a profile only by case on Windows and macOS, not on Linux', () => {
+    for (const platform of ['win32', 'darwin'] as const) {
+      expect(() => checkNewProfileName('work', platform, ['default', 'Work'])).toThrow(/differs from the existing profile "Work" only by case/);
+      expect(() => checkNewProfileName('Work', platform, ['default', 'Work'])).not.toThrow(); // the same profile again
+    }
+    expect(() => checkNewProfileName('work', 'linux', ['Work'])).not.toThrow();
+  });
+
+  it('school login stops at such a name with exit 2, before any request', async () => {
+    const server = fakeAuthServer();
+    const deps = fakeDeps({ http: server, platform: 'win32' });
+    await expect(loginCommand.execute(() => deps, { baseUrl: 'https://api.school.example', profile: 'nul' }, [])).rejects.toMatchObject({ exitCode: 2 });
+    expect(server.asked).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import { AuthError, CliError, ExitCode, UsageError } from '../../errors.js';
 import { type BackgroundListener, cancelPendingLogin, startBackgroundListener, waitForPendingLogin } from '../../login/background.js';
 import { CALLBACK_PATH, type LoginRequest, cacheApiDescription, loggedInMessage, prepareLogin } from '../../login/login.js';
 import { type LoopbackListener, listenForRedirect } from '../../login/loopback.js';
+import { checkNewProfileName } from '../../platform/profile-names.js';
 import { CANCELLED_PAGE, completeForBrowser } from '../../login/pages.js';
 import { waitForRedirect } from '../../login/redirect-wait.js';
 import { parseLoginPort, portProblem } from '../../login/ports.js';
@@ -151,6 +152,8 @@ export function loginCommandLine(opts: LoginOptions, scopes: string[]): string {
 async function run(deps: Deps, opts: LoginOptions): Promise<void> {
   const profile = profileName(opts, deps.env);
   if (opts.wait === true) return finishTwoStepLogin(deps, opts, profile);
+  // The profile's name names its files: one that would collide with another's on this system is refused.
+  checkNewProfileName(profile, deps.platform, Object.keys(await deps.state.profiles()));
   if (opts.wait === false) return startTwoStepLogin(deps, opts, profile);
   // Before anything else, registration included: nobody will open a browser here.
   const unattended = unattendedLoginError(deps.env);
