@@ -15,6 +15,8 @@ import { fakeDeps, memoryKeychain } from '../helpers/fake-deps.js';
 import { fakeAuthServer } from '../helpers/fake-auth-server.js';
 import { loginCommand } from '../../src/commands/login/login.js';
 import { checkNewProfileName } from '../../src/platform/profile-names.js';
+import { diagnose } from '../../src/doctor/diagnose.js';
+import { chooseStore } from '../../src/login/store-choice.js';
 import { type LockFiles, lockFilesFor, newLockOwner, releaseLock, systemLockFiles, tryAcquire } from '../../src/state/lock.js';
 import { stopSignals } from '../../src/platform/stop-signals.js';
 
@@ -255,5 +257,31 @@ describe('profile names that would share files', () => {
     const deps = fakeDeps({ http: server, platform: 'win32' });
     await expect(loginCommand.execute(() => deps, { baseUrl: 'https://api.school.example', profile: 'nul' }, [])).rejects.toMatchObject({ exitCode: 2 });
     expect(server.asked).toEqual([]);
+  });
+});
+
+describe('what protects the files on Windows', () => {
+  it('doctor lists the files that exist with what protects them there, rather than "Nothing saved yet"', async () => {
+    const deps = fakeDeps({ platform: 'win32' });
+    await deps.state.saveProfile('default', { baseUrl: 'https://school.example', issuer: 'https://school.example', clientId: 'c', authMethod: 'none', storage: 'file' });
+    const files = (await diagnose(deps, {})).filter((f) => f.area === 'files');
+    expect(files.map((f) => f.message)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^The config dir .* is protected by your Windows user folder's access rules/), expect.stringMatching(/^The config file .*config\.json is protected/)]),
+    );
+    expect(files.some((f) => /Nothing saved yet|mode 0/.test(f.message))).toBe(false);
+    // Nothing saved: said as before.
+    const empty = (await diagnose(fakeDeps({ platform: 'win32' }), {})).filter((f) => f.area === 'files');
+    expect(empty.map((f) => f.message)).toEqual([expect.stringMatching(/^Nothing saved yet/)]);
+  });
+
+  it('the plain-file warning names the user folder on Windows and the mode elsewhere', async () => {
+    const notes: string[] = [];
+    for (const platform of ['win32', 'linux'] as const) {
+      const deps = fakeDeps({ platform, keychain: 'missing' });
+      await chooseStore(deps, false, (text) => notes.push(text));
+    }
+    expect(notes[0]).toMatch(/Windows user folder's access rules/);
+    expect(notes[0]).not.toMatch(/0600/);
+    expect(notes[1]).toMatch(/readable only by you \(mode 0600\)/);
   });
 });
