@@ -4,7 +4,9 @@ import { systemIO } from './iostreams.js';
 import { systemBrowser } from './login/browser.js';
 import type { Env } from './options.js';
 import { systemBackends } from './state/backends.js';
-import { resolvePaths } from './state/paths.js';
+import { resolvePaths, windowsLegacyConfigDirs } from './state/paths.js';
+import { beforeFirstUse } from './state/before-first-use.js';
+import { existsSync } from 'node:fs';
 import { openStateRepository } from './state/repository.js';
 import { VERSION } from './version.js';
 
@@ -13,7 +15,14 @@ export function systemDeps(options: { verbose: boolean; signal: AbortSignal; env
   const env = options.env ?? process.env;
   const platform = options.platform ?? process.platform;
   const io = systemIO(env);
-  const paths = resolvePaths(env);
+  const paths = resolvePaths(env, undefined, platform);
+  const credentials = systemBackends(paths, platform);
+  let state = openStateRepository({ paths, credentials });
+  // Windows: a config an earlier version kept under ~/.config moves to %APPDATA% on first use.
+  if (platform === 'win32' && !env.SCHOOL_CONFIG_DIR && !existsSync(paths.configFile)) {
+    const legacy = windowsLegacyConfigDirs(env);
+    state = beforeFirstUse(state, async () => (await import('./state/migrate-windows.js')).migrateWindowsConfig(paths, legacy, credentials, (text) => io.err.write(text)));
+  }
   return {
     io,
     env,
@@ -21,7 +30,7 @@ export function systemDeps(options: { verbose: boolean; signal: AbortSignal; env
     platform,
     http: createHttpClient({ env, trace: options.verbose ? io.err : undefined, userAgent: `school-cli/${VERSION}` }),
     browser: systemBrowser(env, platform),
-    state: openStateRepository({ paths, credentials: systemBackends(paths, platform) }),
+    state,
     signal: options.signal,
     verbose: options.verbose,
   };
