@@ -2,8 +2,10 @@
 #
 # Load it in the current shell:  source <(school completion bash)
 # or install it for every shell: copy it to ~/.local/share/bash-completion/completions/school
-# Needs bash 4 or later. Profiles, scopes and API paths come from `school __complete`, which
-# reads local caches only, so completing never waits on the network.
+# Works in bash 3.2 (macOS's own) and later: no mapfile, associative arrays or case changes. In
+# bash 3.2 load it with eval "$(school completion bash)", since source cannot read <(…) there.
+# Profiles, scopes and API paths come from `school __complete`, which reads local caches only,
+# so completing never waits on the network.
 
 # Options followed by a value: the word after them is that value, never a command or a path.
 _school_takes_value() {
@@ -47,6 +49,16 @@ _school_add() {
         fi
         COMPREPLY+=("$keep$c")
     done
+}
+
+# Sets the array _school_list to the lines of `school __complete $1` for the --profile and
+# --base-url of the line (in ctx, the caller's).
+_school_candidates() {
+    local line
+    _school_list=()
+    while IFS= read -r line; do
+        _school_list+=("$line")
+    done < <(command school ${ctx[@]+"${ctx[@]}"} __complete "$1" 2>/dev/null)
 }
 
 # File names under $2, each prefixed with $1; directories get a slash and no trailing space.
@@ -117,19 +129,19 @@ _school() {
     fi
 
     COMPREPLY=()
-    local -a list
+    local -a _school_list
     if [[ -n $valopt ]]; then
         case $valopt in
             --profile)
-                mapfile -t list < <(command school "${ctx[@]}" __complete profiles 2>/dev/null)
-                _school_add "$keep" "$cur" "${list[@]}" ;;
+                _school_candidates profiles
+                _school_add "$keep" "$cur" "${_school_list[@]}" ;;
             --scope | --add-scope)
                 # A list separated by commas: complete its last item, without repeating the others.
                 local chosen=${cur%"${cur##*,}"} s
                 keep+=$chosen
                 cur=${cur##*,}
-                mapfile -t list < <(command school "${ctx[@]}" __complete scopes 2>/dev/null)
-                for s in "${list[@]}"; do
+                _school_candidates scopes
+                for s in "${_school_list[@]}"; do
                     [[ ,$chosen == *",$s,"* ]] || _school_add "$keep" "$cur" "$s"
                 done ;;
             -X | --method)
@@ -137,8 +149,12 @@ _school() {
             --input)
                 _school_add "$keep" "$cur" -
                 # Readline quotes and marks file names itself when told they are file names.
+                # (bash 4 and later: bash 3.2 has no compopt).
                 if [[ -z $keep ]] && compopt -o filenames 2>/dev/null; then
-                    mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -f -- "$cur")
+                    local f
+                    while IFS= read -r f; do
+                        COMPREPLY+=("$f")
+                    done < <(compgen -f -- "$cur")
                 else
                     _school_add_files "$keep" "$cur"
                 fi ;;
@@ -165,10 +181,10 @@ _school() {
         case $cmd/$nargs in
             /*) _school_add "" "$cur" "${commands[@]}" ;;
             help/0) _school_add "" "$cur" "${commands[@]}" ;;
-            completion/0) _school_add "" "$cur" bash zsh fish ;;
+            completion/0) _school_add "" "$cur" bash zsh fish powershell ;;
             call/0)
-                mapfile -t list < <(command school "${ctx[@]}" __complete paths 2>/dev/null)
-                _school_add "" "$cur" "${list[@]}" ;;
+                _school_candidates paths
+                _school_add "" "$cur" "${_school_list[@]}" ;;
         esac
     fi
 
@@ -187,13 +203,21 @@ _school() {
     return 0
 }
 
-# Removes one pair of quotes around a word, or around the value of --opt='value'.
+# Removes one pair of quotes around a word, or around the value of --opt='value'. Patterns, not
+# a regular expression: bash 3.2 quotes and macOS's regex back-references differ.
 _school_dequote() {
-    local w=$1
-    if [[ $w =~ ^(--[a-z-]+=)?([\"\'])(.*)\2$ ]]; then
-        w=${BASH_REMATCH[1]}${BASH_REMATCH[3]}
+    local w=$1 opt='' q
+    if [[ $w == --[a-z]*=* ]]; then
+        opt=${w%%=*}=
+        w=${w#*=}
     fi
-    printf '%s' "$w"
+    for q in '"' "'"; do
+        if [[ ${#w} -ge 2 && $w == "$q"*"$q" ]]; then
+            w=${w:1:${#w}-2}
+            break
+        fi
+    done
+    printf '%s' "$opt$w"
 }
 
 complete -F _school school

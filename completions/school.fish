@@ -163,5 +163,5 @@ complete -c school -n '__school_using mcp' -l allow-write -d 'Offer and send wri
 complete -c school -n '__school_using mcp' -l toolsets -x -d 'Only the operations of these scope areas, comma-separated'
 
 # completion, help
-complete -c school -n '__school_first_arg completion' -a 'bash zsh fish' -d 'Shell'
+complete -c school -n '__school_first_arg completion' -a 'bash zsh fish powershell' -d 'Shell'
 complete -c school -n '__school_first_arg help' -a 'login logout whoami token call mcp status doctor completion help' -d 'Command'

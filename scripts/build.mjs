@@ -9,8 +9,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 
-const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-const outfile = new URL('../dist/cli.cjs', import.meta.url).pathname;
+// A file path from a path relative to this script: fileURLToPath, never URL.pathname, which keeps
+// `%20` for a space and gives `/C:/…` on Windows.
+const here = (relative) => fileURLToPath(new URL(relative, import.meta.url));
+
+const { version } = JSON.parse(readFileSync(here('../package.json'), 'utf8'));
+const outfile = here('../dist/cli.cjs');
 // The build's own copy of oauth4webapi beside the CLI (see bundleOAuth), named to the CLI at build time.
 const OAUTH_BUNDLE = './oauth4webapi.cjs';
 // `school mcp`'s server with the MCP SDK inside, beside the CLI: loaded by that command alone.
@@ -18,7 +22,7 @@ const MCP_BUNDLE = './mcp.cjs';
 
 async function bundle(extraDefines, entry = '../src/cli.ts', out = outfile) {
   await build({
-    entryPoints: [new URL(entry, import.meta.url).pathname],
+    entryPoints: [here(entry)],
     outfile: out,
     bundle: true,
     platform: 'node',
@@ -49,12 +53,12 @@ async function bundle(extraDefines, entry = '../src/cli.ts', out = outfile) {
 async function bundleOAuth() {
   await build({
     entryPoints: [createRequire(import.meta.url).resolve('oauth4webapi')],
-    outfile: new URL(`../dist/${OAUTH_BUNDLE}`, import.meta.url).pathname,
+    outfile: here(`../dist/${OAUTH_BUNDLE}`),
     bundle: true,
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    inject: [new URL('../src/oauth/library-globals.ts', import.meta.url).pathname],
+    inject: [here('../src/oauth/library-globals.ts')],
     legalComments: 'inline',
     logLevel: 'warning',
   });
@@ -64,9 +68,9 @@ async function bundleOAuth() {
 // dist/library.cjs, behind a small ES module entry; its declarations from the sources, checked to
 // stand alone (they may import only each other).
 async function bundleLibrary() {
-  await bundle({}, '../src/library/index.ts', new URL('../dist/library.cjs', import.meta.url).pathname);
+  await bundle({}, '../src/library/index.ts', here('../dist/library.cjs'));
   writeFileSync(
-    new URL('../dist/index.js', import.meta.url),
+    here('../dist/index.js'),
     [
       "// The ES module entry of the package: the library's CommonJS bundle, compiled from its code cache (see bin/school.cjs).",
       "import { createRequire } from 'node:module';",
@@ -80,7 +84,7 @@ async function bundleLibrary() {
   const scratch = mkdtempSync(join(tmpdir(), 'school-types-'));
   const tsc = spawnSync(
     process.execPath,
-    [createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-p', fileURLToPath(new URL('../tsconfig.json', import.meta.url)), '--declaration', '--emitDeclarationOnly', '--outDir', scratch],
+    [createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-p', here('../tsconfig.json'), '--declaration', '--emitDeclarationOnly', '--outDir', scratch],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
   );
   if (tsc.status !== 0) {
@@ -96,8 +100,8 @@ async function bundleLibrary() {
       const target = join(dirname(file), spec.replace(/\.js$/, '.d.ts'));
       if (!wanted.includes(target)) wanted.push(target);
     }
-    mkdirSync(dirname(fileURLToPath(new URL(`../dist/types/${file}`, import.meta.url))), { recursive: true });
-    writeFileSync(new URL(`../dist/types/${file}`, import.meta.url), text);
+    mkdirSync(dirname(here(`../dist/types/${file}`)), { recursive: true });
+    writeFileSync(here(`../dist/types/${file}`), text);
   }
   rmSync(scratch, { recursive: true, force: true });
   const allowed = new Set(['library/index.d.ts', 'library/types.d.ts', 'library/school-error.d.ts', 'error-codes.d.ts']);
@@ -113,8 +117,8 @@ async function bundleLibrary() {
 // code cache loads it in a fraction of the time the package's hundred-odd files take.
 async function bundleMcp() {
   await build({
-    entryPoints: [new URL('../src/mcp/server.ts', import.meta.url).pathname],
-    outfile: new URL(`../dist/${MCP_BUNDLE}`, import.meta.url).pathname,
+    entryPoints: [here('../src/mcp/server.ts')],
+    outfile: here(`../dist/${MCP_BUNDLE}`),
     bundle: true,
     platform: 'node',
     format: 'cjs',
@@ -126,7 +130,7 @@ async function bundleMcp() {
   });
 }
 
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+rmSync(here('../dist'), { recursive: true, force: true });
 await bundleOAuth();
 await bundleMcp();
 await bundle({});
@@ -162,7 +166,7 @@ if (process.features.require_module) {
   for (const run of runs) {
     const scratch = mkdtempSync(join(tmpdir(), 'school-build-'));
     const trainingEnv = { PATH: process.env.PATH, HOME: scratch, SCHOOL_CONFIG_DIR: join(scratch, 'config'), NO_COLOR: '1' };
-    const trained = spawnSync(process.execPath, [fileURLToPath(new URL('./code-cache.cjs', import.meta.url)), ...run.args], {
+    const trained = spawnSync(process.execPath, [here('./code-cache.cjs'), ...run.args], {
       env: trainingEnv,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -174,7 +178,7 @@ if (process.features.require_module) {
     }
   }
   // The code cache of dist/mcp.cjs, taken after a server answered initialize and tools/list.
-  const mcpTrained = spawnSync(process.execPath, [fileURLToPath(new URL('./mcp-code-cache.cjs', import.meta.url))], { env: { PATH: process.env.PATH, NO_COLOR: '1' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const mcpTrained = spawnSync(process.execPath, [here('./mcp-code-cache.cjs')], { env: { PATH: process.env.PATH, NO_COLOR: '1' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   if (mcpTrained.status !== 0) {
     console.error(`build: making the code cache of dist/mcp.cjs failed (exit ${mcpTrained.status}): ${mcpTrained.stderr.trim()}`);
     process.exit(1);

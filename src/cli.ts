@@ -2,6 +2,7 @@ import type { Deps } from './deps.js';
 import { ExitCode, InterruptedError, describeError } from './errors.js';
 import { processStream } from './iostreams.js';
 import { fromOAuthError } from './oauth/oauth-errors.js';
+import { stopSignals } from './platform/stop-signals.js';
 import { refreshInFlight } from './session/refresh-in-flight.js';
 import { reportRepairsTo } from './state/permissions.js';
 import { printable, terminalSafeJson } from './util/printable.js';
@@ -31,25 +32,24 @@ function wantsJson(argv: string[]): boolean {
 export async function main(argv: string[]): Promise<number> {
   const controller = new AbortController();
   let interrupts = 0;
-  let terminated = false;
-  const stopCode = () => (terminated ? ExitCode.terminated : ExitCode.interrupted);
+  // The first signal decides the exit status (130 for Ctrl-C, 143 for SIGTERM, 129 for a hang-up).
+  let stoppedWith: number | undefined;
+  const stopCode = () => stoppedWith ?? ExitCode.interrupted;
   let toldAboutRefresh = false;
-  const onSigint = () => {
+  const onStop = (exitCode: number, signal: NodeJS.Signals) => {
     interrupts += 1;
-    // A sent refresh is waited for however often Ctrl-C is pressed: stopping before its answer is
-    // stored would lose the session the server has just rotated.
+    stoppedWith ??= exitCode;
+    // A sent refresh is waited for however often Ctrl-C is pressed, and when the terminal closed:
+    // stopping before its answer is stored would lose the session the server has just rotated.
     if (refreshInFlight()) {
-      if (!toldAboutRefresh) processStream('stderr').write('Finishing the token refresh already sent, so the session is not lost; then stopping.\n');
+      // A closed terminal cannot show the message.
+      if (!toldAboutRefresh && signal !== 'SIGHUP') processStream('stderr').write('Finishing the token refresh already sent, so the session is not lost; then stopping.\n');
       toldAboutRefresh = true;
     } else if (interrupts > 1) process.exit(stopCode());
     controller.abort();
   };
-  const onSigterm = () => {
-    terminated = true;
-    onSigint();
-  };
-  process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigterm);
+  const handlers = stopSignals(process.platform).map(({ signal, exitCode }) => [signal, () => onStop(exitCode, signal)] as const);
+  for (const [signal, handler] of handlers) process.on(signal, handler);
   // A credential file or dir made private on the way is said once, as a message of the command.
   reportRepairsTo((note) => processStream('stderr').write(`${note}\n`));
 
@@ -88,8 +88,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     return reportError(err, processStream('stderr'), json);
   } finally {
-    process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigterm);
+    for (const [signal, handler] of handlers) process.off(signal, handler);
   }
 }
 

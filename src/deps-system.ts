@@ -4,22 +4,33 @@ import { type IOStreams, systemIO } from './iostreams.js';
 import { systemBrowser } from './login/browser.js';
 import type { Env } from './types/env.js';
 import { systemBackends } from './state/backends.js';
-import { resolvePaths } from './state/paths.js';
+import { resolvePaths, windowsLegacyConfigDirs } from './state/paths.js';
+import { beforeFirstUse } from './state/before-first-use.js';
+import { existsSync } from 'node:fs';
 import { openStateRepository } from './state/repository.js';
 import { VERSION } from './version.js';
 
 /** The real world: process streams, environment, wall clock, network, browser, keychain. */
-export function systemDeps(options: { verbose: boolean; signal: AbortSignal; env?: Env; io?: IOStreams }): Deps {
+export function systemDeps(options: { verbose: boolean; signal: AbortSignal; env?: Env; io?: IOStreams; platform?: NodeJS.Platform }): Deps {
   const env = options.env ?? process.env;
+  const platform = options.platform ?? process.platform;
   const io = options.io ?? systemIO(env);
-  const paths = resolvePaths(env);
+  const paths = resolvePaths(env, undefined, platform);
+  const credentials = systemBackends(paths, platform);
+  let state = openStateRepository({ paths, credentials });
+  // Windows: a config an earlier version kept under ~/.config moves to %APPDATA% on first use.
+  if (platform === 'win32' && !env.SCHOOL_CONFIG_DIR && !existsSync(paths.configFile)) {
+    const legacy = windowsLegacyConfigDirs(env);
+    state = beforeFirstUse(state, async () => (await import('./state/migrate-windows.js')).migrateWindowsConfig(paths, legacy, credentials, (text) => io.err.write(text)));
+  }
   return {
     io,
     env,
     clock: { now: () => Date.now() },
+    platform,
     http: createHttpClient({ env, trace: options.verbose ? io.err : undefined, userAgent: `school-cli/${VERSION}` }),
-    browser: systemBrowser(env),
-    state: openStateRepository({ paths, credentials: systemBackends(paths) }),
+    browser: systemBrowser(env, platform),
+    state,
     signal: options.signal,
     verbose: options.verbose,
   };

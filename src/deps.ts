@@ -14,6 +14,8 @@ export interface Deps {
   io: IOStreams;
   env: Env;
   clock: Clock;
+  /** The operating system the rules for paths, signals, files and the browser follow (process.platform). */
+  platform: NodeJS.Platform;
   http: HttpClient;
   browser: BrowserOpener;
   /** Everything saved between runs: profiles, secrets, job state, caches, pending logins. */

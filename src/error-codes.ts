@@ -113,7 +113,7 @@ export const ERROR_CODES = {
   internal_error: { exit: 1, meaning: 'The CLI reached a state it should not; report it.', action: 'report' },
   unexpected_error: { exit: 1, meaning: 'An error the CLI does not classify; the message says what failed.', action: 'report' },
 
-  interrupted: { exit: 130, meaning: 'Stopped by Ctrl-C (exit 130) or SIGTERM (exit 143).', action: 'none' },
+  interrupted: { exit: 130, meaning: 'Stopped by Ctrl-C (exit 130), SIGTERM (exit 143) or a closed terminal (SIGHUP, exit 129).', action: 'none' },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -6,6 +6,7 @@ export const ExitCode = {
   failure: 1,
   usage: 2,
   auth: 4,
+  hangup: 129,
   interrupted: 130,
   terminated: 143,
 } as const;

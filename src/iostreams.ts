@@ -40,6 +40,9 @@ export function processStream(name: 'stdout' | 'stderr'): NodeJS.WriteStream {
     guarded.add(name);
     stream.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'EPIPE') process.exit(ExitCode.ok);
+      // A terminal that was closed (EIO): the SIGHUP that comes with it stops the run, once a
+      // refresh already sent has been stored; what is written meanwhile has nowhere to go.
+      if (err.code === 'EIO') return;
       throw err;
     });
   }

@@ -3,6 +3,7 @@
 // the BROWSER command of the CLI under test.
 // @ts-ignore -- plain ESM module without type declarations
 import * as impl from './browser-driver.mjs';
+import { fileURLToPath } from 'node:url';
 
 export interface DriveLoginOptions {
   user?: string;
@@ -22,5 +23,5 @@ export const CHROMIUM_PATH: string = impl.CHROMIUM_PATH;
 export const CHROMIUM_ARGS: readonly string[] = impl.CHROMIUM_ARGS;
 
 // The command line that makes a CLI use the driver as its browser (`$BROWSER <url>`).
-export const BROWSER_DRIVER_SCRIPT = new URL('./browser-driver.mjs', import.meta.url).pathname;
+export const BROWSER_DRIVER_SCRIPT = fileURLToPath(new URL('./browser-driver.mjs', import.meta.url));
 export const BROWSER_COMMAND = `${process.execPath} ${BROWSER_DRIVER_SCRIPT}`;

@@ -11,7 +11,9 @@ import { type TargetInputs, explicitBaseUrl, targetProfile } from '../session/ta
 import type { Env } from '../types/env.js';
 import { checkProfileName, loginCommandFor, loginHint } from '../util/profiles.js';
 import type { Profile } from '../state/config-file.js';
+import { fileProtection } from '../platform/file-protection.js';
 import { type PathVerdict, inspectPrivatePath, reportRepairsTo } from '../state/permissions.js';
+import { statSync } from 'node:fs';
 import type { ProbeResult } from '../state/credential-store.js';
 import { registerSecret } from '../util/redact.js';
 
@@ -132,6 +134,28 @@ async function permissionFinding(path: string, what: string, kind: 'dir' | 'file
   }
 }
 
+/**
+ * Windows has no file modes to check: the files are listed, with what protects them there (the
+ * access rules of the user's profile folder, which the CLI does not change).
+ */
+function windowsFileFinding(path: string, what: string, kind: 'dir' | 'file'): Finding | undefined {
+  let exists: boolean;
+  try {
+    const st = statSync(path);
+    exists = kind === 'dir' ? st.isDirectory() : st.isFile();
+  } catch {
+    exists = false;
+  }
+  if (!exists) return undefined;
+  return {
+    area: 'files',
+    check: 'permissions',
+    status: 'info',
+    message: `${what} ${path} is protected by your Windows user folder's access rules (file modes mean nothing on Windows).`,
+    data: { path, protection: 'windows_user_folder' },
+  };
+}
+
 async function fileFindings(deps: Deps): Promise<Finding[]> {
   const { paths } = deps.state;
   const checks: Array<[string, string, 'dir' | 'file']> = [
@@ -143,7 +167,7 @@ async function fileFindings(deps: Deps): Promise<Finding[]> {
   ];
   const findings: Finding[] = [];
   for (const [path, what, kind] of checks) {
-    const finding = await permissionFinding(path, what, kind);
+    const finding = deps.platform === 'win32' ? windowsFileFinding(path, what, kind) : await permissionFinding(path, what, kind);
     if (finding) findings.push(finding);
   }
   if (!findings.length) findings.push({ area: 'files', check: 'permissions', status: 'ok', message: `Nothing saved yet in ${paths.configDir}.` });
@@ -181,7 +205,7 @@ async function keychainFinding(deps: Deps, profiles: Record<string, Profile>): P
     status: dependent.length ? 'problem' : headless ? 'info' : 'warning',
     message: dependent.length
       ? `The OS keychain cannot be used (${reason}), and profile ${dependent.map((n) => `"${n}"`).join(', ')} keeps its tokens there.`
-      : `The OS keychain cannot be used (${reason}): logins store their tokens in a plain 0600 file instead.`,
+      : `The OS keychain cannot be used (${reason}): logins store their tokens in a plain ${deps.platform === 'win32' ? `file instead, ${fileProtection(deps.platform)}` : '0600 file instead'}.`,
     ...(headless && !dependent.length ? {} : { fix: keychainFix(reason) }),
     data: { usable: false, ms, reason },
   };

@@ -50,7 +50,7 @@ export async function runBackgroundListener(
 ): Promise<void> {
   let listener: LoopbackListener;
   try {
-    listener = await listenForRedirect({ port: p.port, cachedRedirectUri: p.cachedRedirectUri, path: CALLBACK_PATH, timeoutMs: p.timeoutSeconds * 1000, signal: deps.signal });
+    listener = await listenForRedirect({ port: p.port, cachedRedirectUri: p.cachedRedirectUri, path: CALLBACK_PATH, timeoutMs: p.timeoutSeconds * 1000, signal: deps.signal, platform: deps.platform });
   } catch (err) {
     const report = describeError(err);
     await reportToParent({ error: report.error, message: report.message, hint: report.hint });

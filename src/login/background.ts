@@ -4,6 +4,7 @@ import { isErrorCode } from '../error-codes.js';
 import { CliError, InterruptedError } from '../errors.js';
 import type { LoginOutcome } from '../state/pending-login.js';
 import { requireCommonJs } from '../util/require.js';
+import { LISTENER_IDENTITY_PATH } from './loopback.js';
 
 /**
  * `login --no-wait`: the redirect is received by a detached process of our own (the hidden command
@@ -24,6 +25,11 @@ const DEADLINE_GRACE_SECONDS = 10;
 /** The few process operations the pending-login policy needs, so tests can hand in fakes. */
 export interface Processes {
   alive(pid: number): boolean;
+  /**
+   * Whether `pid` is our listener on `redirectUri`'s port, asked over that port: a process number
+   * outlives its process, and may belong to another one by the time a listener is to be stopped.
+   */
+  isListener(pid: number, redirectUri: string): Promise<boolean>;
   /** Ends a process and waits until it is gone. */
   stop(pid: number): Promise<void>;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
@@ -52,6 +58,32 @@ export const systemProcesses: Processes = {
       // EPERM: it exists but is not ours to signal.
       return err instanceof Error && 'code' in err && err.code === 'EPERM';
     }
+  },
+  isListener(pid, redirectUri) {
+    const { request }: typeof import('node:http') = requireCommonJs('node:http');
+    return new Promise((resolve) => {
+      let port: number;
+      try {
+        port = Number(new URL(redirectUri).port);
+      } catch {
+        return resolve(false);
+      }
+      const req = request({ host: '127.0.0.1', port, path: LISTENER_IDENTITY_PATH, timeout: 1_000 }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body = (body + chunk).slice(0, 200)));
+        res.on('end', () => {
+          try {
+            resolve(res.statusCode === 200 && (JSON.parse(body) as { pid?: unknown }).pid === pid);
+          } catch {
+            resolve(false);
+          }
+        });
+      });
+      req.on('timeout', () => req.destroy());
+      req.on('error', () => resolve(false));
+      req.end();
+    });
   },
   async stop(pid) {
     const signal = (s: NodeJS.Signals) => {
@@ -130,6 +162,9 @@ export async function startBackgroundListener(p: {
   else if (p.cachedRedirectUri) args.push('--cached-redirect-uri', p.cachedRedirectUri);
   const child = spawn(process.execPath, args, {
     detached: true,
+    // Not the caller's working directory: the listener outlives the command, and Windows would
+    // keep that directory from being removed or renamed until the listener ends.
+    ...awayFromWorkingDirectory(process.env),
     // Nothing is written anywhere but the report pipe: no log that could hold a secret.
     stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
     windowsHide: true,
@@ -158,14 +193,35 @@ export async function startBackgroundListener(p: {
   return { pid, redirectUri: handshake.redirectUri, stop };
 }
 
+/** Variables that name folders: made absolute before the listener's working directory changes. */
+const PATH_VARIABLES = ['HOME', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'SCHOOL_CONFIG_DIR', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME'];
+
+/** The working directory and environment of a process started in the home folder, with every folder variable still naming the same place. */
+export function awayFromWorkingDirectory(env: NodeJS.ProcessEnv, cwd = process.cwd()): { cwd: string; env: NodeJS.ProcessEnv } {
+  const { homedir }: typeof import('node:os') = requireCommonJs('node:os');
+  const { resolve }: typeof import('node:path') = requireCommonJs('node:path');
+  const copy = { ...env };
+  for (const name of PATH_VARIABLES) {
+    const value = copy[name];
+    if (value) copy[name] = resolve(cwd, value);
+  }
+  return { cwd: homedir(), env: copy };
+}
+
 /**
  * Ends a profile's pending login, stopping its background listener: a new login supersedes it,
  * a logout forgets it. The outcome of an earlier one is forgotten too. True when one was pending.
  */
 export async function cancelPendingLogin(deps: Pick<Deps, 'state' | 'clock'>, profile: string, processes: Processes = systemProcesses): Promise<boolean> {
   const record = await deps.state.pendingLoginRecord(profile);
-  // Past its deadline the listener has exited by itself; the number may belong to another process now.
-  if (record?.listenerPid && record.expiresAt + DEADLINE_GRACE_SECONDS > nowSeconds(deps) && processes.alive(record.listenerPid)) {
+  // Past its deadline the listener has exited by itself; the number may belong to another process
+  // now, so it is stopped only once it answers as our listener on its port.
+  if (
+    record?.listenerPid &&
+    record.expiresAt + DEADLINE_GRACE_SECONDS > nowSeconds(deps) &&
+    processes.alive(record.listenerPid) &&
+    (await processes.isListener(record.listenerPid, record.redirectUri))
+  ) {
     await processes.stop(record.listenerPid);
   }
   if (record) await deps.state.removePendingLogin(profile, record.storage);
@@ -203,7 +259,8 @@ export async function waitForPendingLogin(
     if (!processes.alive(record.listenerPid) || stuck) {
       const late = await taken();
       if (late) return late;
-      if (stuck) await processes.stop(record.listenerPid);
+      // Stuck past its deadline: stopped only if the number is still our listener's.
+      if (stuck && (await processes.isListener(record.listenerPid, record.redirectUri))) await processes.stop(record.listenerPid);
       await deps.state.removePendingLogin(profile, record.storage);
       return {
         kind: 'outcome',

@@ -5,8 +5,13 @@ import { importPackage, requireCommonJs } from '../util/require.js';
 
 export type { BrowserOpener };
 
-/** Splits a command line the way a shell would for simple quoting (no expansions). */
-export function splitCommandLine(line: string): string[] {
+/**
+ * Splits a command line the way a shell would for simple quoting (no expansions). On Windows a
+ * backslash separates folders (`C:\Program Files\…\firefox.exe`) and escapes nothing; quotes group
+ * words there too.
+ */
+export function splitCommandLine(line: string, platform: NodeJS.Platform = process.platform): string[] {
+  const escapes = platform !== 'win32';
   const args: string[] = [];
   let cur = '';
   let quote: '"' | "'" | undefined;
@@ -15,12 +20,12 @@ export function splitCommandLine(line: string): string[] {
     const c = line[i];
     if (quote) {
       if (c === quote) quote = undefined;
-      else if (c === '\\' && quote === '"' && i + 1 < line.length) cur += line[++i];
+      else if (escapes && c === '\\' && quote === '"' && i + 1 < line.length) cur += line[++i];
       else cur += c;
     } else if (c === '"' || c === "'") {
       quote = c;
       has = true;
-    } else if (c === '\\' && i + 1 < line.length) {
+    } else if (escapes && c === '\\' && i + 1 < line.length) {
       cur += line[++i];
       has = true;
     } else if (/\s/.test(c)) {
@@ -51,18 +56,35 @@ async function spawnDetached(command: string, args: string[]): Promise<{ opened:
   });
 }
 
-/** `BROWSER` (a command line; the URL is appended as its last argument), else the system opener. */
+/** Whether this runs in an SSH session (OpenSSH sets these on Linux, macOS and Windows alike). */
+export function overSsh(env: Env): boolean {
+  return Boolean(env.SSH_CONNECTION || env.SSH_TTY || env.SSH_CLIENT);
+}
+
+/**
+ * `BROWSER` (a command line; the URL is appended as its last argument), else the system opener.
+ * The opener is not used where its browser would not be in front of the person: on Linux without
+ * a display, and over SSH on macOS and Windows (whose opener shows the page on the remote
+ * machine's desktop). On Linux a display over SSH is a forwarded one, in front of the person.
+ */
 export function systemBrowser(env: Env, platform = process.platform): BrowserOpener {
   return {
     async open(url) {
       const browser = env.BROWSER?.trim();
       if (browser) {
-        const [command, ...args] = splitCommandLine(browser);
+        const [command, ...args] = splitCommandLine(browser, platform);
         if (!command) return { opened: false, reason: 'BROWSER is empty' };
+        // Node starts a .cmd or .bat only through cmd.exe, where the URL's & and % would be shell syntax.
+        if (platform === 'win32' && /\.(cmd|bat)$/i.test(command)) {
+          return { opened: false, reason: `BROWSER names a batch file (${command}), which cannot be started without a shell; set it to the browser's .exe, e.g. "C:\\Program Files\\Mozilla Firefox\\firefox.exe"` };
+        }
         return spawnDetached(command, [...args, url]);
       }
       if (platform === 'linux' && !env.DISPLAY && !env.WAYLAND_DISPLAY) {
         return { opened: false, reason: env.SSH_CONNECTION ? 'this is an SSH session without a display' : 'no graphical display' };
+      }
+      if (platform !== 'linux' && overSsh(env)) {
+        return { opened: false, reason: 'this is an SSH session: a browser opened here would show on the remote machine' };
       }
       try {
         const { default: open } = await importPackage<typeof import('open')>('open');

@@ -3,6 +3,9 @@ import { CliError, InterruptedError } from '../errors.js';
 import { portProblem } from './ports.js';
 import { requireCommonJs } from '../util/require.js';
 
+/** Answered by every loopback listener with its process number; never a callback path (those are chosen by us). */
+export const LISTENER_IDENTITY_PATH = '/.school-listener';
+
 export interface LoopbackOptions {
   /** 0 for an ephemeral port. */
   port: number;
@@ -11,6 +14,8 @@ export interface LoopbackOptions {
   signal?: AbortSignal;
   /** The command that starts this login again, for the time-out hint (it names the base URL: nothing may be saved yet). */
   retryCommand?: string;
+  /** Whose rules explain a refused port (process.platform). */
+  platform?: NodeJS.Platform;
 }
 
 export interface LoopbackListener {
@@ -72,6 +77,12 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackL
   callback.catch(() => undefined); // the flow awaits it; an unobserved rejection must not crash
 
   const server: Server = http.createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (req.method === 'GET' && req.url === LISTENER_IDENTITY_PATH) {
+      // Who listens here, so that `login --wait` stops a process by number only once it is ours.
+      res.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
+      res.end(JSON.stringify({ pid: process.pid }));
+      return;
+    }
     const url = callbackUrl(port, req.method, req.url, options.path);
     if (!url) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
@@ -94,7 +105,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackL
       if (err.code === 'EADDRINUSE') {
         reject(new CliError(`Port ${options.port} on 127.0.0.1 is already in use.`, { code: 'port_in_use', hint: 'Choose another with --port, or omit --port for a free one.' }));
       } else if (err.code === 'EACCES') {
-        reject(new CliError(`Not allowed to listen on port ${options.port} of 127.0.0.1.`, { code: 'port_denied', hint: 'Choose a port above 1023 with --port.' }));
+        reject(portDenied(options.port, options.platform ?? process.platform));
       } else reject(err);
     });
     server.listen(options.port, '127.0.0.1', () => resolve());
@@ -147,12 +158,27 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackL
 }
 
 /**
+ * Listening on a port was refused (EACCES). On Windows that is seldom privileges: Hyper-V, WSL and
+ * Docker reserve ranges of ports, which change after an update or a restart.
+ */
+export function portDenied(port: number, platform: NodeJS.Platform): CliError {
+  const hint =
+    platform === 'win32'
+      ? 'Windows has reserved it (`netsh int ipv4 show excludedportrange protocol=tcp` lists the reserved ranges); choose a port outside them with --port, or omit --port for a free one.'
+      : 'Choose a port above 1023 with --port, or omit --port for a free one.';
+  return new CliError(`Not allowed to listen on port ${port} of 127.0.0.1.`, { code: 'port_denied', hint });
+}
+
+/**
  * The listener for a login's redirect: on a fixed port when one is asked for; else on the port of
  * the cached registration's redirect URI when free (so no new registration is needed); else on
  * any free port.
  */
-export async function listenForRedirect(p: { port?: number; cachedRedirectUri?: string; path: string; timeoutMs: number; signal?: AbortSignal; retryCommand?: string }): Promise<LoopbackListener> {
-  const on = (port: number) => startLoopback({ port, path: p.path, timeoutMs: p.timeoutMs, signal: p.signal, retryCommand: p.retryCommand });
+export async function listenForRedirect(
+  p: { port?: number; cachedRedirectUri?: string; path: string; timeoutMs: number; signal?: AbortSignal; retryCommand?: string; platform?: NodeJS.Platform },
+  start: (options: LoopbackOptions) => Promise<LoopbackListener> = startLoopback,
+): Promise<LoopbackListener> {
+  const on = (port: number) => start({ port, path: p.path, timeoutMs: p.timeoutMs, signal: p.signal, retryCommand: p.retryCommand, platform: p.platform });
   if (p.port !== undefined) return on(p.port);
   const cachedPort = p.cachedRedirectUri ? Number(new URL(p.cachedRedirectUri).port) : undefined;
   // A registration made on a port browsers refuse is not worth reusing.
@@ -160,7 +186,8 @@ export async function listenForRedirect(p: { port?: number; cachedRedirectUri?: 
     try {
       return await on(cachedPort);
     } catch (err) {
-      if (!(err instanceof CliError && err.code === 'port_in_use')) throw err;
+      // Taken since, or reserved since (Windows reserves port ranges after an update or a restart).
+      if (!(err instanceof CliError && (err.code === 'port_in_use' || err.code === 'port_denied'))) throw err;
     }
   }
   return on(0);

@@ -37,15 +37,18 @@ export async function waitForRedirect(
 ): Promise<URL> {
   const { io } = deps;
   const { listener, authorizationUrl } = p;
-  const canPaste = !p.openBrowser && io.inIsTTY;
+  // Pasting back is offered on a terminal whenever the browser may run on another machine: with
+  // --no-browser, and when no browser could be opened here (over SSH, without a display).
+  let canPaste = !p.openBrowser && io.inIsTTY;
   if (p.openBrowser) {
     const opened = await deps.browser.open(authorizationUrl);
     if (opened.opened) io.err.write(`Opening the browser to sign in. If it does not open, visit:\n${authorizationUrl}\n`);
     else io.err.write(`Could not open a browser (${opened.reason}). Open this URL to sign in:\n${authorizationUrl}\n`);
+    canPaste = !opened.opened && io.inIsTTY;
   } else {
     io.err.write(`Open this URL in a browser to sign in:\n${authorizationUrl}\n`);
-    if (canPaste) io.err.write(`The browser will be sent to ${listener.redirectUri}; if that page does not load (browser on another machine), paste its full address here.\n`);
   }
+  if (canPaste) io.err.write(`The browser will be sent to ${listener.redirectUri}; if that page does not load (browser on another machine), paste its full address here.\n`);
   const waiting = `Waiting for the sign-in to finish (${p.timeoutSeconds} s; Ctrl-C to cancel)…`;
   // A spinner redraws its line and would wipe out what the user pastes: no spinner then.
   const spinner = canPaste ? (io.err.write(`${waiting}\n`), { stop() {} }) : await startSpinner(io, waiting);

@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.js';
 import { CliError } from '../errors.js';
+import { fileProtection } from '../platform/file-protection.js';
 import { type CredentialStore, PLAIN_STORAGE, PREFERRED_STORAGE } from '../state/credential-store.js';
 
 async function plainStore(deps: Pick<Deps, 'state'>): Promise<CredentialStore> {
@@ -30,8 +31,8 @@ export async function chooseStore(deps: Pick<Deps, 'state'>, insecure: boolean):
  * Where a completed login's secrets went, when that is a plain-text file: said after the fact, in
  * words a person understands; the system's own reason (a D-Bus error…) only with --verbose.
  */
-export function storageNotice(location: string, keychainProblem: string | undefined, verbose: boolean): string {
-  const where = `in plain text at ${location}, readable only by you (mode 0600)`;
+export function storageNotice(location: string, keychainProblem: string | undefined, verbose: boolean, platform: NodeJS.Platform): string {
+  const where = `in plain text at ${location}, ${fileProtection(platform)}`;
   if (keychainProblem === undefined) return `The credentials are stored ${where}, as --insecure-storage asked.`;
   const why = verbose ? ` (${keychainProblem})` : '';
   return `No OS keychain could be used${why}, so the credentials are stored ${where}. \`school doctor\` says why.`;

@@ -312,6 +312,6 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
     await revokeQuietly(deps, server, clientOf(replaced), [[replaced.refreshToken, 'refresh_token']]);
   }
   const location = (await deps.state.openStore(pending.storage)).location;
-  if (pending.storage === PLAIN_STORAGE) warnings.push(storageNotice(location, pending.keychainProblem, deps.verbose));
+  if (pending.storage === PLAIN_STORAGE) warnings.push(storageNotice(location, pending.keychainProblem, deps.verbose, deps.platform));
   return { profile, user: identity.source ? describeUser(identity.claims) : undefined, warnings, location };
 }

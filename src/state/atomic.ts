@@ -1,6 +1,14 @@
 import { errnoCode } from '../errors.js';
 import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
+import { retryingTransient } from '../platform/transient-errors.js';
+
+/** What a test can set: the platform whose rules apply, and the rename and pause it watches. */
+export interface AtomicWriteOptions {
+  platform?: NodeJS.Platform;
+  rename?: (from: string, to: string) => void;
+  pause?: (ms: number) => void;
+}
 
 let tmpCounter = 0;
 
@@ -29,7 +37,9 @@ function createTemporary(path: string, mode: number): { tmp: string; fd: number 
  * the files are small, and the promise API would load its modules and start libuv's thread pool
  * on a refresh that needs neither.
  */
-export async function writeFileAtomic(path: string, data: string, mode = 0o600): Promise<void> {
+export async function writeFileAtomic(path: string, data: string, mode = 0o600, options: AtomicWriteOptions = {}): Promise<void> {
+  const platform = options.platform ?? process.platform;
+  const rename = options.rename ?? renameSync;
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const { tmp, fd } = createTemporary(path, mode);
   try {
@@ -40,9 +50,10 @@ export async function writeFileAtomic(path: string, data: string, mode = 0o600):
       closeSync(fd);
     }
     chmodSync(tmp, mode); // umask may have narrowed or the file system widened it
-    renameSync(tmp, path);
+    // A failed replace after a refresh would lose the rotated token: retried while Windows holds the file for a moment.
+    retryingTransient(platform, () => rename(tmp, path), options.pause);
   } catch (err) {
-    rmSync(tmp, { force: true });
+    retryingTransient(platform, () => rmSync(tmp, { force: true }), options.pause);
     throw err;
   }
 }

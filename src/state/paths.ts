@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix, resolve, win32 } from 'node:path';
 import type { Env } from '../types/env.js';
 
 /** Every file and folder the CLI keeps, named once. */
@@ -21,8 +21,48 @@ export interface Paths {
   auditFile: string;
 }
 
-export function resolvePaths(env: Env, home: string = env.HOME || homedir()): Paths {
-  const explicit = env.SCHOOL_CONFIG_DIR;
+/**
+ * Where the CLI keeps things. One rule a platform, written down in the README ("On macOS and
+ * Windows"): with SCHOOL_CONFIG_DIR, everything under it. Else on Linux and macOS the XDG dirs
+ * (`~/.config/school`, `~/.local/state/school`, `~/.cache/school`, HOME naming the home). On
+ * Windows the platform's own folders whatever the shell: config in %APPDATA%\school (it roams
+ * with the user), state and cache in %LOCALAPPDATA%\school; HOME and XDG_* are not read there, since
+ * Git Bash sets a HOME that PowerShell and cmd do not (see windowsLegacyConfigDirs for the old place).
+ */
+export function resolvePaths(env: Env, home?: string, platform: NodeJS.Platform = process.platform): Paths {
+  if (platform === 'win32' && !env.SCHOOL_CONFIG_DIR) return windowsPaths(env, home ?? (env.USERPROFILE || homedir()));
+  return xdgPaths(env, home ?? (env.HOME || homedir()), platform);
+}
+
+function windowsPaths(env: Env, home: string): Paths {
+  const roaming = env.APPDATA || win32.join(home, 'AppData', 'Roaming');
+  const local = env.LOCALAPPDATA || win32.join(home, 'AppData', 'Local');
+  const configDir = win32.join(roaming, 'school');
+  const stateDir = win32.join(local, 'school', 'state');
+  return {
+    configDir,
+    configFile: win32.join(configDir, 'config.json'),
+    credentialsFile: win32.join(configDir, 'credentials.json'),
+    stateDir,
+    jobCredentialsFile: win32.join(stateDir, 'credentials.json'),
+    pendingDir: win32.join(stateDir, 'pending'),
+    cacheDir: win32.join(local, 'school', 'cache'),
+    lockDir: win32.join(configDir, 'locks'),
+    auditFile: win32.join(stateDir, 'audit.jsonl'),
+  };
+}
+
+/** Where earlier versions kept the config on Windows: the XDG rule, with Git Bash's HOME or the profile folder. */
+export function windowsLegacyConfigDirs(env: Env, home: string = env.USERPROFILE || homedir()): string[] {
+  const dirs = [env.XDG_CONFIG_HOME ? win32.join(env.XDG_CONFIG_HOME, 'school') : undefined, env.HOME ? win32.join(env.HOME, '.config', 'school') : undefined, win32.join(home, '.config', 'school')];
+  return [...new Set(dirs.filter((d): d is string => Boolean(d)))];
+}
+
+function xdgPaths(env: Env, home: string, platform: NodeJS.Platform): Paths {
+  const isAbsolute = platform === 'win32' ? win32.isAbsolute : posix.isAbsolute;
+  // A relative SCHOOL_CONFIG_DIR is taken from the working directory once, so that the background
+  // listener (which runs elsewhere) and the keychain's account names see the same folder.
+  const explicit = env.SCHOOL_CONFIG_DIR && !isAbsolute(env.SCHOOL_CONFIG_DIR) ? resolve(env.SCHOOL_CONFIG_DIR) : env.SCHOOL_CONFIG_DIR;
   const configDir = explicit || join(env.XDG_CONFIG_HOME || join(home, '.config'), 'school');
   // With an explicit config dir everything lives under it, so a CI job can cache one folder.
   const stateDir = explicit ? join(explicit, 'state') : join(env.XDG_STATE_HOME || join(home, '.local', 'state'), 'school');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '@school/sandbox';
 import { driveLogin } from '@school/sandbox/browser-driver';
-import { type Env, expectSuccess, filesContaining, userEnv, withoutKeychain, runAsAgent, useSandbox } from './harness.js';
+import { type Env, expectSuccess, filesContaining, userEnv, withoutKeychain, runAsAgent, useSandbox, SCHOOL_BIN, spawnNode } from './harness.js';
 
 // Driven the way an agent's shell tool runs a command: stdin from /dev/null, stdout and stderr
 // piped, no TTY, every --json output read with JSON.parse.
@@ -85,6 +85,21 @@ describe('two-step login for agents', () => {
     expect((await agentRun(['status'], env)).code).toBe(0);
     // The outcome was consumed: nothing is pending any more.
     expect((await agentRun(['login', '--wait'], env)).code).toBe(4);
+  });
+
+  it('the background listener leaves the working directory free, and a relative config dir still names the same place', async () => {
+    // Windows keeps a process's working directory from being removed: the listener must not sit in the caller's.
+    const { mkdtempSync, readlinkSync, realpathSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const work = realpathSync(mkdtempSync(join(tmpdir(), 'school-cwd-')));
+    const env = userEnv({ SCHOOL_CONFIG_DIR: 'conf' });
+    const runIn = (args: string[]) => spawnNode([SCHOOL_BIN, ...args], env, { cwd: work, stdin: 'ignore' }).done;
+    const started = expectSuccess(await runIn(['login', '--no-wait', '--json', '--base-url', sandbox.baseUrl]));
+    const { listenerPid } = pendingRecord({ SCHOOL_CONFIG_DIR: join(work, 'conf') });
+    expect(readlinkSync(`/proc/${listenerPid}/cwd`)).not.toBe(work);
+    await driveLogin(JSON.parse(started.stdout).url);
+    expectSuccess(await runIn(['login', '--wait']));
+    expectSuccess(await runIn(['token']));
   });
 
   it('--wait with no pending login exits 4 with one sentence', async () => {

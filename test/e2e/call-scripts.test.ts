@@ -214,6 +214,47 @@ describe('school call --input', () => {
   });
 });
 
+describe('files written by PowerShell', () => {
+  const utf8Bom = (text: string) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]);
+  const utf16le = (text: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+
+  it('--input and --input - send a UTF-8 file with a byte-order mark as JSON, without the mark', async () => {
+    const file = join(env.HOME, 'bom.json');
+    writeFileSync(file, utf8Bom('{"title": "Algèbre"}\r\n'));
+    const sent = JSON.parse(expectSuccess(await call(['/api/echo', '-X', 'PUT', '--input', file])).stdout);
+    expect(sent.headers['content-type']).toBe('application/json');
+    expect(sent.body).toEqual({ title: 'Algèbre' });
+    // Through a pipe, as `Get-Content x.json | school call … --input -` gives it.
+    const child = spawn(process.execPath, [SCHOOL_BIN, 'call', '/api/echo', '--input', '-'], { env: env as NodeJS.ProcessEnv });
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stdin.end(utf8Bom('[1, 2]'));
+    expect(await new Promise((r) => child.on('close', r))).toBe(0);
+    expect(JSON.parse(out)).toMatchObject({ headers: { 'content-type': 'application/json' }, body: [1, 2] });
+  });
+
+  it('--input sends a UTF-16LE file with a mark (PowerShell 5.1 `>`) as UTF-8 JSON', async () => {
+    const file = join(env.HOME, 'utf16.json');
+    writeFileSync(file, utf16le('{"title": "Algèbre"}\r\n'));
+    const sent = JSON.parse(expectSuccess(await call(['/api/echo', '-X', 'PUT', '--input', file])).stdout);
+    expect(sent.headers['content-type']).toBe('application/json');
+    expect(sent.body).toEqual({ title: 'Algèbre' });
+  });
+
+  it('-F key=@file and -F key=@- read the text without the mark', async () => {
+    const file = join(env.HOME, 'note.txt');
+    writeFileSync(file, utf8Bom('Bonjour'));
+    const fromFile = JSON.parse(expectSuccess(await call(['/api/echo', '-F', `note=@${file}`])).stdout);
+    expect(fromFile.body).toEqual({ note: 'Bonjour' });
+    const utf16 = join(env.HOME, 'note16.txt');
+    writeFileSync(utf16, utf16le('Grüße'));
+    const fromUtf16 = JSON.parse(expectSuccess(await call(['/api/echo', '-F', `note=@${utf16}`])).stdout);
+    expect(fromUtf16.body).toEqual({ note: 'Grüße' });
+    const fromStdin = JSON.parse(expectSuccess(await call(['/api/echo', '-F', 'note=@-'], '\ufeffSalut')).stdout);
+    expect(fromStdin.body).toEqual({ note: 'Salut' });
+  });
+});
+
 describe('school call output for people and agents', () => {
   it('keeps an error body and the error line apart on a terminal, and piped output byte for byte', async () => {
     const path = testingPage({ status: '404', type: 'text/plain', body: 'Not Found' });

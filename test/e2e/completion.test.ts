@@ -25,6 +25,8 @@ const SCRIPTS = {
   fish: join(ROOT, 'completions', 'school.fish'),
 } as const;
 type Shell = keyof typeof SCRIPTS;
+// No PowerShell runs on the Linux test machine: its script is checked by reading it (see below).
+const POWERSHELL_SCRIPT = join(ROOT, 'completions', 'school.ps1');
 
 const SCHOOL = 'https://school.example';
 const LIBRARY = 'https://library.example:8443';
@@ -137,9 +139,14 @@ COMPREPLY=()
 printf '%s\\n' "\${COMPREPLY[@]}"
 `;
 
+// bash 3.2 (macOS's) as far as this bash can play it: its compatibility level, and without the
+// builtins bash 4 added that a completion script would use.
+const BASH_32 = `BASH_COMPAT=3.2; enable -n mapfile readarray compopt || exit 5\n`;
+
 /** bash: COMPREPLY from the function registered for `school`. */
-async function bashComplete(line: string, load: 'file' | 'command' = 'file'): Promise<string[]> {
-  const r = await run('bash', ['--norc', '--noprofile', '-c', BASH_CALL, 'bash', load === 'file' ? SCRIPTS.bash : 'command', line, ...compWords(line)]);
+async function bashComplete(line: string, load: 'file' | 'command' = 'file', asBash32 = false): Promise<string[]> {
+  const script = asBash32 ? BASH_32 + BASH_CALL : BASH_CALL;
+  const r = await run('bash', ['--norc', '--noprofile', '-c', script, 'bash', load === 'file' ? SCRIPTS.bash : 'command', line, ...compWords(line)]);
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
   return r.stdout.split('\n').filter((l) => l !== '');
@@ -272,8 +279,9 @@ async function ptyComplete(shell: 'zsh' | 'bash', line: string, load: 'fpath' | 
   };
 }
 
-async function candidates(shell: Shell, line: string): Promise<string[]> {
+async function candidates(shell: Shell | 'bash 3.2', line: string): Promise<string[]> {
   if (shell === 'bash') return bashComplete(line);
+  if (shell === 'bash 3.2') return bashComplete(line, 'file', true);
   if (shell === 'fish') return fishComplete(line);
   return (await ptyComplete('zsh', line)).matches;
 }
@@ -304,14 +312,14 @@ const CASES: Array<[string, string, string[]]> = [
   ['HTTP methods for call --method', 'school call --method P', ['POST', 'PUT', 'PATCH']],
   ['HTTP methods after a cluster of short flags', 'school call -iX P', ['POST', 'PUT', 'PATCH']],
   ['the path after a cluster of short flags and its value', 'school call -iX POST /api/m', ['/api/me']],
-  ['shells for completion', 'school completion ', ['bash', 'zsh', 'fish']],
+  ['shells for completion', 'school completion ', ['bash', 'zsh', 'fish', 'powershell']],
   ['commands for help', 'school help st', ['status']],
   ['nothing but flags after the path', 'school call /api/me /', []],
   ['only the plain paths a hostile server names', `school call --base-url ${HOSTILE} /api/`, ['/api/ok']],
   ['only the plain scopes a hostile server names', `school login --base-url ${HOSTILE} --scope `, ['evil:read']],
 ];
 
-describe.concurrent.each(['bash', 'zsh', 'fish'] as const)('%s completion', (shell) => {
+describe.concurrent.each(['bash', 'bash 3.2', 'zsh', 'fish'] as const)('%s completion', (shell) => {
   it.each(CASES)('completes %s', async (_name, line, want) => {
     expect(sorted(await candidates(shell, line))).toEqual(sorted(want));
   });
@@ -362,6 +370,23 @@ describe.concurrent('bash completion, details', () => {
     // What readline would insert, read back by the shell, is the name itself and runs nothing.
     const echoed = await run('bash', ['--norc', '--noprofile', '-c', `printf '%s\\n' ${got.join(' ')}`]);
     expect(sorted(echoed.stdout.split('\n').filter((l) => l !== ''))).toEqual(sorted(['/api/x;touch$IFS/tmp/pwned', '/api/$(id)', '/api/ok']));
+  });
+
+  it('completes scope lists, --profile=, quoted values and file names with bash 3.2\'s features too', async () => {
+    for (const line of ['school login --scope openid,', 'school login --scope openid,courses:', 'school --profile=', "school --profile='work' call /api/"]) {
+      expect(sorted(await bashComplete(line, 'file', true)), line).toEqual(sorted(await bashComplete(line)));
+    }
+    expect(sorted(await bashComplete(`school call --input ${files}/`, 'file', true))).toEqual(sorted([`${files}/nested/`, `${files}/notes.json`]));
+    expect(await bashComplete(`school call -F body=@${files}/no`, 'file', true)).toEqual([`@${files}/notes.json`]);
+  });
+
+  it('uses nothing bash 3.2 lacks', async () => {
+    const script = await readFile(SCRIPTS.bash, 'utf8');
+    const code = script.split('\n').filter((l) => !/^\s*#/.test(l)).join('\n');
+    // mapfile/readarray, associative arrays, case changes, namerefs, negative subscripts, |&, &>>, ;& and ;;&, coproc, declare -g.
+    for (const bash4 of [/\b(mapfile|readarray|coproc)\b/, /\b(declare|local|typeset)\s+-[a-zA-Z]*[An]/, /\$\{[^}]*(,,|\^\^)\}/, /\$\{[^}]*\[-\d+\]\}/, /\|&/, /&>>/, /;;?&/, /declare\s+-g/]) {
+      expect(code, String(bash4)).not.toMatch(bash4);
+    }
   });
 
   it('works when loaded with source <(school completion bash)', async () => {
@@ -462,7 +487,7 @@ describe.concurrent('the scripts cover the whole command tree', () => {
     expect(flagsOf(program)).toEqual(expect.arrayContaining(['--base-url', '--profile', '--version', '-h']));
   });
 
-  describe.each(['bash', 'zsh', 'fish'] as const)('%s', (shell) => {
+  describe.each(['bash', 'bash 3.2', 'zsh', 'fish'] as const)('%s', (shell) => {
     it('completes exactly the visible commands', async () => {
       expect(sorted(await candidates(shell, 'school '))).toEqual(sorted(commands.map((c) => c.name())));
     });
@@ -481,6 +506,49 @@ describe.concurrent('the scripts cover the whole command tree', () => {
   });
 });
 
+describe('the PowerShell script, read (no PowerShell runs here)', async () => {
+  const script = await readFile(POWERSHELL_SCRIPT, 'utf8');
+  const help = program.createHelp();
+  const flagsOf = (cmd: typeof program) => help.visibleOptions(cmd).flatMap((o) => [o.short, o.long].filter((f): f is string => Boolean(f)));
+  const list = (name: string) => {
+    const m = new RegExp(`\\$${name} = @\\(([^)]*)\\)`).exec(script);
+    expect(m, name).not.toBeNull();
+    return [...m![1].matchAll(/'([^']*)'/g)].map((x) => x[1]);
+  };
+  const commandFlags = (name: string) => {
+    const m = new RegExp(`\\n\\s+${name}\\s+= @\\(([^)]*)\\)`).exec(script);
+    return m ? [...m[1].matchAll(/'([^']*)'/g)].map((x) => x[1]) : [];
+  };
+
+  it('registers a native completer for school that asks `school __complete` for profiles, scopes and paths', () => {
+    expect(script).toMatch(/^Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock \{$/m);
+    expect(script).toContain('& school @context __complete $kind');
+    for (const kind of ['profiles', 'scopes', 'paths']) expect(script).toContain(`& $fromSchool '${kind}'`);
+  });
+
+  it('knows exactly the visible commands, the shells, and every flag of each command', () => {
+    expect(sorted(list('commands'))).toEqual(sorted(help.visibleCommands(program).map((c) => c.name())));
+    expect(list('shells')).toEqual(['bash', 'zsh', 'fish', 'powershell']);
+    const globals = flagsOf(program).filter((f) => f !== '--version');
+    expect(sorted(list('globalFlags'))).toEqual(sorted(globals));
+    for (const cmd of help.visibleCommands(program)) {
+      expect(sorted([...list('globalFlags'), ...commandFlags(cmd.name())]), cmd.name()).toEqual(sorted([...new Set([...flagsOf(cmd), ...globals])]));
+    }
+  });
+
+  it('knows every option that takes a value', () => {
+    const takes = (cmd: typeof program) => help.visibleOptions(cmd).filter((o) => o.required || o.optional).flatMap((o) => [o.short, o.long].filter((f): f is string => Boolean(f)));
+    const all = [...takes(program), ...help.visibleCommands(program).flatMap(takes)];
+    expect(sorted(list('takesValue'))).toEqual(sorted(all));
+  });
+
+  it('compares flags case-sensitively (-H takes a value, -h does not) and quotes what is not a plain name', () => {
+    const code = script.split('\n').filter((l) => !/^\s*#/.test(l)).join('\n');
+    expect(code).not.toMatch(/\s-(contains|notcontains|eq|like|match|notmatch)\s+['"$]-/);
+    expect(code).toContain(`$insert = "'" + $text.Replace("'", "''") + "'"`);
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // `school completion <shell>`
 
@@ -492,11 +560,18 @@ describe('school completion <shell>', () => {
     expect(out.equals(await readFile(SCRIPTS[shell]))).toBe(true);
   });
 
+  it('prints completions/school.ps1 for powershell byte for byte, from any directory', async () => {
+    const out = await new Promise<Buffer>((resolve, reject) => {
+      execFile('school', ['completion', 'powershell'], { env, cwd: tmpdir(), encoding: 'buffer' }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+    });
+    expect(out.equals(await readFile(POWERSHELL_SCRIPT))).toBe(true);
+  });
+
   it('rejects an unknown shell with exit status 2', async () => {
     const r = await run('school', ['completion', 'ksh']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('Unknown shell "ksh": use bash, zsh or fish.');
+    expect(r.stderr).toContain('Unknown shell "ksh": use bash, zsh, fish or powershell.');
   });
 
   it.each([

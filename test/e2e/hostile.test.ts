@@ -458,6 +458,58 @@ describe('a refresh in flight is never lost', () => {
     expectSuccess(next);
   });
 
+  it('a hang-up (SIGHUP) during a sent refresh waits for its answer, stores it, then exits 129', async () => {
+    const env = hostileEnv();
+    await login(env);
+    const before = await expire(env);
+    const held: Answer[] = [];
+    proxy.inject({ path: P.token, when: grantIs('refresh_token'), action: { kind: 'hold', until: () => sleep(1500), held } });
+    const run = startSchool(['token'], env);
+    while (held.length === 0) await sleep(20);
+    run.child.kill('SIGHUP');
+    const res = await run.done;
+    expect(res.code, res.stderr).toBe(129);
+    const rotated = JSON.parse(held[0]!.body.toString()) as { refresh_token: string };
+    const after = await stored(env);
+    expect(after.refreshToken).toBe(rotated.refresh_token);
+    expect(after.refreshToken).not.toBe(before.refreshToken);
+  });
+
+  it('closing the terminal during a sent refresh keeps the rotated session', async () => {
+    // A real terminal: `school token` runs on the pseudo-terminal of `script`, which is then killed,
+    // so the kernel hangs the terminal up (SIGHUP, and EIO for any later write to it).
+    const env = hostileEnv();
+    await login(env);
+    const before = await expire(env);
+    const held: Answer[] = [];
+    proxy.inject({ path: P.token, when: grantIs('refresh_token'), action: { kind: 'hold', until: () => sleep(1500), held } });
+    const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    const command = `exec ${quote(process.execPath)} ${quote(SCHOOL_BIN)} token`;
+    const terminal = spawn('script', ['-qec', command, '/dev/null'], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    terminal.stdout.on('data', () => undefined);
+    try {
+      const deadline = Date.now() + 20_000;
+      while (held.length === 0 && Date.now() < deadline) await sleep(20);
+      expect(held.length).toBe(1);
+      terminal.kill('SIGKILL');
+      const rotated = JSON.parse(held[0]!.body.toString()) as { refresh_token: string };
+      // The CLI, left without a terminal, stores the answer once it comes (after the hold).
+      let after = await stored(env);
+      for (let waited = 0; after.refreshToken !== rotated.refresh_token && waited < 8_000; waited += 100) {
+        await sleep(100);
+        after = await stored(env);
+      }
+      expect(after.refreshToken).toBe(rotated.refresh_token);
+      expect(after.refreshToken).not.toBe(before.refreshToken);
+    } finally {
+      try {
+        process.kill(-terminal.pid!, 'SIGKILL');
+      } catch {
+        // the whole group has exited
+      }
+    }
+  });
+
   it('a login while a refresh is in flight waits for it, keeps the new login, and revokes the grant the refresh rotated', async () => {
     const env = hostileEnv();
     await login(env); // Ada

@@ -5,14 +5,18 @@ import type { Deps } from '../../src/deps.js';
 import { createHttpClient, type HttpClient } from '../../src/http/client.js';
 import type { BrowserOpener } from '../../src/login/browser.js';
 import type { Env } from '../../src/options.js';
+import { keychainFor } from '../../src/state/backends.js';
 import type { CredentialBackends, CredentialStore } from '../../src/state/credential-store.js';
 import { openFileStore } from '../../src/state/file-store.js';
 import { resolvePaths } from '../../src/state/paths.js';
 import { openStateRepository } from '../../src/state/repository.js';
 import { type TestIO, testIO } from './test-io.js';
 
-/** An in-memory keychain; `locked` makes it behave like a locked Secret Service keyring. */
-export function memoryKeychain(options: { locked?: boolean } = {}): CredentialStore & { entries: Map<string, string> } {
+/**
+ * An in-memory keychain; `locked` makes it behave like a locked Secret Service keyring, and
+ * `limitBytes` like Windows Credential Manager, which refuses a secret over 2560 bytes.
+ */
+export function memoryKeychain(options: { locked?: boolean; limitBytes?: number } = {}): CredentialStore & { entries: Map<string, string> } {
   const entries = new Map<string, string>();
   return {
     kind: 'keychain',
@@ -23,6 +27,9 @@ export function memoryKeychain(options: { locked?: boolean } = {}): CredentialSt
     },
     async set(account, secret) {
       if (options.locked) throw new Error('The OS keychain failed: keyring is locked.');
+      if (options.limitBytes !== undefined && Buffer.byteLength(secret) > options.limitBytes) {
+        throw new Error('The OS keychain failed: The stub received bad data.');
+      }
       entries.set(account, secret);
     },
     async delete(account) {
@@ -34,10 +41,15 @@ export function memoryKeychain(options: { locked?: boolean } = {}): CredentialSt
 export type KeychainCondition = 'ok' | 'missing' | 'locked';
 
 /** The backends table with the in-memory keychain and real files in a temporary folder. */
-export function fakeBackends(paths: ReturnType<typeof resolvePaths>, keychain: ReturnType<typeof memoryKeychain>, condition: KeychainCondition = 'ok'): CredentialBackends {
+export function fakeBackends(
+  paths: ReturnType<typeof resolvePaths>,
+  keychain: ReturnType<typeof memoryKeychain>,
+  condition: KeychainCondition = 'ok',
+  platform: NodeJS.Platform = 'linux',
+): CredentialBackends {
   const file = (area: 'login' | 'job') => openFileStore(area === 'job' ? paths.jobCredentialsFile : paths.credentialsFile, paths.lockDir);
   return {
-    keychain: {
+    keychain: keychainFor(platform, {
       open: async () => {
         if (condition === 'missing') throw new Error('The OS keychain failed: Cannot autolaunch D-Bus without X11 $DISPLAY.');
         return keychain;
@@ -46,7 +58,7 @@ export function fakeBackends(paths: ReturnType<typeof resolvePaths>, keychain: R
         condition === 'ok'
           ? { ok: true, store: keychain }
           : { ok: false, reason: condition === 'missing' ? 'Cannot autolaunch D-Bus without X11 $DISPLAY' : 'the keychain is locked' },
-    },
+    }),
     file: {
       open: async (area) => file(area),
       probe: async (area) => {
@@ -66,12 +78,12 @@ export interface FakeDeps extends Deps {
   setNow(ms: number): void;
 }
 
-export function fakeDeps(options: { env?: Env; keychain?: KeychainCondition; http?: HttpClient; tty?: boolean; browser?: BrowserOpener; now?: number } = {}): FakeDeps {
+export function fakeDeps(options: { env?: Env; keychain?: KeychainCondition; http?: HttpClient; tty?: boolean; browser?: BrowserOpener; now?: number; platform?: NodeJS.Platform; keychainLimitBytes?: number } = {}): FakeDeps {
   const home = mkdtempSync(join(tmpdir(), 'school-test-'));
   const env: Env = { HOME: home, SCHOOL_CONFIG_DIR: join(home, 'config'), ...(options.env ?? {}) };
   const paths = resolvePaths(env, home);
   const io = testIO({ tty: options.tty });
-  const keychainStore = memoryKeychain({ locked: options.keychain === 'locked' });
+  const keychainStore = memoryKeychain({ locked: options.keychain === 'locked', limitBytes: options.keychainLimitBytes });
   const opened: string[] = [];
   let now = options.now ?? Date.now();
   const controller = new AbortController();
@@ -80,6 +92,7 @@ export function fakeDeps(options: { env?: Env; keychain?: KeychainCondition; htt
     env,
     clock: { now: () => now },
     setNow: (ms) => (now = ms),
+    platform: options.platform ?? 'linux',
     http: options.http ?? createHttpClient({ env }),
     browser: options.browser ?? {
       async open(url) {
@@ -90,7 +103,7 @@ export function fakeDeps(options: { env?: Env; keychain?: KeychainCondition; htt
     opened,
     keychainStore,
     paths,
-    state: openStateRepository({ paths, credentials: fakeBackends(paths, keychainStore, options.keychain) }),
+    state: openStateRepository({ paths, credentials: fakeBackends(paths, keychainStore, options.keychain, options.platform) }),
     signal: controller.signal,
     verbose: false,
   };

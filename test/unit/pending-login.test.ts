@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type Processes, cancelPendingLogin, waitForPendingLogin } from '../../src/login/background.js';
+import { type Processes, cancelPendingLogin, systemProcesses, waitForPendingLogin } from '../../src/login/background.js';
+import { startLoopback } from '../../src/login/loopback.js';
 import { isCi, unattendedLoginError } from '../../src/login/unattended.js';
 import { loginCommand } from '../../src/commands/login/login.js';
 import type { PendingLogin } from '../../src/state/pending-login.js';
@@ -27,12 +28,16 @@ function pendingFor(profile: string, listenerPid: number | undefined, expiresAt 
   };
 }
 
-/** Processes that live until stopped; each sleep moves the fake clock on and may run a step. */
-function fakeProcesses(deps: ReturnType<typeof fakeDeps>, living: Set<number>, onSleep?: () => Promise<void>): Processes & { stopped: number[] } {
+/**
+ * Processes that live until stopped; each sleep moves the fake clock on and may run a step. A
+ * living process is our listener unless `strangers` (a number the system gave another process) names it.
+ */
+function fakeProcesses(deps: ReturnType<typeof fakeDeps>, living: Set<number>, onSleep?: () => Promise<void>, strangers = new Set<number>()): Processes & { stopped: number[] } {
   const stopped: number[] = [];
   return {
     stopped,
     alive: (pid) => living.has(pid),
+    isListener: async (pid) => living.has(pid) && !strangers.has(pid),
     async stop(pid) {
       stopped.push(pid);
       living.delete(pid);
@@ -120,6 +125,36 @@ describe('login --wait', () => {
     const processes = fakeProcesses(deps, new Set([4242]));
     expect(await waitForPendingLogin(deps, 'default', {}, processes)).toMatchObject({ kind: 'outcome', outcome: { status: 'failed' } });
     expect(processes.stopped).toEqual([4242]);
+  });
+});
+
+describe('a listener\'s process number, which may be another process\'s by now', () => {
+  it('login --wait does not stop a process long past the deadline that does not answer as our listener', async () => {
+    const deps = fakeDeps({ now: NOW * 1000 });
+    await deps.state.savePendingLogin(pendingFor('default', 4242, NOW - 60));
+    const processes = fakeProcesses(deps, new Set([4242]), undefined, new Set([4242]));
+    expect(await waitForPendingLogin(deps, 'default', {}, processes)).toMatchObject({ kind: 'outcome', outcome: { status: 'failed' } });
+    expect(processes.stopped).toEqual([]);
+    expect(await deps.state.pendingLoginRecord('default')).toBeUndefined();
+  });
+
+  it('a new login does not stop a process that took the number of a listener that died early', async () => {
+    const deps = fakeDeps({ now: NOW * 1000 });
+    await deps.state.savePendingLogin(pendingFor('default', 4242));
+    const processes = fakeProcesses(deps, new Set([4242]), undefined, new Set([4242]));
+    expect(await cancelPendingLogin(deps, 'default', processes)).toBe(true);
+    expect(processes.stopped).toEqual([]);
+  });
+
+  it('asks the listener over its loopback port which process it is', async () => {
+    const listener = await startLoopback({ port: 0, path: '/callback', timeoutMs: 5_000 });
+    try {
+      expect(await systemProcesses.isListener(process.pid, listener.redirectUri)).toBe(true);
+      expect(await systemProcesses.isListener(process.pid + 1, listener.redirectUri)).toBe(false);
+    } finally {
+      await listener.close();
+    }
+    expect(await systemProcesses.isListener(process.pid, listener.redirectUri)).toBe(false); // nothing listens there now
   });
 });
 

@@ -17,6 +17,7 @@ import { performCall } from './request.js';
 import { parseRetryCount, retriesAllowed } from './retry.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
 import { parsesAsJson } from '../../util/json.js';
+import { bodyWithoutMark } from '../../util/text-file.js';
 
 export interface CallOptions extends GlobalOptions {
   path?: string;
@@ -128,7 +129,7 @@ async function run(deps: Deps, opts: CallOptions): Promise<void> {
   }
   if (opts.input !== undefined) {
     try {
-      body = opts.input === '-' ? await readAll(deps.io.in) : await fs.readFile(opts.input);
+      body = bodyWithoutMark(opts.input === '-' ? await readAll(deps.io.in) : await fs.readFile(opts.input));
     } catch (err) {
       throw new UsageError(`Cannot read ${opts.input}: ${fileErrorReason(err)}.`);
     }

@@ -2,6 +2,7 @@
 import { promises as fs } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { UsageError, errnoCode, messageOf } from '../../errors.js';
+import { decodeTextFile } from '../../util/text-file.js';
 
 /** "ENOENT", or the message: why a file the user named could not be read. */
 export function fileErrorReason(err: unknown): string {
@@ -31,7 +32,7 @@ async function typedValue(raw: string, stdin: Readable): Promise<JsonValue> {
   if (raw.startsWith('@')) {
     const file = raw.slice(1);
     try {
-      return file === '-' ? (await readAll(stdin)).toString('utf8') : await fs.readFile(file, 'utf8');
+      return decodeTextFile(file === '-' ? await readAll(stdin) : await fs.readFile(file));
     } catch (err) {
       throw new UsageError(`Cannot read ${file}: ${fileErrorReason(err)}.`);
     }

@@ -3,6 +3,7 @@ import { printableLines } from '../../util/printable.js';
 import type { JsonPrinter } from './output.js';
 import { parsesAsJson } from '../../util/json.js';
 import { importPackage } from '../../util/require.js';
+import { stopSignals } from '../../platform/stop-signals.js';
 
 /** A compiled-once view of a jq expression; jq itself (WebAssembly) is loaded only when --jq is used. */
 export interface JqFilter {
@@ -41,7 +42,7 @@ export function jqMessage(stderr: string): string {
 /** jq reports a bad expression with exit status 3 (compile error). */
 const JQ_COMPILE_ERROR = 3;
 
-const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+const STOP_SIGNALS = stopSignals(process.platform).map((s) => s.signal);
 
 /**
  * jq runs synchronously, and a filter can run for ever (`repeat(.)`). The CLI's signal handlers

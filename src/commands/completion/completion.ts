@@ -15,6 +15,7 @@ const SCRIPTS: Record<string, string> = {
   bash: 'school.bash',
   zsh: '_school',
   fish: 'school.fish',
+  powershell: 'school.ps1',
 };
 
 // Found from this module, never from the cwd. In the bundle this module is dist/cli.cjs; run from
@@ -23,7 +24,7 @@ const FOLDERS = ['../completions/', '../../../completions/'];
 
 async function run(deps: Deps, opts: CompletionOptions): Promise<void> {
   const file = Object.hasOwn(SCRIPTS, opts.shell) ? SCRIPTS[opts.shell] : undefined;
-  if (!file) throw new UsageError(`Unknown shell "${opts.shell}": use bash, zsh or fish.`);
+  if (!file) throw new UsageError(`Unknown shell "${opts.shell}": use bash, zsh, fish or powershell.`);
   for (const folder of FOLDERS) {
     const url = new URL(folder + file, import.meta.url);
     let script: Buffer;
@@ -46,9 +47,10 @@ export const completionCommand = defineCommand<CompletionOptions>({
 Examples:
   source <(school completion bash)
   school completion zsh > ~/.zfunc/_school
-  school completion fish > ~/.config/fish/completions/school.fish`,
+  school completion fish > ~/.config/fish/completions/school.fish
+  school completion powershell | Out-String | Invoke-Expression`,
   configure(cmd: Command) {
-    cmd.argument('<shell>', 'bash, zsh or fish');
+    cmd.argument('<shell>', 'bash, zsh, fish or powershell');
   },
   toOptions: (raw, args) => ({ ...globalOptions(raw), shell: args[0] ?? '' }),
   run,

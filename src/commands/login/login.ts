@@ -7,6 +7,7 @@ import { startPendingLogin } from '../../login/two-step.js';
 import { finishBrowserLogin, loggedInMessage } from '../../login/orchestrator.js';
 import { CALLBACK_PATH, type LoginRequest, type ScopeFlag, prepareLogin } from '../../login/transaction.js';
 import { type LoopbackListener, listenForRedirect } from '../../login/loopback.js';
+import { checkNewProfileName } from '../../platform/profile-names.js';
 import { waitForRedirect } from '../../login/redirect-wait.js';
 import { parseLoginPort, portProblem } from '../../login/ports.js';
 import { parseScopes } from '../../login/scopes.js';
@@ -149,6 +150,8 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
   const target = await commandTarget(deps, opts);
   const { profile } = target;
   if (opts.wait === true) return finishTwoStepLogin(deps, opts, profile);
+  // The profile's name names its files: one that would collide with another's on this system is refused.
+  checkNewProfileName(profile, deps.platform, Object.keys(await deps.state.profiles()));
   if (opts.wait === false) return startTwoStepLogin(deps, opts, target);
   // Before anything else, registration included: nobody will open a browser here.
   const unattended = unattendedLoginError(deps.env);
@@ -187,6 +190,7 @@ async function browserLogin(deps: Deps, opts: LoginOptions, request: LoginReques
           timeoutMs: timeoutSeconds * 1000,
           signal: deps.signal,
           retryCommand: loginCommandFor(profile, request.baseUrl),
+          platform: deps.platform,
         })),
     });
   } catch (err) {
