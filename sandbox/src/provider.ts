@@ -7,7 +7,7 @@ import { ALL_SCOPES } from './scopes.js';
 import type { SandboxUser } from './users.js';
 import {
   acceptsScope, adjustProviderAnswer, authorizationRequestProblem, clientAuthMethods, defaultClientAuthMethod,
-  providerScopes, refreshTokenAllowed, resourceScopes, variantMetadata, type Variants,
+  providerScopes, refreshTokenAllowed, resourceScopes, usesPar, variantMetadata, type Variants,
 } from './variants.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -194,7 +194,7 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
     features: {
       devInteractions: { enabled: false },
       dPoP: { enabled: false },
-      pushedAuthorizationRequests: { enabled: false },
+      pushedAuthorizationRequests: { enabled: usesPar(variants), requirePushedAuthorizationRequests: variants.has('par-required') },
       rpInitiatedLogout: { enabled: false },
       // UserInfo is served by the sandbox itself: the built-in one refuses access tokens
       // that carry an audience, and every token here is bound to the API.
@@ -378,6 +378,15 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
         });
         break;
       }
+      case 'pushed_authorization_request':
+        emit('par', {
+          client_id: clientId,
+          scope: params.scope ?? body.scope,
+          ok,
+          status: ctx.status,
+          ...(ok ? {} : { error: responseBody.error, error_description: responseBody.error_description }),
+        });
+        break;
       case 'introspection':
         emit('introspect', {
           client_id: clientId,

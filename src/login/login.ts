@@ -8,6 +8,7 @@ import { type ServerInfo, discover } from '../oauth/discover.js';
 import { exchangeCode } from '../oauth/exchange.js';
 import { introspectOwnToken } from '../oauth/introspect.js';
 import { ServerRefusal } from '../oauth/oauth-errors.js';
+import { pushAuthorizationRequest, usesPushedRequests } from '../oauth/pushed-authorization.js';
 import { clientStillKnown } from '../oauth/probe-client.js';
 import { registerClient } from '../oauth/register.js';
 import { revokeToken } from '../oauth/revoke.js';
@@ -127,6 +128,8 @@ export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHo
   const store = await chooseStore(deps, req.insecureStorage, hooks.notify);
   const { client, redirectUri, listenerPid } = await chooseClient(deps, req, hooks, server, store, auth);
   const request = await authorizationRequest(as, { clientId: client.clientId, redirectUri, scopes, resource: server.resource });
+  // RFC 9126: where the server takes pushed requests, the browser gets only client_id and request_uri.
+  if (usesPushedRequests(as)) request.url = await pushAuthorizationRequest(deps.http, as, client, { authorizationUrl: request.url, signal: deps.signal });
   const pending: PendingLogin = {
     profile: req.profile,
     baseUrl: server.baseUrl,

@@ -3,6 +3,7 @@ import type { HttpClient } from '../http/client.js';
 import { assertSafeUrl } from '../http/transport.js';
 import { type AuthorizationServer, type OAuth, loadOAuth, requestOptions } from './library.js';
 import { fromOAuthError } from './oauth-errors.js';
+import { checkPushedRequestMetadata } from './pushed-authorization.js';
 
 /** An answer whose body is not JSON at all (an HTML page, plain text), as oauth4webapi reports it. */
 function isNotJson(oauth: OAuth, err: unknown): boolean {
@@ -90,5 +91,6 @@ export async function discover(http: HttpClient, baseUrl: string, signal?: Abort
   for (const key of ['authorization_endpoint', 'token_endpoint', 'registration_endpoint', 'userinfo_endpoint', 'revocation_endpoint'] as const) {
     if (as[key] !== undefined) assertSafeUrl(String(as[key]), key, 'server');
   }
+  checkPushedRequestMetadata(as);
   return { baseUrl, resource, as };
 }
