@@ -7,7 +7,7 @@ import { ALL_SCOPES } from './scopes.js';
 import type { SandboxUser } from './users.js';
 import {
   acceptsScope, adjustProviderAnswer, authorizationRequestProblem, clientAuthMethods, defaultClientAuthMethod,
-  providerScopes, refreshTokenAllowed, resourceScopes, usesPar, variantMetadata, type Variants,
+  managesRegistrations, providerScopes, refreshTokenAllowed, resourceScopes, usesPar, variantMetadata, type Variants,
 } from './variants.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -200,6 +200,7 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
       // that carry an audience, and every token here is bound to the API.
       userinfo: { enabled: false },
       registration: { enabled: true, initialAccessToken: false },
+      registrationManagement: { enabled: managesRegistrations(variants), rotateRegistrationAccessToken: false },
       revocation: {
         enabled: true,
         allowedPolicy: async (_ctx: Any, client: Any, token: Any) => {
@@ -311,6 +312,11 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
     }
     await next();
     adjustProviderAnswer(ctx, variants);
+    // The platform's registration answers name no way to manage the registration (RFC 7592).
+    if (ctx.oidc?.route === 'registration' && !managesRegistrations(variants) && ctx.body && typeof ctx.body === 'object') {
+      delete ctx.body.registration_client_uri;
+      delete ctx.body.registration_access_token;
+    }
     const oidc = ctx.oidc;
     if (!oidc) return;
     const route: string = oidc.route;
@@ -378,6 +384,10 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
         });
         break;
       }
+      case 'client':
+      case 'client_delete':
+        emit(route === 'client' ? 'registration_read' : 'registration_delete', { client_id: ctx.params?.clientId, status: ctx.status });
+        break;
       case 'pushed_authorization_request':
         emit('par', {
           client_id: clientId,

@@ -69,6 +69,15 @@ export const SANDBOX_VARIANTS = [
   'par-foreign-endpoint',
   // Hostile: the PAR endpoint answers a request_uri that is a URL on another origin.
   'par-foreign-request-uri',
+  // Client registration management (RFC 7592): registration answers carry
+  // registration_client_uri and registration_access_token, and the client can be read and
+  // deleted there. Without it (the platform's interface), registration answers carry neither.
+  'registration-management',
+  // Hostile: as registration-management, but the registration_client_uri is on another origin
+  // (http://localhost:<port>, this same sandbox, so that any request sent there is seen).
+  'registration-foreign-client-uri',
+  // Registration management whose delete fails (500), for the warning at logout.
+  'registration-delete-fails',
 ] as const;
 
 export type SandboxVariant = (typeof SANDBOX_VARIANTS)[number];
@@ -151,6 +160,10 @@ export function usesPar(v: Variants): boolean {
   return v.has('par-offered') || v.has('par-required') || v.has('par-foreign-endpoint') || v.has('par-foreign-request-uri');
 }
 
+export function managesRegistrations(v: Variants): boolean {
+  return v.has('registration-management') || v.has('registration-foreign-client-uri') || v.has('registration-delete-fails');
+}
+
 /** The same host as the issuer's under another name: another origin, still this sandbox. */
 export function foreignOrigin(url: string): string {
   const u = new URL(url);
@@ -198,6 +211,15 @@ export function adjustProviderAnswer(ctx: any, v: Variants): void {
   if (v.size === 0) return;
   const route: string | undefined = ctx.oidc?.route;
   if (v.has('registration-200') && route === 'registration' && ctx.status === 201) ctx.status = 200;
+  if (v.has('registration-foreign-client-uri') && route === 'registration' && ctx.body?.registration_client_uri) {
+    const uri = new URL(ctx.body.registration_client_uri);
+    ctx.body = { ...ctx.body, registration_client_uri: foreignOrigin(uri.href) + uri.pathname };
+  }
+  if (v.has('registration-delete-fails') && route === 'client_delete') {
+    ctx.status = 500;
+    ctx.type = 'text/plain';
+    ctx.body = 'Internal Server Error';
+  }
   if (v.has('par-foreign-request-uri') && route === 'pushed_authorization_request' && ctx.status === 201 && ctx.body?.request_uri) {
     ctx.body = { ...ctx.body, request_uri: `${foreignOrigin(ctx.oidc.issuer)}/request/${encodeURIComponent(ctx.body.request_uri)}` };
   }

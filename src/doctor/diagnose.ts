@@ -3,6 +3,7 @@ import type { ErrorCode } from '../error-codes.js';
 import { describeError } from '../errors.js';
 import { proxyFor } from '../http/proxy.js';
 import { clientStillKnown } from '../oauth/probe-client.js';
+import { registrationReadVerdict } from './registration-read.js';
 import { type ServerInfo, discover } from '../oauth/discover.js';
 import { requestUserInfo } from '../oauth/userinfo.js';
 import { type Env, type GlobalOptions, checkProfileName, loginHint, normalizeBaseUrl, profileName } from '../options.js';
@@ -266,9 +267,11 @@ async function profileFindings(deps: Deps, name: string, profile: Profile, serve
     if (!registration) {
       at('registration', 'info', `The client ${profile.clientId} is not a saved registration (a metadata document URL, or the record was removed): not checked.`);
     } else {
+      const read = await registrationReadVerdict(deps, profile.issuer, registration, server.as);
       const clientSecret = registration.authMethod !== 'none' ? await deps.state.clientSecret(profile.issuer, registration) : undefined;
-      const known = await clientStillKnown(deps.http, server.as, { clientId: registration.clientId, authMethod: registration.authMethod, clientSecret }, registration.redirectUri, deps.signal);
-      if (known) at('registration', 'ok', `The server still knows the client ${registration.clientId}.`, { data: { clientId: registration.clientId } });
+      const known = read?.known !== undefined ? read.known : await clientStillKnown(deps.http, server.as, { clientId: registration.clientId, authMethod: registration.authMethod, clientSecret }, registration.redirectUri, deps.signal);
+      if (read && read.known === undefined) at('registration_read', 'warning', `The registration of ${registration.clientId} could not be read (${read.detail}).`);
+      if (known) at('registration', 'ok', `The server still knows the client ${registration.clientId}${read?.known ? ' (its registration was read)' : ''}.`, { data: { clientId: registration.clientId } });
       else at('registration', 'problem', `The server no longer knows the client ${registration.clientId}.`, { fix: `${relogin} (it registers the CLI again)`, data: { clientId: registration.clientId } });
     }
   }

@@ -18,6 +18,7 @@ import { serverFor } from '../session/server.js';
 import type { ClientRegistration, IdentitySource, Profile } from '../state/config-file.js';
 import type { CredentialStore } from '../state/credential-store.js';
 import type { PendingLogin } from '../state/pending-login.js';
+import { saveRegistrationToken } from '../state/registration-token.js';
 import type { TokenSet } from '../state/token-set.js';
 import { describeUser } from '../ui/user.js';
 import { printable } from '../util/printable.js';
@@ -104,7 +105,11 @@ async function chooseClient(
     redirectUri,
     registeredAt: nowSeconds(deps),
     secretStorage: registered.clientSecret ? store.kind : undefined,
+    // RFC 7592: the registration can be read (doctor) and deleted (the last logout using it).
+    ...(registered.management ? { registrationClientUri: registered.management.clientUri, registrationTokenStorage: store.kind } : {}),
   };
+  if (registered.managementRefused) hooks.notify(`Warning: ${printable(registered.managementRefused.message)}\n`);
+  if (registered.management) await saveRegistrationToken(deps.state, store.kind, as.issuer, registered.clientId, registered.management.accessToken);
   await deps.state.saveClient(as.issuer, registration, registered.clientSecret);
   return { client: { clientId: registered.clientId, authMethod: registered.authMethod, clientSecret: registered.clientSecret }, redirectUri, listenerPid };
 }

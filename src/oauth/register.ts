@@ -5,12 +5,17 @@ import { type AuthMethod, isAuthMethod } from '../state/config-file.js';
 import { registerSecret } from '../util/redact.js';
 import { type AuthorizationServer, asStandardResponse, loadOAuth, requestOptions } from './library.js';
 import { ServerRefusal, oauthStep } from './oauth-errors.js';
+import { type RegistrationManagement, managementOf } from './registration-management.js';
 
 export interface RegisteredClient {
   clientId: string;
   clientSecret?: string;
   /** The method the server registered, which may differ from the one asked (RFC 7591 §3.2.1). */
   authMethod: AuthMethod;
+  /** RFC 7592: where and how the registration can be read and deleted, when the server says. */
+  management?: RegistrationManagement;
+  /** A registration_client_uri that was not taken (another origin): why, to tell the user. */
+  managementRefused?: CliError;
 }
 
 /**
@@ -80,5 +85,6 @@ export async function registerClient(
   if (params.authMethod !== 'none' && !clientSecret) {
     throw new CliError('The server registered a confidential client but returned no client secret.', { code: 'registration_failed' });
   }
-  return { clientId: client.client_id, clientSecret, authMethod };
+  const { management, refused } = managementOf(as, client);
+  return { clientId: client.client_id, clientSecret, authMethod, ...(management ? { management } : {}), ...(refused ? { managementRefused: refused } : {}) };
 }
