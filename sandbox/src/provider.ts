@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 
 import { memoryAdapterFactory } from './adapter.js';
 import { signingKeys } from './keys.js';
-import { renderErrorPage } from './pages.js';
+import { renderDeviceConfirmPage, renderDeviceDonePage, renderDeviceInputPage, renderErrorPage } from './pages.js';
 import { ALL_SCOPES } from './scopes.js';
 import type { SandboxUser } from './users.js';
 import {
   acceptsScope, adjustProviderAnswer, authorizationRequestProblem, clientAuthMethods, defaultClientAuthMethod,
-  managesRegistrations, providerScopes, refreshTokenAllowed, resourceScopes, usesPar, variantMetadata, type Variants,
+  managesRegistrations, providerScopes, usesDeviceFlow, refreshTokenAllowed, resourceScopes, usesPar, variantMetadata, type Variants,
 } from './variants.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -193,6 +193,20 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: false },
+      deviceFlow: {
+        enabled: usesDeviceFlow(variants),
+        charset: 'base-20',
+        mask: '****-****',
+        userCodeInputSource: async (ctx: Any, form: string, _out: unknown, err: unknown) => {
+          ctx.body = renderDeviceInputPage(form, Boolean(err));
+        },
+        userCodeConfirmSource: async (ctx: Any, form: string, client: Any, _info: unknown, userCode: string) => {
+          ctx.body = renderDeviceConfirmPage(form, client.clientName ?? client.clientId, userCode);
+        },
+        successSource: async (ctx: Any) => {
+          ctx.body = renderDeviceDonePage();
+        },
+      },
       dPoP: { enabled: false },
       pushedAuthorizationRequests: { enabled: usesPar(variants), requirePushedAuthorizationRequests: variants.has('par-required') },
       rpInitiatedLogout: { enabled: false },
@@ -283,6 +297,7 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
     ttl: {
       AccessToken: setup.accessTokenTtl,
       AuthorizationCode: 120,
+      DeviceCode: 600,
       IdToken: 3600,
       RefreshToken: setup.refreshTokenTtl,
       Interaction: 3600,
@@ -387,6 +402,9 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
       case 'client':
       case 'client_delete':
         emit(route === 'client' ? 'registration_read' : 'registration_delete', { client_id: ctx.params?.clientId, status: ctx.status });
+        break;
+      case 'device_authorization':
+        emit('device_authorization', { client_id: clientId, scope: params.scope ?? body.scope, status: ctx.status, ...(ok ? { interval: responseBody.interval } : { error: responseBody.error }) });
         break;
       case 'pushed_authorization_request':
         emit('par', {

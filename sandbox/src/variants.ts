@@ -78,6 +78,13 @@ export const SANDBOX_VARIANTS = [
   'registration-foreign-client-uri',
   // Registration management whose delete fails (500), for the warning at logout.
   'registration-delete-fails',
+  // The device authorization grant (RFC 8628): device_authorization_endpoint in the metadata,
+  // the grant in grant_types_supported, and device pages the browser driver can drive.
+  'device-authorization',
+  // Hostile: the device authorization answer asks for an interval of 0 between polls.
+  'device-interval-zero',
+  // Hostile: the device authorization answer asks for an interval of 1e9 seconds.
+  'device-interval-huge',
 ] as const;
 
 export type SandboxVariant = (typeof SANDBOX_VARIANTS)[number];
@@ -160,6 +167,12 @@ export function usesPar(v: Variants): boolean {
   return v.has('par-offered') || v.has('par-required') || v.has('par-foreign-endpoint') || v.has('par-foreign-request-uri');
 }
 
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+export function usesDeviceFlow(v: Variants): boolean {
+  return v.has('device-authorization') || v.has('device-interval-zero') || v.has('device-interval-huge');
+}
+
 export function managesRegistrations(v: Variants): boolean {
   return v.has('registration-management') || v.has('registration-foreign-client-uri') || v.has('registration-delete-fails');
 }
@@ -185,6 +198,8 @@ export function variantMetadata(doc: Record<string, unknown>, v: Variants): void
     delete doc.revocation_endpoint_auth_methods_supported;
   }
   if (v.has('no-iss-parameter')) delete doc.authorization_response_iss_parameter_supported;
+  if (!usesDeviceFlow(v)) delete doc.device_authorization_endpoint;
+  else doc.grant_types_supported = [...(doc.grant_types_supported as string[]), DEVICE_CODE_GRANT];
   if (!usesPar(v)) {
     delete doc.pushed_authorization_request_endpoint;
     delete doc.require_pushed_authorization_requests;
@@ -214,6 +229,10 @@ export function adjustProviderAnswer(ctx: any, v: Variants): void {
   if (v.has('registration-foreign-client-uri') && route === 'registration' && ctx.body?.registration_client_uri) {
     const uri = new URL(ctx.body.registration_client_uri);
     ctx.body = { ...ctx.body, registration_client_uri: foreignOrigin(uri.href) + uri.pathname };
+  }
+  if (route === 'device_authorization' && ctx.status === 200 && ctx.body && typeof ctx.body === 'object') {
+    if (v.has('device-interval-zero')) ctx.body = { ...ctx.body, interval: 0 };
+    if (v.has('device-interval-huge')) ctx.body = { ...ctx.body, interval: 1e9 };
   }
   if (v.has('registration-delete-fails') && route === 'client_delete') {
     ctx.status = 500;

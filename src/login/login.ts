@@ -5,7 +5,8 @@ import { assertSafeUrl } from '../http/transport.js';
 import { authorizationRequest, validateCallback } from '../oauth/authorize.js';
 import { type AuthMethodChoice, type ClientIdentity, chooseAuthMethod, clientOf } from '../oauth/client.js';
 import { type ServerInfo, discover } from '../oauth/discover.js';
-import { exchangeCode } from '../oauth/exchange.js';
+import { offersDeviceGrant } from '../oauth/device-authorization.js';
+import { type ExchangeResult, exchangeCode } from '../oauth/exchange.js';
 import { introspectOwnToken } from '../oauth/introspect.js';
 import { ServerRefusal } from '../oauth/oauth-errors.js';
 import { pushAuthorizationRequest, usesPushedRequests } from '../oauth/pushed-authorization.js';
@@ -39,6 +40,8 @@ export interface LoginRequest {
   clientMetadataUrl?: string;
   /** The command line that repeats this login with other scopes, for the "did you mean" hint. */
   retryCommand?: (scopes: string[]) => string;
+  /** A device authorization grant (RFC 8628): the client must be registered for it. */
+  device?: boolean;
 }
 
 export interface LoginHooks {
@@ -86,7 +89,7 @@ async function chooseClient(
   const confidential = authMethod !== 'none';
   const cached = await deps.state.clientRegistration(as.issuer, (c) => (c.authMethod !== 'none') === confidential);
   const { redirectUri, listenerPid } = await hooks.listen(cached?.redirectUri);
-  if (cached && cached.redirectUri === redirectUri) {
+  if (cached && cached.redirectUri === redirectUri && (!req.device || cached.deviceGrant)) {
     const secret = confidential ? await deps.state.clientSecret(as.issuer, cached) : undefined;
     const identity: ClientIdentity = { clientId: cached.clientId, authMethod: cached.authMethod, clientSecret: secret };
     if ((!confidential || secret) && (await clientStillKnown(deps.http, as, identity, redirectUri, deps.signal))) {
@@ -106,6 +109,7 @@ async function chooseClient(
     registeredAt: nowSeconds(deps),
     secretStorage: registered.clientSecret ? store.kind : undefined,
     // RFC 7592: the registration can be read (doctor) and deleted (the last logout using it).
+    ...(offersDeviceGrant(as) ? { deviceGrant: true } : {}),
     ...(registered.management ? { registrationClientUri: registered.management.clientUri, registrationTokenStorage: store.kind } : {}),
   };
   if (registered.managementRefused) hooks.notify(`Warning: ${printable(registered.managementRefused.message)}\n`);
@@ -114,15 +118,26 @@ async function chooseClient(
   return { client: { clientId: registered.clientId, authMethod: registered.authMethod, clientSecret: registered.clientSecret }, redirectUri, listenerPid };
 }
 
-/**
- * The first half of `school login`: discover, choose the store and the client (registering when
- * needed), and build the authorization request. The result is saved in the repository, so the
- * login can be completed by this process or another one.
- */
-export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHooks): Promise<PendingLogin> {
+/** What every kind of login starts with: the server, the scopes to ask, the store and the client. */
+export interface LoginClient {
+  server: ServerInfo;
+  scopes: string[];
+  store: CredentialStore;
+  client: ClientIdentity;
+  redirectUri: string;
+  listenerPid?: number;
+}
+
+/** Discovers the server, checks the scopes, chooses the store and the client (registering when needed). */
+export async function chooseLoginClient(deps: Deps, req: LoginRequest, hooks: LoginHooks): Promise<LoginClient> {
   const server = await discover(deps.http, req.baseUrl, deps.signal);
   const { as } = server;
   await deps.state.saveServer(server, nowSeconds(deps));
+  if (req.device && !as.device_authorization_endpoint) {
+    throw new UsageError(`--device: the authorization server ${as.issuer} offers no device authorization (its metadata has no device_authorization_endpoint).`, {
+      hint: 'Log in without --device; on a remote machine, `school login --no-browser` prints the URL to open elsewhere.',
+    });
+  }
 
   if (req.scopes?.length) checkScopes(req.scopes, as.scopes_supported, req.retryCommand);
   // Without a scope list, an OpenID provider is known by the endpoints only it has.
@@ -132,6 +147,17 @@ export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHo
 
   const store = await chooseStore(deps, req.insecureStorage, hooks.notify);
   const { client, redirectUri, listenerPid } = await chooseClient(deps, req, hooks, server, store, auth);
+  return { server, scopes, store, client, redirectUri, listenerPid };
+}
+
+/**
+ * The first half of `school login`: discover, choose the store and the client (registering when
+ * needed), and build the authorization request. The result is saved in the repository, so the
+ * login can be completed by this process or another one.
+ */
+export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHooks): Promise<PendingLogin> {
+  const { server, scopes, store, client, redirectUri, listenerPid } = await chooseLoginClient(deps, req, hooks);
+  const { as } = server;
   const request = await authorizationRequest(as, { clientId: client.clientId, redirectUri, scopes, resource: server.resource });
   // RFC 9126: where the server takes pushed requests, the browser gets only client_id and request_uri.
   if (usesPushedRequests(as)) request.url = await pushAuthorizationRequest(deps.http, as, client, { authorizationUrl: request.url, signal: deps.signal });
@@ -156,7 +182,7 @@ export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHo
   return pending;
 }
 
-async function clientFor(deps: Deps, pending: PendingLogin): Promise<ClientIdentity> {
+export async function clientFor(deps: Deps, pending: PendingLogin): Promise<ClientIdentity> {
   if (pending.authMethod === 'none') return { clientId: pending.clientId, authMethod: 'none' };
   const registration = await deps.state.clientRegistration(pending.issuer, (c) => c.clientId === pending.clientId);
   const clientSecret = registration ? await deps.state.clientSecret(pending.issuer, registration) : undefined;
@@ -257,6 +283,21 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
     }
     throw err;
   }
+  return storeLogin(deps, pending, server, client, exchanged);
+}
+
+/**
+ * The end of every kind of login, once the tokens came: learn who signed in, store the tokens and
+ * the profile, and end the grant this login replaces.
+ */
+export async function storeLogin(
+  deps: Deps,
+  pending: Pick<PendingLogin, 'profile' | 'scopes' | 'authMethod' | 'storage'>,
+  server: ServerInfo,
+  client: ClientIdentity,
+  exchanged: ExchangeResult,
+): Promise<LoginResult> {
+  const { as } = server;
   const { tokens, idClaims } = exchanged;
   const identity = await learnIdentity(deps, server, client, tokens, idClaims);
   const warnings = [...identity.warnings];

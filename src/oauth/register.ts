@@ -4,6 +4,7 @@ import { BufferedResponse } from '../http/web-types.js';
 import { type AuthMethod, isAuthMethod } from '../state/config-file.js';
 import { registerSecret } from '../util/redact.js';
 import { type AuthorizationServer, asStandardResponse, loadOAuth, requestOptions } from './library.js';
+import { DEVICE_CODE_GRANT, offersDeviceGrant } from './device-authorization.js';
 import { ServerRefusal, oauthStep } from './oauth-errors.js';
 import { type RegistrationManagement, managementOf } from './registration-management.js';
 
@@ -56,7 +57,8 @@ export async function registerClient(
           application_type: 'native',
           redirect_uris: [params.redirectUri],
           token_endpoint_auth_method: params.authMethod,
-          grant_types: ['authorization_code', 'refresh_token'],
+          // The device grant too where the server offers it, so that `login --device` can use this client.
+          grant_types: ['authorization_code', 'refresh_token', ...(offersDeviceGrant(as) ? [DEVICE_CODE_GRANT] : [])],
           response_types: ['code'],
         },
         requestOptions(oauth, http, params.signal),

@@ -48,6 +48,8 @@ export interface ClientRegistration {
   registrationClientUri?: string;
   /** Where its registration access token lives (RFC 7592), when the server gave one. */
   registrationTokenStorage?: StorageKind;
+  /** Registered for the device authorization grant (RFC 8628) as well. */
+  deviceGrant?: boolean;
 }
 
 export interface ConfigFile {

@@ -4,17 +4,20 @@ import { BACKGROUND_COMMAND } from '../../login/background.js';
 import { runBackgroundListener } from '../../login/background-listener.js';
 import { parseLoginPort } from '../../login/ports.js';
 import { type GlobalOptions, profileName } from '../../options.js';
-import { defineCommand, globalOptions, stringFlag } from '../command.js';
+import { booleanFlag, defineCommand, globalOptions, stringFlag } from '../command.js';
+import { runBackgroundDevicePoller } from '../../login/background-device.js';
 import { parseTimeout } from './login.js';
 
 export interface CompleteLoginOptions extends GlobalOptions {
   port?: string;
   cachedRedirectUri?: string;
   timeout?: string;
+  device: boolean;
 }
 
 /** The detached listener `login --no-wait` leaves behind; not for people to run. */
 async function run(deps: Deps, opts: CompleteLoginOptions): Promise<void> {
+  if (opts.device) return runBackgroundDevicePoller(deps, { profile: profileName(opts, deps.env) });
   await runBackgroundListener(deps, {
     profile: profileName(opts, deps.env),
     port: parseLoginPort(opts.port),
@@ -28,8 +31,8 @@ export const completeLoginCommand = defineCommand<CompleteLoginOptions>({
   description: 'the background listener of `login --no-wait`',
   hidden: true,
   configure(cmd: Command) {
-    cmd.option('--port <n>').option('--cached-redirect-uri <uri>').option('--timeout <seconds>');
+    cmd.option('--port <n>').option('--cached-redirect-uri <uri>').option('--timeout <seconds>').option('--device');
   },
-  toOptions: (raw) => ({ ...globalOptions(raw), port: stringFlag(raw, 'port'), cachedRedirectUri: stringFlag(raw, 'cachedRedirectUri'), timeout: stringFlag(raw, 'timeout') }),
+  toOptions: (raw) => ({ ...globalOptions(raw), port: stringFlag(raw, 'port'), cachedRedirectUri: stringFlag(raw, 'cachedRedirectUri'), timeout: stringFlag(raw, 'timeout'), device: booleanFlag(raw, 'device') }),
   run,
 });

@@ -15,6 +15,7 @@ import type { PendingLogin } from '../../state/pending-login.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
 import { redactText } from '../../util/redact.js';
 import { booleanFlag, collect, defineCommand, globalOptions, listFlag, stringFlag } from '../command.js';
+import { deviceLogin, startBackgroundDeviceLogin } from './device-login.js';
 
 export interface LoginOptions extends GlobalOptions {
   scope?: string[];
@@ -27,6 +28,8 @@ export interface LoginOptions extends GlobalOptions {
   clientMetadataUrl?: string;
   /** true with --wait (finish a pending login), false with --no-wait (start one and return). */
   wait?: boolean;
+  /** The device authorization grant (RFC 8628): approve on any device with a code. */
+  device?: boolean;
 }
 
 export const DEFAULT_LOGIN_TIMEOUT_SECONDS = 300;
@@ -143,6 +146,7 @@ export function loginCommandLine(opts: LoginOptions, scopes: string[]): string {
   if (opts.wait === false) words.push('--no-wait');
   if (opts.confidential) words.push('--confidential');
   if (opts.insecureStorage) words.push('--insecure-storage');
+  if (opts.device) words.push('--device');
   if (opts.json) words.push('--json');
   if (opts.verbose) words.push('--verbose');
   return words.join(' ');
@@ -151,10 +155,19 @@ export function loginCommandLine(opts: LoginOptions, scopes: string[]): string {
 async function run(deps: Deps, opts: LoginOptions): Promise<void> {
   const profile = profileName(opts, deps.env);
   if (opts.wait === true) return finishTwoStepLogin(deps, opts, profile);
+  if (opts.device && (opts.port || !opts.browser)) throw new UsageError(`--device uses no browser and no loopback port: leave out ${opts.port ? '--port' : '--no-browser'}.`);
+  if (opts.wait === false && opts.device) {
+    if (await cancelPendingLogin(deps, profile)) deps.io.err.write(`The earlier pending login${profileSuffix(profile)} was replaced.\n`);
+    return startBackgroundDeviceLogin(deps, await loginRequest(deps, opts, profile, parseTimeout(opts.timeout)), waitHint(profile), Boolean(opts.json));
+  }
   if (opts.wait === false) return startTwoStepLogin(deps, opts, profile);
   // Before anything else, registration included: nobody will open a browser here.
   const unattended = unattendedLoginError(deps.env);
   if (unattended) throw unattended;
+  if (opts.device) {
+    await cancelPendingLogin(deps, profile).catch(() => false);
+    return deviceLogin(deps, await loginRequest(deps, opts, profile, parseTimeout(opts.timeout)), loggedInJson, Boolean(opts.json));
+  }
   const port = parseLoginPort(opts.port);
   const timeoutSeconds = parseTimeout(opts.timeout);
   const request = await loginRequest(deps, opts, profile, timeoutSeconds);
@@ -197,7 +210,8 @@ Examples:
   school login --scope courses:write
   school login --no-browser --profile work
   school login --no-wait --json     # print the URL and return; a person opens it
-  school login --wait               # then: exit 0 once that login completed`,
+  school login --wait               # then: exit 0 once that login completed
+  school login --device             # approve on a phone or another computer with a code`,
   configure(cmd: Command) {
     cmd
       .option('--scope <scopes>', 'scopes to request, space- or comma-separated (repeatable)', collect)
@@ -209,7 +223,8 @@ Examples:
       .option('--no-wait', 'start the login, print the URL and return at once; a background listener finishes it')
       .option('--confidential', 'register as a confidential client (client_secret_post, or client_secret_basic where the server does not list it)')
       .option('--insecure-storage', 'store secrets in a 0600 plain-text file instead of the keychain')
-      .option('--client-metadata-url <url>', 'use this client ID metadata document URL as client_id, where supported');
+      .option('--client-metadata-url <url>', 'use this client ID metadata document URL as client_id, where supported')
+      .option('--device', 'sign in on any device with a code (device authorization, where the server offers it)');
   },
   toOptions: (raw) => ({
     ...globalOptions(raw),
@@ -221,6 +236,7 @@ Examples:
     insecureStorage: booleanFlag(raw, 'insecureStorage'),
     clientMetadataUrl: stringFlag(raw, 'clientMetadataUrl'),
     wait: typeof raw.wait === 'boolean' ? raw.wait : undefined,
+    device: booleanFlag(raw, 'device'),
   }),
   run,
 });
