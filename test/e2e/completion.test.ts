@@ -283,7 +283,7 @@ async function candidates(shell: Shell, line: string): Promise<string[]> {
 
 const COMMANDS = ['login', 'logout', 'whoami', 'token', 'call', 'status', 'doctor', 'completion', 'help'];
 const GLOBAL_LONG = ['--base-url', '--profile', '--json', '--verbose', '--help'];
-const LOGIN_LONG = ['--scope', '--no-browser', '--port', '--timeout', '--confidential', '--insecure-storage', '--client-metadata-url', '--wait', '--no-wait'];
+const LOGIN_LONG = ['--scope', '--no-browser', '--port', '--timeout', '--confidential', '--insecure-storage', '--client-metadata-url', '--wait', '--no-wait', '--device'];
 
 const CASES: Array<[string, string, string[]]> = [
   ['subcommands', 'school ', COMMANDS],
