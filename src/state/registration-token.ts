@@ -1,4 +1,3 @@
-import type { RegistrationManagement } from '../oauth/registration-management.js';
 import { registerSecret } from '../util/redact.js';
 import type { ClientRegistration } from './config-file.js';
 import type { StorageKind } from './credential-store.js';
@@ -15,7 +14,7 @@ export async function saveRegistrationToken(state: StateRepository, kind: Storag
 }
 
 /** Where and how to manage a saved registration, when its server gave both a URI and a token for it. */
-export async function savedManagement(state: StateRepository, issuer: string, registration: ClientRegistration): Promise<RegistrationManagement | undefined> {
+export async function savedManagement(state: StateRepository, issuer: string, registration: ClientRegistration): Promise<{ clientUri: string; accessToken: string } | undefined> {
   if (!registration.registrationClientUri || !registration.registrationTokenStorage) return undefined;
   const store = await state.openStore(registration.registrationTokenStorage).catch(() => undefined);
   const token = (await store?.get(registrationAccount(issuer, registration.clientId)).catch(() => null)) ?? undefined;
