@@ -78,6 +78,7 @@ export const ERROR_CODES = {
   unsupported: { exit: 1, meaning: 'The server lacks what the command needs (for example a userinfo endpoint).', action: 'report' },
   discovery_failed: { exit: 1, meaning: 'The server metadata could not be fetched or is not valid: check the base URL.', action: 'fix_command' },
   insecure_metadata: { exit: 1, meaning: 'The server metadata names an endpoint that is not https.', action: 'report' },
+  foreign_endpoint: { exit: 1, meaning: 'The server names an endpoint or a URI on another origin than its own where it must not (a PAR request_uri, a registration_client_uri); nothing was sent there.', action: 'report' },
   pkce_unsupported: { exit: 1, meaning: 'The authorization server does not offer PKCE with S256; the CLI will not log in without it.', action: 'report' },
   registration_unsupported: { exit: 1, meaning: 'The authorization server offers no dynamic client registration.', action: 'report' },
   registration_failed: { exit: 1, meaning: 'Client registration was refused or answered without what it must return.', action: 'report' },

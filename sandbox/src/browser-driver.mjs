@@ -9,7 +9,8 @@
 // It is plain ESM on purpose: it must start with `node` alone, without a TypeScript loader.
 //
 // Environment: SANDBOX_USER / SANDBOX_PASSWORD (default ada / lovelace), SANDBOX_CONSENT
-// (approve | deny), BROWSER_DRIVER_LOG (append a log), SANDBOX_CHROMIUM (binary path).
+// (approve | deny), SANDBOX_USER_CODE (a device user code to enter), BROWSER_DRIVER_LOG (append a
+// log), SANDBOX_CHROMIUM (binary path).
 
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,10 +55,12 @@ async function bodyText(page) {
 
 /**
  * Opens `url` (an authorization request), signs in, answers the consent page and waits
- * until the browser has loaded the client's loopback callback page.
+ * until the browser has loaded the client's loopback callback page. Opened on a device
+ * verification URI instead, it enters `userCode` where asked (SANDBOX_USER_CODE from the
+ * command line), confirms the device and ends on the server's own page.
  *
  * @param {string} url
- * @param {{ user?: string, password?: string, consent?: 'approve'|'deny',
+ * @param {{ user?: string, password?: string, consent?: 'approve'|'deny', userCode?: string,
  *           timeoutMs?: number, log?: (line: string) => void }} [options]
  * @returns {Promise<{ finalUrl: string, finalText: string }>}
  */
@@ -66,6 +69,7 @@ export async function driveLogin(url, options = {}) {
     user = 'ada',
     password = 'lovelace',
     consent = 'approve',
+    userCode,
     timeoutMs = OVERALL_TIMEOUT_MS,
     log = () => {},
   } = options;
@@ -107,13 +111,43 @@ export async function driveLogin(url, options = {}) {
       ]);
     };
 
+    // A form that posts back to its own URL (the device pages) navigates without changing it.
+    const post = async (selector, what) => {
+      log(`${what} on ${withoutQuery(page.url())}`);
+      await Promise.all([
+        page.waitForEvent('load', { timeout: remaining() }),
+        page.click(selector, { timeout: remaining() }),
+      ]);
+    };
+
     let signedIn = false;
     let answered = false;
+    let codeEntered = false;
+    let confirmed = false;
     for (;;) {
       if (Date.now() >= deadline) throw new Error('timed out');
       const current = new URL(page.url());
       const hasSignIn = await page.locator('input[name="username"]').count() > 0;
       const hasConsent = await page.locator('#approve').count() > 0;
+
+      // The device authorization grant (RFC 8628): code input, confirmation, and its own end page.
+      if (await page.locator('#device-done').count() > 0) break;
+      if (await page.locator('#device-user-code').count() > 0) {
+        sandboxOrigins.add(current.origin);
+        if (codeEntered || !userCode) throw new Error(`the device code page ${codeEntered ? 'refused the code' : 'asks for a code and none was given'}: ${(await bodyText(page)).slice(0, 300)}`);
+        await page.fill('#device-user-code', userCode, { timeout: remaining() });
+        await post('#device-continue', 'enter the device code');
+        codeEntered = true;
+        continue;
+      }
+      if (await page.locator('#device-confirm').count() > 0) {
+        sandboxOrigins.add(current.origin);
+        if (confirmed) throw new Error('the device confirmation came back after it was answered');
+        await post(consent === 'deny' ? '#device-abort' : '#device-confirm', consent === 'deny' ? 'abort the device sign-in' : 'confirm the device');
+        confirmed = true;
+        if (consent === 'deny') break;
+        continue;
+      }
 
       if (hasSignIn) {
         sandboxOrigins.add(current.origin);
@@ -176,6 +210,7 @@ async function main() {
       user: process.env.SANDBOX_USER || 'ada',
       password: process.env.SANDBOX_PASSWORD || 'lovelace',
       consent,
+      userCode: process.env.SANDBOX_USER_CODE || undefined,
       log,
     });
     log('done');

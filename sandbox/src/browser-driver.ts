@@ -9,6 +9,8 @@ export interface DriveLoginOptions {
   user?: string;
   password?: string;
   consent?: 'approve' | 'deny';
+  /** The user code to type where a device verification page asks for one. */
+  userCode?: string;
   timeoutMs?: number;
   log?: (line: string) => void;
 }

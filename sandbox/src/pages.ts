@@ -178,3 +178,27 @@ export async function handleInteraction(
   await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   return true;
 }
+
+// The device authorization grant's pages (RFC 8628), in the same plain style, with stable ids
+// for the browser driver: the code input (#device-user-code, #device-continue), the
+// confirmation (#device-confirm, #device-abort) and the end (#device-done).
+export function renderDeviceInputPage(form: string, error: boolean): string {
+  return layout('Connect a device', `<h1>Connect a device</h1>
+${error ? '<p class="error">That code is not valid. Check it and try again.</p>' : '<p class="muted">Enter the code shown on your device.</p>'}
+${form.replace('name="user_code" placeholder', 'id="device-user-code" name="user_code" placeholder')}
+<button id="device-continue" type="submit" form="op.deviceInputForm">Continue</button>`);
+}
+
+export function renderDeviceConfirmPage(form: string, clientName: string, userCode: string): string {
+  return layout('Confirm the device', `<h1>Confirm the device</h1>
+<p><strong>${escapeHtml(clientName)}</strong> asks to sign in with the code</p>
+<p><code id="device-code">${escapeHtml(userCode)}</code></p>
+<p class="muted">Continue only if you started this sign-in yourself and your device shows this code. Never enter a code that someone else sent you.</p>
+${form}
+<div class="actions"><button id="device-confirm" type="submit" form="op.deviceConfirmForm">Continue</button>
+<button id="device-abort" class="secondary" type="submit" form="op.deviceConfirmForm" name="abort" value="yes">Abort</button></div>`);
+}
+
+export function renderDeviceDonePage(): string {
+  return layout('Device connected', '<h1 id="device-done">Device connected</h1><p>You can close this page and return to your device.</p>');
+}

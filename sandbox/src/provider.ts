@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 
 import { memoryAdapterFactory } from './adapter.js';
 import { signingKeys } from './keys.js';
-import { renderErrorPage } from './pages.js';
+import { renderDeviceConfirmPage, renderDeviceDonePage, renderDeviceInputPage, renderErrorPage } from './pages.js';
 import { ALL_SCOPES } from './scopes.js';
 import type { SandboxUser } from './users.js';
 import {
   acceptsScope, adjustProviderAnswer, authorizationRequestProblem, clientAuthMethods, defaultClientAuthMethod,
-  providerScopes, refreshTokenAllowed, resourceScopes, rotatesRefreshToken, variantMetadata, type Variants,
+  managesRegistrations, providerScopes, usesDeviceFlow, refreshTokenAllowed, resourceScopes, rotatesRefreshToken, usesPar, variantMetadata, type Variants,
 } from './variants.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -193,13 +193,28 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: false },
+      deviceFlow: {
+        enabled: usesDeviceFlow(variants),
+        charset: 'base-20',
+        mask: '****-****',
+        userCodeInputSource: async (ctx: Any, form: string, _out: unknown, err: unknown) => {
+          ctx.body = renderDeviceInputPage(form, Boolean(err));
+        },
+        userCodeConfirmSource: async (ctx: Any, form: string, client: Any, _info: unknown, userCode: string) => {
+          ctx.body = renderDeviceConfirmPage(form, client.clientName ?? client.clientId, userCode);
+        },
+        successSource: async (ctx: Any) => {
+          ctx.body = renderDeviceDonePage();
+        },
+      },
       dPoP: { enabled: false },
-      pushedAuthorizationRequests: { enabled: false },
+      pushedAuthorizationRequests: { enabled: usesPar(variants), requirePushedAuthorizationRequests: variants.has('par-required') },
       rpInitiatedLogout: { enabled: false },
       // UserInfo is served by the sandbox itself: the built-in one refuses access tokens
       // that carry an audience, and every token here is bound to the API.
       userinfo: { enabled: false },
       registration: { enabled: true, initialAccessToken: false },
+      registrationManagement: { enabled: managesRegistrations(variants), rotateRegistrationAccessToken: false },
       revocation: {
         enabled: true,
         allowedPolicy: async (_ctx: Any, client: Any, token: Any) => {
@@ -282,6 +297,7 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
     ttl: {
       AccessToken: setup.accessTokenTtl,
       AuthorizationCode: 120,
+      DeviceCode: 600,
       IdToken: 3600,
       RefreshToken: setup.refreshTokenTtl,
       Interaction: 3600,
@@ -311,6 +327,11 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
     }
     await next();
     adjustProviderAnswer(ctx, variants);
+    // The platform's registration answers name no way to manage the registration (RFC 7592).
+    if (ctx.oidc?.route === 'registration' && !managesRegistrations(variants) && ctx.body && typeof ctx.body === 'object') {
+      delete ctx.body.registration_client_uri;
+      delete ctx.body.registration_access_token;
+    }
     const oidc = ctx.oidc;
     if (!oidc) return;
     const route: string = oidc.route;
@@ -379,6 +400,22 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
         });
         break;
       }
+      case 'client':
+      case 'client_delete':
+        emit(route === 'client' ? 'registration_read' : 'registration_delete', { client_id: ctx.params?.clientId, status: ctx.status });
+        break;
+      case 'device_authorization':
+        emit('device_authorization', { client_id: clientId, scope: params.scope ?? body.scope, status: ctx.status, ...(ok ? { interval: responseBody.interval } : { error: responseBody.error }) });
+        break;
+      case 'pushed_authorization_request':
+        emit('par', {
+          client_id: clientId,
+          scope: params.scope ?? body.scope,
+          ok,
+          status: ctx.status,
+          ...(ok ? {} : { error: responseBody.error, error_description: responseBody.error_description }),
+        });
+        break;
       case 'introspection':
         emit('introspect', {
           client_id: clientId,

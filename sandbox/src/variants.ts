@@ -65,6 +65,33 @@ export const SANDBOX_VARIANTS = [
   // Not a legal choice but a fault to be caught: userinfo answers for another subject than
   // the ID token's (OpenID Connect Core §5.3.4 says such a response must not be used).
   'userinfo-other-subject',
+  // Pushed authorization requests (RFC 9126) offered: pushed_authorization_request_endpoint
+  // in the metadata, plain authorization requests still accepted.
+  'par-offered',
+  // Pushed authorization requests required (require_pushed_authorization_requests): an
+  // authorization request that was not pushed is refused.
+  'par-required',
+  // Hostile: the metadata puts the PAR endpoint on another origin (http://localhost:<port>,
+  // served by this same sandbox, so that any request sent there is seen).
+  'par-foreign-endpoint',
+  // Hostile: the PAR endpoint answers a request_uri that is a URL on another origin.
+  'par-foreign-request-uri',
+  // Client registration management (RFC 7592): registration answers carry
+  // registration_client_uri and registration_access_token, and the client can be read and
+  // deleted there. Without it (the platform's interface), registration answers carry neither.
+  'registration-management',
+  // Hostile: as registration-management, but the registration_client_uri is on another origin
+  // (http://localhost:<port>, this same sandbox, so that any request sent there is seen).
+  'registration-foreign-client-uri',
+  // Registration management whose delete fails (500), for the warning at logout.
+  'registration-delete-fails',
+  // The device authorization grant (RFC 8628): device_authorization_endpoint in the metadata,
+  // the grant in grant_types_supported, and device pages the browser driver can drive.
+  'device-authorization',
+  // Hostile: the device authorization answer asks for an interval of 0 between polls.
+  'device-interval-zero',
+  // Hostile: the device authorization answer asks for an interval of 1e9 seconds.
+  'device-interval-huge',
 ] as const;
 
 export type SandboxVariant = (typeof SANDBOX_VARIANTS)[number];
@@ -149,6 +176,26 @@ const OPENID_ONLY_METADATA = [
   'end_session_endpoint', 'check_session_iframe', 'frontchannel_logout_supported', 'backchannel_logout_supported',
 ];
 
+export function usesPar(v: Variants): boolean {
+  return v.has('par-offered') || v.has('par-required') || v.has('par-foreign-endpoint') || v.has('par-foreign-request-uri');
+}
+
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+export function usesDeviceFlow(v: Variants): boolean {
+  return v.has('device-authorization') || v.has('device-interval-zero') || v.has('device-interval-huge');
+}
+
+export function managesRegistrations(v: Variants): boolean {
+  return v.has('registration-management') || v.has('registration-foreign-client-uri') || v.has('registration-delete-fails');
+}
+
+/** The same host as the issuer's under another name: another origin, still this sandbox. */
+export function foreignOrigin(url: string): string {
+  const u = new URL(url);
+  return `${u.protocol}//localhost:${u.port}`;
+}
+
 /** Rewrites the (already corrected) metadata document into the variant's. */
 export function variantMetadata(doc: Record<string, unknown>, v: Variants): void {
   if (v.size === 0) return;
@@ -168,6 +215,15 @@ export function variantMetadata(doc: Record<string, unknown>, v: Variants): void
     delete doc.revocation_endpoint_auth_methods_supported;
   }
   if (v.has('no-iss-parameter')) delete doc.authorization_response_iss_parameter_supported;
+  if (!usesDeviceFlow(v)) delete doc.device_authorization_endpoint;
+  else doc.grant_types_supported = [...(doc.grant_types_supported as string[]), DEVICE_CODE_GRANT];
+  if (!usesPar(v)) {
+    delete doc.pushed_authorization_request_endpoint;
+    delete doc.require_pushed_authorization_requests;
+  } else if (v.has('par-foreign-endpoint') && typeof doc.pushed_authorization_request_endpoint === 'string') {
+    const endpoint = new URL(doc.pushed_authorization_request_endpoint);
+    doc.pushed_authorization_request_endpoint = foreignOrigin(endpoint.href) + endpoint.pathname;
+  }
 }
 
 function stripIss(location: string): string | undefined {
@@ -187,6 +243,22 @@ export function adjustProviderAnswer(ctx: any, v: Variants): void {
   if (v.size === 0) return;
   const route: string | undefined = ctx.oidc?.route;
   if (v.has('registration-200') && route === 'registration' && ctx.status === 201) ctx.status = 200;
+  if (v.has('registration-foreign-client-uri') && route === 'registration' && ctx.body?.registration_client_uri) {
+    const uri = new URL(ctx.body.registration_client_uri);
+    ctx.body = { ...ctx.body, registration_client_uri: foreignOrigin(uri.href) + uri.pathname };
+  }
+  if (route === 'device_authorization' && ctx.status === 200 && ctx.body && typeof ctx.body === 'object') {
+    if (v.has('device-interval-zero')) ctx.body = { ...ctx.body, interval: 0 };
+    if (v.has('device-interval-huge')) ctx.body = { ...ctx.body, interval: 1e9 };
+  }
+  if (v.has('registration-delete-fails') && route === 'client_delete') {
+    ctx.status = 500;
+    ctx.type = 'text/plain';
+    ctx.body = 'Internal Server Error';
+  }
+  if (v.has('par-foreign-request-uri') && route === 'pushed_authorization_request' && ctx.status === 201 && ctx.body?.request_uri) {
+    ctx.body = { ...ctx.body, request_uri: `${foreignOrigin(ctx.oidc.issuer)}/request/${encodeURIComponent(ctx.body.request_uri)}` };
+  }
   if (v.has('no-iss-parameter') && (route === 'authorization' || route === 'resume')) {
     const location = ctx.response.get('location');
     const stripped = location ? stripIss(location) : undefined;
@@ -237,7 +309,7 @@ export async function frontDoor(req: IncomingMessage, res: ServerResponse, url: 
   // Raw record of every authorization request's scope parameter, as the client sent it.
   const authorizePath = hasIssuerPath(v) ? ISSUER_PATH + routes.authorization : routes.authorization;
   if (path === authorizePath && req.method === 'GET') {
-    ctx.emit('authorize_request', { scope: url.searchParams.get('scope'), nonce_sent: url.searchParams.has('nonce') });
+    ctx.emit('authorize_request', { scope: url.searchParams.get('scope'), nonce_sent: url.searchParams.has('nonce'), params: [...url.searchParams.keys()] });
   }
 
   const blocked = new Set<string>();

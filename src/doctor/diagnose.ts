@@ -5,6 +5,7 @@ import { proxyFor } from '../http/proxy.js';
 import { requestedScopes } from '../login/scopes.js';
 import { authorizationPreflight } from '../oauth/authorization-preflight.js';
 import { authorizationRequest } from '../oauth/authorize.js';
+import { registrationReadVerdict } from './registration-read.js';
 import { type ServerInfo, discover } from '../oauth/discover.js';
 import { requestUserInfo } from '../oauth/userinfo.js';
 import { type TargetInputs, explicitBaseUrl, targetProfile } from '../session/target.js';
@@ -308,10 +309,16 @@ async function profileFindings(deps: Deps, name: string, profile: Profile, serve
     if (!registration) {
       at('registration', 'info', `The client ${profile.clientId} is not a saved registration (a metadata document URL, or the record was removed): not checked.`);
     } else {
-      // The authorization request a login would send, never a grant: a failed grant is logged (and counted) at the server.
-      const request = await authorizationRequest(server.as, { clientId: registration.clientId, redirectUri: registration.redirectUri, scopes: requestedScopes(undefined, server.as.scopes_supported), resource: server.resource });
-      const known = (await authorizationPreflight(deps.http, request.url, registration.redirectUri, deps.signal)) !== 'refused';
-      if (known) at('registration', 'ok', `The server still knows the client ${registration.clientId}.`, { data: { client_id: registration.clientId } });
+      // The registration itself where the server lets it be read (RFC 7592); else the authorization request a login
+      // would send, never a grant: a failed grant is logged (and counted) at the server.
+      const read = await registrationReadVerdict(deps, profile.issuer, registration, server.as);
+      const preflight = async () => {
+        const request = await authorizationRequest(server.as, { clientId: registration.clientId, redirectUri: registration.redirectUri, scopes: requestedScopes(undefined, server.as.scopes_supported), resource: server.resource });
+        return (await authorizationPreflight(deps.http, request.url, registration.redirectUri, deps.signal)) !== 'refused';
+      };
+      const known = read?.known !== undefined ? read.known : await preflight();
+      if (read && read.known === undefined) at('registration_read', 'warning', `The registration of ${registration.clientId} could not be read (${read.detail}).`);
+      if (known) at('registration', 'ok', `The server still knows the client ${registration.clientId}${read?.known ? ' (its registration was read)' : ''}.`, { data: { client_id: registration.clientId } });
       else at('registration', 'problem', `The server no longer knows the client ${registration.clientId}.`, { fix: `${relogin} (it registers the CLI again)`, data: { client_id: registration.clientId } });
     }
   }

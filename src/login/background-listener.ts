@@ -14,7 +14,7 @@ import { requireCommonJs } from '../util/require.js';
 // completes the saved login when the browser comes back (see background.ts for the outside).
 
 /** Writes the listener's one report to its parent; nothing when nobody listens (run by hand). */
-async function reportToParent(message: Handshake): Promise<void> {
+export async function reportToParent(message: Handshake): Promise<void> {
   const { writeSync, closeSync }: typeof import('node:fs') = requireCommonJs('node:fs');
   try {
     writeSync(REPORT_FD, `${JSON.stringify(message)}\n`);
@@ -24,7 +24,7 @@ async function reportToParent(message: Handshake): Promise<void> {
   }
 }
 
-function outcomeOf(profile: string, err: unknown, at: number, baseUrl: string | undefined): LoginOutcome {
+export function outcomeOf(profile: string, err: unknown, at: number, baseUrl: string | undefined): LoginOutcome {
   const report = describeError(fromOAuthError(err));
   const timedOut = report.error === 'timeout';
   return {

@@ -153,6 +153,8 @@ export async function startBackgroundListener(p: {
   port?: number;
   cachedRedirectUri?: string;
   timeoutSeconds: number;
+  /** A device login's poller (RFC 8628) rather than a loopback listener. */
+  device?: boolean;
 }): Promise<BackgroundListener> {
   const { spawn }: typeof import('node:child_process') = requireCommonJs('node:child_process');
   const script = process.argv[1];
@@ -160,6 +162,7 @@ export async function startBackgroundListener(p: {
   const args = [script, BACKGROUND_COMMAND, '--profile', p.profile, '--timeout', String(p.timeoutSeconds)];
   if (p.port !== undefined) args.push('--port', String(p.port));
   else if (p.cachedRedirectUri) args.push('--cached-redirect-uri', p.cachedRedirectUri);
+  if (p.device) args.push('--device');
   const child = spawn(process.execPath, args, {
     detached: true,
     // Not the caller's working directory: the listener outlives the command, and Windows would

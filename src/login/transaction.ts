@@ -4,9 +4,11 @@ import { assertSafeUrl } from '../http/transport.js';
 import { authorizationRequest, validateCallback } from '../oauth/authorize.js';
 import { type AuthMethodChoice, type ClientIdentity, chooseAuthMethod, clientOf } from '../oauth/client.js';
 import { type ServerInfo, discover } from '../oauth/discover.js';
-import { exchangeCode } from '../oauth/exchange.js';
+import { offersDeviceGrant } from '../oauth/device-authorization.js';
+import { type ExchangeResult, exchangeCode } from '../oauth/exchange.js';
 import { ServerRefusal } from '../oauth/oauth-errors.js';
 import { authorizationPreflight } from '../oauth/authorization-preflight.js';
+import { pushAuthorizationRequest, usesPushedRequests } from '../oauth/pushed-authorization.js';
 import { registerClient } from '../oauth/register.js';
 import { revokeToken } from '../oauth/revoke.js';
 import { identityClaims, lookUpIdentity } from '../session/identity.js';
@@ -18,6 +20,7 @@ import { sessionFrom } from '../session/usable-session.js';
 import type { ClientRegistration, Profile } from '../types/profile.js';
 import { type CredentialStore, PLAIN_STORAGE } from '../state/credential-store.js';
 import type { PendingLogin } from '../state/pending-login.js';
+import { saveRegistrationToken } from '../state/registration-token.js';
 import type { TokenSet } from '../types/tokens.js';
 import { describeUser } from '../ui/user.js';
 import { isPlainScope } from '../util/plain-name.js';
@@ -45,6 +48,8 @@ export interface LoginRequest {
   clientMetadataUrl?: string;
   /** The command line that repeats this login with other scopes (given to `flag`), for the "did you mean" hint. */
   retryCommand?: (scopes: string[], flag: ScopeFlag) => string;
+  /** A device authorization grant (RFC 8628): the client must be registered for it. */
+  device?: boolean;
 }
 
 export interface LoginHooks {
@@ -79,7 +84,12 @@ async function registerNew(deps: Deps, as: ServerInfo['as'], redirectUri: string
     redirectUri,
     registeredAt: nowSeconds(deps),
     secretStorage: registered.clientSecret ? store.kind : undefined,
+    ...(offersDeviceGrant(as) ? { deviceGrant: true } : {}),
+    // RFC 7592: the registration can be read (doctor) and deleted (the last logout using it).
+    ...(registered.management ? { registrationClientUri: registered.management.clientUri, registrationTokenStorage: store.kind } : {}),
   };
+  if (registered.managementRefused) hooks.notify(`Warning: ${printable(registered.managementRefused.message)}\n`);
+  if (registered.management) await saveRegistrationToken(deps.state, store.kind, as.issuer, registered.clientId, registered.management.accessToken);
   await deps.state.saveClient(as.issuer, registration, registered.clientSecret);
   return { clientId: registered.clientId, authMethod: registered.authMethod, clientSecret: registered.clientSecret };
 }
@@ -112,7 +122,7 @@ async function chooseClient(
   const confidential = authMethod !== 'none';
   const cached = await deps.state.clientRegistration(as.issuer, (c) => (c.authMethod !== 'none') === confidential);
   const { redirectUri, listenerPid } = await hooks.listen(cached?.redirectUri);
-  if (cached && cached.redirectUri === redirectUri) {
+  if (cached && cached.redirectUri === redirectUri && (!req.device || cached.deviceGrant)) {
     const secret = confidential ? await deps.state.clientSecret(as.issuer, cached) : undefined;
     if (!confidential || secret) {
       if (deps.verbose) hooks.notify(`Reusing the registered client ${printable(cached.clientId)}.\n`);
@@ -122,15 +132,31 @@ async function chooseClient(
   return { client: await registerNew(deps, as, redirectUri, auth, store, hooks), redirectUri, listenerPid, reused: false };
 }
 
-/**
- * The first half of `school login`: discover, choose the store and the client (registering when
- * needed), and build the authorization request. The result is saved in the repository, so the
- * login can be completed by this process or another one.
- */
-export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHooks): Promise<PendingLogin> {
+/** What every kind of login starts with: the server, the scopes to ask, the store and the client. */
+export interface LoginClient {
+  server: ServerInfo;
+  scopes: string[];
+  store: CredentialStore;
+  /** Why the OS keychain was not used, when it was not and nobody asked for the file. */
+  keychainProblem?: string;
+  client: ClientIdentity;
+  redirectUri: string;
+  listenerPid?: number;
+  /** A saved registration, reused without asking the server first. */
+  reused: boolean;
+  auth: AuthMethodChoice;
+}
+
+/** Discovers the server, checks the scopes, chooses the store and the client (registering when needed). */
+export async function chooseLoginClient(deps: Deps, req: LoginRequest, hooks: LoginHooks): Promise<LoginClient> {
   const server = await discover(deps.http, req.baseUrl, deps.signal);
   const { as } = server;
   await deps.state.saveServer(server, nowSeconds(deps));
+  if (req.device && !as.device_authorization_endpoint) {
+    throw new UsageError(`--device: the authorization server ${as.issuer} offers no device authorization (its metadata has no device_authorization_endpoint).`, {
+      hint: 'Log in without --device; on a remote machine, `school login --no-browser` prints the URL to open elsewhere.',
+    });
+  }
 
   const retry = req.retryCommand;
   if (req.scopes?.length) checkScopes(req.scopes, as.scopes_supported, retry && ((s) => retry(s, '--scope')));
@@ -145,16 +171,31 @@ export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHo
 
   const { store, keychainProblem } = await chooseStore(deps, req.insecureStorage);
   const chosen = await chooseClient(deps, req, hooks, server, store, auth);
-  const { redirectUri, listenerPid } = chosen;
+  return { server, scopes, store, keychainProblem, auth, ...chosen };
+}
+
+/**
+ * The first half of `school login`: discover, choose the store and the client (registering when
+ * needed), and build the authorization request. The result is saved in the repository, so the
+ * login can be completed by this process or another one.
+ */
+export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHooks): Promise<PendingLogin> {
+  const chosen = await chooseLoginClient(deps, req, hooks);
+  const { server, scopes, store, keychainProblem, redirectUri, listenerPid } = chosen;
+  const { as } = server;
   let { client } = chosen;
   let request = await authorizationRequest(as, { clientId: client.clientId, redirectUri, scopes, resource: server.resource });
-  // A saved registration is not tried with a made-up grant (a server logs every failed one, and
-  // counts them against abuse): the authorization request the browser is about to send shows
-  // whether the server still knows the client, without any grant at all.
-  if (chosen.reused && (await authorizationPreflight(deps.http, request.url, redirectUri, deps.signal)) === 'refused') {
+  if (usesPushedRequests(as)) {
+    // RFC 9126: the browser gets only client_id and request_uri. The push itself tells whether the
+    // server still knows a saved client (and a request_uri is single-use: nothing else may send it).
+    request.url = await pushAuthorizationRequest(deps.http, as, client, { authorizationUrl: request.url, signal: deps.signal });
+  } else if (chosen.reused && (await authorizationPreflight(deps.http, request.url, redirectUri, deps.signal)) === 'refused') {
+    // A saved registration is not tried with a made-up grant (a server logs every failed one, and
+    // counts them against abuse): the authorization request the browser is about to send shows
+    // whether the server still knows the client, without any grant at all.
     await deps.state.forgetClient(as.issuer, client.clientId);
     hooks.notify('The server no longer knows the saved client registration; it was forgotten, registering again.\n');
-    client = await registerNew(deps, as, redirectUri, auth, store, hooks);
+    client = await registerNew(deps, as, redirectUri, chosen.auth, store, hooks);
     request = await authorizationRequest(as, { clientId: client.clientId, redirectUri, scopes, resource: server.resource });
   }
   const pending: PendingLogin = {
@@ -192,7 +233,7 @@ async function clientRefused(deps: Deps, pending: PendingLogin, client: ClientId
   });
 }
 
-async function clientFor(deps: Deps, pending: PendingLogin): Promise<ClientIdentity> {
+export async function clientFor(deps: Deps, pending: PendingLogin): Promise<ClientIdentity> {
   if (pending.authMethod === 'none') return { clientId: pending.clientId, authMethod: 'none' };
   const registration = await deps.state.clientRegistration(pending.issuer, (c) => c.clientId === pending.clientId);
   const clientSecret = registration ? await deps.state.clientSecret(pending.issuer, registration) : undefined;
@@ -243,7 +284,7 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
     throw err;
   }
 
-  let exchanged: Awaited<ReturnType<typeof exchangeCode>>;
+  let exchanged: ExchangeResult;
   try {
     exchanged = await exchangeCode(deps.http, as, client, {
       params,
@@ -258,6 +299,21 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
     if (err instanceof ServerRefusal && err.error === 'invalid_client') throw await clientRefused(deps, pending, client, err);
     throw err;
   }
+  return storeLogin(deps, pending, server, client, exchanged);
+}
+
+/**
+ * The end of every kind of login, once the tokens came (by the code, or the device grant): learn
+ * who signed in, store the tokens and the profile, and end the grant this login replaces.
+ */
+export async function storeLogin(
+  deps: Deps,
+  pending: Pick<PendingLogin, 'profile' | 'scopes' | 'authMethod' | 'storage' | 'keychainProblem'>,
+  server: ServerInfo,
+  client: ClientIdentity,
+  exchanged: ExchangeResult,
+): Promise<LoginResult> {
+  const { as } = server;
   const { tokens, idClaims } = exchanged;
   // No `scope` in the answer means everything asked was granted (RFC 6749 §5.1): kept as such, so
   // that `login --add-scope` and the check for dropped scopes know what this session holds.

@@ -4,6 +4,7 @@ import { assertSafeUrl } from '../http/transport.js';
 import { type AuthorizationServer, type OAuth, loadOAuth, requestOptions } from './library.js';
 import { fromOAuthError } from './oauth-errors.js';
 import type { ServerInfo } from '../types/server.js';
+import { checkPushedRequestMetadata } from './pushed-authorization.js';
 
 /** An answer whose body is not JSON at all (an HTML page, plain text), as oauth4webapi reports it. */
 function isNotJson(oauth: OAuth, err: unknown): boolean {
@@ -85,5 +86,6 @@ export async function discover(http: HttpClient, baseUrl: string, signal?: Abort
   for (const key of ['authorization_endpoint', 'token_endpoint', 'registration_endpoint', 'userinfo_endpoint', 'revocation_endpoint'] as const) {
     if (as[key] !== undefined) assertSafeUrl(String(as[key]), key, 'server');
   }
+  checkPushedRequestMetadata(as);
   return { baseUrl, resource, as };
 }

@@ -4,13 +4,19 @@ import { BufferedResponse } from '../http/web-types.js';
 import { type AuthMethod, isAuthMethod } from '../types/tokens.js';
 import { registerSecret } from '../util/redact.js';
 import { type AuthorizationServer, asStandardResponse, loadOAuth, requestOptions } from './library.js';
+import { DEVICE_CODE_GRANT, offersDeviceGrant } from './device-authorization.js';
 import { ServerRefusal, oauthStep } from './oauth-errors.js';
+import { type RegistrationManagement, managementOf } from './registration-management.js';
 
 export interface RegisteredClient {
   clientId: string;
   clientSecret?: string;
   /** The method the server registered, which may differ from the one asked (RFC 7591 §3.2.1). */
   authMethod: AuthMethod;
+  /** RFC 7592: where and how the registration can be read and deleted, when the server says. */
+  management?: RegistrationManagement;
+  /** A registration_client_uri that was not taken (another origin): why, to tell the user. */
+  managementRefused?: CliError;
 }
 
 /**
@@ -51,7 +57,8 @@ export async function registerClient(
           application_type: 'native',
           redirect_uris: [params.redirectUri],
           token_endpoint_auth_method: params.authMethod,
-          grant_types: ['authorization_code', 'refresh_token'],
+          // The device grant too where the server offers it, so that `login --device` can use this client.
+          grant_types: ['authorization_code', 'refresh_token', ...(offersDeviceGrant(as) ? [DEVICE_CODE_GRANT] : [])],
           response_types: ['code'],
         },
         requestOptions(oauth, http, params.signal),
@@ -80,5 +87,6 @@ export async function registerClient(
   if (params.authMethod !== 'none' && !clientSecret) {
     throw new CliError('The server registered a confidential client but returned no client secret.', { code: 'registration_failed' });
   }
-  return { clientId: client.client_id, clientSecret, authMethod };
+  const { management, refused } = managementOf(as, client);
+  return { clientId: client.client_id, clientSecret, authMethod, ...(management ? { management } : {}), ...(refused ? { managementRefused: refused } : {}) };
 }

@@ -5,6 +5,7 @@ import { revokeToken } from '../oauth/revoke.js';
 import type { Profile } from '../types/profile.js';
 import { KEYCHAIN_SERVICE, type StorageKind, clientAccount, profileAccount } from '../state/credential-store.js';
 import type { TokenSet } from '../types/tokens.js';
+import { type RegistrationEnd, endUnusedRegistration } from './end-registration.js';
 import { serverFor } from './server.js';
 
 /**
@@ -34,6 +35,8 @@ export interface LogoutResult {
   /** Set when the profile's tokens could not be removed: the profile is kept, so a later logout can finish. */
   kept?: KeptSecret;
   clientSecretForgotten: boolean;
+  /** RFC 7592: the client registration, when this was its last profile and the server said how to delete it. */
+  registration?: RegistrationEnd;
 }
 
 async function revokeAtServer(deps: Deps, p: Profile, set: TokenSet): Promise<Revocation> {
@@ -106,6 +109,9 @@ export async function endSession(deps: Deps, name: string, p: Profile): Promise<
     return result;
   }
   await deps.state.removeProfile(name);
+  const registration = await endUnusedRegistration(deps, p);
+  if (registration) result.registration = registration;
+  if (registration?.kind === 'deleted' && p.authMethod !== 'none') result.clientSecretForgotten = true;
   const secret = await forgetClientSecret(deps, p);
   if (secret === 'forgotten') result.clientSecretForgotten = true;
   else if (secret) result.kept = secret;

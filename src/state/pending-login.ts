@@ -28,6 +28,11 @@ export interface PendingLogin {
   expiresAt: number;
   /** The background process waiting for the redirect (`login --no-wait`), if one is. */
   listenerPid?: number;
+  /**
+   * A device login (`login --device --no-wait`, RFC 8628): the seconds between polls. The device
+   * code is then the secret kept in place of the verifier, and there is no redirect to wait for.
+   */
+  deviceInterval?: number;
 }
 
 export type PendingLoginRecord = Omit<PendingLogin, 'codeVerifier'>;
@@ -49,7 +54,8 @@ export function isPendingLoginRecord(value: unknown): value is PendingLoginRecor
     isStorageKind(v.storage) &&
     isAuthMethod(v.authMethod) &&
     (v.nonce === undefined || typeof v.nonce === 'string') &&
-    (v.keychainProblem === undefined || typeof v.keychainProblem === 'string')
+    (v.keychainProblem === undefined || typeof v.keychainProblem === 'string') &&
+    (v.deviceInterval === undefined || typeof v.deviceInterval === 'number')
   );
 }
 

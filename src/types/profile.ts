@@ -31,4 +31,10 @@ export interface ClientRegistration {
   registeredAt: number;
   /** Where its client secret lives, for a confidential client. */
   secretStorage?: StorageKind;
+  /** RFC 7592: where the server keeps the registration, to read or delete it (not a secret). */
+  registrationClientUri?: string;
+  /** Where its registration access token lives (RFC 7592), when the server gave one. */
+  registrationTokenStorage?: StorageKind;
+  /** Registered for the device authorization grant (RFC 8628) as well. */
+  deviceGrant?: boolean;
 }

@@ -18,6 +18,7 @@ import type { PendingLogin } from '../../state/pending-login.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
 import { redactText } from '../../util/redact.js';
 import { booleanFlag, collect, commandTarget, defineCommand, globalOptions, listFlag, stringFlag } from '../command.js';
+import { deviceLogin, startBackgroundDeviceLogin } from './device-login.js';
 
 export interface LoginOptions extends GlobalOptions {
   /** Replaces the default set. */
@@ -33,6 +34,8 @@ export interface LoginOptions extends GlobalOptions {
   clientMetadataUrl?: string;
   /** true with --wait (finish a pending login), false with --no-wait (start one and return). */
   wait?: boolean;
+  /** The device authorization grant (RFC 8628): approve on any device with a code. */
+  device?: boolean;
 }
 
 export const DEFAULT_LOGIN_TIMEOUT_SECONDS = 300;
@@ -141,6 +144,7 @@ export function loginCommandLine(opts: LoginOptions, scopes: string[], flag: Sco
   if (opts.wait === false) words.push('--no-wait');
   if (opts.confidential) words.push('--confidential');
   if (opts.insecureStorage) words.push('--insecure-storage');
+  if (opts.device) words.push('--device');
   if (opts.json) words.push('--json');
   if (opts.verbose) words.push('--verbose');
   return words.join(' ');
@@ -152,10 +156,19 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
   if (opts.wait === true) return finishTwoStepLogin(deps, opts, profile);
   // The profile's name names its files: one that would collide with another's on this system is refused.
   checkNewProfileName(profile, deps.platform, Object.keys(await deps.state.profiles()));
+  if (opts.device && (opts.port || !opts.browser)) throw new UsageError(`--device uses no browser and no loopback port: leave out ${opts.port ? '--port' : '--no-browser'}.`);
+  if (opts.wait === false && opts.device) {
+    if (await cancelPendingLogin(deps, profile)) deps.io.err.write(`The earlier pending login${profileSuffix(profile)} was replaced.\n`);
+    return startBackgroundDeviceLogin(deps, loginRequest(deps, opts, target, parseTimeout(opts.timeout)), waitHint(profile), Boolean(opts.json));
+  }
   if (opts.wait === false) return startTwoStepLogin(deps, opts, target);
   // Before anything else, registration included: nobody will open a browser here.
   const unattended = unattendedLoginError(deps.env);
   if (unattended) throw unattended;
+  if (opts.device) {
+    await cancelPendingLogin(deps, profile).catch(() => false);
+    return deviceLogin(deps, loginRequest(deps, opts, target, parseTimeout(opts.timeout)), loggedInJson, Boolean(opts.json));
+  }
   const port = parseLoginPort(opts.port);
   const timeoutSeconds = parseTimeout(opts.timeout);
   const request = loginRequest(deps, opts, target, timeoutSeconds);
@@ -222,7 +235,8 @@ Examples:
   school login --scope courses:read         # exactly this one (and openid, offline_access)
   school login --no-browser --profile work
   school login --no-wait --json             # print the URL and return; a person opens it
-  school login --wait                       # then: exit 0 once that login completed`,
+  school login --wait                       # then: exit 0 once that login completed
+  school login --device                     # approve on a phone or another computer with a code`,
   configure(cmd: Command) {
     cmd
       .option('--scope <scopes>', 'the scopes to request instead of the default set, space- or comma-separated (repeatable)', collect)
@@ -235,7 +249,8 @@ Examples:
       .option('--no-wait', 'start the login, print the URL and return at once; a background listener finishes it')
       .option('--confidential', 'register as a confidential client (client_secret_post, or client_secret_basic where the server does not list it)')
       .option('--insecure-storage', 'store secrets in a 0600 plain-text file instead of the keychain')
-      .option('--client-metadata-url <url>', 'use this client ID metadata document URL as client_id, where supported');
+      .option('--client-metadata-url <url>', 'use this client ID metadata document URL as client_id, where supported')
+      .option('--device', 'sign in on any device with a code (device authorization, where the server offers it)');
   },
   toOptions: (raw) => ({
     ...globalOptions(raw),
@@ -248,6 +263,7 @@ Examples:
     insecureStorage: booleanFlag(raw, 'insecureStorage'),
     clientMetadataUrl: stringFlag(raw, 'clientMetadataUrl'),
     wait: typeof raw.wait === 'boolean' ? raw.wait : undefined,
+    device: booleanFlag(raw, 'device'),
   }),
   run,
 });

@@ -42,6 +42,7 @@ function resultJson(r: LogoutResult) {
     local_secrets_removed: !r.kept,
     ...(r.kept ? { kept: { location: r.kept.location, account: r.kept.account } } : {}),
     client_secret_removed: r.clientSecretForgotten,
+    ...(r.registration ? { client_registration_deleted: r.registration.kind === 'deleted' } : {}),
   };
 }
 
@@ -72,6 +73,9 @@ async function run(deps: Deps, opts: LogoutOptions): Promise<void> {
     const { line, failed } = describeResult(result);
     if (failed) failures.push(line);
     else deps.io.err.write(`${line}\n`);
+    if (result.registration?.kind === 'failed') {
+      deps.io.err.write(`Warning: the client registration could not be deleted at the server (${printable(redactText(result.registration.reason))}); it stays registered there.\n`);
+    }
   }
   // Headless CI job state belongs to no profile: `--all` is what ends it.
   let jobStatesRemoved = 0;

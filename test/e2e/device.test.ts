@@ -1,0 +1,129 @@
+// The device authorization grant (RFC 8628) against sandbox variants: `login --device` shows the
+// codes, a real browser (on "another device") enters or follows them, and the CLI polls until
+// approved; a server without the grant and hostile intervals are refused.
+import { describe, expect, it } from 'vitest';
+import { type Sandbox, type SandboxEvent, type SandboxVariant, startSandbox } from '@school/sandbox';
+import { driveLogin } from '@school/sandbox/browser-driver';
+import { type Env, runSchool, startSchool, userEnv } from './harness.js';
+
+async function withVariants(variants: SandboxVariant[], run: (sb: Sandbox) => Promise<void>, accessTokenTtl?: number) {
+  const sb = await startSandbox({ quiet: true, variants, ...(accessTokenTtl ? { accessTokenTtl } : {}) });
+  try {
+    await run(sb);
+  } finally {
+    await sb.close();
+  }
+}
+
+const eventsOf = (sb: Sandbox, type: string): SandboxEvent[] => sb.events.filter((e) => e.type === type);
+const devicePolls = (sb: Sandbox) => eventsOf(sb, 'token').filter((e) => e.grant_type === 'urn:ietf:params:oauth:grant-type:device_code');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const VERIFICATION_LINE = /^(http:\/\/127\.0\.0\.1:\d+\/device)$/m;
+const COMPLETE_LINE = /^(http:\/\/127\.0\.0\.1:\d+\/device\?user_code=\S+)$/m;
+const CODE_LINE = /^and enter the code:\n(\S+)$/m;
+
+function login(sb: Sandbox, env: Env, extra: string[] = []) {
+  return startSchool(['login', '--device', '--base-url', sb.baseUrl, ...extra], env);
+}
+
+describe('login --device (RFC 8628)', () => {
+  it('shows the codes on plain lines, polls at the interval until approved on another device; token, refresh, call, whoami and logout work', async () => {
+    await withVariants(['device-authorization'], async (sb) => {
+      const env = userEnv({ BROWSER: '/bin/false' }); // nothing is opened on this machine
+      const run = login(sb, env);
+      const [, complete] = await run.waitForStderr(COMPLETE_LINE);
+      const stderr = run.stderr();
+      expect(stderr).toMatch(VERIFICATION_LINE);
+      const code = CODE_LINE.exec(stderr)![1]!;
+      expect(complete).toContain(`user_code=${code}`);
+      expect(stderr).toContain('never enter a code that someone else sent you');
+      await driveLogin(complete!);
+      const res = await run.done;
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stderr).toMatch(/Logged in as Ada Lovelace/);
+      expect(res.stdout).toBe('');
+      // Polled no faster than the server's interval (5 s here).
+      const polls = devicePolls(sb);
+      expect(polls.at(-1)).toMatchObject({ ok: true });
+      for (let i = 1; i < polls.length; i++) expect(polls[i]!.at - polls[i - 1]!.at).toBeGreaterThanOrEqual(4900);
+      // The client is registered for the device grant; the browser login then reuses it.
+      expect(eventsOf(sb, 'register')[0]!.grant_types).toContain('urn:ietf:params:oauth:grant-type:device_code');
+
+      await sleep(2500); // the access token (TTL 2 s) expires: `token` refreshes
+      const token = await runSchool(['token'], env);
+      expect(token.code, token.stderr).toBe(0);
+      expect(eventsOf(sb, 'token').filter((e) => e.grant_type === 'refresh_token').map((e) => e.ok)).toEqual([true]);
+      expect((await runSchool(['whoami'], env)).code).toBe(0);
+      expect((await runSchool(['call', '/api/lessons'], env)).code).toBe(0);
+      const logout = await runSchool(['logout'], env);
+      expect(logout.code, logout.stderr).toBe(0);
+      expect((await sb.introspect(token.stdout.trim())).active).toBe(false);
+    }, 2);
+  });
+
+  it('takes the user code typed on the verification page, and --json says what was done', async () => {
+    await withVariants(['device-authorization'], async (sb) => {
+      const env = userEnv();
+      const run = login(sb, env, ['--json', '--profile', 'remote']);
+      const [, verification] = await run.waitForStderr(VERIFICATION_LINE);
+      const code = CODE_LINE.exec(run.stderr())![1]!;
+      await driveLogin(verification!, { userCode: code });
+      const res = await run.done;
+      expect(res.code, res.stderr).toBe(0);
+      expect(JSON.parse(res.stdout)).toMatchObject({ status: 'logged_in', profile: 'remote', user: expect.stringMatching(/^Ada Lovelace/) });
+    });
+  });
+
+  it('--no-wait returns at once with the codes (--json too), a background poller finishes, --wait reports it', async () => {
+    await withVariants(['device-authorization'], async (sb) => {
+      const env = userEnv();
+      const started = await login(sb, env, ['--no-wait', '--json']).done;
+      expect(started.code, started.stderr).toBe(0);
+      const codes = JSON.parse(started.stdout) as Record<string, string>;
+      expect(codes).toMatchObject({ profile: 'default', verification_uri: expect.stringMatching(VERIFICATION_LINE), user_code: expect.any(String) });
+      expect(codes.url).toBe(codes.verification_uri_complete);
+      expect(started.stderr).toContain(`\n${codes.user_code}\n`);
+      expect(started.stderr).toContain('school login --wait');
+      const pending = await runSchool(['login', '--wait', '--timeout', '1'], env);
+      expect(pending.code).toBe(4);
+      await driveLogin(codes.url!);
+      const waited = await runSchool(['login', '--wait', '--json'], env);
+      expect(waited.code, waited.stderr).toBe(0);
+      expect(JSON.parse(waited.stdout)).toMatchObject({ status: 'logged_in', profile: 'default' });
+      expect((await runSchool(['whoami'], env)).code).toBe(0);
+    });
+  });
+
+  it('gives up at --timeout when nobody approves', async () => {
+    await withVariants(['device-authorization'], async (sb) => {
+      const started = Date.now();
+      const res = await login(sb, userEnv(), ['--timeout', '8']).done;
+      expect(res.code).toBe(1);
+      expect(res.stderr).toMatch(/The device code was not approved in time/);
+      expect(Date.now() - started).toBeLessThan(15_000);
+    });
+  });
+
+  it('exits 2 naming the missing endpoint where the server offers no device authorization', async () => {
+    await withVariants([], async (sb) => {
+      const res = await login(sb, userEnv()).done;
+      expect(res.code).toBe(2);
+      expect(res.stderr).toMatch(/offers no device authorization \(its metadata has no device_authorization_endpoint\)/);
+      expect(eventsOf(sb, 'register')).toEqual([]);
+    });
+  });
+
+  it.each([
+    ['device-interval-zero', /interval.*must be a positive number/],
+    ['device-interval-huge', /asks to wait 1000000000 s between polls, but its code is valid for \d+ s only; refusing it/],
+  ] as const)('hostile: %s is refused at once, and nothing is polled', async (variant, message) => {
+    await withVariants([variant], async (sb) => {
+      const started = Date.now();
+      const res = await login(sb, userEnv()).done;
+      expect(res.code).toBe(1);
+      expect(res.stderr).toMatch(message);
+      expect(devicePolls(sb)).toEqual([]);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    });
+  });
+});

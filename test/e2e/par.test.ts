@@ -1,0 +1,87 @@
+// Pushed authorization requests (RFC 9126) against sandbox variants that offer and require them,
+// through the real browser and keychain, and against a server that points them elsewhere.
+import { describe, expect, it } from 'vitest';
+import { type Sandbox, type SandboxEvent, type SandboxVariant, startSandbox } from '@school/sandbox';
+import { type Env, type RunResult, runSchool, userEnv } from './harness.js';
+
+async function withVariants(variants: SandboxVariant[], run: (sb: Sandbox) => Promise<void>, accessTokenTtl?: number) {
+  const sb = await startSandbox({ quiet: true, variants, ...(accessTokenTtl ? { accessTokenTtl } : {}) });
+  try {
+    await run(sb);
+  } finally {
+    await sb.close();
+  }
+}
+
+const eventsOf = (sb: Sandbox, type: string): SandboxEvent[] => sb.events.filter((e) => e.type === type);
+const login = (sb: Sandbox, env: Env, extra: string[] = []): Promise<RunResult> => runSchool(['login', '--base-url', sb.baseUrl, ...extra], env);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('pushed authorization requests (RFC 9126)', () => {
+  it.each(['par-offered', 'par-required'] as const)('%s: the browser gets only client_id and request_uri; refresh, call, whoami and logout work', async (variant) => {
+    await withVariants([variant], async (sb) => {
+      const env = userEnv();
+      const res = await login(sb, env);
+      expect(res.stderr).toMatch(/Logged in as Ada Lovelace/);
+      expect(res.code, res.stderr).toBe(0);
+      const pushed = eventsOf(sb, 'par');
+      expect(pushed).toHaveLength(1);
+      expect(pushed[0]).toMatchObject({ ok: true, status: 201 });
+      expect(String(pushed[0]!.scope).split(' ')).toContain('openid');
+      // What the browser was sent: nothing of the request but the client and the reference to it.
+      expect(eventsOf(sb, 'authorize_request').map((e) => [...(e.params as string[])].sort())).toEqual([['client_id', 'request_uri']]);
+      expect(res.stderr).not.toMatch(/code_challenge|scope=/);
+      expect(eventsOf(sb, 'token').at(-1)).toMatchObject({ grant_type: 'authorization_code', ok: true });
+
+      await sleep(2500); // the access token (TTL 2 s) expires: `token` refreshes
+      const token = await runSchool(['token'], env);
+      expect(token.code, token.stderr).toBe(0);
+      expect(eventsOf(sb, 'token').filter((e) => e.grant_type === 'refresh_token').map((e) => e.ok)).toEqual([true]);
+      expect((await runSchool(['whoami'], env)).code).toBe(0);
+      const call = await runSchool(['call', '/api/lessons'], env);
+      expect(call.code, call.stderr).toBe(0);
+      const logout = await runSchool(['logout'], env);
+      expect(logout.code, logout.stderr).toBe(0);
+      expect((await sb.introspect(token.stdout.trim())).active).toBe(false);
+    }, 2);
+  });
+
+  it('par-required refuses an authorization request that was not pushed (the login above is what makes it pass)', async () => {
+    await withVariants(['par-required'], async (sb) => {
+      const metadata = await (await fetch(`${sb.baseUrl}/.well-known/oauth-authorization-server`)).json() as Record<string, unknown>;
+      expect(metadata.require_pushed_authorization_requests).toBe(true);
+      const plain = new URL(String(metadata.authorization_endpoint));
+      plain.searchParams.set('client_id', 'anyone');
+      plain.searchParams.set('response_type', 'code');
+      const answer = await fetch(plain, { redirect: 'manual' });
+      expect(answer.status).toBeGreaterThanOrEqual(400);
+    });
+  });
+
+  it('hostile: a PAR endpoint on another origin is refused and nothing is sent there', async () => {
+    await withVariants(['par-foreign-endpoint'], async (sb) => {
+      const env = userEnv();
+      const res = await login(sb, env, ['--json']);
+      expect(res.code).toBe(1);
+      expect(JSON.parse(res.stderr.trim().split('\n').at(-1)!)).toMatchObject({ error: 'foreign_endpoint' });
+      expect(res.stderr).toMatch(/pushed_authorization_request_endpoint on another origin \(http:\/\/localhost:\d+\)/);
+      expect(eventsOf(sb, 'par')).toEqual([]);
+      expect(eventsOf(sb, 'request').filter((e) => e.path === '/request')).toEqual([]);
+      expect(eventsOf(sb, 'authorize_request')).toEqual([]);
+      expect(eventsOf(sb, 'register')).toEqual([]);
+    });
+  });
+
+  it('hostile: a request_uri on another origin is refused before the browser opens', async () => {
+    await withVariants(['par-foreign-request-uri'], async (sb) => {
+      const env = userEnv();
+      const res = await login(sb, env);
+      expect(res.code).toBe(1);
+      expect(res.stderr).toMatch(/request_uri on another origin \(http:\/\/localhost:\d+\); refusing it/);
+      expect(eventsOf(sb, 'par').map((e) => e.ok)).toEqual([true]);
+      expect(eventsOf(sb, 'authorize_request')).toEqual([]);
+      expect(eventsOf(sb, 'request').filter((e) => String(e.path).startsWith('/request/'))).toEqual([]);
+      expect((await runSchool(['status'], env)).stdout).not.toMatch(/Ada/);
+    });
+  });
+});

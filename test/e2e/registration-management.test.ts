@@ -1,0 +1,119 @@
+// Client registration management (RFC 7592) against sandbox variants, through the real browser
+// and keychain: the registration access token kept as a secret, the registration read by doctor
+// and deleted with the last profile using it, and a registration_client_uri elsewhere refused.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type Sandbox, type SandboxEvent, type SandboxVariant, startSandbox } from '@school/sandbox';
+import { type Env, type RunResult, filesContaining, runSchool, userEnv } from './harness.js';
+
+async function withVariants(variants: SandboxVariant[], run: (sb: Sandbox) => Promise<void>) {
+  const sb = await startSandbox({ quiet: true, variants });
+  try {
+    await run(sb);
+  } finally {
+    await sb.close();
+  }
+}
+
+const eventsOf = (sb: Sandbox, type: string): SandboxEvent[] => sb.events.filter((e) => e.type === type);
+const login = (sb: Sandbox, env: Env, extra: string[] = []): Promise<RunResult> => runSchool(['login', '--base-url', sb.baseUrl, ...extra], env);
+const configOf = (env: Env) => JSON.parse(readFileSync(join(env.SCHOOL_CONFIG_DIR!, 'config.json'), 'utf8')) as {
+  clients: Record<string, Array<{ clientId: string; registrationClientUri?: string; registrationTokenStorage?: string }>>;
+  profiles: Record<string, { clientId: string }>;
+};
+/** Requests that reached a registration's own URI (read or delete), by any host name. */
+const managementRequests = (sb: Sandbox) => eventsOf(sb, 'request').filter((e) => /^\/api\/oauth\/register\/./.test(String(e.path)));
+
+async function registrationTokens(): Promise<Array<{ account: string; password: string }>> {
+  const { default: keytar } = (await import('keytar')) as unknown as { default: typeof import('keytar') };
+  return (await keytar.findCredentials('school-cli')).filter((c) => c.account.startsWith('registration:'));
+}
+
+function expectOk(res: RunResult): void {
+  expect(res.code, res.stderr).toBe(0);
+}
+
+describe('registration management (RFC 7592)', () => {
+  it('keeps the registration access token in the keychain, reads it in doctor, and deletes the client with its last profile', async () => {
+    await withVariants(['registration-management'], async (sb) => {
+      const env = userEnv();
+      expectOk(await login(sb, env));
+      const config = configOf(env);
+      const client = Object.values(config.clients).flat()[0]!;
+      expect(client.registrationClientUri).toMatch(new RegExp(`^${sb.issuer}/api/oauth/register/`));
+      expect(client.registrationTokenStorage).toBe('keychain');
+      const [token] = (await registrationTokens()).filter((c) => c.account.endsWith(`#${client.clientId}`));
+      expect(token?.password).toBeTruthy();
+      // Never on disk in plain text, never on the screen.
+      expect(filesContaining(env.HOME, token!.password)).toEqual([]);
+
+      const doctor = await runSchool(['doctor'], env);
+      expect(doctor.stdout + doctor.stderr).toMatch(/still knows the client .* \(its registration was read\)/);
+      expect(eventsOf(sb, 'registration_read').map((e) => e.status)).toEqual([200]);
+      expect(doctor.stdout + doctor.stderr).not.toContain(token!.password);
+
+      // A second profile on the same client: the first logout leaves the registration alone.
+      expectOk(await login(sb, env, ['--profile', 'second']));
+      expect(configOf(env).profiles.second!.clientId).toBe(client.clientId);
+      expectOk(await runSchool(['whoami', '--profile', 'second'], env));
+      expectOk(await runSchool(['logout'], env));
+      expect(eventsOf(sb, 'registration_delete')).toEqual([]);
+      const last = await runSchool(['logout', '--profile', 'second', '--json'], env);
+      expectOk(last);
+      expect(JSON.parse(last.stdout).profiles[0]).toMatchObject({ client_registration_deleted: true });
+      expect(eventsOf(sb, 'registration_delete').map((e) => e.status)).toEqual([204]);
+      expect(Object.values(configOf(env).clients).flat()).toEqual([]);
+      expect((await registrationTokens()).filter((c) => c.account.endsWith(`#${client.clientId}`))).toEqual([]);
+      // The server no longer knows it: the next login registers anew.
+      expectOk(await login(sb, env));
+      expect(eventsOf(sb, 'register')).toHaveLength(2);
+    });
+  });
+
+  it('logout --all deletes the registration once, with its last profile', async () => {
+    await withVariants(['registration-management'], async (sb) => {
+      const env = userEnv();
+      expectOk(await login(sb, env));
+      expectOk(await login(sb, env, ['--profile', 'second']));
+      expectOk(await runSchool(['logout', '--all'], env));
+      expect(eventsOf(sb, 'registration_delete').map((e) => e.status)).toEqual([204]);
+    });
+  });
+
+  it('warns when the server does not delete the registration, and keeps it for the next login', async () => {
+    await withVariants(['registration-delete-fails'], async (sb) => {
+      const env = userEnv();
+      expectOk(await login(sb, env));
+      const logout = await runSchool(['logout'], env);
+      expectOk(logout);
+      expect(logout.stderr).toMatch(/Warning: the client registration could not be deleted at the server \(the registration endpoint answered HTTP 500\); it stays registered there\./);
+      expect(Object.values(configOf(env).clients).flat()).toHaveLength(1);
+    });
+  });
+
+  it('changes nothing where registration gives no registration_client_uri', async () => {
+    await withVariants([], async (sb) => {
+      const env = userEnv();
+      expectOk(await login(sb, env));
+      expect(Object.values(configOf(env).clients).flat()[0]!.registrationClientUri).toBeUndefined();
+      expectOk(await runSchool(['logout'], env));
+      expect(managementRequests(sb)).toEqual([]);
+      expect(Object.values(configOf(env).clients).flat()).toHaveLength(1);
+    });
+  });
+
+  it('hostile: a registration_client_uri on another origin is refused and nothing is sent there', async () => {
+    await withVariants(['registration-foreign-client-uri'], async (sb) => {
+      const env = userEnv();
+      const res = await login(sb, env);
+      expectOk(res);
+      expect(res.stderr).toMatch(/Warning: The server gave a registration_client_uri on another origin \(http:\/\/localhost:\d+\)/);
+      expect(Object.values(configOf(env).clients).flat()[0]!.registrationClientUri).toBeUndefined();
+      expect(await registrationTokens().then((all) => all.filter((c) => c.account.includes(sb.issuer)))).toEqual([]);
+      expectOk(await runSchool(['doctor'], env));
+      expectOk(await runSchool(['logout'], env));
+      expect(managementRequests(sb)).toEqual([]);
+    });
+  });
+});
