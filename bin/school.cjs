@@ -68,5 +68,6 @@ function main() {
   loadBundle(CLI, source);
 }
 
+// Set before main() runs: `school mcp` loads its server bundle through this same module.
+module.exports = { CLI, LIBRARY, MCP, codeCacheOf, compileBundle, runCompiled, loadBundle };
 if (require.main === module) main();
-else module.exports = { CLI, LIBRARY, MCP, codeCacheOf, compileBundle, runCompiled, loadBundle };

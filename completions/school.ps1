@@ -11,18 +11,19 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
 
     # Options followed by a value: the word after them is that value, never a command or a path.
     # Compared case-sensitively (-ccontains, -ceq): -H takes a value, -h does not.
-    $takesValue = @('--base-url', '--profile', '--scope', '--port', '--timeout', '--client-metadata-url', '--min-ttl',
+    $takesValue = @('--base-url', '--profile', '--scope', '--add-scope', '--toolsets', '--port', '--timeout', '--client-metadata-url', '--min-ttl',
         '-X', '--method', '-H', '--header', '-f', '--raw-field', '-F', '--field', '--input', '--jq', '--retry')
     $globalFlags = @('--base-url', '--profile', '--json', '--verbose', '-h', '--help')
     $commandFlags = @{
         ''     = @('--version')
-        login  = @('--scope', '--no-browser', '--port', '--timeout', '--wait', '--no-wait', '--confidential', '--insecure-storage', '--client-metadata-url')
+        login  = @('--scope', '--add-scope', '--no-browser', '--port', '--timeout', '--wait', '--no-wait', '--confidential', '--insecure-storage', '--client-metadata-url')
         logout = @('--all')
         token  = @('--min-ttl', '--for-ci')
         call   = @('-X', '--method', '-H', '--header', '-f', '--raw-field', '-F', '--field', '--input', '-i', '--include', '--anonymous', '--list',
             '--paginate', '--slurp', '--jq', '--retry', '--timeout')
+        mcp    = @('--allow-write', '--toolsets')
     }
-    $commands = @('login', 'logout', 'whoami', 'token', 'call', 'status', 'doctor', 'completion', 'help')
+    $commands = @('login', 'logout', 'whoami', 'token', 'call', 'mcp', 'status', 'doctor', 'completion', 'help')
     $shells = @('bash', 'zsh', 'fish', 'powershell')
     $methods = @('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS')
 
@@ -114,7 +115,7 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
 
     if ($valueOf) {
         if ($valueOf -ceq '--profile') { & $add $keep (& $fromSchool 'profiles') }
-        elseif ($valueOf -ceq '--scope') {
+        elseif ($valueOf -ceq '--scope' -or $valueOf -ceq '--add-scope') {
             # A list separated by commas: complete its last item, without repeating the others.
             $comma = $cur.LastIndexOf(',')
             $chosen = ''
