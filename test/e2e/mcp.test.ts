@@ -228,7 +228,7 @@ describe('school mcp, driven by the SDK client as a host drives it', () => {
     const client = new Client({ name: 'e2e-host', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
     let pendingWhileAsked: unknown;
     client.setRequestHandler(ElicitRequestSchema, async () => {
-      pendingWhileAsked = JSON.parse((await runSchool(['status', '--json'], env)).stdout)[0]?.pendingLogin;
+      pendingWhileAsked = JSON.parse((await runSchool(['status', '--json'], env)).stdout)[0]?.pending_login;
       return { action: 'decline' };
     });
     await client.connect(inner);
@@ -236,7 +236,7 @@ describe('school mcp, driven by the SDK client as a host drives it', () => {
       const res = await client.callTool({ name: 'listCourses', arguments: {} });
       expect(res.isError).toBe(true);
       expect(text(res)).toContain(`school login --base-url ${sandbox.baseUrl}`);
-      expect(pendingWhileAsked).toMatchObject({ expiresAt: expect.any(Number) });
+      expect(pendingWhileAsked).toMatchObject({ expires_at: expect.any(Number) });
       const status = await runSchool(['status', '--json'], env);
       expect(JSON.parse(status.stdout)).toEqual([]);
     } finally {

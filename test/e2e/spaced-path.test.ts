@@ -25,12 +25,14 @@ function copyCheckout(): string {
 }
 
 describe('a checkout in a path with spaces', () => {
-  it('builds with what `npm ci` runs (scripts/prepare.mjs), and the built CLI runs from there', () => {
+  it('builds (scripts/build.mjs, what `npm run build` and a pack run), and the built CLI runs from there', () => {
     const copy = copyCheckout();
-    const build = spawnSync(process.execPath, [join(copy, 'scripts', 'prepare.mjs')], { cwd: copy, encoding: 'utf8', env: { ...process.env, npm_command: 'ci' } });
+    const build = spawnSync(process.execPath, [join(copy, 'scripts', 'build.mjs')], { cwd: copy, encoding: 'utf8' });
     expect(build.status, build.stderr).toBe(0);
     expect(existsSync(join(copy, 'dist', 'cli.cjs'))).toBe(true);
     expect(existsSync(join(copy, 'dist', 'oauth4webapi.cjs'))).toBe(true);
+    expect(existsSync(join(copy, 'dist', 'library.cjs'))).toBe(true);
+    expect(existsSync(join(copy, 'dist', 'mcp.cjs'))).toBe(true);
     expect(existsSync(scratch.replaceAll(' ', '%20'))).toBe(false); // nothing written under an escaped name
     const env = userEnv() as NodeJS.ProcessEnv;
     const bin = join(copy, 'bin', 'school.cjs');
