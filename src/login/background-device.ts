@@ -1,9 +1,8 @@
 import { type Deps, nowSeconds } from '../deps.js';
 import type { PendingLoginRecord } from '../state/pending-login.js';
-import { redactText } from '../util/redact.js';
-import { outcomeOf, reportToParent } from './background-listener.js';
+import { completedOutcome, outcomeOf, reportToParent } from './background-listener.js';
 import { deviceLoginOf, finishDeviceLogin } from './device.js';
-import { cacheApiDescription, loggedInMessage } from './orchestrator.js';
+import { cacheApiDescription } from './orchestrator.js';
 
 // The inside of `login --device --no-wait`: the detached process that polls the token endpoint
 // for a device login (RFC 8628) until it is approved, refused or expired, and leaves the outcome
@@ -27,16 +26,7 @@ export async function runBackgroundDevicePoller(deps: Deps, p: { profile: string
     const result = await finishDeviceLogin(deps, p.profile, await deviceLoginOf(deps, pending));
     ok = true;
     if (!ours(await deps.state.pendingLoginRecord(p.profile))) return;
-    await deps.state.saveLoginOutcome({
-      profile: p.profile,
-      status: 'completed',
-      message: loggedInMessage(result.user, result.profile.baseUrl),
-      baseUrl: result.profile.baseUrl,
-      user: result.user,
-      warnings: result.warnings.length ? result.warnings.map((w) => redactText(w)) : undefined,
-      scopes: pending.scopes,
-      at: nowSeconds(deps),
-    });
+    await deps.state.saveLoginOutcome(completedOutcome(p.profile, result, pending.scopes, nowSeconds(deps)));
     await cacheApiDescription(deps, result.profile.baseUrl);
   } catch (err) {
     const record = await deps.state.pendingLoginRecord(p.profile).catch(() => undefined);

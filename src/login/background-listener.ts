@@ -7,7 +7,7 @@ import { redactText } from '../util/redact.js';
 import { type Handshake, REPORT_FD } from './background.js';
 import { type LoopbackListener, listenForRedirect } from './loopback.js';
 import { finishBrowserLogin, loggedInMessage } from './orchestrator.js';
-import { CALLBACK_PATH } from './transaction.js';
+import { CALLBACK_PATH, type LoginResult } from './transaction.js';
 import { requireCommonJs } from '../util/require.js';
 
 // The inside of `login --no-wait`: the detached process that holds the loopback listener and
@@ -22,6 +22,20 @@ export async function reportToParent(message: Handshake): Promise<void> {
   } catch {
     // no report pipe
   }
+}
+
+/** How a login that completed is recorded for `login --wait`: what the person is told, never a secret. */
+export function completedOutcome(profile: string, result: LoginResult, scopes: string[], at: number): LoginOutcome {
+  return {
+    profile,
+    status: 'completed',
+    message: loggedInMessage(result.user, result.profile.baseUrl),
+    baseUrl: result.profile.baseUrl,
+    user: result.user,
+    warnings: result.warnings.length ? result.warnings.map((w) => redactText(w)) : undefined,
+    scopes,
+    at,
+  };
 }
 
 export function outcomeOf(profile: string, err: unknown, at: number, baseUrl: string | undefined): LoginOutcome {
@@ -72,16 +86,7 @@ export async function runBackgroundListener(
     ownRecord,
     // The outcome before anything else: the pending login is removed only after it.
     async completed(result, pending) {
-      await deps.state.saveLoginOutcome({
-        profile: p.profile,
-        status: 'completed',
-        message: loggedInMessage(result.user, result.profile.baseUrl),
-        baseUrl: result.profile.baseUrl,
-        user: result.user,
-        warnings: result.warnings.length ? result.warnings.map((w) => redactText(w)) : undefined,
-        scopes: pending.scopes,
-        at: nowSeconds(deps),
-      });
+      await deps.state.saveLoginOutcome(completedOutcome(p.profile, result, pending.scopes, nowSeconds(deps)));
     },
     async failed(err) {
       const record = await ownRecord();

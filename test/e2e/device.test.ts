@@ -2,18 +2,9 @@
 // codes, a real browser (on "another device") enters or follows them, and the CLI polls until
 // approved; a server without the grant and hostile intervals are refused.
 import { describe, expect, it } from 'vitest';
-import { type Sandbox, type SandboxEvent, type SandboxVariant, startSandbox } from '@school/sandbox';
+import { type Sandbox, type SandboxEvent } from '@school/sandbox';
 import { driveLogin } from '@school/sandbox/browser-driver';
-import { type Env, runSchool, startSchool, userEnv } from './harness.js';
-
-async function withVariants(variants: SandboxVariant[], run: (sb: Sandbox) => Promise<void>, accessTokenTtl?: number) {
-  const sb = await startSandbox({ quiet: true, variants, ...(accessTokenTtl ? { accessTokenTtl } : {}) });
-  try {
-    await run(sb);
-  } finally {
-    await sb.close();
-  }
-}
+import { type Env, runSchool, startSchool, userEnv, withVariants } from './harness.js';
 
 const eventsOf = (sb: Sandbox, type: string): SandboxEvent[] => sb.events.filter((e) => e.type === type);
 const devicePolls = (sb: Sandbox) => eventsOf(sb, 'token').filter((e) => e.grant_type === 'urn:ietf:params:oauth:grant-type:device_code');

@@ -1,18 +1,9 @@
 // What trying the CLI against servers, CI layouts and agents in the field showed: logout on a
 // server stricter than its metadata, one seed for a matrix of parallel CI jobs, and one JSON style.
 import { describe, expect, it } from 'vitest';
-import { type Sandbox, type SandboxVariant, startSandbox } from '@school/sandbox';
+import { type Sandbox } from '@school/sandbox';
 import { driveLogin } from '@school/sandbox/browser-driver';
-import { type Env, type RunResult, expectSuccess, runSchool, userEnv, withoutKeychain } from './harness.js';
-
-async function withSandbox(variants: SandboxVariant[], run: (sb: Sandbox) => Promise<void>) {
-  const sb = await startSandbox({ quiet: true, variants });
-  try {
-    await run(sb);
-  } finally {
-    await sb.close();
-  }
-}
+import { type Env, type RunResult, expectSuccess, runSchool, userEnv, withoutKeychain, withVariants } from './harness.js';
 
 const eventsOf = (sb: Sandbox, type: string) => sb.events.filter((e) => e.type === type);
 
@@ -24,7 +15,7 @@ async function keychainEntry(env: Env): Promise<{ accessToken: string; refreshTo
 
 describe('logout on a server that accepts only the registered method at revocation (Glewlwyd)', () => {
   it('a confidential client registered with client_secret_post logs out, though the metadata names client_secret_basic', async () => {
-    await withSandbox(['endpoint-auth-registered-only'], async (sb) => {
+    await withVariants(['endpoint-auth-registered-only'], async (sb) => {
       const env = userEnv();
       expectSuccess(await runSchool(['login', '--base-url', sb.baseUrl, '--confidential'], env));
       const [registered] = eventsOf(sb, 'register');
@@ -76,7 +67,7 @@ describe('CI at matrix scale: one seed, parallel jobs on separate machines', () 
   }
 
   it("a public client's seed on a server that rotates refresh tokens serves exactly one job, and says so when minted and when refused", async () => {
-    await withSandbox([], async (sb) => {
+    await withVariants([], async (sb) => {
       const { values, notice } = await mintSeed(sb);
       expect(values.SCHOOL_CLIENT_SECRET).toBeUndefined();
       expect(notice).toMatch(/serves one job at a time/);
@@ -87,7 +78,7 @@ describe('CI at matrix scale: one seed, parallel jobs on separate machines', () 
   });
 
   it('one seed per job serves a matrix of public clients', async () => {
-    await withSandbox([], async (sb) => {
+    await withVariants([], async (sb) => {
       const seeds = [(await mintSeed(sb)).values, (await mintSeed(sb)).values];
       const results = await runJobs(seeds);
       expect(results.map((r) => r.code), results.map((r) => r.stderr).join('\n')).toEqual([0, 0]);
@@ -96,7 +87,7 @@ describe('CI at matrix scale: one seed, parallel jobs on separate machines', () 
   });
 
   it("a --confidential seed serves every job of the matrix, twice over, where the server does not rotate a confidential client's refresh tokens", async () => {
-    await withSandbox(['rotates-public-clients-only'], async (sb) => {
+    await withVariants(['rotates-public-clients-only'], async (sb) => {
       const { values, notice } = await mintSeed(sb, ['--confidential']);
       expect(values.SCHOOL_CLIENT_SECRET).toBeTruthy();
       expect(notice).toMatch(/several jobs at once only where the server does not rotate a confidential client's refresh tokens/);
@@ -111,7 +102,7 @@ describe('CI at matrix scale: one seed, parallel jobs on separate machines', () 
   });
 
   it('a --confidential seed on a server that rotates every refresh token serves one job, as its notice warned', async () => {
-    await withSandbox([], async (sb) => {
+    await withVariants([], async (sb) => {
       const { values, notice } = await mintSeed(sb, ['--confidential']);
       expect(notice).toMatch(/where it does, it serves one job at a time, so give each job its own seed/);
       expectOneServedTheRefused(await runJobs(matrixOf(values)));
@@ -128,7 +119,7 @@ describe('one JSON style: every --json output has snake_case keys', () => {
   }
 
   it('login, status, token, token --for-ci, doctor, call --list, logout and the error objects', async () => {
-    await withSandbox([], async (sb) => {
+    await withVariants([], async (sb) => {
       const env = userEnv();
       const outputs: Array<{ what: string; json: unknown }> = [];
       const collect = (what: string, text: string) => {

@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { type Sandbox, type SandboxOptions, startSandbox } from '@school/sandbox';
+import { type Sandbox, type SandboxOptions, type SandboxVariant, startSandbox } from '@school/sandbox';
 import { afterAll, beforeAll } from 'vitest';
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
@@ -77,6 +77,16 @@ export function useSandbox(options: Omit<SandboxOptions, 'quiet'> = {}): Sandbox
     return sandbox;
   };
   return new Proxy({} as Sandbox, { get: (_, key) => Reflect.get(running(), key) });
+}
+
+/** A sandbox of its own for one test, with the spec-legal choices given (and a token lifetime), closed after it. */
+export async function withVariants(variants: SandboxVariant[], run: (sb: Sandbox) => Promise<void>, accessTokenTtl?: number): Promise<void> {
+  const sb = await startSandbox({ quiet: true, variants, ...(accessTokenTtl ? { accessTokenTtl } : {}) });
+  try {
+    await run(sb);
+  } finally {
+    await sb.close();
+  }
 }
 
 /**

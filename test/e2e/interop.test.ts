@@ -2,22 +2,13 @@
 // default sandbox does not (see test/sandbox/variants.ts). Each test names the behaviour the
 // contract requires on such a server.
 import { describe, expect, it } from 'vitest';
-import { type Sandbox, type SandboxEvent, startSandbox } from '@school/sandbox';
+import { type Sandbox, type SandboxEvent } from '@school/sandbox';
 import { driveLogin } from '@school/sandbox/browser-driver';
 import { OTHER_SUBJECT, type SandboxVariant, WITHHELD_SCOPE } from '@school/sandbox';
-import { type Env, type RunResult, runSchool, userEnv } from './harness.js';
+import { type Env, type RunResult, runSchool, userEnv, withVariants } from './harness.js';
 
 const TTL = 4;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function withVariants(variants: SandboxVariant[], run: (sb: Sandbox) => Promise<void>, accessTokenTtl?: number) {
-  const sb = await startSandbox({ quiet: true, variants, ...(accessTokenTtl ? { accessTokenTtl } : {}) });
-  try {
-    await run(sb);
-  } finally {
-    await sb.close();
-  }
-}
 
 const login = (sb: Sandbox, env: Env, extra: string[] = []): Promise<RunResult> =>
   runSchool(['login', '--base-url', sb.baseUrl, ...extra], env);

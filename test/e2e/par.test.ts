@@ -1,17 +1,8 @@
 // Pushed authorization requests (RFC 9126) against sandbox variants that offer and require them,
 // through the real browser and keychain, and against a server that points them elsewhere.
 import { describe, expect, it } from 'vitest';
-import { type Sandbox, type SandboxEvent, type SandboxVariant, startSandbox } from '@school/sandbox';
-import { type Env, type RunResult, runSchool, userEnv } from './harness.js';
-
-async function withVariants(variants: SandboxVariant[], run: (sb: Sandbox) => Promise<void>, accessTokenTtl?: number) {
-  const sb = await startSandbox({ quiet: true, variants, ...(accessTokenTtl ? { accessTokenTtl } : {}) });
-  try {
-    await run(sb);
-  } finally {
-    await sb.close();
-  }
-}
+import { type Sandbox, type SandboxEvent } from '@school/sandbox';
+import { type Env, type RunResult, runSchool, userEnv, withVariants } from './harness.js';
 
 const eventsOf = (sb: Sandbox, type: string): SandboxEvent[] => sb.events.filter((e) => e.type === type);
 const login = (sb: Sandbox, env: Env, extra: string[] = []): Promise<RunResult> => runSchool(['login', '--base-url', sb.baseUrl, ...extra], env);

@@ -4,17 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Sandbox, type SandboxEvent, type SandboxVariant, startSandbox } from '@school/sandbox';
-import { type Env, type RunResult, filesContaining, runSchool, userEnv } from './harness.js';
-
-async function withVariants(variants: SandboxVariant[], run: (sb: Sandbox) => Promise<void>) {
-  const sb = await startSandbox({ quiet: true, variants });
-  try {
-    await run(sb);
-  } finally {
-    await sb.close();
-  }
-}
+import { type Sandbox, type SandboxEvent } from '@school/sandbox';
+import { type Env, type RunResult, filesContaining, runSchool, userEnv, withVariants } from './harness.js';
 
 const eventsOf = (sb: Sandbox, type: string): SandboxEvent[] => sb.events.filter((e) => e.type === type);
 const login = (sb: Sandbox, env: Env, extra: string[] = []): Promise<RunResult> => runSchool(['login', '--base-url', sb.baseUrl, ...extra], env);
