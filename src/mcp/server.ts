@@ -14,6 +14,9 @@ import type { ApiAnswer, ApiRequest, AuthProblem, McpEngine, Outcome } from './e
 import { type ToolResult, answerResult, jsonResult, problemResult, safeText, textResult } from './results.js';
 import { type ApiOperation, type Catalogue, READ_METHODS, buildCatalogue, searchOperations } from './tools.js';
 
+/** How long calls under way when stdin closes may take to be answered. */
+const DRAIN_TIMEOUT_MS = 60_000;
+
 export interface ServeOptions {
   allowWrite: boolean;
   toolsets?: string[];
@@ -305,9 +308,17 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
     }
   }
 
+  // Calls under way, so that a client that sends its calls and closes stdin at once still gets the answers.
+  const inFlight = new Set<Promise<unknown>>();
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const args = isObject(request.params.arguments) ? request.params.arguments : {};
-    return callTool(request.params.name, args, extra as unknown as Extra);
+    const call = callTool(request.params.name, args, extra as unknown as Extra);
+    inFlight.add(call);
+    try {
+      return await call;
+    } finally {
+      inFlight.delete(call);
+    }
   });
 
   // The cached copy serves at once; a fresh one is fetched beside it, and hosts told if the tools changed.
@@ -323,6 +334,11 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
   });
   await server.connect(transport);
   await ended;
+  // stdin closed: the calls already under way are answered first (at most a request's time); a signal does not wait.
+  if (!options.signal?.aborted && inFlight.size) {
+    await Promise.race([Promise.allSettled([...inFlight]), new Promise((done) => setTimeout(done, DRAIN_TIMEOUT_MS).unref())]);
+    await new Promise((done) => setImmediate(done)); // the answers' writes follow the calls' ends
+  }
   closed = true;
   await engine.cancelLogin().catch(() => undefined);
   await server.close().catch(() => undefined);

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -8,7 +9,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ElicitRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { driveLogin } from '@school/sandbox/browser-driver';
 import { type Sandbox, startSandbox } from '@school/sandbox';
-import { type Env, REPO, SCHOOL_BIN, expectSuccess, runSchool, userEnv } from './harness.js';
+import { type Env, REPO, SCHOOL_BIN, expectSuccess, runSchool, spawnNode, userEnv } from './harness.js';
 import { WireClient } from '../helpers/mcp-wire.js';
 
 let sandbox: Sandbox;
@@ -466,5 +467,31 @@ describe('start-up', () => {
     expect(modules.filter((m) => m.includes('modelcontextprotocol') || m.endsWith('mcp.cjs') || m.includes('zod') || m.includes('ajv'))).toEqual([]);
     // dist/cli.cjs itself holds none of the SDK: it lives in dist/mcp.cjs.
     expect(readFileSync(join(REPO, 'dist', 'cli.cjs'), 'utf8')).not.toContain('notifications/tools/list_changed');
+  });
+});
+
+describe('school mcp, for a client that sends its calls and closes stdin at once', () => {
+  it('answers every call already sent before it exits 0, a slow one included', async () => {
+    // An API that takes a second to answer: the call is still under way when stdin closes.
+    const slow = createServer((_req, res) => setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"slow":true}'), 1000));
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', () => r()));
+    const baseUrl = `http://127.0.0.1:${(slow.address() as { port: number }).port}`;
+    try {
+      const env = userEnv({ SCHOOL_BASE_URL: baseUrl, SCHOOL_TOKEN: 'env-token-for-the-slow-api' });
+      const lines = [
+        { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'one-shot', version: '1' } } },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'school_call', arguments: { method: 'GET', path: '/api/slow' } } },
+      ];
+      const res = await spawnNode([SCHOOL_BIN, 'mcp'], env, { input: `${lines.map((l) => JSON.stringify(l)).join('\n')}\n` }).done;
+      expect(res.code).toBe(0);
+      const answers = res.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id?: number; result?: { isError?: boolean; content?: Array<{ text?: string }> } });
+      expect(answers.map((a) => a.id)).toEqual([1, 2]);
+      expect(answers[1]?.result?.isError).toBeFalsy();
+      expect(JSON.stringify(answers[1]?.result)).toContain('slow');
+      expect(res.stdout + res.stderr).not.toContain('env-token-for-the-slow-api');
+    } finally {
+      await new Promise<void>((r) => slow.close(() => r()));
+    }
   });
 });
