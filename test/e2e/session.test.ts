@@ -5,7 +5,7 @@ import { type Sandbox, startSandbox } from '@school/sandbox';
 import { type Env, REPO, expectSuccess, filesContaining, forwardProxy, modeOf, runSchool, startSchool, userEnv, withoutKeychain, useSandbox } from './harness.js';
 
 // Short-lived access tokens: refresh happens within a couple of seconds (half the lifetime).
-const TTL = 4;
+const TTL = 8;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const waitForRefreshWindow = () => sleep((TTL / 2) * 1000 + 400);
 
