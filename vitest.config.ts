@@ -13,9 +13,6 @@ export default defineConfig({
     // Each file gets its own process: sandboxes, browsers and keyring sessions never share state.
     pool: 'forks',
     fileParallelism: true,
-    // Three files at a time on two cores: the end-to-end files mostly wait (on a browser, a server,
-    // a token's lifetime), so the whole suite takes half as long as one file after another.
-    maxWorkers: 3,
     reporters: ['default', './test/helpers/summary-reporter.ts'],
     // `vitest run --project unit` is the fast loop: no build, browser, keyring or D-Bus.
     projects: [
