@@ -6,6 +6,7 @@
  * engine does these things.
  */
 import { fetchOpenApi } from '../api/openapi.js';
+import { targetUrl } from '../http/request-url.js';
 import type { Deps } from '../deps.js';
 import { CliError, ExitCode, errorReason } from '../errors.js';
 import { cancelPendingLogin, waitForPendingLogin } from '../login/background.js';
@@ -97,11 +98,6 @@ const LOGIN_TIMEOUT_SECONDS = 300;
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 const REQUEST_TIMEOUT_MS = 60_000;
 
-/** The command that adds scopes to the profile's login: the step-up every front-end names. */
-export function addScopeCommand(profile: string, scopes: string[]): string {
-  return stepUpCommand({ profile }, scopes);
-}
-
 const commandOf = (hint: string | undefined): string | undefined => /`(school [^`]+)`/.exec(hint ?? '')?.[1] ?? /^Run:? (school .+?)\.?$/.exec(hint ?? '')?.[1];
 
 export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
@@ -163,7 +159,7 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
 
   async function sendWith(s: Session, req: ApiRequest): Promise<ApiAnswer> {
     const base = new URL(s.baseUrl);
-    const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(req.target) ? new URL(req.target) : new URL(`${base.pathname.replace(/\/+$/, '')}${req.target}`, base.origin);
+    const url = targetUrl(s.baseUrl, req.target);
     // The token goes only to the origin it was issued for.
     if (url.origin !== base.origin) throw new CliError(`Refusing to send the token to ${url.origin}, another origin than ${base.origin}.`, { code: 'foreign_origin' });
     const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5', authorization: `Bearer ${s.accessToken}` };
@@ -213,7 +209,7 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
           problem: {
             kind: 'insufficient_scope',
             message: needed.length ? `The token lacks the scope ${needed.join(' ')}.` : 'The token lacks a scope the server did not name.',
-            command: env || !needed.length ? undefined : addScopeCommand(profile, needed),
+            command: env || !needed.length ? undefined : stepUpCommand({ profile }, needed),
             scopes: needed,
             canLogIn: !env && needed.length > 0,
           },

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { ApiAnswer, ApiRequest, AuthProblem, McpEngine, Outcome } from '../../src/mcp/engine.js';
-import { addScopeCommand } from '../../src/mcp/engine.js';
+import { stepUpCommand } from '../../src/session/step-up.js';
 import { MAX_RESULT_BYTES } from '../../src/mcp/results.js';
 import { serveMcp } from '../../src/mcp/server.js';
 import { WireClient } from '../helpers/mcp-wire.js';
@@ -157,7 +157,7 @@ describe('tool results', () => {
 });
 
 describe('logins and scopes', () => {
-  const scopeProblem: AuthProblem = { kind: 'insufficient_scope', message: 'The token lacks the scope students:read.', command: addScopeCommand('default', ['students:read']), scopes: ['students:read'], canLogIn: true };
+  const scopeProblem: AuthProblem = { kind: 'insufficient_scope', message: 'The token lacks the scope students:read.', command: stepUpCommand({ profile: 'default' }, ['students:read']), scopes: ['students:read'], canLogIn: true };
 
   it('names the exact command when the host cannot open a URL', async () => {
     const { engine, logins } = fakeEngine({ answers: () => ({ ok: false, problem: scopeProblem }) });
