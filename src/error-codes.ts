@@ -90,6 +90,8 @@ export const ERROR_CODES = {
   port_in_use: { exit: 1, meaning: 'The --port is taken by another program.', action: 'fix_command' },
   port_denied: { exit: 1, meaning: 'The system does not allow listening on the --port.', action: 'fix_command' },
   invalid_token_response: { exit: 1, meaning: 'The server issued a token with characters an HTTP header cannot carry; it was refused.', action: 'report' },
+  dpop_nonce_loop: { exit: 1, meaning: 'The server asked for a new DPoP nonce again right after the CLI used the one it gave; the CLI stopped rather than ask forever.', action: 'report' },
+  invalid_dpop_proof: { exit: 1, meaning: 'The server refused the DPoP proof of a request (RFC 9449); `login --no-dpop` logs in without DPoP.', action: 'report', fromServer: true },
   protocol_error: { exit: 1, meaning: 'A server answer failed an OAuth protocol check, or was not valid HTTP.', action: 'report' },
   invalid_id_token: { exit: 1, meaning: 'The ID token from the token endpoint failed a check (issuer, audience, nonce, expiry, signature algorithm); it was not used.', action: 'report' },
   subject_mismatch: { exit: 1, meaning: 'The userinfo endpoint answered for another user than the one who signed in.', action: 'report' },

@@ -17,6 +17,7 @@ import { type PathVerdict, inspectPrivatePath, reportRepairsTo } from '../state/
 import { statSync } from 'node:fs';
 import type { ProbeResult } from '../state/credential-store.js';
 import { registerSecret } from '../util/redact.js';
+import { isDpopBound } from '../types/tokens.js';
 
 /**
  * - ok: checked and fine
@@ -345,7 +346,7 @@ async function profileFindings(deps: Deps, name: string, profile: Profile, serve
   // The token's validity at the server, where the server says who it belongs to.
   if (server && server.as.issuer === profile.issuer && server.as.userinfo_endpoint) {
     try {
-      const info = await requestUserInfo(deps.http, server.as, { clientId: set.clientId, accessToken: set.accessToken, signal: deps.signal });
+      const info = await requestUserInfo(deps.http, server.as, { clientId: set.clientId, accessToken: set.accessToken, signal: deps.signal, dpopKey: isDpopBound(set) ? set.dpopKey : undefined });
       if (info.ok) at('token_accepted', 'ok', 'The server accepts the access token.');
       else if (info.status === 401) at('token_accepted', 'problem', `The server rejected the access token (HTTP 401${info.error ? `, ${info.error}` : ''}).`, { fix: relogin });
       else at('token_accepted', 'warning', `The userinfo endpoint answered HTTP ${info.status}; the token could not be confirmed.`);

@@ -4,6 +4,7 @@ import { type HttpResponse, MAX_BYTES } from '../http/client.js';
 import { ABSOLUTE_URL, targetUrl } from '../http/request-url.js';
 import { assertSafeUrl } from '../http/transport.js';
 import { readChallengeHeader } from '../oauth/challenge.js';
+import { sendAuthorized } from '../session/authorized-request.js';
 import { lookUpIdentity } from '../session/identity.js';
 import { requireLifetime } from '../session/lifetime.js';
 import { needsRefresh } from '../session/refresh-policy.js';
@@ -143,15 +144,10 @@ class LibrarySession implements Session {
       const headers: Record<string, string> = Object.fromEntries(request.headers);
       if (this.#current && 'authorization' in headers) throw new UsageError('Do not pass an Authorization header: the session adds its token (open an anonymous session to send your own).');
       const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
-      const send = (session: EngineSession | undefined) =>
-        this.#deps.http.request({
-          method: request.method,
-          url,
-          headers: session ? { ...headers, authorization: `Bearer ${session.accessToken}` } : headers,
-          body,
-          signal: init?.signal ?? undefined,
-          maxBytes: MAX_BYTES.body,
-        });
+      const send = (session: EngineSession | undefined) => {
+        const req = { method: request.method, url, headers, body, signal: init?.signal ?? undefined, maxBytes: MAX_BYTES.body };
+        return session ? sendAuthorized(this.#deps.http, session, req) : this.#deps.http.request(req);
+      };
       if (!this.#current) return toResponse(await send(undefined));
       const sent = await retryAfterRefresh(await this.#usable(0), send, async (res) => res.status === 401 && (await readChallengeHeader(res.status, res.headers['www-authenticate'])).refresh);
       this.#current = sent.session;

@@ -13,7 +13,7 @@ const SLOW_DOWN_STEP_SECONDS = 5;
 
 /** A device login under way: the codes to show, and what polling needs. */
 export interface DeviceLogin {
-  login: Pick<LoginClient, 'server' | 'scopes' | 'store' | 'client' | 'redirectUri' | 'keychainProblem'>;
+  login: Pick<LoginClient, 'server' | 'scopes' | 'store' | 'client' | 'redirectUri' | 'keychainProblem' | 'dpopKey'>;
   authorization: DeviceAuthorization;
   /** When polling stops: the codes' expiry or the --timeout, whichever is first (seconds since the epoch). */
   deadline: number;
@@ -69,7 +69,7 @@ export async function finishDeviceLogin(deps: Deps, profile: string, started: De
     await systemProcesses.sleep(interval * 1000, deps.signal);
     let poll: Awaited<ReturnType<typeof pollDeviceToken>>;
     try {
-      poll = await pollDeviceToken(deps.http, as, login.client, { deviceCode: authorization.deviceCode, resource: login.server.resource, nowSeconds: nowSeconds(deps), signal: deps.signal });
+      poll = await pollDeviceToken(deps.http, as, login.client, { deviceCode: authorization.deviceCode, resource: login.server.resource, nowSeconds: nowSeconds(deps), signal: deps.signal, dpopKey: login.dpopKey });
     } catch (err) {
       if (err instanceof ServerRefusal && err.error === 'expired_token') {
         throw new CliError('The device code expired before it was approved.', { code: 'timeout', hint: 'Run `school login --device` again.' });
@@ -101,6 +101,7 @@ export function pendingDeviceLogin(profile: string, started: DeviceLogin): Pendi
     authorizationUrl: a.verificationUriComplete ?? a.verificationUri,
     expiresAt: started.deadline,
     deviceInterval: a.interval,
+    dpopKey: login.dpopKey,
   };
 }
 
@@ -110,7 +111,7 @@ export async function deviceLoginOf(deps: Deps, pending: PendingLogin): Promise<
   const client = await clientFor(deps, pending);
   const store = await deps.state.openStore(pending.storage);
   return {
-    login: { server, scopes: pending.scopes, store, client, redirectUri: pending.redirectUri, keychainProblem: pending.keychainProblem },
+    login: { server, scopes: pending.scopes, store, client, redirectUri: pending.redirectUri, keychainProblem: pending.keychainProblem, dpopKey: pending.dpopKey },
     authorization: {
       deviceCode: pending.codeVerifier,
       userCode: '',

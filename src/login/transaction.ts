@@ -5,6 +5,7 @@ import { authorizationRequest, validateCallback } from '../oauth/authorize.js';
 import { type AuthMethodChoice, type ClientIdentity, chooseAuthMethod, clientOf } from '../oauth/client.js';
 import { type ServerInfo, discover } from '../oauth/discover.js';
 import { offersDeviceGrant } from '../oauth/device-authorization.js';
+import { createDpopKey, dpopProver, offersDpop } from '../oauth/dpop.js';
 import { type ExchangeResult, exchangeCode } from '../oauth/exchange.js';
 import { ServerRefusal } from '../oauth/oauth-errors.js';
 import { authorizationPreflight } from '../oauth/authorization-preflight.js';
@@ -21,7 +22,7 @@ import type { ClientRegistration, Profile } from '../types/profile.js';
 import { type CredentialStore, PLAIN_STORAGE } from '../state/credential-store.js';
 import type { PendingLogin } from '../state/pending-login.js';
 import { saveRegistrationToken } from '../state/registration-token.js';
-import type { TokenSet } from '../types/tokens.js';
+import type { DpopKey, TokenSet } from '../types/tokens.js';
 import { describeUser } from '../ui/user.js';
 import { isPlainScope } from '../util/plain-name.js';
 import { printable } from '../util/printable.js';
@@ -50,6 +51,8 @@ export interface LoginRequest {
   retryCommand?: (scopes: string[], flag: ScopeFlag) => string;
   /** A device authorization grant (RFC 8628): the client must be registered for it. */
   device?: boolean;
+  /** `--no-dpop`: bearer tokens even where the server offers DPoP. */
+  noDpop?: boolean;
 }
 
 export interface LoginHooks {
@@ -145,6 +148,8 @@ export interface LoginClient {
   /** A saved registration, reused without asking the server first. */
   reused: boolean;
   auth: AuthMethodChoice;
+  /** The key the login's tokens are to be bound to, where the server offers DPoP (RFC 9449). */
+  dpopKey?: DpopKey;
 }
 
 /** Discovers the server, checks the scopes, chooses the store and the client (registering when needed). */
@@ -171,7 +176,9 @@ export async function chooseLoginClient(deps: Deps, req: LoginRequest, hooks: Lo
 
   const { store, keychainProblem } = await chooseStore(deps, req.insecureStorage);
   const chosen = await chooseClient(deps, req, hooks, server, store, auth);
-  return { server, scopes, store, keychainProblem, auth, ...chosen };
+  // One new key per login: the tokens it brings are bound to it, and it is stored with them.
+  const dpopKey = offersDpop(as) && !req.noDpop ? await createDpopKey() : undefined;
+  return { server, scopes, store, keychainProblem, auth, ...chosen, dpopKey };
 }
 
 /**
@@ -181,14 +188,15 @@ export async function chooseLoginClient(deps: Deps, req: LoginRequest, hooks: Lo
  */
 export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHooks): Promise<PendingLogin> {
   const chosen = await chooseLoginClient(deps, req, hooks);
-  const { server, scopes, store, keychainProblem, redirectUri, listenerPid } = chosen;
+  const { server, scopes, store, keychainProblem, redirectUri, listenerPid, dpopKey } = chosen;
   const { as } = server;
   let { client } = chosen;
-  let request = await authorizationRequest(as, { clientId: client.clientId, redirectUri, scopes, resource: server.resource });
+  const dpopJkt = dpopKey ? await (await dpopProver(dpopKey)).thumbprint() : undefined;
+  let request = await authorizationRequest(as, { clientId: client.clientId, redirectUri, scopes, resource: server.resource, dpopJkt });
   if (usesPushedRequests(as)) {
     // RFC 9126: the browser gets only client_id and request_uri. The push itself tells whether the
     // server still knows a saved client (and a request_uri is single-use: nothing else may send it).
-    request.url = await pushAuthorizationRequest(deps.http, as, client, { authorizationUrl: request.url, signal: deps.signal });
+    request.url = await pushAuthorizationRequest(deps.http, as, client, { authorizationUrl: request.url, signal: deps.signal, dpopKey });
   } else if (chosen.reused && (await authorizationPreflight(deps.http, request.url, redirectUri, deps.signal)) === 'refused') {
     // A saved registration is not tried with a made-up grant (a server logs every failed one, and
     // counts them against abuse): the authorization request the browser is about to send shows
@@ -196,7 +204,7 @@ export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHo
     await deps.state.forgetClient(as.issuer, client.clientId);
     hooks.notify('The server no longer knows the saved client registration; it was forgotten, registering again.\n');
     client = await registerNew(deps, as, redirectUri, chosen.auth, store, hooks);
-    request = await authorizationRequest(as, { clientId: client.clientId, redirectUri, scopes, resource: server.resource });
+    request = await authorizationRequest(as, { clientId: client.clientId, redirectUri, scopes, resource: server.resource, dpopJkt });
   }
   const pending: PendingLogin = {
     profile: req.profile,
@@ -215,6 +223,7 @@ export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHo
     authorizationUrl: request.url,
     expiresAt: nowSeconds(deps) + req.timeoutSeconds,
     listenerPid,
+    dpopKey,
   };
   await deps.state.savePendingLogin(pending);
   return pending;
@@ -253,9 +262,9 @@ async function replacedTokens(deps: Deps, name: string): Promise<TokenSet | unde
 const CLEANUP_TIMEOUT_MS = 10_000;
 
 /** Ends tokens at their server, as far as it can be done; for grants nobody will use. */
-async function revokeQuietly(deps: Deps, server: ServerInfo, client: ClientIdentity, tokens: Array<[string | undefined, 'refresh_token' | 'access_token']>): Promise<void> {
+async function revokeQuietly(deps: Deps, server: ServerInfo, client: ClientIdentity, tokens: Array<[string | undefined, 'refresh_token' | 'access_token']>, dpopKey?: DpopKey): Promise<void> {
   for (const [token, hint] of tokens) {
-    if (token) await revokeToken(deps.http, server.as, client, { token, hint, signal: AbortSignal.timeout(CLEANUP_TIMEOUT_MS) }).catch(() => undefined);
+    if (token) await revokeToken(deps.http, server.as, client, { token, hint, signal: AbortSignal.timeout(CLEANUP_TIMEOUT_MS), dpopKey }).catch(() => undefined);
   }
 }
 
@@ -294,6 +303,7 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
       resource: pending.resource,
       nowSeconds: nowSeconds(deps),
       signal: deps.signal,
+      dpopKey: pending.dpopKey,
     });
   } catch (err) {
     if (err instanceof ServerRefusal && err.error === 'invalid_client') throw await clientRefused(deps, pending, client, err);
@@ -354,7 +364,7 @@ export async function storeLogin(
     await revokeQuietly(deps, server, client, [
       [tokens.refreshToken, 'refresh_token'],
       [tokens.accessToken, 'access_token'],
-    ]);
+    ], tokens.dpopKey);
     throw err;
   }
   const dropped = replaced?.issuer === as.issuer ? droppedScopes(replaced.scope, tokens.scope) : [];
@@ -365,7 +375,7 @@ export async function storeLogin(
   }
   // The grant this login replaces is no longer used by anyone: end it at its server.
   if (replaced?.refreshToken && replaced.issuer === as.issuer && replaced.refreshToken !== tokens.refreshToken) {
-    await revokeQuietly(deps, server, clientOf(replaced), [[replaced.refreshToken, 'refresh_token']]);
+    await revokeQuietly(deps, server, clientOf(replaced), [[replaced.refreshToken, 'refresh_token']], replaced.dpopKey);
   }
   const location = (await deps.state.openStore(pending.storage)).location;
   if (pending.storage === PLAIN_STORAGE) warnings.push(storageNotice(location, pending.keychainProblem, deps.verbose, deps.platform));

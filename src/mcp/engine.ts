@@ -13,6 +13,7 @@ import { cancelPendingLogin, waitForPendingLogin } from '../login/background.js'
 import { startPendingLogin } from '../login/two-step.js';
 import { readChallengeHeader } from '../oauth/challenge.js';
 import { fromOAuthError } from '../oauth/oauth-errors.js';
+import { sendAuthorized } from '../session/authorized-request.js';
 import { lookUpIdentity } from '../session/identity.js';
 import { retryAfterRefresh } from '../session/retry-after-refresh.js';
 import { serverFor } from '../session/server.js';
@@ -162,9 +163,9 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
     const url = targetUrl(s.baseUrl, req.target);
     // The token goes only to the origin it was issued for.
     if (url.origin !== base.origin) throw new CliError(`Refusing to send the token to ${url.origin}, another origin than ${base.origin}.`, { code: 'foreign_origin' });
-    const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5', authorization: `Bearer ${s.accessToken}` };
+    const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5' };
     if (req.contentType) headers['content-type'] = req.contentType;
-    const res = await deps.http.request({ method: req.method, url, headers, body: req.body, signal: req.signal, timeoutMs: REQUEST_TIMEOUT_MS, maxBytes: MAX_ANSWER_BYTES });
+    const res = await sendAuthorized(deps.http, s, { method: req.method, url, headers, body: req.body, signal: req.signal, timeoutMs: REQUEST_TIMEOUT_MS, maxBytes: MAX_ANSWER_BYTES });
     return { status: res.status, statusText: res.statusText, headers: res.headers, body: res.body, url: res.url };
   }
 

@@ -15,7 +15,7 @@ export interface AuthorizationRequest {
 /** The authorization URL of a code flow with PKCE S256, and the state and verifier to check it by. */
 export async function authorizationRequest(
   as: AuthorizationServer,
-  p: { clientId: string; redirectUri: string; scopes: string[]; resource?: string },
+  p: { clientId: string; redirectUri: string; scopes: string[]; resource?: string; dpopJkt?: string },
 ): Promise<AuthorizationRequest> {
   const oauth = await loadOAuth();
   const codeVerifier = oauth.generateRandomCodeVerifier();
@@ -38,6 +38,8 @@ export async function authorizationRequest(
   // oidc-provider drop `offline_access` (and so the refresh token) without it.
   if (nonce && p.scopes.includes('offline_access')) url.searchParams.set('prompt', 'consent');
   if (p.resource) url.searchParams.set('resource', p.resource);
+  // RFC 9449 §10: the code is bound to the key the tokens will be bound to; no other key can redeem it.
+  if (p.dpopJkt) url.searchParams.set('dpop_jkt', p.dpopJkt);
   return { url: url.toString(), state, codeVerifier, nonce };
 }
 

@@ -5,9 +5,9 @@ import { asStandardResponse, loadOAuth } from './library.js';
 
 export type Challenge = OAuthModule.WWWAuthenticateChallenge;
 
-/** What a protected resource's answer asks of us, from its status and Bearer challenge. */
+/** What a protected resource's answer asks of us, from its status and Bearer (or DPoP) challenge. */
 export interface ChallengeOutcome {
-  /** Worth one refresh and one retry: a Bearer challenge saying the token is invalid (or no reason). */
+  /** Worth one refresh and one retry: a Bearer or DPoP challenge saying the token is invalid (or no reason). */
   refresh: boolean;
   /** The scopes a 403 insufficient_scope names, reduced to safe scope tokens. */
   insufficientScope?: string[];
@@ -15,7 +15,8 @@ export interface ChallengeOutcome {
 }
 
 export function readChallenge(status: number, challenges: readonly Challenge[]): ChallengeOutcome {
-  const bearer = challenges.find((c) => c.scheme === 'bearer')?.parameters;
+  // A DPoP-bound token is challenged with the DPoP scheme (RFC 9449 §7.1), with the same error codes.
+  const bearer = (challenges.find((c) => c.scheme === 'bearer') ?? challenges.find((c) => c.scheme === 'dpop'))?.parameters;
   if (status === 401) {
     return { refresh: Boolean(bearer && (!bearer.error || bearer.error === 'invalid_token')), error: bearer?.error };
   }

@@ -2,6 +2,8 @@ import type { HttpClient } from '../http/client.js';
 import { type ClientIdentity, clientAuth, oauthClient, resourceParams } from './client.js';
 import type { ExchangeResult } from './exchange.js';
 import { ID_TOKEN_CLOCK_TOLERANCE_SECONDS } from './exchange.js';
+import type { DpopKey } from '../types/tokens.js';
+import { dpopOption, dpopProver, withNonceRetry } from './dpop.js';
 import { type AuthorizationServer, loadOAuth, requestOptions } from './library.js';
 import { ServerRefusal, oauthStep } from './oauth-errors.js';
 import { toTokenSet } from './token-response.js';
@@ -17,19 +19,21 @@ export async function pollDeviceToken(
   http: HttpClient,
   as: AuthorizationServer,
   client: ClientIdentity,
-  p: { deviceCode: string; resource?: string; nowSeconds: number; signal?: AbortSignal },
+  p: { deviceCode: string; resource?: string; nowSeconds: number; signal?: AbortSignal; dpopKey?: DpopKey },
 ): Promise<DevicePoll> {
   const oauth = await loadOAuth();
   const checkedClient = { ...oauthClient(client), [oauth.clockTolerance]: ID_TOKEN_CLOCK_TOLERANCE_SECONDS };
   let res: Awaited<ReturnType<typeof oauth.processDeviceCodeResponse>>;
   try {
-    res = await oauthStep('token endpoint', async () => {
+    const prover = p.dpopKey ? await dpopProver(p.dpopKey) : undefined;
+    res = await oauthStep('token endpoint', () => withNonceRetry('token endpoint', prover, async () => {
       const answer = await oauth.deviceCodeGrantRequest(as, checkedClient, clientAuth(oauth, client), p.deviceCode, {
         ...requestOptions(oauth, http, p.signal),
         ...resourceParams(p.resource),
+        ...dpopOption(prover),
       });
       return oauth.processDeviceCodeResponse(as, checkedClient, answer);
-    });
+    }));
   } catch (err) {
     if (err instanceof ServerRefusal && err.error === 'authorization_pending') return { kind: 'pending' };
     if (err instanceof ServerRefusal && err.error === 'slow_down') return { kind: 'slow_down' };
@@ -40,7 +44,7 @@ export async function pollDeviceToken(
   return {
     kind: 'done',
     result: {
-      tokens: toTokenSet(res, { issuer: as.issuer, client, resource: p.resource, nowSeconds: p.nowSeconds, subject }),
+      tokens: toTokenSet(res, { issuer: as.issuer, client, resource: p.resource, nowSeconds: p.nowSeconds, subject, dpopKey: p.dpopKey }),
       idClaims,
       refreshTokenIssued: typeof res.refresh_token === 'string',
       grantedScope: typeof res.scope === 'string' ? res.scope : undefined,

@@ -2,6 +2,8 @@ import type { HttpClient } from '../http/client.js';
 import type { TokenSet } from '../types/tokens.js';
 import { registerSecret } from '../util/redact.js';
 import { type ClientIdentity, clientAuth, oauthClient, resourceParams } from './client.js';
+import type { DpopKey } from '../types/tokens.js';
+import { dpopOption, dpopProver, withNonceRetry } from './dpop.js';
 import { type AuthorizationServer, loadOAuth, requestOptions } from './library.js';
 import { oauthStep } from './oauth-errors.js';
 import { toTokenSet } from './token-response.js';
@@ -33,26 +35,28 @@ export async function exchangeCode(
   http: HttpClient,
   as: AuthorizationServer,
   client: ClientIdentity,
-  p: { params: URLSearchParams; redirectUri: string; codeVerifier: string; nonce?: string; resource?: string; nowSeconds: number; signal?: AbortSignal },
+  p: { params: URLSearchParams; redirectUri: string; codeVerifier: string; nonce?: string; resource?: string; nowSeconds: number; signal?: AbortSignal; dpopKey?: DpopKey },
 ): Promise<ExchangeResult> {
   const oauth = await loadOAuth();
   registerSecret(p.params.get('code'));
   const checkedClient = { ...oauthClient(client), [oauth.clockTolerance]: ID_TOKEN_CLOCK_TOLERANCE_SECONDS };
-  const res = await oauthStep('token endpoint', async () => {
+  const prover = p.dpopKey ? await dpopProver(p.dpopKey) : undefined;
+  const res = await oauthStep('token endpoint', () => withNonceRetry('token endpoint', prover, async () => {
     const answer = await oauth.authorizationCodeGrantRequest(as, checkedClient, clientAuth(oauth, client), p.params, p.redirectUri, p.codeVerifier, {
       ...requestOptions(oauth, http, p.signal),
       ...resourceParams(p.resource),
+      ...dpopOption(prover),
     });
     // oauth4webapi requires an ID token whenever a nonce is expected. A server may leave `openid`
     // out of the grant (RFC 6749 §3.3) and send none; one that sends an ID token must have it
     // carry our nonce.
     const expectedNonce = p.nonce && (await carriesIdToken(answer)) ? p.nonce : oauth.expectNoNonce;
     return oauth.processAuthorizationCodeResponse(as, checkedClient, answer, { expectedNonce });
-  });
+  }));
   const idClaims: Record<string, unknown> | undefined = oauth.getValidatedIdTokenClaims(res);
   const subject = typeof idClaims?.sub === 'string' ? idClaims.sub : undefined;
   return {
-    tokens: toTokenSet(res, { issuer: as.issuer, client, resource: p.resource, nowSeconds: p.nowSeconds, subject }),
+    tokens: toTokenSet(res, { issuer: as.issuer, client, resource: p.resource, nowSeconds: p.nowSeconds, subject, dpopKey: p.dpopKey }),
     idClaims,
     refreshTokenIssued: typeof res.refresh_token === 'string',
     grantedScope: typeof res.scope === 'string' ? res.scope : undefined,

@@ -2,6 +2,8 @@ import { CliError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import { assertSafeUrl } from '../http/transport.js';
 import { type ClientIdentity, clientAuth, oauthClient } from './client.js';
+import type { DpopKey } from '../types/tokens.js';
+import { dpopOption, dpopProver, withNonceRetry } from './dpop.js';
 import { type AuthorizationServer, loadOAuth, requestOptions } from './library.js';
 import { oauthStep } from './oauth-errors.js';
 
@@ -64,16 +66,18 @@ export async function pushAuthorizationRequest(
   http: HttpClient,
   as: AuthorizationServer,
   client: ClientIdentity,
-  p: { authorizationUrl: string; signal?: AbortSignal },
+  p: { authorizationUrl: string; signal?: AbortSignal; dpopKey?: DpopKey },
 ): Promise<string> {
   checkPushedRequestMetadata(as);
   const oauth = await loadOAuth();
   const params = new URL(p.authorizationUrl).searchParams;
   params.delete('client_id');
-  const pushed = await oauthStep('pushed authorization request endpoint', async () => {
-    const res = await oauth.pushedAuthorizationRequest(as, oauthClient(client), clientAuth(oauth, client), params, requestOptions(oauth, http, p.signal));
+  // With a DPoP key, the push carries a proof of it: the server binds the code to that key (RFC 9449 §10.1).
+  const prover = p.dpopKey ? await dpopProver(p.dpopKey) : undefined;
+  const pushed = await oauthStep('pushed authorization request endpoint', () => withNonceRetry('pushed authorization request endpoint', prover, async () => {
+    const res = await oauth.pushedAuthorizationRequest(as, oauthClient(client), clientAuth(oauth, client), params, { ...requestOptions(oauth, http, p.signal), ...dpopOption(prover) });
     return oauth.processPushedAuthorizationResponse(as, oauthClient(client), res);
-  });
+  }));
   checkRequestUri(as, pushed.request_uri);
   const url = new URL(String(as.authorization_endpoint));
   url.searchParams.set('client_id', client.clientId);

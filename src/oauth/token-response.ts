@@ -1,6 +1,6 @@
 import type * as OAuthModule from 'oauth4webapi';
 import { CliError } from '../errors.js';
-import { type TokenSet, clampLifetime } from '../types/tokens.js';
+import { type DpopKey, type TokenSet, canonicalTokenType, clampLifetime } from '../types/tokens.js';
 import { registerSecret } from '../util/redact.js';
 import type { ClientIdentity } from './client.js';
 
@@ -19,7 +19,7 @@ function assertPlainToken(value: string | undefined, what: string): void {
 /** A token endpoint answer as the token set the CLI keeps. */
 export function toTokenSet(
   res: TokenResponse,
-  ctx: { issuer: string; client: ClientIdentity; resource?: string; nowSeconds: number; previous?: TokenSet; subject?: string },
+  ctx: { issuer: string; client: ClientIdentity; resource?: string; nowSeconds: number; previous?: TokenSet; subject?: string; dpopKey?: DpopKey },
 ): TokenSet {
   registerSecret(res.access_token);
   registerSecret(res.refresh_token);
@@ -31,7 +31,7 @@ export function toTokenSet(
     clientId: ctx.client.clientId,
     resource: ctx.resource,
     accessToken: res.access_token,
-    tokenType: res.token_type ?? 'bearer',
+    tokenType: canonicalTokenType(res.token_type ?? 'bearer'),
     expiresAt: lifetime === undefined ? undefined : ctx.nowSeconds + lifetime,
     obtainedAt: ctx.nowSeconds,
     // Without rotation the server sends no new refresh token: the old one stays valid.
@@ -40,5 +40,8 @@ export function toTokenSet(
     clientSecret: ctx.client.clientSecret,
     authMethod: ctx.client.clientSecret ? ctx.client.authMethod : undefined,
     subject: ctx.subject ?? ctx.previous?.subject,
+    // Kept even when the server answered a Bearer token: a public client's refresh token is bound
+    // to the key whenever the request carried a proof (RFC 9449 §5), and later proofs cost nothing.
+    ...(ctx.dpopKey ? { dpopKey: ctx.dpopKey } : {}),
   };
 }

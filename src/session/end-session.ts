@@ -45,9 +45,9 @@ async function revokeAtServer(deps: Deps, p: Profile, set: TokenSet): Promise<Re
     if (!server.as.revocation_endpoint) return { kind: 'unsupported' };
     const client = { clientId: set.clientId, authMethod: p.authMethod, clientSecret: set.clientSecret };
     // The refresh token first: it is the long-lived one.
-    if (set.refreshToken) await revokeToken(deps.http, server.as, client, { token: set.refreshToken, hint: 'refresh_token', signal: deps.signal });
+    if (set.refreshToken) await revokeToken(deps.http, server.as, client, { token: set.refreshToken, hint: 'refresh_token', signal: deps.signal, dpopKey: set.dpopKey });
     try {
-      await revokeToken(deps.http, server.as, client, { token: set.accessToken, hint: 'access_token', signal: deps.signal });
+      await revokeToken(deps.http, server.as, client, { token: set.accessToken, hint: 'access_token', signal: deps.signal, dpopKey: set.dpopKey });
     } catch (err) {
       // A server may not revoke access tokens at all (self-contained ones); that is no failure.
       if (!(err instanceof ServerRefusal && err.error === 'unsupported_token_type')) throw err;

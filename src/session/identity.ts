@@ -43,7 +43,7 @@ export function identityClaims(claims: Record<string, unknown>): Record<string, 
 /** The userinfo answer; undefined when the endpoint cannot tell (or, at login, did not). */
 async function fromUserInfo(deps: Deps, server: ServerInfo, first: Session, mode: IdentityMode, warnings: string[]): Promise<Identity | undefined> {
   const ask = (s: Session) =>
-    requestUserInfo(deps.http, server.as, { clientId: s.clientId ?? UNKNOWN_CLIENT, accessToken: s.accessToken, expectedSubject: s.subject, signal: deps.signal });
+    requestUserInfo(deps.http, server.as, { clientId: s.clientId ?? UNKNOWN_CLIENT, accessToken: s.accessToken, expectedSubject: s.subject, signal: deps.signal, dpopKey: s.dpopKey });
   let asked: { answer: UserInfoResult; session: Session };
   try {
     // A 401 may just mean the token was revoked or expired early: renew once and try again.

@@ -1,6 +1,6 @@
 import { type ClientIdentity, clientOf } from '../oauth/client.js';
 import type { Profile } from '../types/profile.js';
-import type { TokenSet } from '../types/tokens.js';
+import { type DpopKey, type TokenSet, isDpopBound } from '../types/tokens.js';
 
 /** Where the secrets of a session come from. */
 export type SecretSource = Profile['storage'] | 'env';
@@ -17,6 +17,8 @@ export interface Session {
   subject?: string;
   accessToken: string;
   tokenType: string;
+  /** The key the token is bound to (DPoP): every request with the token carries a proof of it. */
+  dpopKey?: DpopKey;
   expiresAt?: number;
   /** When the access token was obtained (seconds since the epoch), for how early to renew it. */
   obtainedAt?: number;
@@ -46,6 +48,7 @@ export function sessionFrom(
     subject: set.subject,
     accessToken: set.accessToken,
     tokenType: set.tokenType,
+    dpopKey: isDpopBound(set) ? set.dpopKey : undefined,
     expiresAt: set.expiresAt,
     obtainedAt: set.obtainedAt,
     scope: set.scope,

@@ -5,7 +5,7 @@ import type { StorageKind } from '../types/storage.js';
 import { registerSecret } from '../util/redact.js';
 import { writeFileAtomic } from './atomic.js';
 import { pendingLoginAccount } from './credential-store.js';
-import { type LoginOutcome, type PendingLogin, type PendingLoginRecord, isLoginOutcome, isPendingLoginRecord } from './pending-login.js';
+import { type LoginOutcome, type PendingLogin, type PendingLoginRecord, isLoginOutcome, isPendingLoginRecord, pendingSecrets, readPendingSecrets } from './pending-login.js';
 import { type StoreContext, parseJson } from './store-context.js';
 
 /**
@@ -34,17 +34,19 @@ export function openPendingLogins(ctx: StoreContext): PendingLogins {
   };
   return {
     async savePendingLogin(pending) {
-      const { codeVerifier, ...record } = pending;
-      await (await openStore(pending.storage)).set(pendingLoginAccount(paths.configDir, pending.profile), codeVerifier);
+      const { codeVerifier, dpopKey, ...record } = pending;
+      await (await openStore(pending.storage)).set(pendingLoginAccount(paths.configDir, pending.profile), pendingSecrets({ codeVerifier, dpopKey }));
       await writeFileAtomic(pendingFile(pending.profile), `${JSON.stringify(record, null, 2)}\n`, 0o600);
     },
     async pendingLogin(profile) {
       const record = await pendingRecord(profile);
       if (!record) return undefined;
-      const codeVerifier = await (await openStore(record.storage)).get(pendingLoginAccount(paths.configDir, profile));
-      if (!codeVerifier) return undefined;
-      registerSecret(codeVerifier);
-      return { ...record, codeVerifier };
+      const entry = await (await openStore(record.storage)).get(pendingLoginAccount(paths.configDir, profile));
+      const secrets = entry ? readPendingSecrets(entry) : undefined;
+      if (!secrets) return undefined;
+      registerSecret(secrets.codeVerifier);
+      registerSecret(secrets.dpopKey?.d);
+      return { ...record, ...secrets };
     },
     pendingLoginRecord: pendingRecord,
     async pendingLoginRecords() {

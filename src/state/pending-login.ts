@@ -1,5 +1,6 @@
 import { type AuthMethod, isAuthMethod } from './config-file.js';
 import { type StorageKind, isStorageKind } from './credential-store.js';
+import { type DpopKey, isDpopKey } from '../types/tokens.js';
 
 /**
  * A login prepared but not completed: everything needed to finish it from the redirect URL, in
@@ -33,9 +34,29 @@ export interface PendingLogin {
    * code is then the secret kept in place of the verifier, and there is no redirect to wait for.
    */
   deviceInterval?: number;
+  /** The key the login's tokens are to be bound to (DPoP): a secret, kept with the verifier. */
+  dpopKey?: DpopKey;
 }
 
-export type PendingLoginRecord = Omit<PendingLogin, 'codeVerifier'>;
+/** The secrets of a pending login, as one credential-store entry: the verifier alone, or with a DPoP key as JSON. */
+export function pendingSecrets(pending: Pick<PendingLogin, 'codeVerifier' | 'dpopKey'>): string {
+  return pending.dpopKey ? JSON.stringify({ codeVerifier: pending.codeVerifier, dpopKey: pending.dpopKey }) : pending.codeVerifier;
+}
+
+/** The entry `pendingSecrets` wrote. A verifier (or device code) never starts with "{". */
+export function readPendingSecrets(entry: string): Pick<PendingLogin, 'codeVerifier' | 'dpopKey'> | undefined {
+  if (!entry.startsWith('{')) return { codeVerifier: entry };
+  try {
+    const parsed: unknown = JSON.parse(entry);
+    if (!parsed || typeof parsed !== 'object') return undefined;
+    const v: { codeVerifier?: unknown; dpopKey?: unknown } = parsed;
+    return typeof v.codeVerifier === 'string' && isDpopKey(v.dpopKey) ? { codeVerifier: v.codeVerifier, dpopKey: v.dpopKey } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export type PendingLoginRecord = Omit<PendingLogin, 'codeVerifier' | 'dpopKey'>;
 
 export function isPendingLoginRecord(value: unknown): value is PendingLoginRecord {
   if (!value || typeof value !== 'object') return false;

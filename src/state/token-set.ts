@@ -1,5 +1,5 @@
 import { registerSecret } from '../util/redact.js';
-import { type TokenSet } from '../types/tokens.js';
+import { type TokenSet, isDpopKey } from '../types/tokens.js';
 import { StateProblem } from './problems.js';
 
 export { type TokenSet, MAX_LIFETIME_SECONDS, clampLifetime } from '../types/tokens.js';
@@ -34,6 +34,8 @@ export function parseTokenSet(text: string, where: string): TokenSet {
   registerSecret(parsed.accessToken);
   registerSecret(parsed.refreshToken);
   registerSecret(parsed.clientSecret);
+  const dpopKey = isDpopKey(parsed.dpopKey) ? parsed.dpopKey : undefined;
+  registerSecret(dpopKey?.d);
   // Written by an older version or by hand: a time that cannot be a date is unknown, not a crash later.
   const expiresAt = saneEpochSeconds(parsed.expiresAt);
   return {
@@ -46,5 +48,7 @@ export function parseTokenSet(text: string, where: string): TokenSet {
     scope: typeof parsed.scope === 'string' ? parsed.scope : undefined,
     clientSecret: typeof parsed.clientSecret === 'string' ? parsed.clientSecret : undefined,
     subject: typeof parsed.subject === 'string' ? parsed.subject : undefined,
+    // A key that is not one (edited by hand, damaged) is dropped: a bound token then fails at the server, visibly.
+    dpopKey,
   };
 }

@@ -7,6 +7,39 @@ export function isAuthMethod(value: unknown): value is AuthMethod {
   return AUTH_METHODS.some((m) => m === value);
 }
 
+/**
+ * A DPoP key pair (RFC 9449) as kept with the tokens bound to it: the private JWK of an ES256 key,
+ * whose `d` is a secret like the tokens; the public half is `x` and `y`.
+ */
+export interface DpopKey {
+  kty: 'EC';
+  crv: 'P-256';
+  x: string;
+  y: string;
+  d: string;
+}
+
+export function isDpopKey(value: unknown): value is DpopKey {
+  if (!value || typeof value !== 'object') return false;
+  const v: Partial<Record<keyof DpopKey, unknown>> = value;
+  return v.kty === 'EC' && v.crv === 'P-256' && [v.x, v.y, v.d].every((part) => typeof part === 'string' && /^[A-Za-z0-9_-]{43}$/.test(part));
+}
+
+/** RFC 9449 §5: a token of type DPoP is usable only with a proof of the key it is bound to. */
+export function isDpopBound(set: Pick<TokenSet, 'tokenType' | 'dpopKey'>): set is TokenSet & { dpopKey: DpopKey } {
+  return set.tokenType.toLowerCase() === 'dpop' && set.dpopKey !== undefined;
+}
+
+/**
+ * The token type as shown and stored: "DPoP" as RFC 9449 spells it; any other as the server's
+ * answer gave it, lower-cased ("bearer", as `token --json` has always said). Token types are
+ * case-insensitive (RFC 6749 §5.1).
+ */
+export function canonicalTokenType(tokenType: string): string {
+  const lower = tokenType.toLowerCase();
+  return lower === 'dpop' ? 'DPoP' : lower;
+}
+
 /** The secrets of one profile, stored as one JSON entry. It names the issuer it came from. */
 export interface TokenSet {
   issuer: string;
@@ -25,6 +58,11 @@ export interface TokenSet {
   authMethod?: AuthMethod;
   /** The `sub` of the ID token from login, which every userinfo answer must match. */
   subject?: string;
+  /**
+   * The key the tokens are bound to (DPoP), kept in the same entry so that a refresh, which writes
+   * the entry under the profile's lock, can never separate tokens from their key.
+   */
+  dpopKey?: DpopKey;
 }
 
 /** The longest token lifetime believed: a server's "valid for 1e300 seconds" is a year at most. */

@@ -83,7 +83,7 @@ describe('login --port', () => {
 });
 
 describe('the "did you mean" hint of login', () => {
-  const base: LoginOptions = { browser: true, confidential: false, insecureStorage: false };
+  const base: LoginOptions = { browser: true, confidential: false, insecureStorage: false, dpop: true };
 
   it('is the whole command line, with the flags the user gave', () => {
     const err = thrown(() =>

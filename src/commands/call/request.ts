@@ -9,6 +9,7 @@ import { PageGatherer, checkNextPage, nextLink, withoutFragment } from './pagina
 import { retryDecision } from './retry.js';
 import { type ChallengeOutcome, readChallengeHeader } from '../../oauth/challenge.js';
 import type { Session } from '../../session/session.js';
+import { sendAuthorized } from '../../session/authorized-request.js';
 import { retryAfterRefresh } from '../../session/retry-after-refresh.js';
 import { insufficientScopeError, tokenRejected } from '../../session/step-up.js';
 
@@ -42,15 +43,16 @@ export async function performCall(deps: Deps, plan: CallPlan, initialSession: Se
 
   const sendOnce = async (url: URL, deadline: Deadline, as: Session | undefined): Promise<HttpResponse> => {
     try {
-      return await deps.http.request({
+      const req = {
         method: plan.method,
         url,
-        headers: as ? { ...plan.headers, authorization: `Bearer ${as.accessToken}` } : plan.headers,
+        headers: plan.headers,
         body: plan.body,
         signal: deadline.signal,
         // The client's idle timeout must not pre-empt the deadline with another message.
         timeoutMs: plan.timeoutSeconds * 1000 + 1000,
-      });
+      };
+      return await (as ? sendAuthorized(deps.http, as, req) : deps.http.request(req));
     } catch (err) {
       if (deadline.expired()) throw deadline.error();
       throw err;

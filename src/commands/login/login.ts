@@ -36,6 +36,8 @@ export interface LoginOptions extends GlobalOptions {
   wait?: boolean;
   /** The device authorization grant (RFC 8628): approve on any device with a code. */
   device?: boolean;
+  /** false with --no-dpop: bearer tokens even where the server offers DPoP. */
+  dpop: boolean;
 }
 
 export const DEFAULT_LOGIN_TIMEOUT_SECONDS = 300;
@@ -72,6 +74,7 @@ function loginRequest(deps: Deps, opts: LoginOptions, target: Target, timeoutSec
     insecureStorage: opts.insecureStorage,
     clientMetadataUrl: opts.clientMetadataUrl || deps.env.SCHOOL_CLIENT_METADATA_URL || undefined,
     retryCommand: (scopes, flag) => loginCommandLine(opts, scopes, flag),
+    noDpop: !opts.dpop,
   };
 }
 
@@ -94,7 +97,7 @@ async function startTwoStepLogin(deps: Deps, opts: LoginOptions, target: Target)
 
 /** `login --wait`: the outcome of the profile's pending login; exit 4 unless it completed. */
 async function finishTwoStepLogin(deps: Deps, opts: LoginOptions, profile: string): Promise<void> {
-  const others = [opts.scope && '--scope', opts.addScope && '--add-scope', opts.port && '--port', opts.confidential && '--confidential', opts.insecureStorage && '--insecure-storage', opts.clientMetadataUrl && '--client-metadata-url'].filter(Boolean);
+  const others = [opts.scope && '--scope', opts.addScope && '--add-scope', opts.port && '--port', opts.confidential && '--confidential', opts.insecureStorage && '--insecure-storage', opts.clientMetadataUrl && '--client-metadata-url', !opts.dpop && '--no-dpop'].filter(Boolean);
   if (others.length) throw new UsageError(`--wait finishes the login \`school login --no-wait\` started: give ${others.join(', ')} to that one.`);
   const result = await waitForPendingLogin(deps, profile, { maxWaitSeconds: parseTimeout(opts.timeout, undefined) });
   if (result.kind === 'none') {
@@ -145,6 +148,7 @@ export function loginCommandLine(opts: LoginOptions, scopes: string[], flag: Sco
   if (opts.confidential) words.push('--confidential');
   if (opts.insecureStorage) words.push('--insecure-storage');
   if (opts.device) words.push('--device');
+  if (!opts.dpop) words.push('--no-dpop');
   if (opts.json) words.push('--json');
   if (opts.verbose) words.push('--verbose');
   return words.join(' ');
@@ -250,7 +254,8 @@ Examples:
       .option('--confidential', 'register as a confidential client (client_secret_post, or client_secret_basic where the server does not list it)')
       .option('--insecure-storage', 'store secrets in a 0600 plain-text file instead of the keychain')
       .option('--client-metadata-url <url>', 'use this client ID metadata document URL as client_id, where supported')
-      .option('--device', 'sign in on any device with a code (device authorization, where the server offers it)');
+      .option('--device', 'sign in on any device with a code (device authorization, where the server offers it)')
+      .option('--no-dpop', 'get bearer tokens even where the server offers DPoP (tokens bound to a key kept here)');
   },
   toOptions: (raw) => ({
     ...globalOptions(raw),
@@ -264,6 +269,7 @@ Examples:
     clientMetadataUrl: stringFlag(raw, 'clientMetadataUrl'),
     wait: typeof raw.wait === 'boolean' ? raw.wait : undefined,
     device: booleanFlag(raw, 'device'),
+    dpop: raw.dpop !== false,
   }),
   run,
 });

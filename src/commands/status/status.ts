@@ -1,3 +1,4 @@
+import { isDpopBound } from '../../types/tokens.js';
 import type { Deps } from '../../deps.js';
 import { nowSeconds } from '../../deps.js';
 import { CliError } from '../../errors.js';
@@ -23,6 +24,8 @@ export interface ProfileStatus {
   scopes: string[];
   expiresAt: number | null;
   refreshable: boolean;
+  /** "DPoP" for tokens bound to a key (RFC 9449), "bearer" otherwise; null where no tokens are known. */
+  tokenType: string | null;
   storage: SecretSource;
   /** A `login --no-wait` waiting for its browser, until when. */
   pendingLogin: { expiresAt: number } | null;
@@ -40,6 +43,7 @@ export interface ProfileStatusJson {
   scopes: string[];
   expires_at: number | null;
   refreshable: boolean;
+  token_type: string | null;
   storage: SecretSource;
   pending_login: { expires_at: number } | null;
   problem?: string;
@@ -56,6 +60,7 @@ function jsonRow(r: ProfileStatus): ProfileStatusJson {
     scopes: r.scopes,
     expires_at: r.expiresAt,
     refreshable: r.refreshable,
+    token_type: r.tokenType,
     storage: r.storage,
     pending_login: r.pendingLogin && { expires_at: r.pendingLogin.expiresAt },
     ...(r.problem === undefined ? {} : { problem: r.problem }),
@@ -84,6 +89,7 @@ async function profileRow(deps: Deps, name: string, p: Profile, active: boolean)
     scopes: [],
     expiresAt: null,
     refreshable: false,
+    tokenType: null,
     storage: p.storage,
     pendingLogin: null,
   };
@@ -94,6 +100,7 @@ async function profileRow(deps: Deps, name: string, p: Profile, active: boolean)
       row.scopes = found.set.scope ? found.set.scope.split(' ').filter(Boolean) : [];
       row.expiresAt = found.set.expiresAt ?? null;
       row.refreshable = Boolean(found.set.refreshToken);
+      row.tokenType = isDpopBound(found.set) ? 'DPoP' : 'bearer';
     } else {
       row.problem = found.problem.message.replace(/\.$/, '');
     }
@@ -116,6 +123,7 @@ function environmentRow(deps: Deps, target: Target | undefined): ProfileStatus {
     scopes: [],
     expiresAt: null,
     refreshable: !deps.env.SCHOOL_TOKEN,
+    tokenType: 'bearer',
     storage: 'env',
     pendingLogin: null,
     problem: baseUrl ? undefined : 'no base URL: set SCHOOL_BASE_URL',
@@ -134,6 +142,7 @@ function pendingOnlyRow(pending: PendingLoginRecord, active: boolean): ProfileSt
     scopes: [],
     expiresAt: null,
     refreshable: false,
+    tokenType: null,
     storage: pending.storage,
     pendingLogin: { expiresAt: pending.expiresAt },
     problem: 'not logged in yet: a login is waiting for the browser',
@@ -188,6 +197,7 @@ function report(rows: Array<ProfileStatus & { location?: string }>, now: number)
     if (r.scopes.length) line('Scopes', r.scopes.join(' '));
     // A profile that exists only as a pending login has no tokens yet to expire.
     if ((r.storage !== 'env' && !(r.pendingLogin && r.expiresAt === null)) || r.expiresAt) line('Expires', describeExpiry(r.expiresAt, now, r.refreshable));
+    if (r.tokenType === 'DPoP') line('Tokens', 'DPoP-bound: usable only with the key stored beside them (RFC 9449)');
     line('Secrets', r.location ? `${r.storage} (${r.location})` : r.storage);
     if (r.pendingLogin) line('Pending', `a login waits for the browser until ${describeExpiry(r.pendingLogin.expiresAt, now, false)}; finish it with \`school login --wait${r.profile === DEFAULT_PROFILE ? '' : ` --profile ${r.profile}`}\``);
     if (r.problem) line('Problem', r.problem);

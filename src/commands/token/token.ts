@@ -6,6 +6,7 @@ import { seedNotice } from '../../session/ci-seeds.js';
 import { requireLifetime } from '../../session/lifetime.js';
 import { DEFAULT_PROFILE, type GlobalOptions } from '../../options.js';
 import { notLoggedIn, resolveSession } from '../../session/session.js';
+import { canonicalTokenType } from '../../types/tokens.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
 import { booleanFlag, commandTarget, defineCommand, globalOptions, stringFlag } from '../command.js';
 
@@ -42,6 +43,13 @@ async function handOverToCi(deps: Deps, opts: TokenOptions): Promise<void> {
   if (!profile) throw notLoggedIn(target);
   const set = await deps.state.readTokens(name, profile);
   if (!set.refreshToken) throw new UsageError(`Profile "${name}" has no refresh token to hand over.`);
+  // A public client's refresh token is bound to the key (RFC 9449 §5), which never leaves this
+  // machine: a job given the token alone could never renew it.
+  if (set.dpopKey && !set.clientSecret) {
+    throw new UsageError(`Profile "${name}" holds DPoP-bound tokens: they work only with a key that stays on this machine, so a CI job could not use them.`, {
+      hint: `school login --profile ${name} --no-dpop, then hand that profile over.`,
+    });
+  }
   const values: Record<string, string> = {
     SCHOOL_BASE_URL: profile.baseUrl,
     SCHOOL_CLIENT_ID: set.clientId,
@@ -69,13 +77,15 @@ async function run(deps: Deps, opts: TokenOptions): Promise<void> {
   if (opts.json) {
     const body = {
       access_token: session.accessToken,
-      token_type: session.tokenType,
+      token_type: canonicalTokenType(session.tokenType),
       expires_at: session.expiresAt ?? null,
       scope: session.scope ?? null,
     };
     deps.io.writeOutSync(`${terminalSafeJson(body)}\n`);
   } else {
     deps.io.writeOutSync(`${session.accessToken}\n`);
+    // Printed for a header of someone else's: a bound token is refused there without a proof.
+    if (session.dpopKey) deps.io.err.write('Note: this token is DPoP-bound: a request with it needs a proof of the key school keeps. Send requests with `school call` (or log in with --no-dpop for a bearer token).\n');
   }
 }
 

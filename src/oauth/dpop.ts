@@ -1,0 +1,126 @@
+import type * as OAuthModule from 'oauth4webapi';
+import { CliError } from '../errors.js';
+import type { DpopKey } from '../types/tokens.js';
+import { registerSecret } from '../util/redact.js';
+import { type AuthorizationServer, type OAuth, loadOAuth } from './library.js';
+
+/** The one proof algorithm this CLI signs with (RFC 9449 names ES256 as the one to support). */
+export const DPOP_ALGORITHM = 'ES256';
+
+/** Whether the server's metadata offers DPoP with an algorithm the CLI signs with. */
+export function offersDpop(as: AuthorizationServer): boolean {
+  const algs: unknown = as.dpop_signing_alg_values_supported;
+  return Array.isArray(algs) && algs.includes(DPOP_ALGORITHM);
+}
+
+const EC_KEY = { name: 'ECDSA', namedCurve: 'P-256' } as const;
+
+/** A new key pair for a login's tokens to be bound to. */
+export async function createDpopKey(): Promise<DpopKey> {
+  const pair = await crypto.subtle.generateKey(EC_KEY, true, ['sign', 'verify']);
+  const jwk = await crypto.subtle.exportKey('jwk', pair.privateKey);
+  const key: DpopKey = { kty: 'EC', crv: 'P-256', x: String(jwk.x), y: String(jwk.y), d: String(jwk.d) };
+  registerSecret(key.d);
+  return key;
+}
+
+/**
+ * What oauth4webapi's DPoP handle does for its own requests, used here for the requests it does
+ * not make (the API, revocation): sign a proof into the headers, and keep a nonce an answer gives.
+ */
+interface ProofSigner {
+  addProof(url: URL, headers: Headers, htm: string, accessToken?: string): Promise<void>;
+  cacheNonce(response: { headers: { get(name: string): string | null } }, url: URL): void;
+}
+
+function isProofSigner(handle: unknown): handle is ProofSigner {
+  const h = handle as Partial<ProofSigner> | null;
+  return typeof h?.addProof === 'function' && typeof h.cacheNonce === 'function';
+}
+
+/** The proofs of one key: for oauth4webapi's requests (the handle) and for the CLI's own. */
+export interface DpopProver {
+  /** Given to oauth4webapi's token, PAR, userinfo and device requests (its `DPoP` option). */
+  readonly handle: OAuthModule.DPoPHandle;
+  /** A proof for one request; `accessToken` for a request that carries one (its hash goes in `ath`). */
+  proof(method: string, url: URL, accessToken?: string): Promise<string>;
+  /** Keeps the `DPoP-Nonce` of an answer for the next proof to that origin (RFC 9449 §8, §9). */
+  keepNonce(url: URL, nonce: string | undefined): void;
+  /** The key's JWK SHA-256 thumbprint, for `dpop_jkt` (RFC 9449 §10). */
+  thumbprint(): Promise<string>;
+}
+
+// One prover per key and process: the server's nonces are kept in it, so a refresh and the API
+// request after it share what the server last said.
+const provers = new Map<string, Promise<DpopProver>>();
+
+async function makeProver(oauth: OAuth, key: DpopKey): Promise<DpopProver> {
+  const { d, ...publicJwk } = key;
+  const privateKey = await crypto.subtle.importKey('jwk', { ...publicJwk, d }, EC_KEY, false, ['sign']);
+  const publicKey = await crypto.subtle.importKey('jwk', publicJwk, EC_KEY, true, ['verify']);
+  const handle = oauth.DPoP({}, { privateKey, publicKey });
+  if (!isProofSigner(handle)) throw new CliError('This build of the OAuth library cannot sign DPoP proofs for API requests.', { code: 'internal_error' });
+  return {
+    handle,
+    async proof(method, url, accessToken) {
+      const headers = new Headers();
+      await handle.addProof(url, headers, method.toUpperCase(), accessToken);
+      const proof = headers.get('dpop');
+      if (!proof) throw new CliError('No DPoP proof could be signed.', { code: 'internal_error' });
+      return proof;
+    },
+    keepNonce(url, nonce) {
+      if (nonce) handle.cacheNonce({ headers: { get: (name) => (name.toLowerCase() === 'dpop-nonce' ? nonce : null) } }, url);
+    },
+    thumbprint: () => handle.calculateThumbprint(),
+  };
+}
+
+/** The prover of a stored key (made once per process). */
+export async function dpopProver(key: DpopKey): Promise<DpopProver> {
+  registerSecret(key.d);
+  const id = `${key.x}.${key.y}`;
+  let prover = provers.get(id);
+  if (!prover) {
+    prover = loadOAuth().then((oauth) => makeProver(oauth, key));
+    provers.set(id, prover);
+    prover.catch(() => provers.delete(id));
+  }
+  return prover;
+}
+
+/** The request options that make oauth4webapi sign its request with the key, when there is one. */
+export function dpopOption(prover: DpopProver | undefined): { DPoP?: OAuthModule.DPoPHandle } {
+  return prover ? { DPoP: prover.handle } : {};
+}
+
+/**
+ * The error for a server that asks for a new nonce again right after the CLI used the one it
+ * gave: answering forever would be a loop the server controls.
+ */
+export function nonceLoop(where: string): CliError {
+  return new CliError(`The ${where} asked for a new DPoP nonce twice in a row; giving up rather than asking again.`, {
+    code: 'dpop_nonce_loop',
+    hint: 'Report it to the server operator; `school login --no-dpop` logs in without DPoP meanwhile.',
+  });
+}
+
+/**
+ * One oauth4webapi request and the processing of its answer, sent again once when the server
+ * answers `use_dpop_nonce` (RFC 9449 §8): oauth4webapi's handle has kept the nonce the answer gave.
+ */
+export async function withNonceRetry<T>(where: string, prover: DpopProver | undefined, step: () => Promise<T>): Promise<T> {
+  if (!prover) return step();
+  const oauth = await loadOAuth();
+  try {
+    return await step();
+  } catch (err) {
+    if (!oauth.isDPoPNonceError(err)) throw err;
+  }
+  try {
+    return await step();
+  } catch (err) {
+    if (oauth.isDPoPNonceError(err)) throw nonceLoop(where);
+    throw err;
+  }
+}

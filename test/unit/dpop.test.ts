@@ -1,0 +1,185 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { HttpRequest, HttpResponse } from '../../src/http/client.js';
+import { createDpopKey, dpopProver, offersDpop } from '../../src/oauth/dpop.js';
+import { fromOAuthError } from '../../src/oauth/oauth-errors.js';
+import { refreshGrant } from '../../src/oauth/refresh.js';
+import { sendAuthorized } from '../../src/session/authorized-request.js';
+import { parseTokenSet, serializeTokenSet } from '../../src/state/token-set.js';
+import { readPendingSecrets, pendingSecrets } from '../../src/state/pending-login.js';
+import { type DpopKey, type TokenSet, isDpopBound } from '../../src/types/tokens.js';
+import { redactText } from '../../src/util/redact.js';
+
+// DPoP (RFC 9449) as the CLI signs it: proofs checked here the way a server checks them, with
+// WebCrypto and nothing of the CLI's own.
+
+const b64url = (data: Buffer | Uint8Array) => Buffer.from(data).toString('base64url');
+const sha256 = (text: string) => b64url(createHash('sha256').update(text).digest());
+
+interface Proof {
+  header: { typ: string; alg: string; jwk: Record<string, string> };
+  payload: { htm: string; htu: string; iat: number; jti: string; ath?: string; nonce?: string };
+}
+
+/** Verifies a proof's signature with the public key in its own header, as a server does, and returns its parts. */
+async function verifyProof(proof: string): Promise<Proof> {
+  const [h, p, s] = proof.split('.');
+  const header = JSON.parse(Buffer.from(h, 'base64url').toString()) as Proof['header'];
+  const key = await crypto.subtle.importKey('jwk', header.jwk, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify']);
+  const ok = await crypto.subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, key, Buffer.from(s, 'base64url'), Buffer.from(`${h}.${p}`));
+  expect(ok, 'the proof signature verifies with its own jwk').toBe(true);
+  return { header, payload: JSON.parse(Buffer.from(p, 'base64url').toString()) as Proof['payload'] };
+}
+
+async function thumbprintOf(jwk: Record<string, string>): Promise<string> {
+  return b64url(createHash('sha256').update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y })).digest());
+}
+
+function answer(status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
+  return { status, statusText: '', headers: { 'content-type': 'application/json', ...headers }, rawHeaders: [], body: Buffer.from(JSON.stringify(body)), url: '', httpVersion: '1.1' };
+}
+
+function server(respond: (req: HttpRequest, n: number) => HttpResponse) {
+  const sent: HttpRequest[] = [];
+  return { sent, http: { request: async (req: HttpRequest) => (sent.push(req), respond(req, sent.length)) } };
+}
+
+describe('DPoP keys and proofs', () => {
+  it('is used only where the metadata lists ES256', () => {
+    expect(offersDpop({ issuer: 'https://a.example', dpop_signing_alg_values_supported: ['ES256', 'EdDSA'] })).toBe(true);
+    expect(offersDpop({ issuer: 'https://a.example', dpop_signing_alg_values_supported: ['PS256'] })).toBe(false);
+    expect(offersDpop({ issuer: 'https://a.example', dpop_signing_alg_values_supported: 'ES256' as unknown as string[] })).toBe(false);
+    expect(offersDpop({ issuer: 'https://a.example' })).toBe(false);
+  });
+
+  it('signs an ES256 proof for the method, the URL without query and the token hash, with only the public key in it', async () => {
+    const key = await createDpopKey();
+    const prover = await dpopProver(key);
+    const proof = await verifyProof(await prover.proof('get', new URL('https://api.school.example/api/courses?page=2#x'), 'at-0123456789'));
+    expect(proof.header).toMatchObject({ typ: 'dpop+jwt', alg: 'ES256' });
+    expect(proof.header.jwk).toEqual({ kty: 'EC', crv: 'P-256', x: key.x, y: key.y });
+    expect(proof.payload).toMatchObject({ htm: 'GET', htu: 'https://api.school.example/api/courses', ath: sha256('at-0123456789') });
+    expect(Math.abs(proof.payload.iat - Date.now() / 1000)).toBeLessThan(5);
+    const again = await verifyProof(await prover.proof('GET', new URL('https://api.school.example/api/courses'), 'at-0123456789'));
+    expect(again.payload.jti).not.toBe(proof.payload.jti);
+    expect(await prover.thumbprint()).toBe(await thumbprintOf(proof.header.jwk));
+  });
+
+  it('puts the nonce a server gave into the next proof to that origin only', async () => {
+    const prover = await dpopProver(await createDpopKey());
+    prover.keepNonce(new URL('https://api.school.example/a'), 'n-1');
+    expect((await verifyProof(await prover.proof('GET', new URL('https://api.school.example/b')))).payload.nonce).toBe('n-1');
+    expect((await verifyProof(await prover.proof('GET', new URL('https://other.example/b')))).payload.nonce).toBeUndefined();
+  });
+
+  it('keeps the private key a secret: redacted wherever it would be printed', async () => {
+    const key = await createDpopKey();
+    expect(redactText(`key ${key.d}`)).toBe('key [REDACTED]');
+  });
+
+  it('is stored with the tokens and read back; a damaged key is dropped, not used', async () => {
+    const key = await createDpopKey();
+    const set: TokenSet = { issuer: 'https://a.example', clientId: 'c', accessToken: 'at-0123456789', tokenType: 'DPoP', obtainedAt: 1, dpopKey: key };
+    const read = parseTokenSet(serializeTokenSet(set), 'the test store');
+    expect(read.dpopKey).toEqual(key);
+    expect(isDpopBound(read)).toBe(true);
+    const damaged = parseTokenSet(JSON.stringify({ ...set, dpopKey: { ...key, d: 'short' } }), 'the test store');
+    expect(damaged.dpopKey).toBeUndefined();
+    expect(isDpopBound(damaged)).toBe(false);
+    expect(isDpopBound({ tokenType: 'Bearer', dpopKey: key })).toBe(false);
+  });
+
+  it('keeps a pending login\'s key with its verifier, and reads an older entry (the verifier alone)', async () => {
+    const key: DpopKey = await createDpopKey();
+    expect(readPendingSecrets(pendingSecrets({ codeVerifier: 'v-0123456789', dpopKey: key }))).toEqual({ codeVerifier: 'v-0123456789', dpopKey: key });
+    expect(readPendingSecrets(pendingSecrets({ codeVerifier: 'v-0123456789' }))).toEqual({ codeVerifier: 'v-0123456789' });
+    expect(readPendingSecrets('{"codeVerifier":"v","dpopKey":{}}')).toBeUndefined();
+  });
+});
+
+describe('API requests with a bound token', () => {
+  const url = new URL('https://api.school.example/api/courses');
+
+  it('sends a bearer token as before when the token is not bound', async () => {
+    const { sent, http } = server(() => answer(200, {}));
+    await sendAuthorized(http, { accessToken: 'at-0123456789' }, { method: 'GET', url });
+    expect(sent[0].headers).toEqual({ authorization: 'Bearer at-0123456789' });
+  });
+
+  it('sends the DPoP scheme and a proof for the request', async () => {
+    const key = await createDpopKey();
+    const { sent, http } = server(() => answer(200, {}));
+    await sendAuthorized(http, { accessToken: 'at-0123456789', dpopKey: key }, { method: 'POST', url, headers: { accept: 'application/json' } });
+    expect(sent[0].headers?.authorization).toBe('DPoP at-0123456789');
+    expect(sent[0].headers?.accept).toBe('application/json');
+    const proof = await verifyProof(String(sent[0].headers?.dpop));
+    expect(proof.payload).toMatchObject({ htm: 'POST', htu: url.href, ath: sha256('at-0123456789') });
+    expect(proof.header.jwk.x).toBe(key.x);
+  });
+
+  it('answers a nonce challenge once, with the nonce in a new proof', async () => {
+    const challenge = { 'www-authenticate': 'DPoP error="use_dpop_nonce", error_description="nonce required"', 'dpop-nonce': 'n-api-1' };
+    const { sent, http } = server((_req, n) => (n === 1 ? answer(401, { error: 'use_dpop_nonce' }, challenge) : answer(200, { ok: true })));
+    const res = await sendAuthorized(http, { accessToken: 'at-0123456789', dpopKey: await createDpopKey() }, { method: 'GET', url });
+    expect(res.status).toBe(200);
+    expect(sent).toHaveLength(2);
+    expect((await verifyProof(String(sent[0].headers?.dpop))).payload.nonce).toBeUndefined();
+    expect((await verifyProof(String(sent[1].headers?.dpop))).payload.nonce).toBe('n-api-1');
+  });
+
+  it('stops after two nonce challenges in a row (a server that always asks again)', async () => {
+    const { sent, http } = server((_req, n) => answer(401, { error: 'use_dpop_nonce' }, { 'www-authenticate': 'DPoP error="use_dpop_nonce"', 'dpop-nonce': `n-${n}` }));
+    const failure = await sendAuthorized(http, { accessToken: 'at-0123456789', dpopKey: await createDpopKey() }, { method: 'GET', url }).catch((err: unknown) => err);
+    expect(failure).toMatchObject({ code: 'dpop_nonce_loop', exitCode: 1 });
+    expect(String((failure as Error).message)).toMatch(/nonce twice in a row/);
+    expect(sent).toHaveLength(2);
+  });
+
+  it('returns any other refusal as it is (a 401 without a nonce is not retried)', async () => {
+    const { sent, http } = server(() => answer(401, { error: 'invalid_token' }, { 'www-authenticate': 'DPoP error="invalid_token"' }));
+    const res = await sendAuthorized(http, { accessToken: 'at-0123456789', dpopKey: await createDpopKey() }, { method: 'GET', url });
+    expect(res.status).toBe(401);
+    expect(sent).toHaveLength(1);
+  });
+});
+
+describe('the refresh grant with a bound token', () => {
+  const AS = { issuer: 'https://login.school.example', token_endpoint: 'https://login.school.example/token' };
+  const NOW = 1_700_000_000;
+  const base = { issuer: AS.issuer, clientId: 'cli', accessToken: 'at-old-0123456789', tokenType: 'DPoP', obtainedAt: NOW - 60, expiresAt: NOW - 1, refreshToken: 'rt-old-0123456789' };
+  const granted = answer(200, { access_token: 'at-new-0123456789', token_type: 'DPoP', expires_in: 60, refresh_token: 'rt-new-0123456789' });
+
+  it('proves the key at the token endpoint and keeps it with the new tokens', async () => {
+    const key = await createDpopKey();
+    const { sent, http } = server(() => granted);
+    const next = await refreshGrant(http, AS, { clientId: 'cli', authMethod: 'none' }, { current: { ...base, dpopKey: key }, nowSeconds: NOW, timeoutMs: 1000 });
+    const proof = await verifyProof(String(sent[0].headers?.dpop));
+    expect(proof.payload).toMatchObject({ htm: 'POST', htu: AS.token_endpoint });
+    expect(proof.payload.ath).toBeUndefined();
+    expect(proof.header.jwk.x).toBe(key.x);
+    expect(next).toMatchObject({ accessToken: 'at-new-0123456789', tokenType: 'DPoP', dpopKey: key });
+    expect(isDpopBound(next)).toBe(true);
+  });
+
+  it('answers use_dpop_nonce once; the refresh token is sent again only after the refusal', async () => {
+    const { sent, http } = server((_req, n) => (n === 1 ? answer(400, { error: 'use_dpop_nonce' }, { 'dpop-nonce': 'n-as-1' }) : granted));
+    await refreshGrant(http, AS, { clientId: 'cli', authMethod: 'none' }, { current: { ...base, dpopKey: await createDpopKey() }, nowSeconds: NOW, timeoutMs: 1000 });
+    expect(sent).toHaveLength(2);
+    expect((await verifyProof(String(sent[1].headers?.dpop))).payload.nonce).toBe('n-as-1');
+  });
+
+  it('gives up on a token endpoint that asks for a new nonce every time', async () => {
+    const { sent, http } = server((_req, n) => answer(400, { error: 'use_dpop_nonce' }, { 'dpop-nonce': `n-${n}` }));
+    const failure = await refreshGrant(http, AS, { clientId: 'cli', authMethod: 'none' }, { current: { ...base, dpopKey: await createDpopKey() }, nowSeconds: NOW, timeoutMs: 1000 }).catch((err: unknown) => fromOAuthError(err));
+    expect(failure).toMatchObject({ code: 'dpop_nonce_loop' });
+    expect(sent).toHaveLength(2);
+  });
+
+  it('sends no proof for a bearer token', async () => {
+    const { sent, http } = server(() => answer(200, { access_token: 'at-new-0123456789', token_type: 'Bearer', expires_in: 60 }));
+    const next = await refreshGrant(http, AS, { clientId: 'cli', authMethod: 'none' }, { current: { ...base, tokenType: 'Bearer' }, nowSeconds: NOW, timeoutMs: 1000 });
+    expect(sent[0].headers?.dpop).toBeUndefined();
+    expect(next.dpopKey).toBeUndefined();
+    expect(next.tokenType).toBe('bearer');
+  });
+});
