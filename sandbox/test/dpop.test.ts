@@ -159,6 +159,8 @@ describe('dpop-offered', () => {
     const userinfoAsBearer = await rawGet(s.as.userinfo_endpoint!, `Bearer ${bound.access_token}`);
     expectDpopRefusal(userinfoAsBearer, 'invalid_token', 'the access token is bound to a DPoP key: send it with the DPoP scheme and a DPoP proof');
     expectDpopRefusal(await rawGet(`${s.sb.baseUrl}/api/courses`, `DPoP ${bound.access_token}`), 'invalid_token', 'a DPoP-bound access token needs a DPoP proof');
+    const unknown = await rawGet(`${s.sb.baseUrl}/api/courses`, 'DPoP not-a-token', await proof(keys, { htm: 'GET', htu: `${s.sb.baseUrl}/api/courses`, ath: athOf('not-a-token') }));
+    expectDpopRefusal(unknown, 'invalid_token', 'the access token is unknown, expired or revoked');
   });
 
   it('accepts a proof made here with every claim right (the query is no part of htu)', async () => {
