@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { readBody } from './body.js';
+import { dpopChallenge, dpopHeaderOf, proofThumbprint, type ResourceDpop } from './dpop.js';
 import { buildOpenApi } from './openapi.js';
 import { userClaims, type Emit } from './provider.js';
 import { DATA_SCOPES } from './scopes.js';
@@ -15,6 +16,8 @@ export interface TokenInfo {
   sub: string | undefined;
   scopes: Set<string>;
   aud: string | undefined;
+  /** The thumbprint of the key a DPoP-bound token is bound to (its cnf.jkt). */
+  jkt: string | undefined;
 }
 
 export type BearerResult =
@@ -22,39 +25,98 @@ export type BearerResult =
   | { state: 'invalid'; description: string }
   | { state: 'valid'; token: TokenInfo };
 
-// Validates a bearer token by looking it up in the provider's own store, with the same
-// checks its introspection endpoint applies (expiry, live grant, matching client/account).
-export async function checkBearer(req: IncomingMessage, provider: Any, audience: string): Promise<BearerResult> {
-  const header = req.headers.authorization;
-  if (header === undefined) return { state: 'absent' };
-  const m = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-  if (!m) return { state: 'invalid', description: 'the Authorization header must carry a Bearer access token' };
-  const value = m[1]!;
+/** A refusal answered with a DPoP challenge (never a Bearer one: no refresh cures it). */
+export interface DpopRefusal {
+  state: 'dpop_refused';
+  error: 'invalid_token' | 'invalid_dpop_proof' | 'use_dpop_nonce';
+  description: string;
+}
+
+export interface AccessCheck {
+  result: BearerResult | DpopRefusal;
+  /** The scheme of the Authorization header, when it was readable. */
+  scheme: 'bearer' | 'dpop' | null;
+  /** The thumbprint of the DPoP proof's key as sent (null without a DPoP header). */
+  dpop: string | null;
+  /** The DPoP-Nonce to send back, on every answer to a request with a proof where nonces are in use. */
+  nonce: string | undefined;
+}
+
+const UNKNOWN_TOKEN = 'the access token is unknown, expired or revoked';
+
+// Looks a token up in the provider's own store, with the same checks its introspection
+// endpoint applies (expiry, live grant, matching client/account).
+async function findAccessToken(provider: Any, value: string, audience: string): Promise<{ token: TokenInfo } | { problem: string }> {
   let token: Any;
   try {
     token = await provider.AccessToken.find(value);
   } catch {
     token = undefined;
   }
-  if (!token || !token.isValid) return { state: 'invalid', description: 'the access token is unknown, expired or revoked' };
+  if (!token || !token.isValid) return { problem: UNKNOWN_TOKEN };
   if (token.grantId) {
     const grant = await provider.Grant.find(token.grantId);
     if (!grant || grant.isExpired || grant.clientId !== token.clientId || grant.accountId !== token.accountId) {
-      return { state: 'invalid', description: 'the access token is unknown, expired or revoked' };
+      return { problem: UNKNOWN_TOKEN };
     }
   }
-  if (token.aud !== audience) {
-    return { state: 'invalid', description: `the access token was not issued for ${audience}` };
-  }
+  if (token.aud !== audience) return { problem: `the access token was not issued for ${audience}` };
   return {
-    state: 'valid',
     token: {
       clientId: token.clientId,
       sub: token.accountId,
       scopes: new Set(String(token.scope ?? '').split(' ').filter(Boolean)),
       aud: token.aud,
+      jkt: typeof token.jkt === 'string' ? token.jkt : undefined,
     },
   };
+}
+
+// Validates the access token of a request to the API or userinfo. Unbound tokens with the
+// Bearer scheme get exactly the answers they always got; DPoP-bound tokens need the DPoP
+// scheme and a valid proof (RFC 9449 §7), and the DPoP scheme needs a bound token.
+export async function checkAccess(req: IncomingMessage, provider: Any, audience: string, dpopState: ResourceDpop, requestUrl: string): Promise<AccessCheck> {
+  const proof = dpopHeaderOf(req);
+  const dpop = await proofThumbprint(proof);
+  const nonce = proof !== undefined ? dpopState.nextNonce() : undefined;
+  const done = (result: AccessCheck['result'], scheme: AccessCheck['scheme'] = null): AccessCheck => ({ result, scheme, dpop, nonce });
+  const refuse = (error: DpopRefusal['error'], description: string, scheme: AccessCheck['scheme']) =>
+    done({ state: 'dpop_refused', error, description }, scheme);
+
+  const header = req.headers.authorization;
+  if (header === undefined) return done({ state: 'absent' });
+  const m = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
+  if (!m) return done({ state: 'invalid', description: 'the Authorization header must carry a Bearer access token' });
+  const scheme = m[1]!.toLowerCase() === 'dpop' ? 'dpop' : 'bearer';
+  const value = m[2]!;
+  if (dpopState.nonces === 'loop' && proof !== undefined) {
+    return refuse('use_dpop_nonce', 'the resource server requires a fresh DPoP nonce', scheme);
+  }
+  const found = await findAccessToken(provider, value, audience);
+  if ('problem' in found) {
+    return scheme === 'bearer' ? done({ state: 'invalid', description: found.problem }, scheme) : refuse('invalid_token', found.problem, scheme);
+  }
+  const { token } = found;
+  if (scheme === 'bearer') {
+    if (token.jkt !== undefined) {
+      return refuse('invalid_token', 'the access token is bound to a DPoP key: send it with the DPoP scheme and a DPoP proof', scheme);
+    }
+    return done({ state: 'valid', token }, scheme);
+  }
+  if (token.jkt === undefined) return refuse('invalid_token', 'the access token is not bound to a DPoP key: send it with the Bearer scheme', scheme);
+  if (proof === undefined) return refuse('invalid_token', 'a DPoP-bound access token needs a DPoP proof', scheme);
+  // Node joins repeated headers with ", ", which a compact JWS never contains.
+  if (proof.includes(',')) return refuse('invalid_dpop_proof', 'send exactly one DPoP header', scheme);
+  const checked = await dpopState.check(proof, { jkt: token.jkt, method: req.method ?? 'GET', url: requestUrl, accessToken: value });
+  if (!checked.ok) return refuse(checked.error!, checked.description!, scheme);
+  return done({ state: 'valid', token }, scheme);
+}
+
+/** Answers a DPoP refusal: 401, a DPoP challenge, the OAuth error in the body. */
+export function sendDpopRefusal(res: ServerResponse, refusal: DpopRefusal, algs: string[], extra = '') {
+  sendJson(res, 401, { error: refusal.error, error_description: refusal.description }, {
+    'WWW-Authenticate': dpopChallenge(refusal.error, refusal.description, algs, extra),
+  });
 }
 
 function quote(value: string): string {
@@ -88,6 +150,9 @@ export interface ResourceServerContext {
   users: SandboxUser[];
   emit: Emit;
   oauthUrls: { authorization_endpoint: string; token_endpoint: string };
+  dpop: ResourceDpop;
+  /** RFC 9728 DPoP fields of the protected-resource metadata, where the variant offers DPoP. */
+  dpopMetadata?: { dpop_signing_alg_values_supported: string[]; dpop_bound_access_tokens_required: boolean };
 }
 
 interface Course { id: string; title: string; visibility: 'public' | 'private'; lecturer?: string; [k: string]: unknown }
@@ -114,10 +179,12 @@ export function createResourceServer(ctx: ResourceServerContext) {
     });
   }
 
-  function insufficientScope(res: ServerResponse, scope: string) {
+  function insufficientScope(res: ServerResponse, scope: string, scheme: 'bearer' | 'dpop') {
     const description = `this operation needs the ${scope} scope`;
     sendJson(res, 403, { error: 'insufficient_scope', error_description: description, scope }, {
-      'WWW-Authenticate': `Bearer error="insufficient_scope", error_description=${quote(description)}, scope=${quote(scope)}, resource_metadata=${quote(resourceMetadataUrl)}`,
+      'WWW-Authenticate': scheme === 'dpop'
+        ? dpopChallenge('insufficient_scope', description, ctx.dpop.algs, `, scope=${quote(scope)}`)
+        : `Bearer error="insufficient_scope", error_description=${quote(description)}, scope=${quote(scope)}, resource_metadata=${quote(resourceMetadataUrl)}`,
     });
   }
 
@@ -147,6 +214,7 @@ export function createResourceServer(ctx: ResourceServerContext) {
     scopes_supported: [...DATA_SCOPES],
     bearer_methods_supported: ['header'],
     resource_name: 'School API (sandbox)',
+    ...ctx.dpopMetadata,
   });
 
   // Returns false when the path is not served by the resource server.
@@ -176,7 +244,8 @@ export function createResourceServer(ctx: ResourceServerContext) {
     else return false;
     if (!allowed.includes(method)) return methodNotAllowed(res, allowed.join(', '));
 
-    const auth = await checkBearer(req, provider, baseUrl);
+    const access = await checkAccess(req, provider, baseUrl, ctx.dpop, `${baseUrl}${path}`);
+    const auth = access.result;
     const authenticated = auth.state === 'valid';
     const token = auth.state === 'valid' ? auth.token : undefined;
     res.on('finish', () => emit('api', {
@@ -186,11 +255,19 @@ export function createResourceServer(ctx: ResourceServerContext) {
       authenticated,
       authorization_header: req.headers.authorization !== undefined,
       ...(token ? { client_id: token.clientId, sub: token.sub } : {}),
+      scheme: access.scheme,
+      dpop: access.dpop,
     }));
+    if (access.nonce) res.setHeader('DPoP-Nonce', access.nonce);
 
     if (auth.state === 'invalid') {
       await readApiBody(req).catch(() => undefined);
       invalidToken(res, auth.description);
+      return true;
+    }
+    if (auth.state === 'dpop_refused') {
+      await readApiBody(req).catch(() => undefined);
+      sendDpopRefusal(res, auth, ctx.dpop.algs);
       return true;
     }
 
@@ -203,7 +280,7 @@ export function createResourceServer(ctx: ResourceServerContext) {
         return false;
       }
       if (!token.scopes.has(scope)) {
-        insufficientScope(res, scope);
+        insufficientScope(res, scope, access.scheme === 'dpop' ? 'dpop' : 'bearer');
         return false;
       }
       return true;
@@ -375,23 +452,37 @@ export interface UserinfoContext {
   provider: Any;
   users: SandboxUser[];
   emit: Emit;
+  dpop: ResourceDpop;
+  /** The endpoint's URL as clients address it (the htu of their proofs). */
+  url: string;
 }
 
 // OpenID Connect UserInfo, served here because oidc-provider's own endpoint refuses access
 // tokens bound to a resource. Claims follow the granted scopes.
 export async function handleUserinfo(req: IncomingMessage, res: ServerResponse, ctx: UserinfoContext): Promise<void> {
   const method = req.method ?? 'GET';
-  const finish = (status: number, extra: Record<string, unknown> = {}) => ctx.emit('userinfo', { status, ...extra });
+  const dpop = await proofThumbprint(dpopHeaderOf(req));
   if (method !== 'GET' && method !== 'POST') {
     methodNotAllowed(res, 'GET, POST');
-    finish(405);
+    ctx.emit('userinfo', { status: 405, scheme: null, dpop });
     return;
   }
   await readApiBody(req).catch(() => undefined);
-  const challenge = (error: string, description: string, extra = '') =>
-    `Bearer realm=${quote(ctx.issuer)}, error=${quote(error)}, error_description=${quote(description)}${extra}`;
+  const access = await checkAccess(req, ctx.provider, ctx.resource, ctx.dpop, ctx.url);
+  const finish = (status: number, extra: Record<string, unknown> = {}) =>
+    ctx.emit('userinfo', { status, ...extra, scheme: access.scheme, dpop: access.dpop });
+  if (access.nonce) res.setHeader('DPoP-Nonce', access.nonce);
+  const bound = access.scheme === 'dpop';
+  const challenge = (error: string, description: string, extra = '') => (bound
+    ? dpopChallenge(error, description, ctx.dpop.algs, extra)
+    : `Bearer realm=${quote(ctx.issuer)}, error=${quote(error)}, error_description=${quote(description)}${extra}`);
 
-  const auth = await checkBearer(req, ctx.provider, ctx.resource);
+  const auth = access.result;
+  if (auth.state === 'dpop_refused') {
+    sendDpopRefusal(res, auth, ctx.dpop.algs);
+    finish(401, { error: auth.error });
+    return;
+  }
   if (auth.state !== 'valid') {
     const description = auth.state === 'absent' ? 'no access token provided' : auth.description;
     sendJson(res, 401, { error: 'invalid_token', error_description: description }, { 'WWW-Authenticate': challenge('invalid_token', description) });

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 
 import { memoryAdapterFactory } from './adapter.js';
+import { proofThumbprint } from './dpop.js';
 import { signingKeys } from './keys.js';
 import { renderDeviceConfirmPage, renderDeviceDonePage, renderDeviceInputPage, renderErrorPage } from './pages.js';
 import { ALL_SCOPES } from './scopes.js';
 import type { SandboxUser } from './users.js';
 import {
   acceptsScope, adjustProviderAnswer, authorizationRequestProblem, clientAuthMethods, defaultClientAuthMethod,
-  managesRegistrations, providerScopes, usesDeviceFlow, refreshTokenAllowed, resourceScopes, rotatesRefreshToken, usesPar, variantMetadata, type Variants,
+  dpopSigningAlgs, managesRegistrations, providerScopes, usesDeviceFlow, refreshTokenAllowed, resourceScopes, rotatesRefreshToken, usesDpop, usesPar, variantMetadata, type Variants,
 } from './variants.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -168,6 +169,7 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
       email: ['email', 'email_verified'],
     },
     responseTypes: ['code'],
+    enabledJWA: { dPoPSigningAlgValues: dpopSigningAlgs(variants) },
     // Claims asked for by scope go to userinfo only, unless there is no userinfo to serve them.
     conformIdTokenClaims: !variants.has('no-userinfo'),
     clientAuthMethods: clientAuthMethods(variants),
@@ -207,7 +209,11 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
           ctx.body = renderDeviceDonePage();
         },
       },
-      dPoP: { enabled: false },
+      dPoP: {
+        enabled: usesDpop(variants),
+        // Nonces only where the variant requires them: without a secret oidc-provider issues none.
+        ...(variants.has('dpop-required') ? { nonceSecret: randomBytes(32), requireNonce: () => true } : {}),
+      },
       pushedAuthorizationRequests: { enabled: usesPar(variants), requirePushedAuthorizationRequests: variants.has('par-required') },
       rpInitiatedLogout: { enabled: false },
       // UserInfo is served by the sandbox itself: the built-in one refuses access tokens
@@ -269,6 +275,9 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
     extraClientMetadata: {
       properties: ['software_id', 'software_version'],
       validator: (_ctx: Any, key: string, value: unknown, metadata: Any) => {
+        // Every client of the dpop-required variant gets DPoP-bound tokens only, whatever it
+        // registered: oidc-provider then refuses a token request without a proof.
+        if (variants.has('dpop-required')) metadata.dpop_bound_access_tokens = true;
         if (key === 'software_id') {
           for (const uri of metadata.redirect_uris ?? []) {
             const problem = loopbackRedirectProblem(uri);
@@ -340,6 +349,8 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
     const clientId = (safe(() => oidc.client?.clientId) ?? params.client_id ?? body.client_id) as string | undefined;
     const responseBody = (ctx.body && typeof ctx.body === 'object' && !Buffer.isBuffer(ctx.body)) ? ctx.body : {};
     const ok = ctx.status >= 200 && ctx.status < 300;
+    // The key of the proof as sent, accepted or not (null without a DPoP header).
+    const dpop = await proofThumbprint(ctx.get('DPoP') || undefined);
 
     switch (route) {
       case 'discovery':
@@ -386,7 +397,8 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
           ok,
           status: ctx.status,
           ...(params.resource ?? body.resource ? { resource: params.resource ?? body.resource } : {}),
-          ...(ok ? { scope: responseBody.scope, refresh_token_issued: 'refresh_token' in responseBody } : { error: responseBody.error, error_description: responseBody.error_description }),
+          ...(ok ? { scope: responseBody.scope, refresh_token_issued: 'refresh_token' in responseBody, token_type: responseBody.token_type } : { error: responseBody.error, error_description: responseBody.error_description }),
+          dpop,
         });
         break;
       case 'revocation': {
@@ -397,6 +409,7 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
           ok,
           revoked: entities.RefreshToken ? 'refresh_token' : entities.AccessToken ? 'access_token' : null,
           ...(ok ? {} : { error: responseBody.error }),
+          dpop,
         });
         break;
       }
@@ -414,6 +427,7 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
           ok,
           status: ctx.status,
           ...(ok ? {} : { error: responseBody.error, error_description: responseBody.error_description }),
+          dpop,
         });
         break;
       case 'introspection':

@@ -13,7 +13,10 @@ import {
   endpointUrls,
 } from './provider.js';
 import { defaultUsers, type SandboxUser } from './users.js';
-import { ISSUER_PATH, type SandboxVariant, defaultClientAuthMethod, frontDoor, hasIssuerPath, replayBodyOf } from './variants.js';
+import { ResourceDpop } from './dpop.js';
+import {
+  ISSUER_PATH, type SandboxVariant, defaultClientAuthMethod, dpopSigningAlgs, frontDoor, hasIssuerPath, replayBodyOf, resourceDpopNonces, usesDpop,
+} from './variants.js';
 
 export interface SandboxOptions {
   port?: number;                 // API/resource origin port, default 0 (free port)
@@ -129,7 +132,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   });
   const providerCallback = provider.callback();
 
-  const resourceServer = createResourceServer({ baseUrl, issuer, provider, users, emit, oauthUrls: urls });
+  // The API and userinfo check DPoP in every variant: oidc-provider binds a token whenever its
+  // DPoP feature is on and a proof was sent, and a DPoP-scheme request must be refused elsewhere.
+  const dpop = new ResourceDpop(dpopSigningAlgs(variants), resourceDpopNonces(variants));
+  const dpopMetadata = usesDpop(variants)
+    ? { dpop_signing_alg_values_supported: dpop.algs, dpop_bound_access_tokens_required: variants.has('dpop-required') }
+    : undefined;
+  const resourceServer = createResourceServer({ baseUrl, issuer, provider, users, emit, oauthUrls: urls, dpop, dpopMetadata });
 
   // RFC 8707 resource values are compared as exact strings by oidc-provider; the API's
   // identifier is accepted with or without a trailing slash by canonicalising it first.
@@ -144,7 +153,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
   async function authorizationServer(req: IncomingMessage, res: ServerResponse, url: URL) {
     if (url.pathname === routes.userinfo) {
-      await handleUserinfo(req, res, { issuer, resource: baseUrl, provider, users, emit });
+      await handleUserinfo(req, res, { issuer, resource: baseUrl, provider, users, emit, dpop, url: urls.userinfo_endpoint });
       return;
     }
     if (await handleInteraction(req, res, url.pathname, { provider, users, emit })) return;

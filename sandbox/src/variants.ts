@@ -2,7 +2,10 @@
 // specifications allow but the default sandbox does not make, so that a client can be
 // tested against servers shaped differently from the school platform. A test selects them
 // with `startSandbox({ variants: [...] })`; they combine freely unless noted.
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import { dpopHeaderOf, proofThumbprint } from './dpop.js';
 
 import { ALL_SCOPES, DATA_SCOPES, isKnownScope } from './scopes.js';
 
@@ -92,6 +95,21 @@ export const SANDBOX_VARIANTS = [
   'device-interval-zero',
   // Hostile: the device authorization answer asks for an interval of 1e9 seconds.
   'device-interval-huge',
+  // DPoP (RFC 9449) offered: dpop_signing_alg_values_supported in the metadata (ES256 among
+  // them), no nonces; a client that sends no proof still gets bearer tokens.
+  'dpop-offered',
+  // DPoP required, with nonces: every client is registered with dpop_bound_access_tokens, so
+  // a token request without a proof is refused; the token and PAR endpoints, the API and
+  // userinfo answer use_dpop_nonce (with a DPoP-Nonce header) to a proof without a fresh nonce.
+  'dpop-required',
+  // Hostile: the token endpoint answers every request carrying a DPoP proof with
+  // use_dpop_nonce and a new nonce, forever; requests without a proof are served.
+  'dpop-nonce-loop',
+  // Hostile: tokens are issued as in dpop-offered, but the API and userinfo answer every
+  // request carrying a DPoP proof with use_dpop_nonce and a new nonce, forever.
+  'dpop-api-nonce-loop',
+  // DPoP offered with PS256 alone among dpop_signing_alg_values_supported (and accepted).
+  'dpop-other-algs',
 ] as const;
 
 export type SandboxVariant = (typeof SANDBOX_VARIANTS)[number];
@@ -190,6 +208,30 @@ export function managesRegistrations(v: Variants): boolean {
   return v.has('registration-management') || v.has('registration-foreign-client-uri') || v.has('registration-delete-fails');
 }
 
+export function usesDpop(v: Variants): boolean {
+  return v.has('dpop-offered') || v.has('dpop-required') || v.has('dpop-nonce-loop') || v.has('dpop-api-nonce-loop') || v.has('dpop-other-algs');
+}
+
+/** oidc-provider's own default DPoP algorithms. */
+export const DEFAULT_DPOP_ALGS = ['ES256', 'Ed25519', 'EdDSA'] as const;
+/** The only DPoP algorithm of the `dpop-other-algs` variant. */
+export const OTHER_DPOP_ALGS = ['PS256'] as const;
+
+/**
+ * The algorithms DPoP proofs may be signed with, at the provider and the resource server alike
+ * (the resource server checks proofs in every variant: a token is bound whenever a proof was sent).
+ */
+export function dpopSigningAlgs(v: Variants): string[] {
+  return v.has('dpop-other-algs') ? [...OTHER_DPOP_ALGS] : [...DEFAULT_DPOP_ALGS];
+}
+
+/** How the API and userinfo treat DPoP nonces. */
+export function resourceDpopNonces(v: Variants): 'none' | 'required' | 'loop' {
+  if (v.has('dpop-api-nonce-loop')) return 'loop';
+  if (v.has('dpop-required')) return 'required';
+  return 'none';
+}
+
 /** The same host as the issuer's under another name: another origin, still this sandbox. */
 export function foreignOrigin(url: string): string {
   const u = new URL(url);
@@ -286,9 +328,10 @@ function readAll(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function answer(res: ServerResponse, status: number, contentType: string | undefined, body: string) {
+function answer(res: ServerResponse, status: number, contentType: string | undefined, body: string, headers: Record<string, string> = {}) {
   res.statusCode = status;
   if (contentType) res.setHeader('Content-Type', contentType);
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.setHeader('Content-Length', Buffer.byteLength(body));
   res.end(body);
 }
@@ -361,6 +404,22 @@ export async function frontDoor(req: IncomingMessage, res: ServerResponse, url: 
   if (innerPath === routes.token && post && v.has('token-401-empty')) {
     await readAll(req);
     answer(res, 401, undefined, '');
+    return undefined;
+  }
+  if (innerPath === routes.token && post && v.has('dpop-nonce-loop') && dpopHeaderOf(req) !== undefined) {
+    const form = new URLSearchParams((await readAll(req)).toString('utf8'));
+    ctx.emit('token', {
+      grant_type: form.get('grant_type'),
+      client_id: form.get('client_id') ?? undefined,
+      ok: false,
+      status: 400,
+      error: 'use_dpop_nonce',
+      dpop: await proofThumbprint(dpopHeaderOf(req)),
+    });
+    answer(res, 400, 'application/json; charset=utf-8', JSON.stringify({
+      error: 'use_dpop_nonce',
+      error_description: 'Authorization server requires nonce in DPoP proof',
+    }), { 'DPoP-Nonce': randomBytes(16).toString('base64url'), 'Cache-Control': 'no-store' });
     return undefined;
   }
   if (innerPath === routes.registration && post) {
