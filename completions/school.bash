@@ -168,7 +168,7 @@ _school() {
         local -a opts=(--base-url --profile --json --verbose -h --help)
         case $cmd in
             '') opts+=(--version) ;;
-            login) opts+=(--scope --add-scope --no-browser --port --timeout --confidential --insecure-storage --client-metadata-url --wait --no-wait --device) ;;
+            login) opts+=(--scope --add-scope --no-browser --port --timeout --confidential --insecure-storage --client-metadata-url --wait --no-wait --device --no-dpop) ;;
             logout) opts+=(--all) ;;
             token) opts+=(--min-ttl --for-ci) ;;
             call) opts+=(-X --method -H --header -f --raw-field -F --field --input -i --include --anonymous --list

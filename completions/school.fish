@@ -135,6 +135,7 @@ complete -c school -n '__school_using login' -l client-metadata-url -x -d 'Clien
 complete -c school -n '__school_using login' -l wait -d 'Wait for the login started with --no-wait'
 complete -c school -n '__school_using login' -l no-wait -d 'Start the login, print the URL and return at once'
 complete -c school -n '__school_using login' -l device -d 'Sign in on any device with a code'
+complete -c school -n '__school_using login' -l no-dpop -d 'Get bearer tokens even where the server offers DPoP'
 
 # logout
 complete -c school -n '__school_using logout' -l all -d 'Log out of every profile'

@@ -16,7 +16,7 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
     $globalFlags = @('--base-url', '--profile', '--json', '--verbose', '-h', '--help')
     $commandFlags = @{
         ''     = @('--version')
-        login  = @('--scope', '--add-scope', '--device', '--no-browser', '--port', '--timeout', '--wait', '--no-wait', '--confidential', '--insecure-storage', '--client-metadata-url')
+        login  = @('--scope', '--add-scope', '--device', '--no-browser', '--port', '--timeout', '--wait', '--no-wait', '--confidential', '--insecure-storage', '--client-metadata-url', '--no-dpop')
         logout = @('--all')
         token  = @('--min-ttl', '--for-ci')
         call   = @('-X', '--method', '-H', '--header', '-f', '--raw-field', '-F', '--field', '--input', '-i', '--include', '--anonymous', '--list',

@@ -4,6 +4,7 @@ import { tokenCommand } from '../../src/commands/token/token.js';
 import { updateConfig } from '../../src/state/config-file.js';
 import { profileAccount } from '../../src/state/credential-store.js';
 import { serializeTokenSet } from '../../src/state/token-set.js';
+import { createDpopKey } from '../../src/oauth/dpop.js';
 import { fakeDeps } from '../helpers/fake-deps.js';
 
 const NOW = 1_800_000_000_000;
@@ -51,6 +52,49 @@ describe('school token (run)', () => {
   it('exits 4 when not logged in', async () => {
     const deps = fakeDeps({ now: NOW });
     await expect(tokenRun(deps, {})).rejects.toMatchObject({ exitCode: 4, code: 'not_logged_in' });
+  });
+
+  describe('of tokens bound to a key (DPoP)', () => {
+    const bound = async () => ({ ...tokens, tokenType: 'DPoP', dpopKey: await createDpopKey() });
+
+    it('says token_type DPoP under --json, and nothing on stderr', async () => {
+      const deps = fakeDeps({ now: NOW });
+      await seedProfile(deps, 'default', 'file', serializeTokenSet(await bound()));
+      await tokenRun(deps, { json: true });
+      expect(JSON.parse(deps.io.stdout())).toMatchObject({ access_token: 'at-live-0123456789', token_type: 'DPoP' });
+      expect(deps.io.stderr()).toBe('');
+    });
+
+    it('prints the token, and once on stderr that it needs a proof and what sends one', async () => {
+      const deps = fakeDeps({ now: NOW });
+      await seedProfile(deps, 'default', 'keychain', serializeTokenSet(await bound()));
+      await tokenRun(deps, {});
+      expect(deps.io.stdout()).toBe('at-live-0123456789\n');
+      expect(deps.io.stderr()).toMatch(/^Note: this token is DPoP-bound: a request with it needs a proof of the key school keeps\. Send requests with `school call`.*--no-dpop.*\n$/);
+    });
+
+    it('is not handed over to CI: the key stays here, and a public client\'s refresh token is bound to it', async () => {
+      const deps = fakeDeps({ now: NOW });
+      await seedProfile(deps, 'ci-job', 'keychain', serializeTokenSet(await bound()));
+      await expect(tokenRun(deps, { profile: 'ci-job', forCi: true })).rejects.toMatchObject({ exitCode: 2, hint: expect.stringContaining('--no-dpop') });
+      expect(deps.io.stdout()).toBe('');
+      // Nothing was forgotten: the profile still works here.
+      await tokenRun(deps, { profile: 'ci-job' });
+      expect(deps.io.stdout()).toBe('at-live-0123456789\n');
+    });
+
+    it('shows in status, as text and as token_type under --json', async () => {
+      const deps = fakeDeps({ now: NOW });
+      await seedProfile(deps, 'default', 'keychain', serializeTokenSet(await bound()));
+      await seedProfile(deps, 'plain', 'keychain', serializeTokenSet(tokens));
+      await statusRun(deps, {});
+      expect(deps.io.stdout()).toMatch(/default \(active\)\n(?:  .*\n)*  Tokens: +DPoP-bound/);
+      expect(deps.io.stdout().split('\n\n').find((block) => block.startsWith('plain'))).not.toMatch(/DPoP/);
+      const json = fakeDeps({ now: NOW });
+      await seedProfile(json, 'default', 'keychain', serializeTokenSet(await bound()));
+      await statusRun(json, { json: true });
+      expect(JSON.parse(json.io.stdout())[0]).toMatchObject({ profile: 'default', token_type: 'DPoP' });
+    });
   });
 
   it('does not read a locked keychain as logged out', async () => {
