@@ -210,7 +210,7 @@ async function countEvents(sandbox: SandboxProcess, match: (e: Record<string, un
   return count;
 }
 
-async function login(home: string, baseUrl: string, storage: 'file' | 'keychain'): Promise<void> {
+async function login(home: string, baseUrl: string, storage: 'file' | 'keychain', tokenType = 'bearer'): Promise<void> {
   const args = [BIN, 'login', '--base-url', baseUrl, ...(storage === 'file' ? ['--insecure-storage'] : [])];
   const env = { ...childEnv(home), BROWSER: `${NODE} ${BROWSER_DRIVER_SCRIPT}` };
   const child = spawn(NODE, args, { env, stdio: ['ignore', 'ignore', 'pipe'], timeout: 120_000 });
@@ -225,6 +225,8 @@ async function login(home: string, baseUrl: string, storage: 'file' | 'keychain'
   if (where !== storage) {
     fail(`the ${storage} profile keeps its secrets in "${where}"; run the benchmark inside the keyring wrapper (npm run bench).`);
   }
+  const bound = Array.isArray(profiles) && profiles.length > 0 ? profiles[0].token_type : undefined;
+  if (bound !== tokenType) fail(`the login to ${baseUrl} got ${String(bound)} tokens, not ${tokenType}.`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -263,24 +265,38 @@ function osName(): string {
   }
 }
 
-console.error('bench: starting two sandboxes and logging in three profiles (a headless browser signs in)...');
-const [apiSandbox, refreshSandbox] = await Promise.all([
+console.error('bench: starting four sandboxes and logging in five profiles (a headless browser signs in)...');
+// The DPoP pair offers DPoP (RFC 9449): their logins get tokens bound to a key, and every request
+// with them carries a proof; the rows against them say what a proof adds.
+const [apiSandbox, refreshSandbox, dpopSandbox, dpopRefreshSandbox] = await Promise.all([
   startSandbox(scratch, 'api', []),
   startSandbox(scratch, 'refresh', ['--access-ttl', String(SHORT_TTL_S)]),
+  startSandbox(scratch, 'dpop', ['--variant', 'dpop-offered']),
+  startSandbox(scratch, 'dpop-refresh', ['--variant', 'dpop-offered', '--access-ttl', String(SHORT_TTL_S)]),
 ]);
 
-const homes = { file: join(scratch, 'file'), keychain: join(scratch, 'keychain'), refresh: join(scratch, 'refresh') };
+const homes = {
+  file: join(scratch, 'file'), keychain: join(scratch, 'keychain'), refresh: join(scratch, 'refresh'),
+  dpop: join(scratch, 'dpop'), dpopRefresh: join(scratch, 'dpop-refresh'),
+};
 await login(homes.file, apiSandbox.baseUrl, 'file');
 await login(homes.keychain, apiSandbox.baseUrl, 'keychain');
 await login(homes.refresh, refreshSandbox.baseUrl, 'file');
-// When the refresh home last obtained an access token: its login, then each refresh run.
-let lastRefreshEnd = Date.now();
-const envs = { file: childEnv(homes.file), keychain: childEnv(homes.keychain), refresh: childEnv(homes.refresh) };
+await login(homes.dpop, dpopSandbox.baseUrl, 'file', 'DPoP');
+await login(homes.dpopRefresh, dpopRefreshSandbox.baseUrl, 'file', 'DPoP');
+// When each refreshing home last obtained an access token: its login, then each refresh run.
+const lastRefreshEnd = { refresh: Date.now(), dpopRefresh: Date.now() };
+const envs = {
+  file: childEnv(homes.file), keychain: childEnv(homes.keychain), refresh: childEnv(homes.refresh),
+  dpop: childEnv(homes.dpop), dpopRefresh: childEnv(homes.dpopRefresh),
+};
 // How each home is set up, for the legend under the table.
 const homeNotes = {
   file: 'logged in to the sandbox with --insecure-storage (0600 file store), token valid for an hour',
   keychain: 'logged in to the same sandbox, secrets in the gnome-keyring of the wrapper',
   refresh: `logged in with --insecure-storage to a second sandbox whose access tokens last ${SHORT_TTL_S} s`,
+  dpop: 'as [file], to a sandbox offering DPoP: tokens bound to a key, a proof signed for every request',
+  dpopRefresh: `as [refresh], to a sandbox offering DPoP: the refresh carries a proof, as does the call`,
 };
 
 // The token curl sends: held in memory and handed to curl on stdin, never on a command line.
@@ -308,7 +324,27 @@ interface Case {
 // curl is a reference only: without it the row is left out rather than the run refused.
 const curlFound = spawnSync('curl', ['--version'], { stdio: 'ignore' }).error === undefined;
 
-let refreshRuns = 0;
+const refreshRuns = { refresh: 0, dpopRefresh: 0 };
+const sandboxOfRefreshHome = { refresh: refreshSandbox, dpopRefresh: dpopRefreshSandbox };
+
+/** A case that must refresh first: it waits for the home's access token to expire, and checks one refresh grant per run. */
+function refreshFirst(name: string, home: 'refresh' | 'dpopRefresh', budget: number): Case {
+  return {
+    name, argv: [NODE, BIN, 'token'], home, budget, samples: [],
+    before: async () => {
+      const wait = lastRefreshEnd[home] + REFRESH_GAP_MS - Date.now();
+      if (wait > 0) await sleep(wait);
+    },
+    // Each run must have refreshed exactly once, or its time says nothing about refreshing.
+    check: async (run) => {
+      lastRefreshEnd[home] = Date.now();
+      if (!/^\S+\n$/.test(run.stdout)) fail(`${name} printed something other than one token line.`);
+      refreshRuns[home] += 1;
+      const refreshes = await countEvents(sandboxOfRefreshHome[home], isRefreshGrant, refreshRuns[home]);
+      if (refreshes !== refreshRuns[home]) fail(`run ${refreshRuns[home]} of "${name}" made the sandbox see ${refreshes} refresh grants in all, not ${refreshRuns[home]}.`);
+    },
+  };
+}
 
 const cases: Case[] = [
   { name: 'node -e 0', argv: [NODE, '-e', '0'], home: 'file', samples: [] },
@@ -327,24 +363,15 @@ const cases: Case[] = [
       if (typeof printed !== 'object' || printed === null || !('access_token' in printed)) fail('school token --json printed no access_token.');
     },
   },
-  {
-    name: 'school token, refresh first', argv: [NODE, BIN, 'token'], home: 'refresh', budget: 1.60, samples: [],
-    before: async () => {
-      const wait = lastRefreshEnd + REFRESH_GAP_MS - Date.now();
-      if (wait > 0) await sleep(wait);
-    },
-    // Each run must have refreshed exactly once, or its time says nothing about refreshing.
-    check: async (run) => {
-      lastRefreshEnd = Date.now();
-      if (!/^\S+\n$/.test(run.stdout)) fail('school token (refresh first) printed something other than one token line.');
-      refreshRuns += 1;
-      const refreshes = await countEvents(refreshSandbox, isRefreshGrant, refreshRuns);
-      if (refreshes !== refreshRuns) fail(`run ${refreshRuns} of "school token, refresh first" made the sandbox see ${refreshes} refresh grants in all, not ${refreshRuns}.`);
-    },
-  },
+  refreshFirst('school token, refresh first', 'refresh', 1.60),
+  refreshFirst('school token, refresh first (DPoP)', 'dpopRefresh', 1.75),
   {
     name: 'school call /api/courses', argv: [NODE, BIN, 'call', '/api/courses'], home: 'file', budget: 1.45, getsCourses: true, samples: [],
     check: (run) => { parsedJson('school call /api/courses', run.stdout); },
+  },
+  {
+    name: 'school call /api/courses (DPoP)', argv: [NODE, BIN, 'call', '/api/courses'], home: 'dpop', budget: 1.50, samples: [],
+    check: (run) => { parsedJson('school call /api/courses (DPoP)', run.stdout); },
   },
   ...(curlFound ? [{
     name: 'curl, same token and URL', argv: ['curl', '-sSf', '-H', '@-', coursesUrl], home: 'file', input: curlHeaders, getsCourses: true, samples: [],
@@ -414,6 +441,13 @@ const authenticatedGets = await countEvents(apiSandbox, isAuthenticatedCoursesGe
 if (authenticatedGets !== courseGets) fail(`the API saw ${authenticatedGets} authenticated GET /api/courses, not ${courseGets}.`);
 const apiRefreshes = sandboxEvents(apiSandbox).filter(isRefreshGrant).length;
 if (apiRefreshes !== 0) fail(`the cases meant to use a valid token refreshed it ${apiRefreshes} times.`);
+// Every DPoP call was accepted with a proof, and needed no refresh.
+const dpopGets = (WARMUPS + RUNS) * cases.filter((c) => c.home === 'dpop').length;
+const provenGets = await countEvents(dpopSandbox, (e) => isAuthenticatedCoursesGet(e) && e.scheme === 'dpop' && typeof e.dpop === 'string', dpopGets);
+if (provenGets !== dpopGets) fail(`the DPoP sandbox's API saw ${provenGets} GET /api/courses with a proof, not ${dpopGets}.`);
+if (sandboxEvents(dpopSandbox).some(isRefreshGrant)) fail('the DPoP call case refreshed its token.');
+const dpopRefreshes = sandboxEvents(dpopRefreshSandbox).filter((e) => isRefreshGrant(e) && e.token_type === 'DPoP' && typeof e.dpop === 'string').length;
+if (dpopRefreshes !== refreshRuns.dpopRefresh) fail(`${dpopRefreshes} of the ${refreshRuns.dpopRefresh} DPoP refreshes carried a proof and got a bound token.`);
 
 // Peak RSS of `school token` (file store), by /usr/bin/time where it exists, else by a preload
 // that reports the process's own maxRSS on a spare descriptor as it exits.
@@ -489,7 +523,11 @@ if (machine.loadAverage[0] > machine.cores) {
   console.log(`Busy machine: a load average of ${machine.loadAverage[0]} on ${machine.cores} cores at the start inflates every ratio; measure again when it is quiet.`);
 }
 if (!curlFound) console.log('No curl on the PATH: its reference row is left out.');
-console.log(`Refresh row: every run refreshed (${refreshRuns} refresh grants seen by the sandbox; access tokens live ${SHORT_TTL_S} s).`);
+console.log(`Refresh rows: every run refreshed (${refreshRuns.refresh} and ${refreshRuns.dpopRefresh} refresh grants seen by the sandboxes; access tokens live ${SHORT_TTL_S} s).`);
+const medianOf = (name: string) => results.find((r) => r.name === name)?.medianMs;
+const proofCost = (bound: string, bearer: string) => `${(medianOf(bound)! - medianOf(bearer)!).toFixed(1)} ms`;
+console.log(`What DPoP adds (median against median): a refresh ${proofCost('school token, refresh first (DPoP)', 'school token, refresh first')}, ` +
+  `a call ${proofCost('school call /api/courses (DPoP)', 'school call /api/courses')} (WebCrypto started, the key imported, a proof signed; the call also loads oauth4webapi).`);
 
 const jsonPath = process.env.BENCH_JSON;
 if (jsonPath) {

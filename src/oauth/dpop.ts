@@ -1,5 +1,6 @@
 import type * as OAuthModule from 'oauth4webapi';
 import { CliError } from '../errors.js';
+import { PlainHeaders } from '../http/web-types.js';
 import type { DpopKey } from '../types/tokens.js';
 import { registerSecret } from '../util/redact.js';
 import { type AuthorizationServer, type OAuth, loadOAuth } from './library.js';
@@ -63,8 +64,9 @@ async function makeProver(oauth: OAuth, key: DpopKey): Promise<DpopProver> {
   return {
     handle,
     async proof(method, url, accessToken) {
-      const headers = new Headers();
-      await handle.addProof(url, headers, method.toUpperCase(), accessToken);
+      // Not the global Headers: its first use loads Node's fetch implementation, tens of ms of every `call`.
+      const headers = new PlainHeaders();
+      await handle.addProof(url, headers as unknown as Headers, method.toUpperCase(), accessToken);
       const proof = headers.get('dpop');
       if (!proof) throw new CliError('No DPoP proof could be signed.', { code: 'internal_error' });
       return proof;
