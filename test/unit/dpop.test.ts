@@ -4,6 +4,7 @@ import type { HttpRequest, HttpResponse } from '../../src/http/client.js';
 import { createDpopKey, dpopProver, offersDpop } from '../../src/oauth/dpop.js';
 import { fromOAuthError } from '../../src/oauth/oauth-errors.js';
 import { refreshGrant } from '../../src/oauth/refresh.js';
+import { revokeToken } from '../../src/oauth/revoke.js';
 import { sendAuthorized } from '../../src/session/authorized-request.js';
 import { parseTokenSet, serializeTokenSet } from '../../src/state/token-set.js';
 import { readPendingSecrets, pendingSecrets } from '../../src/state/pending-login.js';
@@ -181,5 +182,28 @@ describe('the refresh grant with a bound token', () => {
     expect(sent[0].headers?.dpop).toBeUndefined();
     expect(next.dpopKey).toBeUndefined();
     expect(next.tokenType).toBe('bearer');
+  });
+});
+
+describe('revocation of a bound token', () => {
+  const AS = { issuer: 'https://login.school.example', revocation_endpoint: 'https://login.school.example/token/revocation' };
+  const revoked = { status: 200, statusText: '', headers: {}, rawHeaders: [], body: Buffer.alloc(0), url: AS.revocation_endpoint, httpVersion: '1.1' } satisfies HttpResponse;
+
+  it('carries a proof of the key for the revocation endpoint, and answers a nonce challenge once', async () => {
+    const key = await createDpopKey();
+    const { sent, http } = server((_req, n) => (n === 1 ? answer(400, { error: 'use_dpop_nonce' }, { 'dpop-nonce': 'n-rev-1' }) : revoked));
+    await revokeToken(http, AS, { clientId: 'cli', authMethod: 'none' }, { token: 'rt-0123456789', hint: 'refresh_token', dpopKey: key });
+    expect(sent).toHaveLength(2);
+    const [first, second] = await Promise.all(sent.map((req) => verifyProof(String(req.headers?.dpop))));
+    expect(first!.payload).toMatchObject({ htm: 'POST', htu: AS.revocation_endpoint });
+    expect(first!.payload.nonce).toBeUndefined();
+    expect(second!.payload.nonce).toBe('n-rev-1');
+    expect(second!.header.jwk.x).toBe(key.x);
+  });
+
+  it('sends no proof without a key', async () => {
+    const { sent, http } = server(() => revoked);
+    await revokeToken(http, AS, { clientId: 'cli', authMethod: 'none' }, { token: 'rt-0123456789', hint: 'refresh_token' });
+    expect(sent[0]!.headers?.dpop).toBeUndefined();
   });
 });
