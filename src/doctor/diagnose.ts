@@ -8,6 +8,7 @@ import { authorizationRequest } from '../oauth/authorize.js';
 import { registrationReadVerdict } from './registration-read.js';
 import { type ServerInfo, discover } from '../oauth/discover.js';
 import { requestUserInfo } from '../oauth/userinfo.js';
+import { offersDpop } from '../oauth/dpop.js';
 import { type TargetInputs, explicitBaseUrl, targetProfile } from '../session/target.js';
 import type { Env } from '../types/env.js';
 import { checkProfileName, loginCommandFor, loginHint } from '../util/profiles.js';
@@ -284,6 +285,15 @@ async function serverFindings(deps: Deps, baseUrl: string): Promise<{ findings: 
     message: `Metadata is consistent: issuer ${as.issuer}, PKCE S256, endpoints ${endpoints.map((k) => k.replace(/_endpoint$/, '')).join(', ')}.`,
     data: { issuer: as.issuer, endpoints: endpoints.map((k) => k.replace(/_endpoint$/, '')), scopes: as.scopes_supported ?? [] },
   });
+  // What the server may ask of clients (RFC 9126, 9449, 8628): used without a flag, so said here.
+  const offers = [
+    as.pushed_authorization_request_endpoint && `pushed authorization requests${as.require_pushed_authorization_requests === true ? ' (required)' : ''}`,
+    offersDpop(as) ? 'DPoP (ES256): tokens bound to a key kept with them' : Array.isArray(as.dpop_signing_alg_values_supported) && 'DPoP, but with no algorithm this CLI signs with (ES256): bearer tokens',
+    as.device_authorization_endpoint && 'device authorization (`login --device`)',
+  ].filter((offer): offer is string => typeof offer === 'string');
+  if (offers.length) {
+    findings.push({ area: 'server', subject: baseUrl, check: 'mechanisms', status: 'info', message: `The server offers ${offers.join('; ')}.`, data: { offers } });
+  }
   if (!as.registration_endpoint) {
     findings.push({ area: 'server', subject: baseUrl, check: 'registration_endpoint', status: 'warning', message: 'The server offers no dynamic client registration: a first login here cannot register the CLI.', fix: 'Log in with --client-metadata-url if the server supports it, or ask the operator to enable registration.' });
   }
@@ -333,13 +343,14 @@ async function profileFindings(deps: Deps, name: string, profile: Profile, serve
   const scopes = set.scope ? set.scope.split(' ').filter(Boolean) : [];
   const now = nowSeconds(deps);
   const left = set.expiresAt === undefined ? undefined : set.expiresAt - now;
-  const data: FindingData = { scopes, expires_at: set.expiresAt ?? null, refreshable: Boolean(set.refreshToken), storage: profile.storage };
+  const bound = isDpopBound(set);
+  const data: FindingData = { scopes, expires_at: set.expiresAt ?? null, refreshable: Boolean(set.refreshToken), storage: profile.storage, token_type: bound ? 'DPoP' : 'bearer' };
   if (left !== undefined && left <= 0) {
     if (set.refreshToken) at('tokens', 'ok', `The access token expired ${-left} s ago and is renewed on next use; scopes: ${scopes.join(' ') || '(none)'}.`, { data });
     else at('tokens', 'problem', 'The access token has expired and there is no refresh token.', { fix: relogin, data });
     return findings;
   }
-  at('tokens', 'ok', `Tokens are in ${found.store.location}${left === undefined ? '' : `, the access token valid for ${Math.round(left / 60)} min`}; scopes: ${scopes.join(' ') || '(none)'}.`, { data });
+  at('tokens', 'ok', `${bound ? 'DPoP-bound tokens' : 'Tokens'} are in ${found.store.location}${left === undefined ? '' : `, the access token valid for ${Math.round(left / 60)} min`}; scopes: ${scopes.join(' ') || '(none)'}.`, { data });
   if (profile.storage === 'file') {
     at('storage', 'warning', `Its secrets are in a plain-text file (${found.store.location}), protected by file permissions only.`, { fix: `Once a keychain is usable, ${relogin.charAt(0).toLowerCase()}${relogin.slice(1)}` });
   }

@@ -15,8 +15,10 @@ export interface ChallengeOutcome {
 }
 
 export function readChallenge(status: number, challenges: readonly Challenge[]): ChallengeOutcome {
-  // A DPoP-bound token is challenged with the DPoP scheme (RFC 9449 §7.1), with the same error codes.
-  const bearer = (challenges.find((c) => c.scheme === 'bearer') ?? challenges.find((c) => c.scheme === 'dpop'))?.parameters;
+  // A DPoP-bound token is challenged with the DPoP scheme (RFC 9449 §7.1), with the same error
+  // codes. A server may list both schemes: the one that names an error is the one about this request.
+  const schemes = challenges.filter((c) => c.scheme === 'bearer' || c.scheme === 'dpop');
+  const bearer = (schemes.find((c) => c.parameters.error) ?? schemes.find((c) => c.scheme === 'bearer') ?? schemes[0])?.parameters;
   if (status === 401) {
     return { refresh: Boolean(bearer && (!bearer.error || bearer.error === 'invalid_token')), error: bearer?.error };
   }

@@ -114,15 +114,24 @@ export function nonceLoop(where: string): CliError {
 export async function withNonceRetry<T>(where: string, prover: DpopProver | undefined, step: () => Promise<T>): Promise<T> {
   if (!prover) return step();
   const oauth = await loadOAuth();
+  // Only an answer that gives a nonce is worth sending again: without one the retry would be the same request.
+  const asksForNonce = (err: unknown) => oauth.isDPoPNonceError(err) && Boolean(answerOf(err)?.headers.get('dpop-nonce'));
   try {
     return await step();
   } catch (err) {
-    if (!oauth.isDPoPNonceError(err)) throw err;
+    if (!asksForNonce(err)) throw err;
   }
   try {
     return await step();
   } catch (err) {
-    if (oauth.isDPoPNonceError(err)) throw nonceLoop(where);
+    if (asksForNonce(err)) throw nonceLoop(where);
     throw err;
   }
+}
+
+/** The answer an oauth4webapi error was made from (its ResponseBodyError and challenge errors carry it). */
+function answerOf(err: unknown): { headers: { get(name: string): string | null } } | undefined {
+  const response: unknown = err && typeof err === 'object' && 'response' in err ? err.response : undefined;
+  const headers: unknown = response && typeof response === 'object' && 'headers' in response ? response.headers : undefined;
+  return headers && typeof (headers as { get?: unknown }).get === 'function' ? (response as { headers: { get(name: string): string | null } }) : undefined;
 }

@@ -1,8 +1,7 @@
 import type { HttpClient } from '../http/client.js';
-import type { TokenSet } from '../types/tokens.js';
+import type { DpopKey, TokenSet } from '../types/tokens.js';
 import { registerSecret } from '../util/redact.js';
 import { type ClientIdentity, clientAuth, oauthClient, resourceParams } from './client.js';
-import type { DpopKey } from '../types/tokens.js';
 import { dpopOption, dpopProver, withNonceRetry } from './dpop.js';
 import { type AuthorizationServer, loadOAuth, requestOptions } from './library.js';
 import { oauthStep } from './oauth-errors.js';

@@ -25,6 +25,10 @@ export function toTokenSet(
   registerSecret(res.refresh_token);
   assertPlainToken(res.access_token, 'an access token');
   assertPlainToken(res.refresh_token, 'a refresh token');
+  // A DPoP token is usable only with a proof of the key it is bound to; none was offered.
+  if (res.token_type?.toLowerCase() === 'dpop' && !ctx.dpopKey) {
+    throw new CliError('The server issued a DPoP-bound token to a request that proved no key; it could never be used, refusing it.', { code: 'protocol_error' });
+  }
   const lifetime = clampLifetime(res.expires_in);
   return {
     issuer: ctx.issuer,

@@ -1,8 +1,9 @@
+import { CliError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import type { Challenge } from './challenge.js';
 import type { DpopKey } from '../types/tokens.js';
-import { dpopOption, dpopProver, nonceLoop } from './dpop.js';
-import { type AuthorizationServer, type OAuth, loadOAuth, requestOptions } from './library.js';
+import { dpopOption, dpopProver, withNonceRetry } from './dpop.js';
+import { type AuthorizationServer, loadOAuth, requestOptions } from './library.js';
 import { fromOAuthError } from './oauth-errors.js';
 
 export type UserInfoResult =
@@ -22,27 +23,19 @@ export async function requestUserInfo(
   const client = { client_id: p.clientId };
   // A token bound to a key goes with a proof of it (RFC 9449 §7), sent once more on a nonce challenge (§9).
   const prover = p.dpopKey ? await dpopProver(p.dpopKey) : undefined;
-  for (let attempt = 1; ; attempt++) {
-    let res: Response;
-    try {
-      res = await oauth.userInfoRequest(as, client, p.accessToken, { ...requestOptions(oauth, http, p.signal), ...dpopOption(prover) });
-    } catch (err) {
-      throw fromOAuthError(err);
-    }
-    const answer = await readUserInfo(oauth, as, client, p.expectedSubject, res);
-    if (!prover || answer.ok || answer.challenges.every((c) => !(c.scheme === 'dpop' && c.parameters.error === 'use_dpop_nonce'))) return answer;
-    if (attempt > 1) throw nonceLoop('userinfo endpoint');
-  }
-}
-
-async function readUserInfo(oauth: OAuth, as: AuthorizationServer, client: { client_id: string }, expectedSubject: string | undefined, res: Response): Promise<UserInfoResult> {
-  const answer = res.clone();
+  let answer: Response | undefined;
   try {
-    const claims: Record<string, unknown> = await oauth.processUserInfoResponse(as, client, expectedSubject ?? oauth.skipSubjectCheck, res);
+    const claims: Record<string, unknown> = await withNonceRetry('userinfo endpoint', prover, async () => {
+      const res = await oauth.userInfoRequest(as, client, p.accessToken, { ...requestOptions(oauth, http, p.signal), ...dpopOption(prover) });
+      answer = res.clone();
+      return oauth.processUserInfoResponse(as, client, p.expectedSubject ?? oauth.skipSubjectCheck, res);
+    });
     return { ok: true, claims };
   } catch (err) {
+    // A loop of nonce challenges is an error of its own, not an answer to report.
+    if (err instanceof CliError) throw err;
     if (err instanceof oauth.WWWAuthenticateChallengeError) return { ok: false, status: err.status, challenges: err.cause };
-    if (answer.status !== 200) {
+    if (answer && answer.status !== 200) {
       const body: unknown = await answer.json().catch(() => undefined);
       const error = body && typeof body === 'object' && 'error' in body && typeof body.error === 'string' ? body.error : undefined;
       return { ok: false, status: answer.status, challenges: [], error };

@@ -38,22 +38,26 @@ export interface PendingLogin {
   dpopKey?: DpopKey;
 }
 
-/** The secrets of a pending login, as one credential-store entry: the verifier alone, or with a DPoP key as JSON. */
+/** The secrets of a pending login, as one credential-store entry: the verifier (or device code) and the DPoP key, as JSON. */
 export function pendingSecrets(pending: Pick<PendingLogin, 'codeVerifier' | 'dpopKey'>): string {
-  return pending.dpopKey ? JSON.stringify({ codeVerifier: pending.codeVerifier, dpopKey: pending.dpopKey }) : pending.codeVerifier;
+  return JSON.stringify({ codeVerifier: pending.codeVerifier, ...(pending.dpopKey ? { dpopKey: pending.dpopKey } : {}) });
 }
 
-/** The entry `pendingSecrets` wrote. A verifier (or device code) never starts with "{". */
+/**
+ * The entry `pendingSecrets` wrote, or one an earlier version wrote: the verifier alone, as it is.
+ * A damaged key makes the whole entry unusable rather than a login whose tokens nobody could use.
+ */
 export function readPendingSecrets(entry: string): Pick<PendingLogin, 'codeVerifier' | 'dpopKey'> | undefined {
-  if (!entry.startsWith('{')) return { codeVerifier: entry };
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(entry);
-    if (!parsed || typeof parsed !== 'object') return undefined;
-    const v: { codeVerifier?: unknown; dpopKey?: unknown } = parsed;
-    return typeof v.codeVerifier === 'string' && isDpopKey(v.dpopKey) ? { codeVerifier: v.codeVerifier, dpopKey: v.dpopKey } : undefined;
+    parsed = JSON.parse(entry);
   } catch {
-    return undefined;
+    return { codeVerifier: entry };
   }
+  if (!parsed || typeof parsed !== 'object' || !('codeVerifier' in parsed) || typeof parsed.codeVerifier !== 'string') return { codeVerifier: entry };
+  const dpopKey: unknown = 'dpopKey' in parsed ? parsed.dpopKey : undefined;
+  if (dpopKey === undefined) return { codeVerifier: parsed.codeVerifier };
+  return isDpopKey(dpopKey) ? { codeVerifier: parsed.codeVerifier, dpopKey } : undefined;
 }
 
 export type PendingLoginRecord = Omit<PendingLogin, 'codeVerifier' | 'dpopKey'>;

@@ -40,6 +40,11 @@ export function canonicalTokenType(tokenType: string): string {
   return lower === 'dpop' ? 'DPoP' : lower;
 }
 
+/** The token type `token --json` and `status` show: "DPoP" for a token sent with proofs, else as the server gave it. */
+export function shownTokenType(set: Pick<TokenSet, 'tokenType' | 'dpopKey'>): string {
+  return isDpopBound(set) ? 'DPoP' : canonicalTokenType(set.tokenType);
+}
+
 /** The secrets of one profile, stored as one JSON entry. It names the issuer it came from. */
 export interface TokenSet {
   issuer: string;

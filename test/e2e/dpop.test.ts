@@ -120,6 +120,8 @@ describe('DPoP-bound tokens (RFC 9449)', () => {
       for (const out of outputs) expect(out.stdout + out.stderr).not.toContain(set.dpopKey.d);
       expect(outputs[3]!.stderr).toMatch(/dpop: \[REDACTED\]/i);
       expect(outputs[4]!.code, outputs[4]!.stdout).toBe(0);
+      expect(outputs[4]!.stdout).toMatch(/The server offers pushed authorization requests; DPoP \(ES256\)|The server offers DPoP \(ES256\)/);
+      expect(outputs[4]!.stdout).toMatch(/DPoP-bound tokens are in /);
     });
   });
 

@@ -1,14 +1,20 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { HttpRequest, HttpResponse } from '../../src/http/client.js';
+import { validateCallback } from '../../src/oauth/authorize.js';
+import { readChallenge } from '../../src/oauth/challenge.js';
+import { pollDeviceToken } from '../../src/oauth/device-token.js';
 import { createDpopKey, dpopProver, offersDpop } from '../../src/oauth/dpop.js';
+import { exchangeCode } from '../../src/oauth/exchange.js';
+import { pushAuthorizationRequest } from '../../src/oauth/pushed-authorization.js';
+import { requestUserInfo } from '../../src/oauth/userinfo.js';
 import { fromOAuthError } from '../../src/oauth/oauth-errors.js';
 import { refreshGrant } from '../../src/oauth/refresh.js';
 import { revokeToken } from '../../src/oauth/revoke.js';
 import { sendAuthorized } from '../../src/session/authorized-request.js';
 import { parseTokenSet, serializeTokenSet } from '../../src/state/token-set.js';
 import { readPendingSecrets, pendingSecrets } from '../../src/state/pending-login.js';
-import { type DpopKey, type TokenSet, isDpopBound } from '../../src/types/tokens.js';
+import { type DpopKey, type TokenSet, isDpopBound, shownTokenType } from '../../src/types/tokens.js';
 import { redactText } from '../../src/util/redact.js';
 
 // DPoP (RFC 9449) as the CLI signs it: proofs checked here the way a server checks them, with
@@ -94,6 +100,9 @@ describe('DPoP keys and proofs', () => {
     const key: DpopKey = await createDpopKey();
     expect(readPendingSecrets(pendingSecrets({ codeVerifier: 'v-0123456789', dpopKey: key }))).toEqual({ codeVerifier: 'v-0123456789', dpopKey: key });
     expect(readPendingSecrets(pendingSecrets({ codeVerifier: 'v-0123456789' }))).toEqual({ codeVerifier: 'v-0123456789' });
+    expect(readPendingSecrets('v-written-by-an-earlier-version')).toEqual({ codeVerifier: 'v-written-by-an-earlier-version' });
+    // A device code is the server's string: one that happens to look like JSON is kept whole.
+    expect(readPendingSecrets(pendingSecrets({ codeVerifier: '{"codeVerifier":"x"}' }))).toEqual({ codeVerifier: '{"codeVerifier":"x"}' });
     expect(readPendingSecrets('{"codeVerifier":"v","dpopKey":{}}')).toBeUndefined();
   });
 });
@@ -205,5 +214,84 @@ describe('revocation of a bound token', () => {
     const { sent, http } = server(() => revoked);
     await revokeToken(http, AS, { clientId: 'cli', authMethod: 'none' }, { token: 'rt-0123456789', hint: 'refresh_token' });
     expect(sent[0]!.headers?.dpop).toBeUndefined();
+  });
+});
+
+describe('what the servers answer to proofs', () => {
+  const AS = {
+    issuer: 'https://login.school.example',
+    token_endpoint: 'https://login.school.example/token',
+    userinfo_endpoint: 'https://login.school.example/me',
+    authorization_endpoint: 'https://login.school.example/authorize',
+    pushed_authorization_request_endpoint: 'https://login.school.example/par',
+  };
+  const client = { clientId: 'cli', authMethod: 'none' as const };
+  const exchange = async (http: ReturnType<typeof server>['http'], dpopKey?: DpopKey) => {
+    const params = await validateCallback(AS, client, new URL('http://127.0.0.1:1/callback?code=code-0123456789&state=st'), 'st');
+    return exchangeCode(http, AS, client, { params, redirectUri: 'http://127.0.0.1:1/callback', codeVerifier: 'v'.repeat(43), nowSeconds: 1, dpopKey });
+  };
+
+  it('a Bearer answer to a proof: the key is kept (a public client\'s refresh token may be bound to it), the token sent as Bearer', async () => {
+    const key = await createDpopKey();
+    const { sent, http } = server(() => answer(200, { access_token: 'at-0123456789', token_type: 'Bearer', refresh_token: 'rt-0123456789', expires_in: 60 }));
+    const { tokens } = await exchange(http, key);
+    expect(sent[0]!.headers?.dpop).toBeDefined();
+    expect(tokens).toMatchObject({ tokenType: 'bearer', dpopKey: key });
+    expect(isDpopBound(tokens)).toBe(false);
+    expect(shownTokenType(tokens)).toBe('bearer');
+  });
+
+  it('a DPoP token issued to a request that proved no key is refused: nobody could use it', async () => {
+    const { http } = server(() => answer(200, { access_token: 'at-0123456789', token_type: 'DPoP', expires_in: 60 }));
+    await expect(exchange(http)).rejects.toMatchObject({ code: 'protocol_error', message: expect.stringMatching(/DPoP-bound token to a request that proved no key/) });
+  });
+
+  it('use_dpop_nonce without a DPoP-Nonce header is not sent again (the same request would get the same answer)', async () => {
+    const { sent, http } = server(() => answer(400, { error: 'use_dpop_nonce' }));
+    const failure = await exchange(http, await createDpopKey()).catch((err: unknown) => err);
+    expect(failure).toMatchObject({ error: 'use_dpop_nonce' });
+    expect(sent).toHaveLength(1);
+  });
+
+  it('userinfo: a proof with the token hash, one nonce retry, then the loop refused', async () => {
+    const key = await createDpopKey();
+    const challenge = (n: number) => answer(401, {}, { 'www-authenticate': 'DPoP error="use_dpop_nonce"', 'dpop-nonce': `n-ui-${n}` });
+    const once = server((_req, n) => (n === 1 ? challenge(n) : answer(200, { sub: 'u-ada' })));
+    expect(await requestUserInfo(once.http, AS, { clientId: 'cli', accessToken: 'at-0123456789', dpopKey: key })).toEqual({ ok: true, claims: { sub: 'u-ada' } });
+    expect(once.sent).toHaveLength(2);
+    expect(once.sent[0]!.headers?.authorization).toBe('DPoP at-0123456789');
+    const retried = await verifyProof(String(once.sent[1]!.headers?.dpop));
+    expect(retried.payload).toMatchObject({ htm: 'GET', htu: AS.userinfo_endpoint, ath: sha256('at-0123456789'), nonce: 'n-ui-1' });
+    const forever = server((_req, n) => challenge(n));
+    await expect(requestUserInfo(forever.http, AS, { clientId: 'cli', accessToken: 'at-0123456789', dpopKey: key })).rejects.toMatchObject({ code: 'dpop_nonce_loop' });
+    expect(forever.sent).toHaveLength(2);
+  });
+
+  it('the pushed request proves the key and answers a nonce challenge once', async () => {
+    const key = await createDpopKey();
+    const { sent, http } = server((_req, n) => (n === 1 ? answer(400, { error: 'use_dpop_nonce' }, { 'dpop-nonce': 'n-par-1' }) : answer(201, { request_uri: 'urn:ietf:params:oauth:request_uri:abc', expires_in: 60 })));
+    const url = await pushAuthorizationRequest(http, AS, client, { authorizationUrl: `${AS.authorization_endpoint}?client_id=cli&scope=openid`, dpopKey: key });
+    expect(url).toBe(`${AS.authorization_endpoint}?client_id=cli&request_uri=urn%3Aietf%3Aparams%3Aoauth%3Arequest_uri%3Aabc`);
+    expect(sent).toHaveLength(2);
+    const proof = await verifyProof(String(sent[1]!.headers?.dpop));
+    expect(proof.payload).toMatchObject({ htm: 'POST', htu: AS.pushed_authorization_request_endpoint, nonce: 'n-par-1' });
+    expect(proof.header.jwk.x).toBe(key.x);
+  });
+
+  it('a device poll proves the key and answers a nonce challenge once', async () => {
+    const key = await createDpopKey();
+    const { sent, http } = server((_req, n) => (n === 1 ? answer(400, { error: 'use_dpop_nonce' }, { 'dpop-nonce': 'n-dev-1' }) : answer(200, { access_token: 'at-0123456789', token_type: 'DPoP', expires_in: 60 })));
+    const poll = await pollDeviceToken(http, AS, client, { deviceCode: 'dc-0123456789', nowSeconds: 1, dpopKey: key });
+    expect(poll).toMatchObject({ kind: 'done', result: { tokens: { tokenType: 'DPoP', dpopKey: key } } });
+    expect((await verifyProof(String(sent[1]!.headers?.dpop))).payload.nonce).toBe('n-dev-1');
+  });
+
+  it('reads the challenge that names an error when a server lists both schemes', async () => {
+    const both = [
+      { scheme: 'bearer', parameters: { realm: 'school' } },
+      { scheme: 'dpop', parameters: { error: 'insufficient_scope', scope: 'courses:write' } },
+    ];
+    expect(readChallenge(403, both)).toMatchObject({ insufficientScope: ['courses:write'], error: 'insufficient_scope' });
+    expect(readChallenge(401, [{ scheme: 'dpop', parameters: { error: 'invalid_token' } }])).toMatchObject({ refresh: true });
   });
 });

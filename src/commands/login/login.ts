@@ -255,7 +255,7 @@ Examples:
       .option('--insecure-storage', 'store secrets in a 0600 plain-text file instead of the keychain')
       .option('--client-metadata-url <url>', 'use this client ID metadata document URL as client_id, where supported')
       .option('--device', 'sign in on any device with a code (device authorization, where the server offers it)')
-      .option('--no-dpop', 'get bearer tokens even where the server offers DPoP (tokens bound to a key kept here)');
+      .option('--no-dpop', 'get bearer tokens, usable by other tools, even where the server offers DPoP');
   },
   toOptions: (raw) => ({
     ...globalOptions(raw),

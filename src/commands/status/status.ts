@@ -1,4 +1,4 @@
-import { isDpopBound } from '../../types/tokens.js';
+import { shownTokenType } from '../../types/tokens.js';
 import type { Deps } from '../../deps.js';
 import { nowSeconds } from '../../deps.js';
 import { CliError } from '../../errors.js';
@@ -100,7 +100,7 @@ async function profileRow(deps: Deps, name: string, p: Profile, active: boolean)
       row.scopes = found.set.scope ? found.set.scope.split(' ').filter(Boolean) : [];
       row.expiresAt = found.set.expiresAt ?? null;
       row.refreshable = Boolean(found.set.refreshToken);
-      row.tokenType = isDpopBound(found.set) ? 'DPoP' : 'bearer';
+      row.tokenType = shownTokenType(found.set);
     } else {
       row.problem = found.problem.message.replace(/\.$/, '');
     }

@@ -6,7 +6,7 @@ import { seedNotice } from '../../session/ci-seeds.js';
 import { requireLifetime } from '../../session/lifetime.js';
 import { DEFAULT_PROFILE, type GlobalOptions } from '../../options.js';
 import { notLoggedIn, resolveSession } from '../../session/session.js';
-import { canonicalTokenType } from '../../types/tokens.js';
+import { shownTokenType } from '../../types/tokens.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
 import { booleanFlag, commandTarget, defineCommand, globalOptions, stringFlag } from '../command.js';
 
@@ -43,10 +43,10 @@ async function handOverToCi(deps: Deps, opts: TokenOptions): Promise<void> {
   if (!profile) throw notLoggedIn(target);
   const set = await deps.state.readTokens(name, profile);
   if (!set.refreshToken) throw new UsageError(`Profile "${name}" has no refresh token to hand over.`);
-  // A public client's refresh token is bound to the key (RFC 9449 §5), which never leaves this
-  // machine: a job given the token alone could never renew it.
-  if (set.dpopKey && !set.clientSecret) {
-    throw new UsageError(`Profile "${name}" holds DPoP-bound tokens: they work only with a key that stays on this machine, so a CI job could not use them.`, {
+  // A public client's refresh token is bound to the key (RFC 9449 §5), and a server that wants
+  // DPoP wants proofs on every refresh; the key never leaves this machine.
+  if (set.dpopKey) {
+    throw new UsageError(`Profile "${name}" was logged in with a DPoP key that stays on this machine: its tokens (a public client's refresh token too) need proofs of that key, so a CI job could not use them.`, {
       hint: `school login --profile ${name} --no-dpop, then hand that profile over.`,
     });
   }
@@ -77,7 +77,7 @@ async function run(deps: Deps, opts: TokenOptions): Promise<void> {
   if (opts.json) {
     const body = {
       access_token: session.accessToken,
-      token_type: canonicalTokenType(session.tokenType),
+      token_type: shownTokenType(session),
       expires_at: session.expiresAt ?? null,
       scope: session.scope ?? null,
     };
