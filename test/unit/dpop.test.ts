@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { HttpRequest, HttpResponse } from '../../src/http/client.js';
 import { validateCallback } from '../../src/oauth/authorize.js';
-import { readChallenge } from '../../src/oauth/challenge.js';
+import { type Challenge, readChallenge } from '../../src/oauth/challenge.js';
 import { pollDeviceToken } from '../../src/oauth/device-token.js';
 import { createDpopKey, dpopProver, offersDpop } from '../../src/oauth/dpop.js';
 import { exchangeCode } from '../../src/oauth/exchange.js';
@@ -287,7 +287,7 @@ describe('what the servers answer to proofs', () => {
   });
 
   it('reads the challenge that names an error when a server lists both schemes', async () => {
-    const both = [
+    const both: Challenge[] = [
       { scheme: 'bearer', parameters: { realm: 'school' } },
       { scheme: 'dpop', parameters: { error: 'insufficient_scope', scope: 'courses:write' } },
     ];
