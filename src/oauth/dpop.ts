@@ -28,6 +28,9 @@ export async function createDpopKey(): Promise<DpopKey> {
 /**
  * What oauth4webapi's DPoP handle does for its own requests, used here for the requests it does
  * not make (the API, revocation): sign a proof into the headers, and keep a nonce an answer gives.
+ * Its type declares neither method, so they are checked when the handle is made, and
+ * test/unit/dpop.test.ts verifies the proofs they sign: an upgrade that changes them fails there,
+ * not at a user's. The installed CLI runs the copy bundled at build time.
  */
 interface ProofSigner {
   addProof(url: URL, headers: Headers, htm: string, accessToken?: string): Promise<void>;
