@@ -36,7 +36,11 @@ async function profileSession(deps: Deps, target: Target, profile: Profile, minT
   };
   const lockName = profileLockName(name);
   const ctx = { baseUrl, loginHint: loginHint(name, baseUrl) };
-  const base = { profile: name, baseUrl, source: profile.storage };
+  const dpopNonces = {
+    recall: (origin: string) => deps.state.dpopNonce(origin, nowSeconds(deps)),
+    remember: (origin: string, nonce: string) => deps.state.saveDpopNonce(origin, nonce, nowSeconds(deps)),
+  };
+  const base = { profile: name, baseUrl, source: profile.storage, dpopNonces };
   const make = (set: TokenSet): Session =>
     sessionFrom(
       set,

@@ -5,6 +5,12 @@ import { type DpopKey, type TokenSet, isDpopBound } from '../types/tokens.js';
 /** Where the secrets of a session come from. */
 export type SecretSource = Profile['storage'] | 'env';
 
+/** The DPoP nonces of origins, kept between processes so that a new one need not be asked for each time. */
+export interface DpopNonceMemory {
+  recall(origin: string): Promise<string | undefined>;
+  remember(origin: string, nonce: string): Promise<void>;
+}
+
 /** A usable access token and what it may be used for. */
 export interface Session {
   profile: string;
@@ -19,6 +25,8 @@ export interface Session {
   tokenType: string;
   /** The key the token is bound to (DPoP): every request with the token carries a proof of it. */
   dpopKey?: DpopKey;
+  /** Where the API's DPoP nonces are remembered between processes (a profile's session only). */
+  dpopNonces?: DpopNonceMemory;
   expiresAt?: number;
   /** When the access token was obtained (seconds since the epoch), for how early to renew it. */
   obtainedAt?: number;
@@ -36,7 +44,7 @@ export interface Session {
 
 export function sessionFrom(
   set: TokenSet,
-  base: Pick<Session, 'profile' | 'baseUrl' | 'source'>,
+  base: Pick<Session, 'profile' | 'baseUrl' | 'source' | 'dpopNonces'>,
   refresh?: () => Promise<Session>,
   renew?: (minTtlSeconds: number) => Promise<Session>,
 ): Session {

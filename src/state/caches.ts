@@ -15,6 +15,34 @@ export interface Caches {
   cachedScopes(baseUrl?: string): Promise<string[]>;
   cachedApiDescription(baseUrl: string): Promise<OpenApiDoc | undefined>;
   saveApiDescription(baseUrl: string, doc: OpenApiDoc): Promise<void>;
+  /**
+   * The last DPoP nonce an origin gave (RFC 9449 §9), while it may still be good: the first proof
+   * of the next process carries it instead of costing a refused request to learn it. Not a secret.
+   */
+  dpopNonce(origin: string, nowSeconds: number): Promise<string | undefined>;
+  saveDpopNonce(origin: string, nonce: string, nowSeconds: number): Promise<void>;
+}
+
+/** How long a remembered nonce is tried: servers rotate them within minutes; a stale one costs one retry. */
+export const DPOP_NONCE_FRESH_SECONDS = 300;
+/** The origins remembered at most, the most recent kept. */
+const MAX_NONCE_ORIGINS = 32;
+
+type NonceEntries = Record<string, { nonce: string; savedAt: number }>;
+
+/** A nonce as RFC 9449 allows one (NQCHAR: visible ASCII but the double quote and backslash), of a sane length. */
+function isNonce(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= 1024 && /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(value);
+}
+
+function nonceEntries(value: unknown): NonceEntries {
+  const entries: NonceEntries = {};
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return entries;
+  for (const [origin, entry] of Object.entries(value)) {
+    const e = entry as { nonce?: unknown; savedAt?: unknown } | null;
+    if (e && isNonce(e.nonce) && typeof e.savedAt === 'number' && Number.isFinite(e.savedAt)) entries[origin] = { nonce: e.nonce, savedAt: e.savedAt };
+  }
+  return entries;
 }
 
 /**
@@ -45,6 +73,8 @@ function isOpenApiDoc(value: unknown): value is OpenApiDoc {
 export function openCaches(ctx: StoreContext): Caches {
   const { paths, readOwnFile } = ctx;
   const serverFile = (baseUrl: string) => serverCacheFile(paths.cacheDir, baseUrl);
+  const noncesFile = join(paths.cacheDir, 'dpop-nonces.json');
+  const readNonces = async () => nonceEntries(parseJson(await readOwnFile(noncesFile)));
   return {
     async cachedServer(baseUrl, expectedIssuer) {
       const cached = parseJson(await readOwnFile(serverFile(baseUrl)));
@@ -74,6 +104,19 @@ export function openCaches(ctx: StoreContext): Caches {
     },
     async saveApiDescription(baseUrl, doc) {
       await writeFileAtomic(openapiCacheFile(paths.cacheDir, baseUrl), JSON.stringify({ baseUrl, doc }), 0o600).catch(() => undefined);
+    },
+    async dpopNonce(origin, nowSeconds) {
+      const entry = (await readNonces().catch((): NonceEntries => ({})))[origin];
+      return entry && nowSeconds - entry.savedAt >= 0 && nowSeconds - entry.savedAt < DPOP_NONCE_FRESH_SECONDS ? entry.nonce : undefined;
+    },
+    async saveDpopNonce(origin, nonce, nowSeconds) {
+      if (!isNonce(nonce)) return;
+      // Two processes may write at once: the last one wins, and either nonce was the server's.
+      const entries = await readNonces().catch((): NonceEntries => ({}));
+      delete entries[origin];
+      const kept = Object.entries(entries).sort(([, a], [, b]) => b.savedAt - a.savedAt).slice(0, MAX_NONCE_ORIGINS - 1);
+      const next = Object.fromEntries([[origin, { nonce, savedAt: nowSeconds }], ...kept]);
+      await writeFileAtomic(noncesFile, `${JSON.stringify(next)}\n`, 0o600).catch(() => undefined);
     },
   };
 }

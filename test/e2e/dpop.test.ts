@@ -178,6 +178,18 @@ describe('DPoP-bound tokens (RFC 9449)', () => {
     });
   });
 
+  it('remembers the nonce the API gave, so the next process's call needs no challenge', async () => {
+    await withVariants(['dpop-required'], async (sb) => {
+      const env = userEnv();
+      expectSuccess(await login(sb, env));
+      const lessonCalls = () => eventsOf(sb, 'api').filter((e) => e.path === '/api/lessons').map((e) => e.status);
+      expectSuccess(await runAsAgent(['call', '/api/lessons'], env));
+      expect(lessonCalls()).toEqual([401, 200]);
+      expectSuccess(await runAsAgent(['call', '/api/lessons'], env));
+      expect(lessonCalls()).toEqual([401, 200, 200]);
+    });
+  });
+
   it('token --for-ci refuses to hand over tokens bound to a key that stays here', async () => {
     await withVariants(['dpop-offered'], async (sb) => {
       const env = userEnv();

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HttpRequest, HttpResponse } from '../../src/http/client.js';
 import { validateCallback } from '../../src/oauth/authorize.js';
@@ -16,6 +18,10 @@ import { parseTokenSet, serializeTokenSet } from '../../src/state/token-set.js';
 import { readPendingSecrets, pendingSecrets } from '../../src/state/pending-login.js';
 import { type DpopKey, type TokenSet, isDpopBound, shownTokenType } from '../../src/types/tokens.js';
 import { redactText } from '../../src/util/redact.js';
+import { DPOP_NONCE_FRESH_SECONDS } from '../../src/state/caches.js';
+import { fakeDeps } from '../helpers/fake-deps.js';
+
+const modeOf = (path: string) => statSync(path).mode & 0o777;
 
 // DPoP (RFC 9449) as the CLI signs it: proofs checked here the way a server checks them, with
 // WebCrypto and nothing of the CLI's own.
@@ -293,5 +299,34 @@ describe('what the servers answer to proofs', () => {
     ];
     expect(readChallenge(403, both)).toMatchObject({ insufficientScope: ['courses:write'], error: 'insufficient_scope' });
     expect(readChallenge(401, [{ scheme: 'dpop', parameters: { error: 'invalid_token' } }])).toMatchObject({ refresh: true });
+  });
+});
+
+describe('DPoP nonces remembered between processes', () => {
+  const url = new URL('https://api.school.example/api/courses');
+
+  it('starts from the remembered nonce, and remembers a new one once', async () => {
+    const remembered: string[] = [];
+    const memory = { recall: async () => 'n-earlier', remember: async (_origin: string, nonce: string) => void remembered.push(nonce) };
+    const { sent, http } = server(() => answer(200, {}, { 'dpop-nonce': 'n-new' }));
+    const session = { accessToken: 'at-0123456789', dpopKey: await createDpopKey(), dpopNonces: memory };
+    await sendAuthorized(http, session, { method: 'GET', url });
+    await sendAuthorized(http, session, { method: 'GET', url });
+    expect((await verifyProof(String(sent[0]!.headers?.dpop))).payload.nonce).toBe('n-earlier');
+    expect((await verifyProof(String(sent[1]!.headers?.dpop))).payload.nonce).toBe('n-new');
+    expect(remembered).toEqual(['n-new']);
+  });
+
+  it('keeps a nonce per origin for five minutes, in the cache, refusing what is not a nonce', async () => {
+    const deps = fakeDeps({ now: 1_800_000_000_000 });
+    const now = 1_800_000_000;
+    await deps.state.saveDpopNonce('https://api.school.example', 'n-1', now);
+    await deps.state.saveDpopNonce('https://other.example', 'n-2', now);
+    await deps.state.saveDpopNonce('https://api.school.example', 'bad "nonce"', now);
+    expect(await deps.state.dpopNonce('https://api.school.example', now + 10)).toBe('n-1');
+    expect(await deps.state.dpopNonce('https://other.example', now + 10)).toBe('n-2');
+    expect(await deps.state.dpopNonce('https://api.school.example', now + DPOP_NONCE_FRESH_SECONDS)).toBeUndefined();
+    expect(await deps.state.dpopNonce('https://unknown.example', now)).toBeUndefined();
+    expect(modeOf(join(deps.paths.cacheDir, 'dpop-nonces.json'))).toBe(0o600);
   });
 });
