@@ -13,6 +13,9 @@ export default defineConfig({
     // Each file gets its own process: sandboxes, browsers and keyring sessions never share state.
     pool: 'forks',
     fileParallelism: true,
+    // Two files at a time on two cores: the end-to-end files mostly wait (on a browser, a server,
+    // a token's lifetime), so the suite takes little more than half as long as one file after another.
+    maxWorkers: 2,
     reporters: ['default', './test/helpers/summary-reporter.ts'],
     // `vitest run --project unit` is the fast loop: no build, browser, keyring or D-Bus.
     projects: [
