@@ -401,7 +401,8 @@ const MCP_GOAL = 1.3;
 if (binBefore) {
   for (let i = cases.length - 1; i >= 0; i--) {
     const c = cases[i];
-    if (c.argv[1] !== BIN) continue;
+    // An earlier build may not speak DPoP: the DPoP rows have no before.
+    if (c.argv[1] !== BIN || c.home === 'dpop' || c.home === 'dpopRefresh') continue;
     cases.splice(i + 1, 0, { ...c, name: `${c.name} [before]`, argv: [c.argv[0], binBefore, ...c.argv.slice(2)], budget: undefined, samples: [] });
   }
 }
