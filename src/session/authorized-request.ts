@@ -1,6 +1,7 @@
 import type { HttpClient, HttpRequest, HttpResponse } from '../http/client.js';
 import { parseChallenges } from '../oauth/challenge.js';
-import { type DpopProver, dpopProver, nonceLoop } from '../oauth/dpop.js';
+import { dpopProver, nonceLoop } from '../oauth/dpop.js';
+import { noteNonce, recallNonce } from './dpop-nonces.js';
 import type { Session } from './usable-session.js';
 
 /** Whether a protected resource's answer asks for a (new) DPoP nonce (RFC 9449 §9). */
@@ -17,25 +18,13 @@ async function asksForNonce(res: HttpResponse): Promise<boolean> {
  * through here: `call`, the library and `school mcp`.
  */
 export async function sendAuthorized(http: HttpClient, session: Pick<Session, 'accessToken' | 'dpopKey' | 'dpopNonces'>, req: HttpRequest & { method: string; url: URL }): Promise<HttpResponse> {
-  const { accessToken, dpopKey } = session;
+  const { accessToken, dpopKey, dpopNonces } = session;
   if (!dpopKey) return http.request({ ...req, headers: { ...req.headers, authorization: `Bearer ${accessToken}` } });
   const prover = await dpopProver(dpopKey);
-  const origin = req.url.origin;
-  const known = knownNonces(prover);
-  // The first request to an origin in this process starts from the nonce an earlier one was given.
-  if (!known.has(origin)) {
-    const remembered = await session.dpopNonces?.recall(origin).catch(() => undefined);
-    known.set(origin, remembered);
-    prover.keepNonce(req.url, remembered);
-  }
+  await recallNonce(prover, req.url, dpopNonces);
   const send = async () => {
     const res = await http.request({ ...req, headers: { ...req.headers, authorization: `DPoP ${accessToken}`, dpop: await prover.proof(req.method, req.url, accessToken) } });
-    const nonce = res.headers['dpop-nonce'];
-    if (nonce && nonce !== known.get(origin)) {
-      known.set(origin, nonce);
-      prover.keepNonce(req.url, nonce);
-      await session.dpopNonces?.remember(origin, nonce).catch(() => undefined);
-    }
+    await noteNonce(prover, req.url, res.headers['dpop-nonce'], dpopNonces);
     return res;
   };
   const first = await send();
@@ -43,13 +32,4 @@ export async function sendAuthorized(http: HttpClient, session: Pick<Session, 'a
   const second = await send();
   if (await asksForNonce(second)) throw nonceLoop('API');
   return second;
-}
-
-// Per prover (per key), the nonce last seen of each origin in this process.
-const nonceBook = new WeakMap<DpopProver, Map<string, string | undefined>>();
-
-function knownNonces(prover: DpopProver): Map<string, string | undefined> {
-  let known = nonceBook.get(prover);
-  if (!known) nonceBook.set(prover, (known = new Map()));
-  return known;
 }

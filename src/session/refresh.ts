@@ -5,7 +5,12 @@ import { refreshGrant } from '../oauth/refresh.js';
 import { type Deps, nowSeconds } from '../deps.js';
 import { StateProblem } from '../state/problems.js';
 import type { TokenSet } from '../state/token-set.js';
+import type { HttpClient } from '../http/client.js';
+import { dpopProver } from '../oauth/dpop.js';
+import type { DpopKey } from '../types/tokens.js';
+import { notingNonces, recallNonce } from './dpop-nonces.js';
 import { whileRefreshInFlight } from './refresh-in-flight.js';
+import type { DpopNonceMemory } from './usable-session.js';
 import { needsRefresh } from './refresh-policy.js';
 import { serverFor } from './server.js';
 
@@ -37,6 +42,16 @@ export interface RefreshOutcome {
 }
 
 /**
+ * The HTTP client of a refresh with a DPoP key: its first proof carries the nonce the token
+ * endpoint last gave (another process may have learned it), and a new one is remembered.
+ */
+async function tokenEndpointClient(http: HttpClient, key: DpopKey, tokenEndpoint: string, memory: DpopNonceMemory | undefined): Promise<HttpClient> {
+  const prover = await dpopProver(key);
+  await recallNonce(prover, new URL(tokenEndpoint), memory);
+  return notingNonces(http, prover, memory);
+}
+
+/**
  * Refreshes under a lock shared by every process: the holder re-reads the store, refreshes only if
  * still needed, and writes before releasing; the others then find the fresh token. A rotating
  * refresh token is therefore spent exactly once.
@@ -45,7 +60,17 @@ export async function refreshLocked(
   deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
   lockName: string,
   stored: StoredTokens,
-  ctx: { baseUrl: string; loginHint: string; refusedHint?: string | ((refusal: ServerRefusal) => string); clientSecret?: string; force: boolean; seenAccessToken?: string; minTtlSeconds?: number },
+  ctx: {
+    baseUrl: string;
+    loginHint: string;
+    refusedHint?: string | ((refusal: ServerRefusal) => string);
+    clientSecret?: string;
+    force: boolean;
+    seenAccessToken?: string;
+    minTtlSeconds?: number;
+    /** Where the DPoP nonces servers gave are remembered between processes. */
+    dpopNonces?: DpopNonceMemory;
+  },
 ): Promise<RefreshOutcome> {
   return deps.state.locked(lockName, deps.signal, async () => {
     const current = await stored.read();
@@ -56,10 +81,11 @@ export async function refreshLocked(
       throw new AuthError('The access token has expired and there is no refresh token.', { code: 'refresh_refused', hint: ctx.loginHint });
     }
     const server = await serverFor(deps, ctx.baseUrl, current.issuer);
+    const http = current.dpopKey ? await tokenEndpointClient(deps.http, current.dpopKey, String(server.as.token_endpoint), ctx.dpopNonces) : deps.http;
     try {
       // From here until the answer is stored, Ctrl-C waits: the server may already have rotated the token.
       const next = await whileRefreshInFlight(async () => {
-        const answer = await refreshGrant(deps.http, server.as, clientOf(current, ctx.clientSecret, server.as), {
+        const answer = await refreshGrant(http, server.as, clientOf(current, ctx.clientSecret, server.as), {
           current: { ...current, refreshToken },
           nowSeconds: nowSeconds(deps),
           timeoutMs: REFRESH_TIMEOUT_MS,

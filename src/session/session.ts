@@ -35,12 +35,13 @@ async function profileSession(deps: Deps, target: Target, profile: Profile, minT
     refused: (detail: string) => deps.state.markSessionRefused(name, detail, nowSeconds(deps)),
   };
   const lockName = profileLockName(name);
-  const ctx = { baseUrl, loginHint: loginHint(name, baseUrl) };
+  // The DPoP nonces servers gave, tried by the next process before it is refused to learn them.
   const dpopNonces = {
     recall: (origin: string) => deps.state.dpopNonce(origin, nowSeconds(deps)),
     remember: (origin: string, nonce: string) => deps.state.saveDpopNonce(origin, nonce, nowSeconds(deps)),
   };
   const base = { profile: name, baseUrl, source: profile.storage, dpopNonces };
+  const ctx = { baseUrl, loginHint: loginHint(name, baseUrl), dpopNonces };
   const make = (set: TokenSet): Session =>
     sessionFrom(
       set,

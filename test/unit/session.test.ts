@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { HttpRequest } from '../../src/http/client.js';
+import { createDpopKey } from '../../src/oauth/dpop.js';
 import { resolveSession } from '../../src/session/session.js';
 import { resolveTarget } from '../../src/session/target.js';
 import type { Profile } from '../../src/state/config-file.js';
@@ -119,5 +121,35 @@ describe('getting a usable session', () => {
         hint: expect.stringMatching(/another job running with the same seed may have spent it.*each job its own seed.*school login --confidential/),
       });
     });
+  });
+});
+
+describe('a refresh of tokens bound to a key (DPoP)', () => {
+  it('carries the nonce the token endpoint gave an earlier process, and remembers the one it gives now', async () => {
+    const server = fakeAuthServer();
+    server.refresh = 'rotate';
+    const proofs: string[] = [];
+    // The fake token endpoint, giving a DPoP-Nonce with its answers as a DPoP server does.
+    const http = {
+      async request(req: HttpRequest) {
+        if (req.headers?.dpop) proofs.push(req.headers.dpop);
+        const res = await server.request(req);
+        return new URL(String(req.url)).pathname === '/token' ? { ...res, headers: { ...res.headers, 'dpop-nonce': 'n-as-now' } } : res;
+      },
+    };
+    const deps = fakeDeps({ http, now: NOW * 1000 });
+    const key = await createDpopKey();
+    await deps.state.saveProfile('default', profile);
+    await deps.state.saveTokens('default', profile.storage, stored({ expiresAt: NOW + 30, tokenType: 'DPoP', dpopKey: key }));
+    const origin = new URL(AS).origin;
+    await deps.state.saveDpopNonce(origin, 'n-as-earlier', NOW - 10);
+
+    await resolveSession(deps, await resolveTarget(deps.state, { env: deps.env }));
+    expect(refreshGrants(server)).toHaveLength(1);
+    expect(proofs).toHaveLength(1);
+    const payload = JSON.parse(Buffer.from(proofs[0]!.split('.')[1]!, 'base64url').toString()) as { nonce?: string; htu: string };
+    expect(payload).toMatchObject({ nonce: 'n-as-earlier', htu: `${AS}/token` });
+    expect(await deps.state.dpopNonce(origin, NOW)).toBe('n-as-now');
+    expect((await deps.state.readTokens('default', profile)).dpopKey).toEqual(key);
   });
 });
