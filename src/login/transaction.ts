@@ -192,11 +192,15 @@ export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHo
   const { as } = server;
   let { client } = chosen;
   const dpopJkt = dpopKey ? await (await dpopProver(dpopKey)).thumbprint() : undefined;
+  let openBy: number | undefined;
   let request = await authorizationRequest(as, { clientId: client.clientId, redirectUri, scopes, resource: server.resource, dpopJkt });
   if (usesPushedRequests(as)) {
     // RFC 9126: the browser gets only client_id and request_uri. The push itself tells whether the
     // server still knows a saved client (and a request_uri is single-use: nothing else may send it).
-    request.url = await pushAuthorizationRequest(deps.http, as, client, { authorizationUrl: request.url, signal: deps.signal, dpopKey });
+    const pushed = await pushAuthorizationRequest(deps.http, as, client, { authorizationUrl: request.url, signal: deps.signal, dpopKey });
+    request.url = pushed.url;
+    // The URL is good only while the server keeps the pushed request, which may be shorter than the login waits.
+    if (pushed.expiresIn < req.timeoutSeconds) openBy = nowSeconds(deps) + Math.max(0, Math.floor(pushed.expiresIn));
   } else if (chosen.reused && (await authorizationPreflight(deps.http, request.url, redirectUri, deps.signal)) === 'refused') {
     // A saved registration is not tried with a made-up grant (a server logs every failed one, and
     // counts them against abuse): the authorization request the browser is about to send shows
@@ -224,6 +228,7 @@ export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHo
     expiresAt: nowSeconds(deps) + req.timeoutSeconds,
     listenerPid,
     dpopKey,
+    ...(openBy === undefined ? {} : { openBy }),
   };
   await deps.state.savePendingLogin(pending);
   return pending;

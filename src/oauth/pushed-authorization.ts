@@ -58,6 +58,13 @@ function checkRequestUri(as: AuthorizationServer, requestUri: string): void {
   }
 }
 
+/** What a push gives: the URL the browser gets, and how long the server keeps the request behind it. */
+export interface PushedRequest {
+  url: string;
+  /** Seconds the `request_uri` stays valid (RFC 9126 §2.2): the URL must be opened within them. */
+  expiresIn: number;
+}
+
 /**
  * Pushes the parameters of an authorization URL to the PAR endpoint (RFC 9126) and returns the
  * URL the browser gets instead: the authorization endpoint with only `client_id` and `request_uri`.
@@ -67,7 +74,7 @@ export async function pushAuthorizationRequest(
   as: AuthorizationServer,
   client: ClientIdentity,
   p: { authorizationUrl: string; signal?: AbortSignal; dpopKey?: DpopKey },
-): Promise<string> {
+): Promise<PushedRequest> {
   checkPushedRequestMetadata(as);
   const oauth = await loadOAuth();
   const params = new URL(p.authorizationUrl).searchParams;
@@ -82,5 +89,5 @@ export async function pushAuthorizationRequest(
   const url = new URL(String(as.authorization_endpoint));
   url.searchParams.set('client_id', client.clientId);
   url.searchParams.set('request_uri', pushed.request_uri);
-  return url.toString();
+  return { url: url.toString(), expiresIn: pushed.expires_in };
 }

@@ -34,6 +34,11 @@ export interface PendingLogin {
    * code is then the secret kept in place of the verifier, and there is no redirect to wait for.
    */
   deviceInterval?: number;
+  /**
+   * Seconds since the epoch before which the URL must be opened, when that is earlier than
+   * `expiresAt`: a pushed request (RFC 9126) the server keeps a short time only.
+   */
+  openBy?: number;
   /** The key the login's tokens are to be bound to (DPoP): a secret, kept with the verifier. */
   dpopKey?: DpopKey;
 }
@@ -80,7 +85,8 @@ export function isPendingLoginRecord(value: unknown): value is PendingLoginRecor
     isAuthMethod(v.authMethod) &&
     (v.nonce === undefined || typeof v.nonce === 'string') &&
     (v.keychainProblem === undefined || typeof v.keychainProblem === 'string') &&
-    (v.deviceInterval === undefined || typeof v.deviceInterval === 'number')
+    (v.deviceInterval === undefined || typeof v.deviceInterval === 'number') &&
+    (v.openBy === undefined || typeof v.openBy === 'number')
   );
 }
 

@@ -2,7 +2,8 @@
 // through the real browser and keychain, and against a server that points them elsewhere.
 import { describe, expect, it } from 'vitest';
 import { type Sandbox, type SandboxEvent } from '@school/sandbox';
-import { type Env, type RunResult, runSchool, userEnv, withVariants } from './harness.js';
+import { driveLogin } from '@school/sandbox/browser-driver';
+import { type Env, type RunResult, expectSuccess, runAsAgent, runSchool, userEnv, withVariants } from './harness.js';
 
 const eventsOf = (sb: Sandbox, type: string): SandboxEvent[] => sb.events.filter((e) => e.type === type);
 const login = (sb: Sandbox, env: Env, extra: string[] = []): Promise<RunResult> => runSchool(['login', '--base-url', sb.baseUrl, ...extra], env);
@@ -35,6 +36,23 @@ describe('pushed authorization requests (RFC 9126)', () => {
       expect(logout.code, logout.stderr).toBe(0);
       expect((await sb.introspect(token.stdout.trim())).active).toBe(false);
     }, 2);
+  });
+
+  it('a two-step login says by when its pushed request must be opened, which is sooner than the login waits', async () => {
+    await withVariants(['par-offered'], async (sb) => {
+      const env = userEnv();
+      const started = await runAsAgent(['login', '--no-wait', '--json', '--base-url', sb.baseUrl], env);
+      expect(started.code, started.stderr).toBe(0);
+      const out = JSON.parse(started.stdout) as { url: string; expires_at: number; open_by: number };
+      const now = Date.now() / 1000;
+      // oidc-provider keeps a pushed request 60 s; the login waits the default 300 s.
+      expect(out.open_by).toBeGreaterThan(now + 30);
+      expect(out.open_by).toBeLessThanOrEqual(now + 61);
+      expect(out.expires_at - out.open_by).toBeGreaterThan(200);
+      expect(started.stderr).toMatch(/\(open it before \S+Z: the server keeps the request behind it only that long; the sign-in may then take until \S+Z\):\n/);
+      await driveLogin(out.url);
+      expectSuccess(await runAsAgent(['login', '--wait'], env));
+    });
   });
 
   it('par-required refuses an authorization request that was not pushed (the login above is what makes it pass)', async () => {

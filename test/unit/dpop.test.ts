@@ -276,7 +276,8 @@ describe('what the servers answer to proofs', () => {
   it('the pushed request proves the key and answers a nonce challenge once', async () => {
     const key = await createDpopKey();
     const { sent, http } = server((_req, n) => (n === 1 ? answer(400, { error: 'use_dpop_nonce' }, { 'dpop-nonce': 'n-par-1' }) : answer(201, { request_uri: 'urn:ietf:params:oauth:request_uri:abc', expires_in: 60 })));
-    const url = await pushAuthorizationRequest(http, AS, client, { authorizationUrl: `${AS.authorization_endpoint}?client_id=cli&scope=openid`, dpopKey: key });
+    const { url, expiresIn } = await pushAuthorizationRequest(http, AS, client, { authorizationUrl: `${AS.authorization_endpoint}?client_id=cli&scope=openid`, dpopKey: key });
+    expect(expiresIn).toBe(60);
     expect(url).toBe(`${AS.authorization_endpoint}?client_id=cli&request_uri=urn%3Aietf%3Aparams%3Aoauth%3Arequest_uri%3Aabc`);
     expect(sent).toHaveLength(2);
     const proof = await verifyProof(String(sent[1]!.headers?.dpop));

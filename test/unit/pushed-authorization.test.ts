@@ -23,7 +23,7 @@ function parEndpoint(status: number, body: unknown): HttpClient & { sent: Array<
 }
 
 const push = (http: HttpClient, as: Record<string, unknown> = AS) =>
-  pushAuthorizationRequest(http, as as never, { clientId: 'c1', authMethod: 'none' }, { authorizationUrl: AUTH_URL });
+  pushAuthorizationRequest(http, as as never, { clientId: 'c1', authMethod: 'none' }, { authorizationUrl: AUTH_URL }).then((pushed) => pushed.url);
 
 describe('pushed authorization requests', () => {
   it('pushes every parameter and gives the browser only client_id and request_uri', async () => {

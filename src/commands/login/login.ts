@@ -90,9 +90,15 @@ async function startTwoStepLogin(deps: Deps, opts: LoginOptions, target: Target)
   const notify = (text: string) => deps.io.err.write(text);
   const { pending, replacedEarlier } = await startPendingLogin(deps, request, { port, notify });
   if (replacedEarlier) notify(`The earlier pending login${profileSuffix(profile)} was replaced.\n`);
-  const until = new Date(pending.expiresAt * 1000).toISOString().replace('.000Z', 'Z');
-  deps.io.err.write(`Open this URL in a browser to sign in (before ${until}):\n${pending.authorizationUrl}\nThen run \`${waitHint(profile)}\` to learn how it went.\n`);
-  if (opts.json) deps.io.out.write(`${terminalSafeJson({ url: pending.authorizationUrl, profile, expires_at: pending.expiresAt })}\n`);
+  const time = (epoch: number) => new Date(epoch * 1000).toISOString().replace('.000Z', 'Z');
+  const when = pending.openBy === undefined
+    ? `before ${time(pending.expiresAt)}`
+    : `open it before ${time(pending.openBy)}: the server keeps the request behind it only that long; the sign-in may then take until ${time(pending.expiresAt)}`;
+  deps.io.err.write(`Open this URL in a browser to sign in (${when}):\n${pending.authorizationUrl}\nThen run \`${waitHint(profile)}\` to learn how it went.\n`);
+  if (opts.json) {
+    const openBy = pending.openBy === undefined ? {} : { open_by: pending.openBy };
+    deps.io.out.write(`${terminalSafeJson({ url: pending.authorizationUrl, profile, expires_at: pending.expiresAt, ...openBy })}\n`);
+  }
 }
 
 /** `login --wait`: the outcome of the profile's pending login; exit 4 unless it completed. */
