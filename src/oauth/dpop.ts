@@ -111,25 +111,32 @@ export function nonceLoop(where: string): CliError {
 }
 
 /**
+ * The one nonce retry of every DPoP request: sends, and sends once more when the answer asks for a
+ * (new) nonce (RFC 9449 §8, §9); an answer that asks again right after is a loop, not followed.
+ */
+export async function retryOnceForNonce<T>(where: string, send: () => Promise<T>, asksForNonce: (answer: T) => boolean | Promise<boolean>): Promise<T> {
+  const first = await send();
+  if (!(await asksForNonce(first))) return first;
+  const second = await send();
+  if (await asksForNonce(second)) throw nonceLoop(where);
+  return second;
+}
+
+/**
  * One oauth4webapi request and the processing of its answer, sent again once when the server
- * answers `use_dpop_nonce` (RFC 9449 §8): oauth4webapi's handle has kept the nonce the answer gave.
+ * answers `use_dpop_nonce`: oauth4webapi's handle has kept the nonce the answer gave.
  */
 export async function withNonceRetry<T>(where: string, prover: DpopProver | undefined, step: () => Promise<T>): Promise<T> {
   if (!prover) return step();
   const oauth = await loadOAuth();
   // Only an answer that gives a nonce is worth sending again: without one the retry would be the same request.
-  const asksForNonce = (err: unknown) => oauth.isDPoPNonceError(err) && Boolean(answerOf(err)?.headers.get('dpop-nonce'));
-  try {
-    return await step();
-  } catch (err) {
-    if (!asksForNonce(err)) throw err;
-  }
-  try {
-    return await step();
-  } catch (err) {
-    if (asksForNonce(err)) throw nonceLoop(where);
-    throw err;
-  }
+  type Outcome = { value: T } | { error: unknown };
+  const asksForNonce = (outcome: Outcome) =>
+    'error' in outcome && oauth.isDPoPNonceError(outcome.error) && Boolean(answerOf(outcome.error)?.headers.get('dpop-nonce'));
+  const settled = (): Promise<Outcome> => step().then((value) => ({ value }), (error: unknown) => ({ error }));
+  const outcome = await retryOnceForNonce(where, settled, asksForNonce);
+  if ('error' in outcome) throw outcome.error;
+  return outcome.value;
 }
 
 /** The answer an oauth4webapi error was made from (its ResponseBodyError and challenge errors carry it). */

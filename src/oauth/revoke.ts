@@ -19,15 +19,16 @@ export async function revokeToken(
   const oauth = await loadOAuth();
   const methods = { endpoint: as.revocation_endpoint_auth_methods_supported, token: as.token_endpoint_auth_methods_supported };
   const prover = p.dpopKey ? await dpopProver(p.dpopKey) : undefined;
+  const url = new URL(String(as.revocation_endpoint));
   await endpointStep('revocation endpoint', client, methods, (method) =>
     withNonceRetry('revocation endpoint', prover, async () => {
       const res = await oauth.revocationRequest(as, oauthClient(client), clientAuth(oauth, client, method), p.token, {
         ...requestOptions(oauth, http, p.signal),
-        ...(prover ? { headers: { dpop: await prover.proof('POST', new URL(String(as.revocation_endpoint))) } } : {}),
+        ...(prover ? { headers: { dpop: await prover.proof('POST', url) } } : {}),
         additionalParameters: { token_type_hint: p.hint },
       });
       // oauth4webapi keeps the nonces of the requests it signs itself; this proof is ours.
-      prover?.keepNonce(new URL(String(as.revocation_endpoint)), res.headers.get('dpop-nonce') ?? undefined);
+      prover?.keepNonce(url, res.headers.get('dpop-nonce') ?? undefined);
       await oauth.processRevocationResponse(res);
     }),
   );

@@ -1,6 +1,6 @@
 import type { HttpClient, HttpRequest, HttpResponse } from '../http/client.js';
 import { parseChallenges } from '../oauth/challenge.js';
-import { dpopProver, nonceLoop } from '../oauth/dpop.js';
+import { dpopProver, retryOnceForNonce } from '../oauth/dpop.js';
 import { noteNonce, recallNonce } from './dpop-nonces.js';
 import type { Session } from './usable-session.js';
 
@@ -27,9 +27,5 @@ export async function sendAuthorized(http: HttpClient, session: Pick<Session, 'a
     await noteNonce(prover, req.url, res.headers['dpop-nonce'], dpopNonces);
     return res;
   };
-  const first = await send();
-  if (!(await asksForNonce(first))) return first;
-  const second = await send();
-  if (await asksForNonce(second)) throw nonceLoop('API');
-  return second;
+  return retryOnceForNonce('API', send, asksForNonce);
 }
