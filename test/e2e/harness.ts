@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { type Sandbox, type SandboxOptions, type SandboxVariant, startSandbox } from '@school/sandbox';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
 export const SCHOOL_BIN = join(REPO, 'bin', 'school.cjs');
@@ -186,6 +186,24 @@ export async function waitForFileText(path: string, pattern: RegExp, timeoutMs =
 export function expectSuccess(res: RunResult): RunResult {
   if (res.code !== 0) throw new Error(`school exited ${res.code}; stderr:\n${res.stderr}`);
   return res;
+}
+
+/**
+ * The rest of a session after a login to a sandbox whose access tokens last 2 s: `token` refreshes
+ * once the token expired, `whoami` and `call` work, and `logout` ends the token at the server.
+ */
+export async function expectSessionAfterLogin(sb: Sandbox, env: Env): Promise<void> {
+  await new Promise((r) => setTimeout(r, 2500));
+  const token = await runSchool(['token'], env);
+  expect(token.code, token.stderr).toBe(0);
+  expect(sb.events.filter((e) => e.type === 'token' && e.grant_type === 'refresh_token').map((e) => e.ok)).toEqual([true]);
+  const whoami = await runSchool(['whoami'], env);
+  expect(whoami.code, whoami.stderr).toBe(0);
+  const call = await runSchool(['call', '/api/lessons'], env);
+  expect(call.code, call.stderr).toBe(0);
+  const logout = await runSchool(['logout'], env);
+  expect(logout.code, logout.stderr).toBe(0);
+  expect((await sb.introspect(token.stdout.trim())).active).toBe(false);
 }
 
 /**
