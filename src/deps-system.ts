@@ -4,9 +4,7 @@ import { type IOStreams, systemIO } from './iostreams.js';
 import { systemBrowser } from './login/browser.js';
 import type { Env } from './types/env.js';
 import { systemBackends } from './state/backends.js';
-import { resolvePaths, windowsLegacyConfigDirs } from './state/paths.js';
-import { beforeFirstUse } from './state/before-first-use.js';
-import { existsSync } from 'node:fs';
+import { resolvePaths } from './state/paths.js';
 import { openStateRepository } from './state/repository.js';
 import { VERSION } from './version.js';
 
@@ -17,12 +15,7 @@ export function systemDeps(options: { verbose: boolean; signal: AbortSignal; env
   const io = options.io ?? systemIO(env);
   const paths = resolvePaths(env, undefined, platform);
   const credentials = systemBackends(paths, platform);
-  let state = openStateRepository({ paths, credentials });
-  // Windows: a config an earlier version kept under ~/.config moves to %APPDATA% on first use.
-  if (platform === 'win32' && !env.SCHOOL_CONFIG_DIR && !existsSync(paths.configFile)) {
-    const legacy = windowsLegacyConfigDirs(env);
-    state = beforeFirstUse(state, async () => (await import('./state/migrate-windows.js')).migrateWindowsConfig(paths, legacy, credentials, (text) => io.err.write(text)));
-  }
+  const state = openStateRepository({ paths, credentials });
   return {
     io,
     env,

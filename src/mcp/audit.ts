@@ -45,7 +45,7 @@ export class AuditLog {
       if (this.fd === undefined) {
         mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
         const fd = openSync(this.file, 'a', 0o600);
-        // A file made by hand, or by an older version, is made private before anything is added.
+        // A file made by hand is made private before anything is added.
         if ((fstatSync(fd).mode & 0o077) !== 0 && process.platform !== 'win32') fchmodSync(fd, 0o600);
         this.fd = fd;
       }

@@ -97,7 +97,7 @@ type Step = 'taken' | 'held' | 'again';
  * `path/<dead owner>`, which succeeds once; the one that succeeds empties the dir and takes it as
  * above. A waiter that acts late on what it saw (the lock has a new owner since) finds that file
  * gone and waits: it never removes a lock by its path alone. An empty lock dir is a takeover in
- * progress (or an older school's lock) while fresh, left over once stale.
+ * progress while fresh, left over once stale.
  *
  * Synchronous file calls, here and in atomic.ts: each is one quick system call, and the promise
  * API would load its modules and start libuv's thread pool for a refresh that needs neither.
@@ -232,8 +232,6 @@ export async function withLock<T>(
     const now = new Date();
     try {
       systemLockFiles.touch(join(path, owner), now);
-      // Older versions of school judge the dir's own mtime.
-      systemLockFiles.touch(path, now);
     } catch {
       // taken over or gone: nothing to keep fresh
     }

@@ -27,7 +27,7 @@ export interface Paths {
  * (`~/.config/school`, `~/.local/state/school`, `~/.cache/school`, HOME naming the home). On
  * Windows the platform's own folders whatever the shell: config in %APPDATA%\school (it roams
  * with the user), state and cache in %LOCALAPPDATA%\school; HOME and XDG_* are not read there, since
- * Git Bash sets a HOME that PowerShell and cmd do not (see windowsLegacyConfigDirs for the old place).
+ * Git Bash sets a HOME that PowerShell and cmd do not.
  */
 export function resolvePaths(env: Env, home?: string, platform: NodeJS.Platform = process.platform): Paths {
   if (platform === 'win32' && !env.SCHOOL_CONFIG_DIR) return windowsPaths(env, home ?? (env.USERPROFILE || homedir()));
@@ -50,12 +50,6 @@ function windowsPaths(env: Env, home: string): Paths {
     lockDir: win32.join(configDir, 'locks'),
     auditFile: win32.join(stateDir, 'audit.jsonl'),
   };
-}
-
-/** Where earlier versions kept the config on Windows: the XDG rule, with Git Bash's HOME or the profile folder. */
-export function windowsLegacyConfigDirs(env: Env, home: string = env.USERPROFILE || homedir()): string[] {
-  const dirs = [env.XDG_CONFIG_HOME ? win32.join(env.XDG_CONFIG_HOME, 'school') : undefined, env.HOME ? win32.join(env.HOME, '.config', 'school') : undefined, win32.join(home, '.config', 'school')];
-  return [...new Set(dirs.filter((d): d is string => Boolean(d)))];
 }
 
 function xdgPaths(env: Env, home: string, platform: NodeJS.Platform): Paths {

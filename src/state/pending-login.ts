@@ -49,17 +49,17 @@ export function pendingSecrets(pending: Pick<PendingLogin, 'codeVerifier' | 'dpo
 }
 
 /**
- * The entry `pendingSecrets` wrote, or one an earlier version wrote: the verifier alone, as it is.
- * A damaged key makes the whole entry unusable rather than a login whose tokens nobody could use.
+ * The entry `pendingSecrets` wrote; anything else is unusable. A damaged key makes the whole entry
+ * unusable rather than a login whose tokens nobody could use.
  */
 export function readPendingSecrets(entry: string): Pick<PendingLogin, 'codeVerifier' | 'dpopKey'> | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(entry);
   } catch {
-    return { codeVerifier: entry };
+    return undefined;
   }
-  if (!parsed || typeof parsed !== 'object' || !('codeVerifier' in parsed) || typeof parsed.codeVerifier !== 'string') return { codeVerifier: entry };
+  if (!parsed || typeof parsed !== 'object' || !('codeVerifier' in parsed) || typeof parsed.codeVerifier !== 'string') return undefined;
   const dpopKey: unknown = 'dpopKey' in parsed ? parsed.dpopKey : undefined;
   if (dpopKey === undefined) return { codeVerifier: parsed.codeVerifier };
   return isDpopKey(dpopKey) ? { codeVerifier: parsed.codeVerifier, dpopKey } : undefined;

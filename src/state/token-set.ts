@@ -36,7 +36,7 @@ export function parseTokenSet(text: string, where: string): TokenSet {
   registerSecret(parsed.clientSecret);
   const dpopKey = isDpopKey(parsed.dpopKey) ? parsed.dpopKey : undefined;
   registerSecret(dpopKey?.d);
-  // Written by an older version or by hand: a time that cannot be a date is unknown, not a crash later.
+  // Edited by hand or damaged: a time that cannot be a date is unknown, not a crash later.
   const expiresAt = saneEpochSeconds(parsed.expiresAt);
   return {
     ...parsed,

@@ -106,7 +106,7 @@ describe('DPoP keys and proofs', () => {
     const key: DpopKey = await createDpopKey();
     expect(readPendingSecrets(pendingSecrets({ codeVerifier: 'v-0123456789', dpopKey: key }))).toEqual({ codeVerifier: 'v-0123456789', dpopKey: key });
     expect(readPendingSecrets(pendingSecrets({ codeVerifier: 'v-0123456789' }))).toEqual({ codeVerifier: 'v-0123456789' });
-    expect(readPendingSecrets('v-written-by-an-earlier-version')).toEqual({ codeVerifier: 'v-written-by-an-earlier-version' });
+    expect(readPendingSecrets('v-not-json')).toBeUndefined();
     // A device code is the server's string: one that happens to look like JSON is kept whole.
     expect(readPendingSecrets(pendingSecrets({ codeVerifier: '{"codeVerifier":"x"}' }))).toEqual({ codeVerifier: '{"codeVerifier":"x"}' });
     expect(readPendingSecrets('{"codeVerifier":"v","dpopKey":{}}')).toBeUndefined();

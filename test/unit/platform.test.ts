@@ -1,6 +1,6 @@
 // The rules that differ by operating system, each checked through the platform a test sets (as
 // the clock and the environment are set), since these tests run on Linux only.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,11 +11,8 @@ import { writeFileAtomic } from '../../src/state/atomic.js';
 import { chunkedStore, WINDOWS_SECRET_LIMIT_BYTES } from '../../src/state/chunked-store.js';
 import type { Profile } from '../../src/state/config-file.js';
 import type { TokenSet } from '../../src/state/token-set.js';
-import { fakeBackends, fakeDeps, memoryKeychain } from '../helpers/fake-deps.js';
-import { resolvePaths, windowsLegacyConfigDirs } from '../../src/state/paths.js';
-import { migrateWindowsConfig } from '../../src/state/migrate-windows.js';
-import { beforeFirstUse } from '../../src/state/before-first-use.js';
-import { profileAccount } from '../../src/state/credential-store.js';
+import { fakeDeps, memoryKeychain } from '../helpers/fake-deps.js';
+import { resolvePaths } from '../../src/state/paths.js';
 import { fakeAuthServer } from '../helpers/fake-auth-server.js';
 import { loginCommand } from '../../src/commands/login/login.js';
 import { checkNewProfileName } from '../../src/platform/profile-names.js';
@@ -317,48 +314,5 @@ describe('where things live', () => {
       expect(resolvePaths({ HOME: '/home/ada', XDG_CONFIG_HOME: '/xdg' }, undefined, platform).configDir).toBe('/xdg/school');
       expect(resolvePaths({ HOME: '/home/ada', APPDATA: '/appdata' }, undefined, platform).configDir).toBe('/home/ada/.config/school');
     }
-  });
-
-  it('names the old places to migrate from on Windows: Git Bash\'s HOME and the profile folder', () => {
-    expect(windowsLegacyConfigDirs(gitBash)).toEqual(['C:\\Users\\Ada\\git-home\\.config\\school', 'C:\\Users\\Ada\\.config\\school']);
-  });
-
-  it('moves an old config, its credential file and its keychain entries to the new place once, renaming the accounts', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'school-migrate-'));
-    const oldDir = join(root, 'home', '.config', 'school');
-    mkdirSync(oldDir, { recursive: true, mode: 0o700 });
-    const profile = (storage: string) => ({ baseUrl: 'https://school.example', issuer: 'https://school.example', clientId: 'c', authMethod: 'none', storage });
-    const config = JSON.stringify({ version: 1, profiles: { default: profile('keychain'), work: profile('file') }, clients: {} });
-    writeFileSync(join(oldDir, 'config.json'), config, { mode: 0o600 });
-    writeFileSync(join(oldDir, 'credentials.json'), JSON.stringify({ version: 1, entries: { [profileAccount(oldDir, 'work')]: '{"work":1}', 'client:https://school.example#c': 'secret' } }), { mode: 0o600 });
-    const paths = resolvePaths({ SCHOOL_CONFIG_DIR: join(root, 'AppData', 'Roaming', 'school') });
-    const keychain = memoryKeychain();
-    await keychain.set(profileAccount(oldDir, 'default'), '{"default":1}');
-    const notes: string[] = [];
-    await migrateWindowsConfig(paths, [join(root, 'nowhere'), oldDir], fakeBackends(paths, keychain), (t) => notes.push(t));
-    expect(readFileSync(paths.configFile, 'utf8')).toBe(config);
-    expect(JSON.parse(readFileSync(paths.credentialsFile, 'utf8')).entries).toEqual({ [profileAccount(paths.configDir, 'work')]: '{"work":1}', 'client:https://school.example#c': 'secret' });
-    expect([...keychain.entries]).toEqual([[profileAccount(paths.configDir, 'default'), '{"default":1}']]);
-    expect(existsSync(join(oldDir, 'config.json'))).toBe(false);
-    expect(existsSync(join(oldDir, 'config.json.moved'))).toBe(true);
-    expect(notes).toEqual([`Moved the configuration from ${oldDir} to ${paths.configDir}, where school keeps it on Windows.\n`]);
-    // Once: the new place has a config now.
-    writeFileSync(join(oldDir, 'config.json'), '{"version":1,"profiles":{},"clients":{}}');
-    await migrateWindowsConfig(paths, [oldDir], fakeBackends(paths, keychain), (t) => notes.push(t));
-    expect(readFileSync(paths.configFile, 'utf8')).toBe(config);
-    expect(notes).toHaveLength(1);
-  });
-
-  it('runs the migration once, before the repository is first used', async () => {
-    const deps = fakeDeps();
-    let runs = 0;
-    const state = beforeFirstUse(deps.state, async () => {
-      runs++;
-      await deps.state.saveProfile('moved', { baseUrl: 'https://school.example', issuer: 'https://school.example', clientId: 'c', authMethod: 'none', storage: 'file' });
-    });
-    expect(state.paths).toBe(deps.state.paths);
-    expect(Object.keys(await state.profiles())).toEqual(['moved']);
-    await state.profile('moved');
-    expect(runs).toBe(1);
   });
 });
