@@ -57,6 +57,14 @@ export const ROUTES: Route[] = RESOURCES.flatMap((spec) => spec.operations.map((
 
 const ANONYMOUS_FLAG: Schema = { type: 'boolean', readOnly: true, description: 'True when the answer was made for a request without a token' };
 
+/** An update body: a singleton's whole example, else the first field of the create example. */
+function updateExample(spec: ResourceSpec): Rec | undefined {
+  if (!spec.example) return undefined;
+  if (spec.kind === 'singleton') return spec.example;
+  const [name, value] = Object.entries(spec.example)[0]!;
+  return { [name]: value };
+}
+
 /** The component schemas of the table: each resource's record, and its new, update and list shapes. */
 export function platformSchemas(): Record<string, Schema> {
   const schemas: Record<string, Schema> = structuredClone(SHARED_SCHEMAS);
@@ -72,11 +80,13 @@ export function platformSchemas(): Record<string, Schema> {
     if (spec.kind === 'collection' && Object.keys(spec.fields).length) {
       schemas[`New${spec.name}`] = {
         type: 'object', description: `A new ${spec.noun}`, required: spec.required, additionalProperties: false, properties: spec.fields,
+        ...(spec.example ? { example: spec.example } : {}),
       };
     }
     if (spec.operations.includes('update')) {
       schemas[`${spec.name}Update`] = {
         type: 'object', description: `Changes to the ${spec.noun}: only the fields sent change`, minProperties: 1, additionalProperties: false, properties: spec.fields,
+        ...(updateExample(spec) ? { example: updateExample(spec) } : {}),
       };
     }
     if (spec.operations.includes('list')) {
