@@ -754,3 +754,32 @@ export function tagOf(area: string): string {
 export function itemPath(spec: ResourceSpec): string {
   return `${spec.path}/{id}`;
 }
+
+/** Descriptions of the fields whose schema above says nothing of its own, by resource and field. */
+export const FIELD_NOTES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  Member: { email: 'Where invitations and notices go; unique within the school', status: 'Invited members have not signed in yet' },
+  CurriculumModule: { title: 'The module title as students see it' },
+  School: { name: 'The school\'s name as visitors see it', contact_email: 'Where visitors\' questions go', website: 'The school\'s own site, if it has one' },
+  SchoolCategory: { name: 'The category\'s name in the catalogue', description: 'A sentence shown under the name', position: 'Order in the catalogue, from 1' },
+  AppearanceTheme: { accent_color: 'Hex colour of buttons and links', layout: 'Page layout of the school\'s site', logo_url: 'Image shown in the header', custom_css: 'CSS added after the theme\'s own' },
+  AppearanceMenu: { name: 'A name for the school\'s staff; visitors do not see it', location: 'Where on the site the menu appears', items: 'The entries of the menu, in order' },
+  Event: {
+    title: 'The event title as attendees see it', starts_at: 'Start, with its offset', ends_at: 'End, with its offset; open-ended when left out',
+    timezone: 'IANA time zone the event is shown in, e.g. Europe/London', visibility: 'Private events are hidden from anonymous callers', status: 'Cancelled and done events stay listed',
+  },
+  MembershipPlan: { name: 'The plan name on the pricing page', trial_days: 'Free days before the first charge' },
+  Coupon: { kind: 'percent takes percent_off off; fixed takes amount_off off', max_redemptions: 'How many orders may use it', expires_at: 'When it stops working; never when left out' },
+  Post: { title: 'The post title as readers see it', tags: 'Labels readers can browse by', published_at: 'When it was or will be published' },
+  Subscription: {
+    member_id: 'The member who subscribes', plan_id: 'The membership plan subscribed to', status: 'Where the subscription stands in its billing',
+    cancel_at_period_end: 'Ends when the current period ends instead of renewing', current_period_end: 'When the current billing period ends',
+  },
+  DigitalProduct: { title: 'The product title as buyers see it', kind: 'What the buyer receives' },
+  Lecturer: {
+    name: 'Full name', email: 'Where the school writes to the lecturer; not shown on the profile page', bio: 'A short biography (Markdown)',
+    website: 'The lecturer\'s own site', expertise: 'Subjects the lecturer teaches', social: 'Profiles elsewhere',
+  },
+  StorageUpload: { visibility: 'Public files can be fetched without a signed URL' },
+  Page: { title: 'The page title as visitors see it', template: 'The layout the blocks are placed in', blocks: 'The content of the page, top to bottom' },
+  Account: { name: 'Your name as others see it', locale: 'Language of the platform for you', timezone: 'IANA time zone times are shown in', notifications: 'Which e-mails you get' },
+};

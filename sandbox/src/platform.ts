@@ -3,7 +3,7 @@
 // Link headers, filters, and bodies checked against the same schemas /openapi.json publishes.
 import { randomUUID } from 'node:crypto';
 
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE, RESOURCES, SHARED_SCHEMAS, itemPath, type OperationKind, type Rec, type ResourceSpec } from './catalogue.js';
+import { DEFAULT_PER_PAGE, FIELD_NOTES, MAX_PER_PAGE, RESOURCES, SHARED_SCHEMAS, itemPath, type OperationKind, type Rec, type ResourceSpec } from './catalogue.js';
 import { firstViolation, type Schema, type Violation } from './schema-check.js';
 import { DATA_SCOPES } from './scopes.js';
 import type { SandboxUser } from './users.js';
@@ -70,22 +70,26 @@ export function platformSchemas(): Record<string, Schema> {
   const schemas: Record<string, Schema> = structuredClone(SHARED_SCHEMAS);
   for (const spec of RESOURCES) {
     const ref = { $ref: `#/components/schemas/${spec.name}` };
+    const fields = Object.fromEntries(Object.entries(spec.fields).map(([name, schema]) => {
+      const note = FIELD_NOTES[spec.name]?.[name];
+      return [name, note && schema.description === undefined ? { ...schema, description: note } : schema];
+    }));
     const hasId = 'id' in spec.serverFields;
     schemas[spec.name] = {
       type: 'object',
       description: spec.about,
       required: hasId ? ['id', ...spec.required] : [...spec.required],
-      properties: { ...spec.serverFields, ...spec.fields, anonymous: ANONYMOUS_FLAG },
+      properties: { ...spec.serverFields, ...fields, anonymous: ANONYMOUS_FLAG },
     };
     if (spec.kind === 'collection' && Object.keys(spec.fields).length) {
       schemas[`New${spec.name}`] = {
-        type: 'object', description: `A new ${spec.noun}`, required: spec.required, additionalProperties: false, properties: spec.fields,
+        type: 'object', description: `A new ${spec.noun}`, required: spec.required, additionalProperties: false, properties: fields,
         ...(spec.example ? { example: spec.example } : {}),
       };
     }
     if (spec.operations.includes('update')) {
       schemas[`${spec.name}Update`] = {
-        type: 'object', description: `Changes to the ${spec.noun}: only the fields sent change`, minProperties: 1, additionalProperties: false, properties: spec.fields,
+        type: 'object', description: `Changes to the ${spec.noun}: only the fields sent change`, minProperties: 1, additionalProperties: false, properties: fields,
         ...(updateExample(spec) ? { example: updateExample(spec) } : {}),
       };
     }

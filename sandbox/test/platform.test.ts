@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { AREAS, DATA_SCOPES, LARGE_DESCRIPTION_OPERATIONS, SEEDED_ORDERS, countOperations, startSandbox, type Sandbox } from '../src/index.js';
+import { FIELD_NOTES, RESOURCES } from '../src/catalogue.js';
 import { firstViolation } from '../src/schema-check.js';
 import { discover, obtainTokens, register } from './testkit.js';
 
@@ -142,6 +143,16 @@ describe('the description at /openapi.json', () => {
       const schema = schemas[name];
       expect(schema.additionalProperties, `${name} of ${path}`).toBe(false);
       expect(firstViolation(schema.example, schema, doc), `the example of ${name}`).toBeUndefined();
+    }
+    const writable = Object.entries(schemas).filter(([name]) => /^New|Update$/.test(name));
+    for (const [name, schema] of writable) {
+      for (const [field, property] of Object.entries(schema.properties as Record<string, Json>)) {
+        expect(property.description ?? property.$ref, `${name}.${field} is described`).toEqual(expect.any(String));
+      }
+    }
+    for (const [resource, notes] of Object.entries(FIELD_NOTES)) {
+      const spec = RESOURCES.find((r) => r.name === resource);
+      for (const field of Object.keys(notes)) expect(spec?.fields[field], `${resource}.${field} exists`).toBeDefined();
     }
     expect(schemas.NewCourse.properties.seats).toEqual(expect.objectContaining({ type: 'integer', minimum: 1, maximum: 500 }));
     expect(schemas.NewMember.properties.address).toEqual({ $ref: '#/components/schemas/Address' });
