@@ -227,7 +227,8 @@ export function createPlatform(baseUrl: string, users: SandboxUser[]): Platform 
       if (['created_at', 'joined_at', 'updated_at', 'submitted_at'].includes(name)) set[name] = now;
     }
     if ('upload_url' in spec.serverFields) {
-      set.upload_url = `${baseUrl}/uploads/${id}`;
+      // A pre-signed address on the storage host, as the platform hands out; the sandbox stores no bytes.
+      set.upload_url = `https://uploads.school.example/${id}`;
       set.expires_at = new Date(Date.now() + 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
     }
     return set;
