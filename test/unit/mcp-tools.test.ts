@@ -171,7 +171,9 @@ describe('the catalogue', () => {
 
 describe('school mcp --toolsets', () => {
   it('takes scope areas, comma- or space-separated, and refuses anything else', async () => {
-    const { parseToolsetsFlag } = await import('../../src/commands/mcp/mcp.js');
+    const { commandSpec } = await import('../../src/commands/table.js');
+    const { optionsFrom } = await import('../../src/commands/values.js');
+    const parseToolsetsFlag = (raw: string | undefined) => optionsFrom(commandSpec('mcp'), raw === undefined ? {} : { toolsets: raw }, []).toolsets;
     expect(parseToolsetsFlag('courses, Students courses')).toEqual(['courses', 'students']);
     expect(parseToolsetsFlag(undefined)).toBeUndefined();
     expect(() => parseToolsetsFlag(' , ')).toThrow(/needs scope areas/);
