@@ -1,7 +1,8 @@
 import type { Command, CommanderError, Option as CommanderOption } from 'commander';
 import { COMMANDS } from './commands/index.js';
 import { helpTopicText } from './commands/help-topics.js';
-import { COMMAND_TABLE, type CommandSpec, ENVIRONMENT, type FlagSpec, GLOBAL_FLAGS, PROGRAM } from './commands/table.js';
+import { afterHelp, argumentSyntax, flagHelp, flagSyntax } from './commands/syntax.js';
+import { COMMAND_TABLE, ENVIRONMENT, type FlagSpec, GLOBAL_FLAGS, PROGRAM } from './commands/table.js';
 import type { Deps } from './deps.js';
 import { ExitCode, UsageError } from './errors.js';
 import { processStream } from './iostreams.js';
@@ -10,27 +11,6 @@ import { requireCommonJs } from './util/require.js';
 import { VERSION } from './version.js';
 
 export type DepsFactory = (opts: GlobalOptions) => Deps;
-
-/** A flag as commander spells it: `-X, --method <method>`. */
-export function flagSyntax(flag: FlagSpec): string {
-  return `${flag.short ? `-${flag.short}, ` : ''}--${flag.name}${flag.value ? ` <${flag.value.placeholder}>` : ''}`;
-}
-
-/** A flag's help line: its help, and its default where it has one. */
-export function flagHelp(flag: FlagSpec): string {
-  return flag.default === undefined ? flag.help : `${flag.help} (default ${flag.default})`;
-}
-
-/** An argument as commander spells it: `<shell>` or `[path]`. */
-export function argumentSyntax(arg: CommandSpec['args'][number]): string {
-  return arg.required ? `<${arg.name}>` : `[${arg.name}]`;
-}
-
-/** What `school <name> --help` shows after the flags: how they work together, and examples. */
-export function afterHelp(spec: Pick<CommandSpec, 'details' | 'examples'>): string {
-  const parts = [spec.details, spec.examples.length ? `Examples:\n${spec.examples.map((e) => `  ${e}`).join('\n')}` : undefined].filter((p) => p !== undefined);
-  return parts.length ? `\n${parts.join('\n\n')}` : '';
-}
 
 /** `school --help` after the commands: the variables, the exit status, examples. */
 function programAfterHelp(): string {
