@@ -43,7 +43,9 @@ function completionText(complete: CompletionKind | undefined): string {
       return 'file names after @';
     case 'topics':
       return 'commands and help topics';
-    default:
+    case 'profiles':
+    case 'scopes':
+    case 'paths':
       return `${complete.kind} (cached)`;
   }
 }
