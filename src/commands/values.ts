@@ -52,7 +52,7 @@ function checkList(label: string, kind: ValueKind & { type: 'list' }, raw: strin
   const areas = [...new Set(words.map((w) => w.toLowerCase()))];
   if (!areas.length) throw new UsageError(`${label} needs scope areas, e.g. ${label} courses,students`);
   const bad = areas.find((a) => !/^[a-z0-9_.-]{1,64}$/.test(a));
-  if (bad !== undefined) throw new UsageError(`Invalid toolset "${printable(bad)}": name a scope area, the part of a scope before ":" (courses for courses:read).`);
+  if (bad !== undefined) throw new UsageError(`Invalid ${label} "${printable(bad)}": name scope areas, the part of a scope before ":" (courses for courses:read).`);
   return areas;
 }
 

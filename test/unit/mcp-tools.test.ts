@@ -177,7 +177,7 @@ describe('school mcp --toolsets', () => {
     expect(parseToolsetsFlag('courses, Students courses')).toEqual(['courses', 'students']);
     expect(parseToolsetsFlag(undefined)).toBeUndefined();
     expect(() => parseToolsetsFlag(' , ')).toThrow(/needs scope areas/);
-    expect(() => parseToolsetsFlag('courses:read')).toThrow(/Invalid toolset "courses:read"/);
+    expect(() => parseToolsetsFlag('courses:read')).toThrow('Invalid --toolsets "courses:read": name scope areas, the part of a scope before ":" (courses for courses:read).');
     expect(() => parseToolsetsFlag('a\u001b[2J')).toThrow(/\\u\{1b\}/);
   });
 });
