@@ -5,6 +5,14 @@
  * help, the four completion scripts and docs/commands.md (scripts/reference/, run by the build).
  *
  * Pure data: the fast path reads it without loading the command parser or the commands.
+ *
+ * A new flag is one entry in its command's `flags` (name, value kind, help, completion) plus the
+ * code that uses it: its value reaches `run` as `opts.<name in camelCase>`, already checked, so
+ * add that key to the command's options interface. A new command is one row here plus a module
+ * `defineCommand<Options>({ name, run })` listed in commands/index.ts. `npm run build` then
+ * remakes the completion scripts and docs/commands.md; commit them (test/unit/cli-table.test.ts
+ * fails until they match). A new kind of value or completion is a member of `ValueKind` or
+ * `CompletionKind`, checked in values.ts and completed in each script of scripts/reference/.
  */
 
 /** What a flag's or argument's value is, which decides its check and its type in the options. */

@@ -8,7 +8,6 @@ import { CALLBACK_PATH, type LoginRequest, type ScopeFlag, prepareLogin } from '
 import { type LoopbackListener, listenForRedirect } from '../../login/loopback.js';
 import { checkNewProfileName } from '../../platform/profile-names.js';
 import { waitForRedirect } from '../../login/redirect-wait.js';
-import { parseScopes } from '../../login/scopes.js';
 import { unattendedLoginError } from '../../login/unattended.js';
 import { DEFAULT_PROFILE, type GlobalOptions, loginCommandFor, profileSuffix } from '../../options.js';
 import type { Target } from '../../session/target.js';
@@ -19,7 +18,7 @@ import { commandTarget, defineCommand } from '../command.js';
 import { deviceLogin, startBackgroundDeviceLogin } from './device-login.js';
 
 export interface LoginOptions extends GlobalOptions {
-  /** Replaces the default set. */
+  /** Replaces the default set (the table splits the list and drops duplicates). */
   scope?: string[];
   /** Added to the scopes the profile holds now. */
   addScope?: string[];
@@ -61,8 +60,8 @@ function loginRequest(deps: Deps, opts: LoginOptions, target: Target, timeoutSec
   return {
     profile,
     baseUrl,
-    scopes: opts.scope ? parseScopes(opts.scope) : undefined,
-    addScopes: opts.addScope ? parseScopes(opts.addScope) : undefined,
+    scopes: opts.scope,
+    addScopes: opts.addScope,
     timeoutSeconds,
     confidential: opts.confidential,
     insecureStorage: opts.insecureStorage,
