@@ -95,7 +95,7 @@ export interface HelpTopic {
 }
 
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
-export const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const;
+const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const;
 /** The longest wait any flag may ask for: a day. */
 const DAY = 86_400;
 

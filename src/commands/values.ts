@@ -9,7 +9,7 @@ function orList(words: readonly string[]): string {
 }
 
 /** Words separated by commas or spaces, each once, in the order given. */
-export function splitList(raw: string | readonly string[]): string[] {
+function splitList(raw: string | readonly string[]): string[] {
   const text = typeof raw === 'string' ? raw : raw.join(' ');
   return [...new Set(text.split(/[\s,]+/).filter(Boolean))];
 }
