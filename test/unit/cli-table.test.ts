@@ -109,6 +109,10 @@ describe('commander\'s tree is the table', () => {
       expect(new Set(keys).size, spec.name).toBe(keys.length);
       const words = [...GLOBAL_FLAGS, ...spec.flags].flatMap(flagWords);
       expect(new Set(words).size, spec.name).toBe(words.length);
+      // Commander gives `x` the default true when `no-x` comes first; after it, unset unless given.
+      for (const [i, flag] of spec.flags.entries()) {
+        if (flag.name.startsWith('no-')) expect(spec.flags.findIndex((f) => f.name === flag.name.slice(3)), `${spec.name} --${flag.name}`).toBeLessThan(i);
+      }
     }
   });
 });
