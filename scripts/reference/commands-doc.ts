@@ -1,6 +1,6 @@
 // The command reference (docs/commands.md), made from the table.
 import { helpTopicText } from '../../src/commands/help-topics.js';
-import { argumentSyntax, flagHelp, flagSyntax } from '../../src/commands/syntax.js';
+import { argumentSyntax, flagSyntax } from '../../src/commands/syntax.js';
 import type { CompletionKind, FlagSpec, ValueKind } from '../../src/commands/table.js';
 import { GLOBAL_FLAGS, PROGRAM, commandSpec } from '../../src/commands/table.js';
 import { TOPICS, VISIBLE } from './model.js';
@@ -51,7 +51,7 @@ function completionText(complete: CompletionKind | undefined): string {
 }
 
 function flagTable(flags: readonly FlagSpec[]): string {
-  const rows = flags.map((f) => `| ${code(flagSyntax(f))} | ${cell(valueText(f.value, f.repeat))} | ${f.default ?? ''} | ${cell(completionText(f.complete))} | ${cell(flagHelp(f).replace(/ \(default [^)]*\)$/, ''))} |`);
+  const rows = flags.map((f) => `| ${code(flagSyntax(f))} | ${cell(valueText(f.value, f.repeat))} | ${f.default ?? ''} | ${cell(completionText(f.complete))} | ${cell(f.help)} |`);
   return ['| flag | value | default | completes | what it does |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
 }
 
