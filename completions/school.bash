@@ -1,5 +1,6 @@
 # bash completion for school                                -*- shell-script -*-
 #
+# Made from the command table (src/commands/table.ts) by the build: edit the table, not this file.
 # Load it in the current shell:  source <(school completion bash)
 # or install it for every shell: copy it to ~/.local/share/bash-completion/completions/school
 # Works in bash 3.2 (macOS's own) and later: no mapfile, associative arrays or case changes. In
@@ -10,9 +11,9 @@
 # Options followed by a value: the word after them is that value, never a command or a path.
 _school_takes_value() {
     case $1 in
-        --base-url | --profile | --scope | --add-scope | --port | --timeout | --client-metadata-url | --min-ttl | \
-            -X | --method | -H | --header | -f | --raw-field | -F | --field | --input | \
-            --jq | --retry | --toolsets)
+        --base-url | --profile | --scope | --add-scope | --port | --timeout | \
+            --client-metadata-url | --min-ttl | -X | --method | -H | --header | -f | --raw-field | \
+            -F | --field | --input | --jq | --retry | --toolsets)
             return 0 ;;
     esac
     return 1
@@ -130,6 +131,7 @@ _school() {
 
     COMPREPLY=()
     local -a _school_list
+    local -a commands=(login logout token call mcp whoami status doctor completion help)
     if [[ -n $valopt ]]; then
         case $valopt in
             --profile)
@@ -146,6 +148,11 @@ _school() {
                 done ;;
             -X | --method)
                 _school_add "$keep" "$cur" GET POST PUT PATCH DELETE HEAD OPTIONS ;;
+            -F | --field)
+                # key=@file reads the file: complete the file name after the @.
+                if [[ $cur == *=@* ]]; then
+                    _school_add_files "$keep${cur%%=@*}=@" "${cur#*=@}"
+                fi ;;
             --input)
                 _school_add "$keep" "$cur" -
                 # Readline quotes and marks file names itself when told they are file names.
@@ -158,33 +165,28 @@ _school() {
                 else
                     _school_add_files "$keep" "$cur"
                 fi ;;
-            -F | --field)
-                # key=@file reads the file: complete the file name after the @.
-                if [[ $cur == *=@* ]]; then
-                    _school_add_files "$keep${cur%%=@*}=@" "${cur#*=@}"
-                fi ;;
         esac
     elif [[ -z $dashdash && $cur == -* ]]; then
         local -a opts=(--base-url --profile --json --verbose -h --help)
         case $cmd in
             '') opts+=(--version) ;;
-            login) opts+=(--scope --add-scope --no-browser --port --timeout --confidential --insecure-storage --client-metadata-url --wait --no-wait --device --no-dpop) ;;
+            login) opts+=(--scope --add-scope --no-browser --port --timeout --wait --no-wait
+                --confidential --insecure-storage --client-metadata-url --device --no-dpop) ;;
             logout) opts+=(--all) ;;
             token) opts+=(--min-ttl --for-ci) ;;
-            call) opts+=(-X --method -H --header -f --raw-field -F --field --input -i --include --anonymous --list
-                --paginate --slurp --jq --retry --timeout) ;;
+            call) opts+=(-X --method -H --header -f --raw-field -F --field --input -i --include
+                --anonymous --list --paginate --slurp --jq --retry --timeout) ;;
             mcp) opts+=(--allow-write --toolsets) ;;
         esac
         _school_add "" "$cur" "${opts[@]}"
     else
-        local -a commands=(login logout whoami token call mcp status doctor completion help)
         case $cmd/$nargs in
             /*) _school_add "" "$cur" "${commands[@]}" ;;
-            help/0) _school_add "" "$cur" "${commands[@]}" ;;
-            completion/0) _school_add "" "$cur" bash zsh fish powershell ;;
             call/0)
                 _school_candidates paths
                 _school_add "" "$cur" "${_school_list[@]}" ;;
+            completion/0) _school_add "" "$cur" bash zsh fish powershell ;;
+            help/0) _school_add "" "$cur" "${commands[@]}" environment exit-codes errors ;;
         esac
     fi
 

@@ -1,5 +1,6 @@
 # fish completion for school
 #
+# Made from the command table (src/commands/table.ts) by the build: edit the table, not this file.
 # Install: copy this file to ~/.config/fish/completions/school.fish
 # Or load it in the current shell:  school completion fish | source
 # Profiles, scopes and API paths come from `school __complete`, which reads local caches only,
@@ -25,7 +26,7 @@ function __school_state
                 case --
                     set dashdash 1
                     continue
-                case --base-url --profile --scope --add-scope --port --timeout --client-metadata-url --min-ttl -X --method -H --header -f --raw-field -F --field --input --jq --retry
+                case --base-url --profile --scope --add-scope --port --timeout --client-metadata-url --min-ttl --method -X --header -H --raw-field -f --field -F --input --jq --retry --toolsets
                     set skip 1
                     continue
                 case '-*'
@@ -82,7 +83,7 @@ end
 # --scope takes a list separated by commas: complete its last item, leaving out the ones
 # already there.
 function __school_scopes
-    set -l token (string replace -r -- '^--(add-)?scope=' '' (commandline -ct))
+    set -l token (string replace -r -- '^--[a-z-]+=' '' (commandline -ct))
     set -l head (string match -r -- '^.*,' $token)
     set -l chosen (string split , -- $head)
     for scope in (__school_complete scopes)
@@ -92,7 +93,7 @@ end
 
 # -F key=@file reads the file: complete the file name after the @.
 function __school_field
-    set -l token (string replace -r -- '^--field=' '' (commandline -ct))
+    set -l token (string replace -r -- '^--[a-z-]+=' '' (commandline -ct))
     set -l head (string match -r -- '^[^=]*=@' $token)
     or return
     for path in (__fish_complete_path (string sub -s (math (string length -- $head) + 1) -- $token))
@@ -104,66 +105,66 @@ end
 complete -c school -f
 
 # Options every command accepts.
-complete -c school -l base-url -x -d 'The school service origin'
-complete -c school -l profile -x -a '(__school_complete profiles)' -d 'Which account or school to use'
+complete -c school -l base-url -x -d 'The school service origin (env SCHOOL_BASE_URL); remembered in the profile'
+complete -c school -l profile -x -a '(__school_complete profiles)' -d 'Which account or school to use (env SCHOOL_PROFILE)'
 complete -c school -l json -d 'Structured output (and JSON errors on stderr)'
-complete -c school -l verbose -d 'Trace HTTP on stderr, secrets redacted'
+complete -c school -l verbose -d 'Trace HTTP on stderr, with every secret redacted'
 complete -c school -s h -l help -d 'Show help'
 complete -c school -n __school_needs_command -l version -d 'Print the version'
 
 # Commands.
-complete -c school -n __school_needs_command -a login -d 'Sign in through the browser'
-complete -c school -n __school_needs_command -a logout -d 'Revoke the tokens and forget them locally'
-complete -c school -n __school_needs_command -a whoami -d 'Show who is logged in'
-complete -c school -n __school_needs_command -a token -d 'Print a valid access token'
+complete -c school -n __school_needs_command -a login -d 'Sign in through the browser and store the tokens in the OS keychain'
+complete -c school -n __school_needs_command -a logout -d 'Revoke the tokens at the server and forget them locally'
+complete -c school -n __school_needs_command -a token -d 'Print a valid access token (refreshed when about to expire)'
 complete -c school -n __school_needs_command -a call -d 'Make an authenticated request to the school API'
 complete -c school -n __school_needs_command -a mcp -d 'Serve the school API as MCP tools on stdio, for agent hosts'
-complete -c school -n __school_needs_command -a status -d 'Show every profile'
-complete -c school -n __school_needs_command -a doctor -d 'Check the setup and say how to fix what is wrong'
+complete -c school -n __school_needs_command -a whoami -d 'Show who is logged in'
+complete -c school -n __school_needs_command -a status -d 'Show every profile: base URL, issuer, client, user, scopes, expiry, storage'
+complete -c school -n __school_needs_command -a doctor -d 'Check the setup: server metadata, clock, keychain, proxy, file permissions, each profile'
 complete -c school -n __school_needs_command -a completion -d 'Print the shell completion script'
-complete -c school -n __school_needs_command -a help -d 'Show help for a command'
+complete -c school -n __school_needs_command -a help -d 'Show help for a command, or a topic: environment, exit-codes, errors'
 
 # login
-complete -c school -n '__school_using login' -l scope -x -a '(__school_scopes)' -d 'Scopes to request, comma-separated'
-complete -c school -n '__school_using login' -l add-scope -x -a '(__school_scopes)' -d 'Scopes to add to the ones held, comma-separated'
-complete -c school -n '__school_using login' -l no-browser -d 'Print the URL instead of opening a browser'
-complete -c school -n '__school_using login' -l port -x -d 'Loopback port for the redirect'
-complete -c school -n '__school_using login' -l timeout -x -d 'Seconds to wait for the browser'
-complete -c school -n '__school_using login' -l confidential -d 'Register as a confidential client'
-complete -c school -n '__school_using login' -l insecure-storage -d 'Store secrets in a 0600 file, not the keychain'
-complete -c school -n '__school_using login' -l client-metadata-url -x -d 'Client ID metadata document URL'
-complete -c school -n '__school_using login' -l wait -d 'Wait for the login started with --no-wait'
-complete -c school -n '__school_using login' -l no-wait -d 'Start the login, print the URL and return at once'
-complete -c school -n '__school_using login' -l device -d 'Sign in on any device with a code'
-complete -c school -n '__school_using login' -l no-dpop -d 'Get bearer tokens even where the server offers DPoP'
+complete -c school -n '__school_using login' -l scope -x -a '(__school_scopes)' -d 'The scopes to request instead of the default set, space- or comma-separated (repeatable)'
+complete -c school -n '__school_using login' -l add-scope -x -a '(__school_scopes)' -d 'Request the scopes the profile holds now plus these (repeatable)'
+complete -c school -n '__school_using login' -l no-browser -d 'Print the URL instead of opening a browser (SSH, headless)'
+complete -c school -n '__school_using login' -l port -x -d 'Loopback port for the redirect (default: the one registered last time, else a free one)'
+complete -c school -n '__school_using login' -l timeout -x -d 'How long to wait for the browser (default 300); with --wait, how long to wait at most'
+complete -c school -n '__school_using login' -l wait -d 'Wait for the login started with --no-wait: exit 0 when it completed, 4 otherwise'
+complete -c school -n '__school_using login' -l no-wait -d 'Start the login, print the URL and return at once; a background listener finishes it'
+complete -c school -n '__school_using login' -l confidential -d 'Register as a confidential client (client_secret_post, or client_secret_basic where the server does not list it)'
+complete -c school -n '__school_using login' -l insecure-storage -d 'Store secrets in a 0600 plain-text file instead of the keychain'
+complete -c school -n '__school_using login' -l client-metadata-url -x -d 'Use this client ID metadata document URL as client_id, where supported'
+complete -c school -n '__school_using login' -l device -d 'Sign in on any device with a code (device authorization, where the server offers it)'
+complete -c school -n '__school_using login' -l no-dpop -d 'Get bearer tokens, usable by other tools, even where the server offers DPoP'
 
 # logout
-complete -c school -n '__school_using logout' -l all -d 'Log out of every profile'
+complete -c school -n '__school_using logout' -l all -d 'Log out of every profile, and forget headless CI job state'
 
 # token
-complete -c school -n '__school_using token' -l min-ttl -x -d 'Seconds the printed token must stay valid'
-complete -c school -n '__school_using token' -l for-ci -d 'Print the variables a CI job needs, hand the profile over'
+complete -c school -n '__school_using token' -l min-ttl -x -d 'The printed token stays valid at least this long (refreshed first when needed) (default 0)'
+complete -c school -n '__school_using token' -l for-ci -d 'Print SCHOOL_BASE_URL, SCHOOL_CLIENT_ID and SCHOOL_REFRESH_TOKEN for a CI secret store and hand the profile over'
 
 # call
-complete -c school -n '__school_first_arg call' -a '(__school_complete paths)' -d 'API path'
-complete -c school -n '__school_using call' -s X -l method -x -a 'GET POST PUT PATCH DELETE HEAD OPTIONS' -d 'HTTP method'
-complete -c school -n '__school_using call' -s H -l header -x -d "Add a request header 'Name: value'"
-complete -c school -n '__school_using call' -s f -l raw-field -x -d 'Add a string field key=value'
-complete -c school -n '__school_using call' -s F -l field -x -a '(__school_field)' -d 'Add a typed field key=value (@file reads a file)'
-complete -c school -n '__school_using call' -l input -r -F -d 'Send the file as the request body (- for stdin)'
+complete -c school -n '__school_using call' -s X -l method -x -a 'GET POST PUT PATCH DELETE HEAD OPTIONS' -d 'HTTP method (default GET, or POST with fields)'
+complete -c school -n '__school_using call' -s H -l header -x -d "Add a request header 'Name: value' (repeatable)"
+complete -c school -n '__school_using call' -s f -l raw-field -x -d 'Add a string field (repeatable)'
+complete -c school -n '__school_using call' -s F -l field -x -a '(__school_field)' -d 'Add a typed field: number, true/false, null, @file (repeatable)'
+complete -c school -n '__school_using call' -l input -r -F -d 'Send the file as the request body ("-" for stdin)'
 complete -c school -n '__school_using call' -s i -l include -d 'Print the status line and headers too'
 complete -c school -n '__school_using call' -l anonymous -d 'Send no token'
-complete -c school -n '__school_using call' -l list -d 'List the API operations and the scope each needs'
-complete -c school -n '__school_using call' -l paginate -d 'Follow Link rel="next" pages and print each'
-complete -c school -n '__school_using call' -l slurp -d 'With --paginate: one JSON array of every page'
-complete -c school -n '__school_using call' -l jq -x -d 'Filter the JSON response through a jq expression'
-complete -c school -n '__school_using call' -l retry -x -d 'Retries on 429/503, for any method'
-complete -c school -n '__school_using call' -l timeout -x -d 'Deadline in seconds for the whole request, retries included (default 60)'
+complete -c school -n '__school_using call' -l list -d 'List the API operations and the scope each needs (from /openapi.json)'
+complete -c school -n '__school_using call' -l paginate -d 'Follow Link rel="next" pages on the same origin and print each page'
+complete -c school -n '__school_using call' -l slurp -d 'With --paginate: print one JSON array holding every page'
+complete -c school -n '__school_using call' -l jq -x -d 'Filter the JSON response through jq (each page, or the whole array with --slurp)'
+complete -c school -n '__school_using call' -l retry -x -d 'Retries on 429/503 for any method (GET and HEAD get 3 without it; others none)'
+complete -c school -n '__school_using call' -l timeout -x -d 'Deadline for the whole request: body, retries and their waits included; each page its own (default 60)'
 
 # mcp
-complete -c school -n '__school_using mcp' -l allow-write -d 'Offer and send writes too (POST, PUT, PATCH, DELETE)'
-complete -c school -n '__school_using mcp' -l toolsets -x -d 'Only the operations of these scope areas, comma-separated'
+complete -c school -n '__school_using mcp' -l allow-write -d 'Offer and send writes too (POST, PUT, PATCH, DELETE); reading only without it'
+complete -c school -n '__school_using mcp' -l toolsets -x -d 'Only the operations of these scope areas, comma-separated (e.g. courses,students)'
 
-# completion, help
+# Arguments.
+complete -c school -n '__school_first_arg call' -a '(__school_complete paths)' -d 'Path'
 complete -c school -n '__school_first_arg completion' -a 'bash zsh fish powershell' -d 'Shell'
-complete -c school -n '__school_first_arg help' -a 'login logout whoami token call mcp status doctor completion help' -d 'Command'
+complete -c school -n '__school_first_arg help' -a 'login logout token call mcp whoami status doctor completion help environment exit-codes errors' -d 'Command'

@@ -1,5 +1,6 @@
 # PowerShell completion for school (Windows PowerShell 5.1 and PowerShell 7)
 #
+# Made from the command table (src/commands/table.ts) by the build: edit the table, not this file.
 # Load it in the current session:  school completion powershell | Out-String | Invoke-Expression
 # For every session, add that line to your profile (notepad $PROFILE).
 # Profiles, scopes and API paths come from `school __complete`, which reads local caches only,
@@ -11,21 +12,22 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
 
     # Options followed by a value: the word after them is that value, never a command or a path.
     # Compared case-sensitively (-ccontains, -ceq): -H takes a value, -h does not.
-    $takesValue = @('--base-url', '--profile', '--scope', '--add-scope', '--toolsets', '--port', '--timeout', '--client-metadata-url', '--min-ttl',
-        '-X', '--method', '-H', '--header', '-f', '--raw-field', '-F', '--field', '--input', '--jq', '--retry')
+    $takesValue = @('--base-url', '--profile', '--scope', '--add-scope', '--port', '--timeout', '--client-metadata-url', '--min-ttl', '-X',
+        '--method', '-H', '--header', '-f', '--raw-field', '-F', '--field', '--input', '--jq', '--retry', '--toolsets')
     $globalFlags = @('--base-url', '--profile', '--json', '--verbose', '-h', '--help')
     $commandFlags = @{
         ''     = @('--version')
-        login  = @('--scope', '--add-scope', '--device', '--no-browser', '--port', '--timeout', '--wait', '--no-wait', '--confidential', '--insecure-storage', '--client-metadata-url', '--no-dpop')
+        login  = @('--scope', '--add-scope', '--no-browser', '--port', '--timeout', '--wait', '--no-wait', '--confidential',
+            '--insecure-storage', '--client-metadata-url', '--device', '--no-dpop')
         logout = @('--all')
         token  = @('--min-ttl', '--for-ci')
-        call   = @('-X', '--method', '-H', '--header', '-f', '--raw-field', '-F', '--field', '--input', '-i', '--include', '--anonymous', '--list',
-            '--paginate', '--slurp', '--jq', '--retry', '--timeout')
+        call   = @('-X', '--method', '-H', '--header', '-f', '--raw-field', '-F', '--field', '--input', '-i', '--include', '--anonymous',
+            '--list', '--paginate', '--slurp', '--jq', '--retry', '--timeout')
         mcp    = @('--allow-write', '--toolsets')
     }
-    $commands = @('login', 'logout', 'whoami', 'token', 'call', 'mcp', 'status', 'doctor', 'completion', 'help')
+    $commands = @('login', 'logout', 'token', 'call', 'mcp', 'whoami', 'status', 'doctor', 'completion', 'help')
+    $topics = @('environment', 'exit-codes', 'errors')
     $shells = @('bash', 'zsh', 'fish', 'powershell')
-    $methods = @('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS')
 
     $unquote = {
         param($text)
@@ -126,11 +128,7 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
             $have = @($chosen.Split(',') | Where-Object { $_ })
             & $add ($keep + $chosen) @(& $fromSchool 'scopes' | Where-Object { $have -cnotcontains $_ })
         }
-        elseif ($valueOf -ceq '-X' -or $valueOf -ceq '--method') { & $add $keep $methods }
-        elseif ($valueOf -ceq '--input') {
-            & $add $keep @('-')
-            & $add $keep @(& $fileNames $cur)
-        }
+        elseif ($valueOf -ceq '-X' -or $valueOf -ceq '--method') { & $add $keep @('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS') }
         elseif (($valueOf -ceq '-F' -or $valueOf -ceq '--field') -and $cur.Contains('=@')) {
             # key=@file reads the file: complete the file name after the @.
             $at = $cur.IndexOf('=@') + 2
@@ -138,13 +136,18 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
             $partial = $cur.Substring($at)
             foreach ($file in @(& $fileNames $partial)) { $found.Add($keep + $field + $file) }
         }
+        elseif ($valueOf -ceq '--input') {
+            & $add $keep @('-')
+            & $add $keep @(& $fileNames $cur)
+        }
     }
     elseif (-not $dashdash -and $cur.StartsWith('-')) {
         & $add '' ($globalFlags + @($commandFlags[$cmd]))
     }
-    elseif ($cmd -eq '' -or ($cmd -ceq 'help' -and $nargs -eq 0)) { & $add '' $commands }
-    elseif ($cmd -ceq 'completion' -and $nargs -eq 0) { & $add '' $shells }
+    elseif ($cmd -eq '') { & $add '' $commands }
     elseif ($cmd -ceq 'call' -and $nargs -eq 0) { & $add '' (& $fromSchool 'paths') }
+    elseif ($cmd -ceq 'completion' -and $nargs -eq 0) { & $add '' $shells }
+    elseif ($cmd -ceq 'help' -and $nargs -eq 0) { & $add '' ($commands + $topics) }
 
     # Candidates from a server (scopes, API paths) are inserted into a command line: anything but
     # a plain name is single-quoted, so that no $, `, ;, ( or , in it can run or split the word.

@@ -130,7 +130,31 @@ async function bundleMcp() {
   });
 }
 
+// The completion scripts under completions/ and docs/commands.md, made from the command table
+// (src/commands/table.ts) by scripts/reference/generate.ts, bundled to a scratch file and run;
+// they are committed, and test/unit/cli-table.test.ts fails when they differ from the table.
+async function generateFromTable() {
+  const scratch = mkdtempSync(join(tmpdir(), 'school-reference-'));
+  const entry = join(scratch, 'generate.mjs');
+  await build({
+    stdin: { contents: "import { writeGenerated } from './scripts/reference/generate.ts'; writeGenerated(process.argv[2]);", resolveDir: here('..'), loader: 'ts' },
+    outfile: entry,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'warning',
+  });
+  const ran = spawnSync(process.execPath, [entry, here('..')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  rmSync(scratch, { recursive: true, force: true });
+  if (ran.status !== 0) {
+    console.error(`build: writing the completion scripts and docs/commands.md from the table failed:\n${ran.stderr}`);
+    process.exit(1);
+  }
+}
+
 rmSync(here('../dist'), { recursive: true, force: true });
+await generateFromTable();
 await bundleOAuth();
 await bundleMcp();
 await bundle({});

@@ -121,6 +121,17 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+/** What to do about a code, in words (`school help errors`). */
+export const ERROR_ACTION_TEXT: Readonly<Record<ErrorAction, string>> = {
+  retry: 'retry later',
+  log_in: 'log in (`hint` has the command)',
+  add_scope: 'log in with the scope (`hint` has the command)',
+  fix_command: 'fix the command line',
+  fix_environment: 'fix the environment',
+  report: 'report it to the server operator',
+  none: 'nothing',
+};
+
 type ErrorInfoExit = ErrorCodeInfo['exit'];
 
 /** The exit status that goes with a code. */

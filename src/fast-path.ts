@@ -1,7 +1,8 @@
 import type { CallOptions } from './commands/call/call.js';
+import { COMMAND_TABLE, type CommandSpec, type FlagSpec, GLOBAL_FLAGS, optionKey } from './commands/table.js';
 import type { TokenOptions } from './commands/token/token.js';
+import { optionsFrom } from './commands/values.js';
 import { processStream } from './iostreams.js';
-import type { GlobalOptions } from './options.js';
 
 // `school --help` as the build rendered it for a pipe (80 columns), or undefined when the sources
 // run unbuilt; see scripts/build.mjs.
@@ -11,44 +12,52 @@ const PRERENDERED_HELP: string | undefined = typeof __SCHOOL_HELP__ === 'undefin
 /** The plain forms scripts call in loops, recognised without the command parser. */
 export type FastCommand = { command: 'token'; opts: TokenOptions } | { command: 'call'; opts: CallOptions } | { command: 'help' };
 
+function longFlag(flags: readonly FlagSpec[], arg: string): { flag: FlagSpec; inline?: string } | undefined {
+  const eq = arg.indexOf('=');
+  const name = arg.slice(2, eq < 0 ? undefined : eq);
+  const flag = flags.find((f) => f.name === name);
+  return flag && { flag, inline: eq < 0 ? undefined : arg.slice(eq + 1) };
+}
+
 /**
  * `school token`, `school call <path>` and `school --help` are what scripts and agents run in
  * tight loops, so they skip the command parser (commander) and the command tree, whose loading
- * costs more than the rest of the run. Only the plain forms with global options are recognised:
- * anything else (another flag such as --paginate or --for-ci, `--`, a typo) returns undefined
- * and goes through the full parser, which handles or reports it.
+ * costs more than the rest of the run. The table (src/commands/table.ts) says which commands and
+ * flags: a command marked `fast` with all its arguments, global flags anywhere, and its own
+ * flags marked `fast` after its name, each in long form. Anything else (another flag, a short
+ * one, `--`, a typo) returns undefined and goes through the full parser, which handles or
+ * reports it. The options are made from the table as the full parser's are, values checked alike.
  */
 export function parseFast(argv: readonly string[]): FastCommand | undefined {
   if (argv.length === 0 || (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h'))) return { command: 'help' };
-  // The global options as the full parser gives them (see globalOptions in commands/command.ts).
-  const opts: GlobalOptions = { baseUrl: undefined, profile: undefined, json: false, verbose: false };
-  const positionals: string[] = [];
-  // `token --min-ttl N` is what scripts run before a long job, so it stays on the fast path too.
-  let minTtl: string | undefined;
+  const raw: Record<string, unknown> = {};
+  let spec: CommandSpec | undefined;
+  const args: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    // --min-ttl is token's own flag, not a global one: anywhere else it is the parser's to handle or refuse.
-    if (arg.startsWith('--min-ttl') && positionals[0] !== 'token') return undefined;
-    if (arg === '--json') opts.json = true;
-    else if (arg === '--verbose') opts.verbose = true;
-    else if (arg === '--profile' || arg === '--base-url' || arg === '--min-ttl') {
-      const value = argv[++i];
-      if (value === undefined || value.startsWith('-')) return undefined;
-      if (arg === '--profile') opts.profile = value;
-      else if (arg === '--min-ttl') minTtl = value;
-      else opts.baseUrl = value;
-    } else if (arg.startsWith('--profile=')) opts.profile = arg.slice('--profile='.length);
-    else if (arg.startsWith('--base-url=')) opts.baseUrl = arg.slice('--base-url='.length);
-    else if (arg.startsWith('--min-ttl=')) minTtl = arg.slice('--min-ttl='.length);
-    else if (arg.startsWith('-')) return undefined;
-    else positionals.push(arg);
+    if (!arg.startsWith('-')) {
+      if (spec) args.push(arg);
+      else if (!(spec = COMMAND_TABLE.find((c) => c.fast && c.name === arg))) return undefined;
+      continue;
+    }
+    if (!arg.startsWith('--')) return undefined;
+    // A command's own flag counts only after the command's name, as the parser reads it.
+    const found = longFlag(GLOBAL_FLAGS, arg) ?? (spec ? longFlag(spec.flags.filter((f) => f.fast), arg) : undefined);
+    if (!found) return undefined;
+    const { flag, inline } = found;
+    if (!flag.value) {
+      if (inline !== undefined || flag.name.startsWith('no-') || flag.repeat) return undefined;
+      raw[optionKey(flag.name)] = true;
+      continue;
+    }
+    const value = inline ?? argv[++i];
+    if (value === undefined || (inline === undefined && value.startsWith('-')) || flag.repeat) return undefined;
+    raw[optionKey(flag.name)] = value;
   }
-  const [command, ...args] = positionals;
-  // What the full parser makes of each plain form: every flag of the command's own left unset.
-  if (command === 'token' && args.length === 0) return { command, opts: { ...opts, forCi: false, minTtl } };
-  if (command === 'call' && args.length === 1) {
-    return { command, opts: { ...opts, path: args[0], include: false, anonymous: false, list: false, paginate: false, slurp: false } };
-  }
+  if (!spec || args.length !== spec.args.length) return undefined;
+  const opts = optionsFrom(spec, raw, args);
+  if (spec.name === 'token') return { command: 'token', opts: opts as unknown as TokenOptions };
+  if (spec.name === 'call') return { command: 'call', opts: opts as unknown as CallOptions };
   return undefined;
 }
 

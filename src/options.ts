@@ -1,4 +1,3 @@
-import { UsageError } from './errors.js';
 import type { TargetInputs } from './session/target.js';
 import type { Env } from './types/env.js';
 
@@ -18,17 +17,4 @@ export interface GlobalOptions {
 /** The command line's flags as the inputs of the one target resolution (src/session/target.ts). */
 export function targetInputs(opts: GlobalOptions, env: Env, extra: { anonymous?: boolean } = {}): TargetInputs {
   return { profile: opts.profile, baseUrl: opts.baseUrl, env, ...extra };
-}
-
-/** The longest wait any flag may ask for: a day. */
-const MAX_WAIT_SECONDS = 86_400;
-
-/** `--timeout <seconds>` and its kind: a number of seconds, fractions allowed, above 0 and at most a day. */
-export function parseSeconds(flag: string, raw: string): number {
-  const text = raw.trim();
-  const seconds = Number(text);
-  if (!/^\d+(\.\d+)?$/.test(text) || !(seconds > 0) || seconds > MAX_WAIT_SECONDS) {
-    throw new UsageError(`Invalid ${flag} "${raw}": use a number of seconds above 0 and at most ${MAX_WAIT_SECONDS}.`);
-  }
-  return seconds;
 }

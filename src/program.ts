@@ -1,45 +1,67 @@
-import type { Command, CommanderError } from 'commander';
-import { COMMAND_GROUPS, COMMANDS } from './commands/index.js';
+import type { Command, CommanderError, Option as CommanderOption } from 'commander';
+import { COMMANDS } from './commands/index.js';
+import { helpTopicText } from './commands/help-topics.js';
+import { afterHelp, argumentSyntax, flagHelp, flagSyntax } from './commands/syntax.js';
+import { COMMAND_TABLE, ENVIRONMENT, type FlagSpec, GLOBAL_FLAGS, PROGRAM } from './commands/table.js';
 import type { Deps } from './deps.js';
 import { ExitCode, UsageError } from './errors.js';
 import { processStream } from './iostreams.js';
-import { DEFAULT_PROFILE, type GlobalOptions } from './options.js';
+import type { GlobalOptions } from './options.js';
 import { requireCommonJs } from './util/require.js';
 import { VERSION } from './version.js';
 
 export type DepsFactory = (opts: GlobalOptions) => Deps;
 
-const ENVIRONMENT_HELP = `
-Environment:
-  SCHOOL_BASE_URL, SCHOOL_PROFILE, SCHOOL_CONFIG_DIR, SCHOOL_TOKEN,
-  SCHOOL_REFRESH_TOKEN + SCHOOL_CLIENT_ID (+ SCHOOL_CLIENT_SECRET), BROWSER,
-  HTTPS_PROXY, HTTP_PROXY, NO_PROXY, NO_COLOR, FORCE_COLOR
+/** `school --help` after the commands: the variables, the exit status, examples. */
+function programAfterHelp(): string {
+  const names: string[] = [];
+  let line = ' ';
+  for (const name of ENVIRONMENT.map((v) => v.name)) {
+    if (line.length + name.length + 2 > 80) {
+      names.push(line);
+      line = ' ';
+    }
+    line += ` ${name},`;
+  }
+  names.push(line.replace(/,$/, ''));
+  return `
+Environment (what each means: school help environment):
+${names.join('\n')}
 
-Exit status: 0 ok, 1 failure, 2 usage error, 4 authentication needed, 130 interrupted, 143 terminated.
+Exit status: ${[...new Set(Object.values(ExitCode))].join(', ')} (school help exit-codes); --json error codes: school help errors.
+${afterHelp({ examples: PROGRAM.examples })}`;
+}
 
-Examples:
-  school login --base-url https://your-school.example
-  school call /api/courses --jq '.courses[].title'
-  school status --json
-  school <command> --help`;
+/** Collects each use of a repeated flag. */
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+function addFlags(cmd: Command, flags: readonly FlagSpec[], Option: typeof CommanderOption): void {
+  for (const flag of flags) {
+    const option = new Option(flagSyntax(flag), flagHelp(flag));
+    if (flag.repeat) option.argParser(collect);
+    if (flag.hidden) option.hideHelp();
+    cmd.addOption(option);
+  }
+}
 
 /**
- * The command tree: the global flags and help, and each command as its module defines it. An
- * action hands the parsed values to its command and the run's promise to `onResult`.
+ * The command tree, configured from the table (src/commands/table.ts): the global flags and help,
+ * each command's arguments and flags. An action hands the parsed values to its command and the
+ * run's promise to `onResult`.
  */
 export function buildProgram(makeDeps: DepsFactory, onResult: (p: Promise<void>) => void): Command {
   // Loaded here, not at the top, so the bundled CLI only pays for it when the full parser runs.
   const commander: typeof import('commander') = requireCommonJs('commander');
   const { Command, Option } = commander;
-  const program = new Command('school');
+  const program = new Command(PROGRAM.name);
   program
-    .description('Sign in to a school and script its API from the terminal.')
-    .version(VERSION, '--version', 'print the version')
-    .helpOption('-h, --help', 'show help')
-    .addOption(new Option('--base-url <url>', 'the school service origin (env SCHOOL_BASE_URL); remembered in the profile'))
-    .addOption(new Option('--profile <name>', 'which account or school to use (env SCHOOL_PROFILE)').default(undefined, DEFAULT_PROFILE))
-    .option('--json', 'structured output (and JSON errors on stderr)')
-    .option('--verbose', 'trace HTTP on stderr, with every secret redacted')
+    .description(PROGRAM.description)
+    .version(VERSION, `--${PROGRAM.version.name}`, PROGRAM.version.help)
+    .helpOption(`-${PROGRAM.help.short}, --${PROGRAM.help.name}`, PROGRAM.help.help);
+  addFlags(program, GLOBAL_FLAGS, Option);
+  program
     .showSuggestionAfterError(true)
     .exitOverride(rethrowAsSentence('school'))
     // Each command's help lists the global flags it accepts too; set before the commands exist so they inherit it.
@@ -50,33 +72,41 @@ export function buildProgram(makeDeps: DepsFactory, onResult: (p: Promise<void>)
       writeErr: (s) => processStream('stderr').write(s),
       outputError: () => undefined,
     })
-    .addHelpText('after', ENVIRONMENT_HELP);
+    .addHelpText('after', programAfterHelp())
+    // Commander's own help command answers `school help bogus` with the whole help and success: the table's says it is unknown.
+    .helpCommand(false);
 
-  const groupOf = new Map(COMMAND_GROUPS.flatMap((g) => g.commands.map((c) => [c, g.heading] as const)));
-  for (const entry of COMMANDS) {
-    const cmd = program.command(entry.name, { hidden: entry.hidden }).description(entry.description).exitOverride(rethrowAsSentence(`school ${entry.name}`));
-    const heading = groupOf.get(entry);
-    if (heading) cmd.helpGroup(heading);
-    entry.configure(cmd);
-    if (entry.examples) cmd.addHelpText('after', entry.examples);
+  const entries = new Map(COMMANDS.map((entry) => [entry.spec.name, entry]));
+  for (const spec of COMMAND_TABLE) {
+    const cmd = program.command(spec.name, { hidden: spec.hidden }).description(spec.description).exitOverride(rethrowAsSentence(`school ${spec.name}`));
+    if (spec.group) cmd.helpGroup(spec.group);
+    for (const arg of spec.args) cmd.argument(argumentSyntax(arg), arg.help);
+    addFlags(cmd, spec.flags, Option);
+    const after = afterHelp(spec);
+    if (after) cmd.addHelpText('after', after);
+    if (spec.name === 'help') {
+      cmd.action((name: string | undefined) => showHelp(program, name));
+      continue;
+    }
+    const entry = entries.get(spec.name);
+    if (!entry) throw new Error(`The table's command "${spec.name}" has nothing to run.`);
     cmd.action(function (this: Command) {
       onResult(entry.execute(makeDeps, this.optsWithGlobals(), this.args));
     });
   }
-  // Commander's own help command answers `school help bogus` with the whole help and success: this one says it is unknown.
-  program
-    .helpCommand(false)
-    .command('help')
-    .argument('[command]', 'the command to explain')
-    .description('show help for a command')
-    .helpGroup('Shell:')
-    .exitOverride(rethrowAsSentence('school help'))
-    .action((name: string | undefined) => {
-      const target = name === undefined ? program : program.commands.find((c) => c.name() === name);
-      if (!target) throw new UsageError(`Unknown command '${name}'. Run 'school --help'.`);
-      target.outputHelp();
-    });
   return program;
+}
+
+/** `school help [command|topic]`: the help of the program or a command, or a topic's text. */
+function showHelp(program: Command, name: string | undefined): void {
+  const topic = name === undefined ? undefined : helpTopicText(name);
+  if (topic !== undefined) {
+    (program.configureOutput().writeOut ?? ((s: string) => processStream('stdout').write(s)))(topic);
+    return;
+  }
+  const target = name === undefined ? program : program.commands.find((c) => c.name() === name);
+  if (!target) throw new UsageError(`Unknown command '${name}'. Run 'school --help'.`);
+  target.outputHelp();
 }
 
 export function isCommanderError(err: unknown): err is CommanderError {

@@ -11,13 +11,17 @@ import { statusCommand } from './status/status.js';
 import { tokenCommand } from './token/token.js';
 import { whoamiCommand } from './whoami/whoami.js';
 
-/** The headings of `school --help`, each with its commands in the order listed. */
-export const COMMAND_GROUPS: ReadonlyArray<{ heading: string; commands: readonly CommandEntry[] }> = [
-  { heading: 'Sign in:', commands: [loginCommand, logoutCommand] },
-  { heading: 'Use the API:', commands: [tokenCommand, callCommand, mcpCommand] },
-  { heading: 'Inspect:', commands: [whoamiCommand, statusCommand, doctorCommand] },
-  { heading: 'Shell:', commands: [completionCommand] },
+/** What each command of the table runs (all but `help`, which the program answers itself). */
+export const COMMANDS: readonly CommandEntry[] = [
+  loginCommand,
+  logoutCommand,
+  tokenCommand,
+  callCommand,
+  mcpCommand,
+  whoamiCommand,
+  statusCommand,
+  doctorCommand,
+  completionCommand,
+  completeCommand,
+  completeLoginCommand,
 ];
-
-/** Every command: the grouped ones, then the hidden helpers (the completion scripts' and the background login's). */
-export const COMMANDS: readonly CommandEntry[] = [...COMMAND_GROUPS.flatMap((g) => g.commands), completeCommand, completeLoginCommand];

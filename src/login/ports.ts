@@ -1,5 +1,3 @@
-import { UsageError } from '../errors.js';
-
 /**
  * The ports browsers refuse to connect to (the "bad ports" of the WHATWG Fetch standard): a
  * redirect to a loopback listener on one of them never arrives, so the login would only wait.
@@ -25,16 +23,4 @@ export function portProblem(port: number): string | undefined {
   if (service) return `browsers refuse to connect to port ${port} (${service})`;
   if (port < 1024) return `port ${port} is below 1024, where listening needs privileges`;
   return undefined;
-}
-
-/** The value of `login --port`, refused up front (exit 2) when no browser redirect could reach it. */
-export function parseLoginPort(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1 || n > 65535) throw new UsageError(`Invalid --port "${value}": use a number from 1024 to 65535.`);
-  const problem = portProblem(n);
-  if (problem) {
-    throw new UsageError(`Cannot use --port ${n}: ${problem}.`, { code: 'blocked_port', hint: 'Choose a port from 1024 to 65535 that browsers allow (e.g. 8400), or omit --port for a free one.' });
-  }
-  return n;
 }

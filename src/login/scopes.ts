@@ -2,13 +2,6 @@ import { UsageError } from '../errors.js';
 import { isPlainScope } from '../util/plain-name.js';
 import { printable } from '../util/printable.js';
 
-export function parseScopes(input: string | string[] | undefined): string[] {
-  const raw = Array.isArray(input) ? input.join(' ') : (input ?? '');
-  const seen = new Set<string>();
-  for (const s of raw.split(/[\s,]+/)) if (s) seen.add(s);
-  return [...seen];
-}
-
 const IDENTITY_SCOPES = ['openid', 'profile', 'email'];
 /** Added to whatever is asked wherever the server advertises them: an ID token, and refresh tokens on servers that issue them only for `offline_access` (OpenID Connect Core §11). */
 const BASE_SCOPES = ['openid', 'offline_access'];

@@ -314,6 +314,7 @@ const CASES: Array<[string, string, string[]]> = [
   ['the path after a cluster of short flags and its value', 'school call -iX POST /api/m', ['/api/me']],
   ['shells for completion', 'school completion ', ['bash', 'zsh', 'fish', 'powershell']],
   ['commands for help', 'school help st', ['status']],
+  ['help topics for help', 'school help e', ['environment', 'errors', 'exit-codes']],
   ['nothing but flags after the path', 'school call /api/me /', []],
   ['only the plain paths a hostile server names', `school call --base-url ${HOSTILE} /api/`, ['/api/ok']],
   ['only the plain scopes a hostile server names', `school login --base-url ${HOSTILE} --scope `, ['evil:read']],

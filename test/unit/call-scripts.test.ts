@@ -1,9 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { parseTimeout, startDeadline } from '../../src/commands/call/deadline.js';
+import { startDeadline } from '../../src/commands/call/deadline.js';
+import { commandSpec } from '../../src/commands/table.js';
+import { optionsFrom } from '../../src/commands/values.js';
 import { compileJq, formatJqResults, jqMessage } from '../../src/commands/call/jq.js';
 import { MAX_PAGES, PageGatherer, checkNextPage, nextLink, parseLinkHeader, slurpPages } from '../../src/commands/call/paginate.js';
 import { MAX_BYTES } from '../../src/http/client.js';
-import { backoffMs, parseRetryAfter, parseRetryCount, retriesAllowed, retryDecision } from '../../src/commands/call/retry.js';
+import { backoffMs, parseRetryAfter, retriesAllowed, retryDecision } from '../../src/commands/call/retry.js';
+
+/** `call`'s options as the table makes them from the given flags: the checks of --retry and --timeout. */
+const callFlags = (raw: Record<string, string>) => optionsFrom(commandSpec('call'), raw, ['/api/courses']);
+const parseRetryCount = (raw: string | undefined) => callFlags(raw === undefined ? {} : { retry: raw }).retry;
+const parseTimeout = (raw: string | undefined) => callFlags(raw === undefined ? {} : { timeout: raw }).timeout;
 import { listOperations } from '../../src/api/openapi.js';
 
 describe('Link header parsing (RFC 8288)', () => {

@@ -171,11 +171,13 @@ describe('the catalogue', () => {
 
 describe('school mcp --toolsets', () => {
   it('takes scope areas, comma- or space-separated, and refuses anything else', async () => {
-    const { parseToolsetsFlag } = await import('../../src/commands/mcp/mcp.js');
+    const { commandSpec } = await import('../../src/commands/table.js');
+    const { optionsFrom } = await import('../../src/commands/values.js');
+    const parseToolsetsFlag = (raw: string | undefined) => optionsFrom(commandSpec('mcp'), raw === undefined ? {} : { toolsets: raw }, []).toolsets;
     expect(parseToolsetsFlag('courses, Students courses')).toEqual(['courses', 'students']);
     expect(parseToolsetsFlag(undefined)).toBeUndefined();
     expect(() => parseToolsetsFlag(' , ')).toThrow(/needs scope areas/);
-    expect(() => parseToolsetsFlag('courses:read')).toThrow(/Invalid toolset "courses:read"/);
+    expect(() => parseToolsetsFlag('courses:read')).toThrow('Invalid --toolsets "courses:read": name scope areas, the part of a scope before ":" (courses for courses:read).');
     expect(() => parseToolsetsFlag('a\u001b[2J')).toThrow(/\\u\{1b\}/);
   });
 });

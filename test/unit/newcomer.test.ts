@@ -2,11 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { type LoginOptions, loginCommand, loginCommandLine } from '../../src/commands/login/login.js';
 import { tokenCommand } from '../../src/commands/token/token.js';
 import { listenForRedirect } from '../../src/login/loopback.js';
-import { parseLoginPort, portProblem } from '../../src/login/ports.js';
+import { commandSpec } from '../../src/commands/table.js';
+import { optionsFrom } from '../../src/commands/values.js';
+import { portProblem } from '../../src/login/ports.js';
 import { checkScopes } from '../../src/login/scopes.js';
 import { normalizeBaseUrl } from '../../src/options.js';
 import { updateConfig } from '../../src/state/config-file.js';
 import { fakeDeps } from '../helpers/fake-deps.js';
+
+/** `login --port <value>` as the table checks it, for the full parser and the fast path alike. */
+const parseLoginPort = (value: string | undefined) => optionsFrom(commandSpec('login'), value === undefined ? {} : { port: value }, []).port;
 
 function thrown(fn: () => unknown): unknown {
   try {
@@ -88,7 +93,7 @@ describe('the "did you mean" hint of login', () => {
   it('is the whole command line, with the flags the user gave', () => {
     const err = thrown(() =>
       checkScopes(['openid', 'coures:read'], ['openid', 'courses:read'], (scopes) =>
-        loginCommandLine({ ...base, baseUrl: 'http://127.0.0.1:8080', profile: 'work', browser: false, port: '8400' }, scopes),
+        loginCommandLine({ ...base, baseUrl: 'http://127.0.0.1:8080', profile: 'work', browser: false, port: 8400 }, scopes),
       ),
     );
     expect(err).toMatchObject({

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { outcomeOf } from '../helpers/outcome.js';
-import { checkScopes, defaultScopes, parseScopes, requestedScopes, suggestScope, withheldScopes } from '../../src/login/scopes.js';
+import { commandSpec } from '../../src/commands/table.js';
+import { optionsFrom } from '../../src/commands/values.js';
+import { checkScopes, defaultScopes, requestedScopes, suggestScope, withheldScopes } from '../../src/login/scopes.js';
 
 const SUPPORTED = ['openid', 'profile', 'email', 'courses:read', 'courses:write', 'students:read', 'orders:read', 'storage:write'];
 
 describe('scopes', () => {
-  it('parses space- and comma-separated lists, de-duplicated, across repeats', () => {
-    expect(parseScopes(['openid,profile', 'courses:read  openid'])).toEqual(['openid', 'profile', 'courses:read']);
+  it('reads login --scope as space- and comma-separated lists, de-duplicated, across repeats', () => {
+    expect(optionsFrom(commandSpec('login'), { scope: ['openid,profile', 'courses:read  openid'] }, []).scope).toEqual(['openid', 'profile', 'courses:read']);
   });
 
   it('defaults to identity scopes plus every advertised read scope', () => {

@@ -1,6 +1,5 @@
 // fs.promises, not node:fs/promises: the promise API loads a dozen modules, so only where it is used.
 import { promises as fs } from 'node:fs';
-import type { Command } from 'commander';
 import { fetchOpenApi, listOperations } from '../../api/openapi.js';
 import type { Deps } from '../../deps.js';
 import { UsageError, errorReason } from '../../errors.js';
@@ -8,13 +7,12 @@ import { ABSOLUTE_URL, targetUrl } from '../../http/request-url.js';
 import { assertSafeUrl } from '../../http/transport.js';
 import type { GlobalOptions } from '../../options.js';
 import { type Session, resolveSession } from '../../session/session.js';
-import { booleanFlag, collect, commandTarget, defineCommand, globalOptions, listFlag, stringFlag } from '../command.js';
+import { commandTarget, defineCommand } from '../command.js';
 import { buildFields, fileErrorReason, parseHeader, readAll, toQuery } from './fields.js';
-import { parseTimeout } from './deadline.js';
 import type { JqFilter } from './jq.js';
 import { terminalJson } from './output.js';
 import { performCall } from './request.js';
-import { parseRetryCount, retriesAllowed } from './retry.js';
+import { retriesAllowed } from './retry.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
 import { parsesAsJson } from '../../util/json.js';
 import { bodyWithoutMark } from '../../util/text-file.js';
@@ -33,15 +31,16 @@ export interface CallOptions extends GlobalOptions {
   paginate: boolean;
   slurp: boolean;
   jq?: string;
-  retry?: string;
-  timeout?: string;
+  /** --retry: retries on 429/503 for any method; unset, GET and HEAD get the default. */
+  retry?: number;
+  /** --timeout: seconds for the whole request (the table's default when not given). */
+  timeout: number;
 }
 
-/** The script-facing flags, checked before anything is sent: a mistake costs no request. */
-function scriptOptions(opts: CallOptions) {
+/** The script-facing flags that go together, checked before anything is sent: a mistake costs no request. */
+function checkScriptOptions(opts: CallOptions): void {
   if (opts.slurp && !opts.paginate) throw new UsageError('--slurp needs --paginate: it gathers every page into one array.');
   if (opts.jq !== undefined && !opts.jq.trim()) throw new UsageError('--jq needs an expression, e.g. --jq .courses[].title');
-  return { timeoutSeconds: parseTimeout(opts.timeout), retries: parseRetryCount(opts.retry) };
 }
 
 async function listRun(deps: Deps, opts: CallOptions, baseUrl: string): Promise<void> {
@@ -91,7 +90,7 @@ async function run(deps: Deps, opts: CallOptions): Promise<void> {
     return listRun(deps, opts, baseUrl);
   }
   if (!path) throw new UsageError('Missing the API path, e.g. `school call /api/courses`.');
-  const script = scriptOptions(opts);
+  checkScriptOptions(opts);
   const absolute = ABSOLUTE_URL.test(path);
   if (!baseUrl && !absolute) throw new UsageError('No base URL: pass --base-url, set SCHOOL_BASE_URL, or log in first.');
   const url = assertSafeUrl(targetUrl(baseUrl ?? path, path), 'URL');
@@ -149,8 +148,8 @@ async function run(deps: Deps, opts: CallOptions): Promise<void> {
       headers,
       body,
       include: Boolean(opts.include),
-      timeoutSeconds: script.timeoutSeconds,
-      maxRetries: retriesAllowed(method, script.retries),
+      timeoutSeconds: opts.timeout,
+      maxRetries: retriesAllowed(method, opts.retry),
       paginate: Boolean(opts.paginate),
       slurp: Boolean(opts.slurp),
       jq,
@@ -159,80 +158,7 @@ async function run(deps: Deps, opts: CallOptions): Promise<void> {
   );
 }
 
-export const callCommand = defineCommand<CallOptions>({
-  name: 'call',
-  description: 'make an authenticated request to the school API',
-  examples: `
-Fields:
-  -f name=value sends a string; -F name=value sends a number, true, false or null as such.
-  -F name=@file sends the file's text; -F name=@- reads it from standard input.
-  name[key]=value nests an object ({"name":{"key":"value"}}); name[]=value appends to an array.
-  Fields switch the method to POST and go in a JSON body (with -X PUT, PATCH or DELETE too),
-  unless -X GET (or HEAD) is given: then they go to the query string, name[key]=value
-  and name[]=value as written.
-  --input <file|-> sends a raw body (Content-Type: application/json when it parses as JSON and
-  no -H 'Content-Type: …' is given); fields given with it go to the query string.
-
-Output:
-  The body goes to stdout. Piped, it is byte for byte what the server sent (no newline added);
-  on a terminal JSON is indented and every body ends with a newline. A non-2xx answer still
-  prints its body, then exits 1 (4 when the token was rejected or lacks a scope).
-  --paginate prints each page in turn, a newline between pages that lack one; --jq prints string
-  results without quotes and other values as JSON, one result per line.
-
-Retries:
-  GET and HEAD answered 429 or 503 are retried up to 3 times after the Retry-After the server
-  gives (seconds or a date, at most 60 s; 1, 2, 4 s without one), saying so on stderr. Other
-  methods are retried only with --retry <n>. The waits count against --timeout: a retry that
-  would end past it is not started.
-
-Examples:
-  $ school call /api/courses
-  $ school call /api/courses --jq '.courses[].title'
-  $ school call -X GET /api/echo -f q=algebra -f 'filter[level]=2' -f 'tags[]=math'
-  $ school call /api/courses -f title=Algebra -F seats=30 -F open=true
-  $ school call -X PUT /api/echo --input course.json
-  $ school call /api/lessons --paginate --jq '.lessons[].title'
-  $ school call /api/lessons --paginate --slurp --jq 'map(.lessons | length) | add'
-  $ school call /api/courses --timeout 10 --retry 5
-  $ school call --list --json --jq '.[] | select(.paginated) | .path'`,
-  configure(cmd: Command) {
-    cmd
-      .argument('[path]', 'API path relative to the base URL, e.g. /api/courses')
-      .option('-X, --method <method>', 'HTTP method (default GET, or POST with fields)')
-      .option('-H, --header <header>', "add a request header 'Name: value' (repeatable)", collect)
-      .option('-f, --raw-field <key=value>', 'add a string field (repeatable)', collect)
-      .option('-F, --field <key=value>', 'add a typed field: number, true/false, null, @file (repeatable)', collect)
-      .option('--input <file>', 'send the file as the request body ("-" for stdin)')
-      .option('-i, --include', 'print the status line and headers too')
-      .option('--anonymous', 'send no token')
-      .option('--list', 'list the API operations and the scope each needs (from /openapi.json)')
-      // For scripts and agents: pagination, jq, retries, a deadline.
-      .option('--paginate', 'follow Link rel="next" pages on the same origin and print each page')
-      .option('--slurp', 'with --paginate: print one JSON array holding every page')
-      .option('--jq <expression>', 'filter the JSON response through jq (each page, or the whole array with --slurp)')
-      .option('--retry <n>', 'retries on 429/503 for any method (GET and HEAD get 3 without it; others none)')
-      .option('--timeout <seconds>', 'deadline for the whole request: body, retries and their waits included; each page its own (default 60)');
-  },
-  toOptions: (raw, args) => ({
-    ...globalOptions(raw),
-    path: args[0],
-    method: stringFlag(raw, 'method'),
-    header: listFlag(raw, 'header'),
-    rawField: listFlag(raw, 'rawField'),
-    field: listFlag(raw, 'field'),
-    input: stringFlag(raw, 'input'),
-    include: booleanFlag(raw, 'include'),
-    anonymous: booleanFlag(raw, 'anonymous'),
-    list: booleanFlag(raw, 'list'),
-    paginate: booleanFlag(raw, 'paginate'),
-    slurp: booleanFlag(raw, 'slurp'),
-    jq: stringFlag(raw, 'jq'),
-    retry: stringFlag(raw, 'retry'),
-    timeout: stringFlag(raw, 'timeout'),
-  }),
-  run,
-});
+export const callCommand = defineCommand<CallOptions>({ name: 'call', run });
 
 /** For the fast path, which skips the parser: `school call <path>` with global options only. */
 export const runCall = run;

@@ -1,12 +1,4 @@
 import { CliError } from '../../errors.js';
-import { parseSeconds } from '../../options.js';
-
-export const DEFAULT_TIMEOUT_SECONDS = 60;
-
-/** `--timeout <seconds>` of `call`: 60 when not given. */
-export function parseTimeout(raw: string | undefined): number {
-  return raw === undefined ? DEFAULT_TIMEOUT_SECONDS : parseSeconds('--timeout', raw);
-}
 
 export interface Deadline {
   /** Aborts when the deadline passes or when `parent` aborts (Ctrl-C). */

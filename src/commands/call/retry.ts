@@ -1,5 +1,3 @@
-import { UsageError } from '../../errors.js';
-
 /** A server that asks for a longer wait than this is not waited for longer. */
 export const MAX_RETRY_DELAY_MS = 60_000;
 /** How many times an idempotent request is retried when the user did not say. */
@@ -63,16 +61,4 @@ export function retryDecision(
 function formatDelay(ms: number): string {
   const seconds = ms / 1000;
   return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
-}
-
-export const MAX_RETRIES = 10;
-
-/** `--retry <n>`: a whole number of retries, 0 to 10. */
-export function parseRetryCount(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const text = raw.trim();
-  if (!/^\d+$/.test(text) || Number(text) > MAX_RETRIES) {
-    throw new UsageError(`Invalid --retry "${raw}": give a number of retries from 0 to ${MAX_RETRIES}.`);
-  }
-  return Number(text);
 }

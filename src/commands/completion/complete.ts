@@ -1,8 +1,7 @@
-import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
 import { type GlobalOptions, checkProfileName } from '../../options.js';
 import { isPlainPath, isPlainScope } from '../../util/plain-name.js';
-import { commandTarget, defineCommand, globalOptions } from '../command.js';
+import { commandTarget, defineCommand } from '../command.js';
 
 export interface CompleteOptions extends GlobalOptions {
   kind: string;
@@ -40,13 +39,4 @@ async function run(deps: Deps, opts: CompleteOptions): Promise<void> {
 }
 
 // Used by the completion scripts; hidden from help.
-export const completeCommand = defineCommand<CompleteOptions>({
-  name: '__complete',
-  description: 'completion candidates',
-  hidden: true,
-  configure(cmd: Command) {
-    cmd.argument('<kind>', 'profiles, scopes or paths');
-  },
-  toOptions: (raw, args) => ({ ...globalOptions(raw), kind: args[0] ?? '' }),
-  run,
-});
+export const completeCommand = defineCommand<CompleteOptions>({ name: '__complete', run });

@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
 import { CliError, UsageError } from '../../errors.js';
 import type { GlobalOptions } from '../../options.js';
-import { defineCommand, globalOptions } from '../command.js';
+import { defineCommand } from '../command.js';
 
 export interface CompletionOptions extends GlobalOptions {
   shell: string;
@@ -40,18 +39,4 @@ async function run(deps: Deps, opts: CompletionOptions): Promise<void> {
   throw new CliError(`This installation of school has no completions/${file}: reinstall it.`, { code: 'missing_file' });
 }
 
-export const completionCommand = defineCommand<CompletionOptions>({
-  name: 'completion',
-  description: 'print the shell completion script',
-  examples: `
-Examples:
-  source <(school completion bash)
-  school completion zsh > ~/.zfunc/_school
-  school completion fish > ~/.config/fish/completions/school.fish
-  school completion powershell | Out-String | Invoke-Expression`,
-  configure(cmd: Command) {
-    cmd.argument('<shell>', 'bash, zsh, fish or powershell');
-  },
-  toOptions: (raw, args) => ({ ...globalOptions(raw), shell: args[0] ?? '' }),
-  run,
-});
+export const completionCommand = defineCommand<CompletionOptions>({ name: 'completion', run });

@@ -4,7 +4,7 @@ import { CliError } from '../../errors.js';
 import { type GlobalOptions, targetInputs } from '../../options.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
 import { redactText } from '../../util/redact.js';
-import { defineCommand, globalOptions } from '../command.js';
+import { defineCommand } from '../command.js';
 import { importPackage } from '../../util/require.js';
 
 export type DoctorOptions = GlobalOptions;
@@ -70,15 +70,4 @@ async function run(deps: Deps, opts: DoctorOptions): Promise<void> {
   if (!opts.json) deps.io.err.write(warnings ? `No problems; ${warnings} warning${warnings > 1 ? 's' : ''}.\n` : 'No problems found.\n');
 }
 
-export const doctorCommand = defineCommand<DoctorOptions>({
-  name: 'doctor',
-  description: 'check the setup: server metadata, clock, keychain, proxy, file permissions, each profile',
-  examples: `
-Examples:
-  school doctor
-  school doctor --base-url https://your-school.example
-  school doctor --profile work --json`,
-  configure: () => undefined,
-  toOptions: globalOptions,
-  run,
-});
+export const doctorCommand = defineCommand<DoctorOptions>({ name: 'doctor', run });

@@ -1,17 +1,14 @@
-import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
-import { BACKGROUND_COMMAND } from '../../login/background.js';
 import { runBackgroundListener } from '../../login/background-listener.js';
-import { parseLoginPort } from '../../login/ports.js';
 import type { GlobalOptions } from '../../options.js';
-import { booleanFlag, commandTarget, defineCommand, globalOptions, stringFlag } from '../command.js';
+import { commandTarget, defineCommand } from '../command.js';
 import { runBackgroundDevicePoller } from '../../login/background-device.js';
-import { parseTimeout } from './login.js';
+import { DEFAULT_LOGIN_TIMEOUT_SECONDS } from './login.js';
 
 export interface CompleteLoginOptions extends GlobalOptions {
-  port?: string;
+  port?: number;
   cachedRedirectUri?: string;
-  timeout?: string;
+  timeout?: number;
   device: boolean;
 }
 
@@ -21,19 +18,10 @@ async function run(deps: Deps, opts: CompleteLoginOptions): Promise<void> {
   if (opts.device) return runBackgroundDevicePoller(deps, { profile });
   await runBackgroundListener(deps, {
     profile,
-    port: parseLoginPort(opts.port),
+    port: opts.port,
     cachedRedirectUri: opts.cachedRedirectUri,
-    timeoutSeconds: parseTimeout(opts.timeout),
+    timeoutSeconds: opts.timeout ?? DEFAULT_LOGIN_TIMEOUT_SECONDS,
   });
 }
 
-export const completeLoginCommand = defineCommand<CompleteLoginOptions>({
-  name: BACKGROUND_COMMAND,
-  description: 'the background listener of `login --no-wait`',
-  hidden: true,
-  configure(cmd: Command) {
-    cmd.option('--port <n>').option('--cached-redirect-uri <uri>').option('--timeout <seconds>').option('--device');
-  },
-  toOptions: (raw) => ({ ...globalOptions(raw), port: stringFlag(raw, 'port'), cachedRedirectUri: stringFlag(raw, 'cachedRedirectUri'), timeout: stringFlag(raw, 'timeout'), device: booleanFlag(raw, 'device') }),
-  run,
-});
+export const completeLoginCommand = defineCommand<CompleteLoginOptions>({ name: '__complete-login', run });

@@ -1,4 +1,3 @@
-import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
 import { isCodeWithExit } from '../../error-codes.js';
 import { AuthError, CliError, ExitCode, UsageError } from '../../errors.js';
@@ -9,26 +8,25 @@ import { CALLBACK_PATH, type LoginRequest, type ScopeFlag, prepareLogin } from '
 import { type LoopbackListener, listenForRedirect } from '../../login/loopback.js';
 import { checkNewProfileName } from '../../platform/profile-names.js';
 import { waitForRedirect } from '../../login/redirect-wait.js';
-import { parseLoginPort, portProblem } from '../../login/ports.js';
-import { parseScopes } from '../../login/scopes.js';
 import { unattendedLoginError } from '../../login/unattended.js';
-import { DEFAULT_PROFILE, type GlobalOptions, loginCommandFor, parseSeconds, profileSuffix } from '../../options.js';
+import { DEFAULT_PROFILE, type GlobalOptions, loginCommandFor, profileSuffix } from '../../options.js';
 import type { Target } from '../../session/target.js';
 import type { PendingLogin } from '../../state/pending-login.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
 import { redactText } from '../../util/redact.js';
-import { booleanFlag, collect, commandTarget, defineCommand, globalOptions, listFlag, stringFlag } from '../command.js';
+import { commandTarget, defineCommand } from '../command.js';
 import { deviceLogin, startBackgroundDeviceLogin } from './device-login.js';
 
 export interface LoginOptions extends GlobalOptions {
-  /** Replaces the default set. */
+  /** Replaces the default set (the table splits the list and drops duplicates). */
   scope?: string[];
   /** Added to the scopes the profile holds now. */
   addScope?: string[];
   /** false with --no-browser */
   browser: boolean;
-  port?: string;
-  timeout?: string;
+  port?: number;
+  /** --timeout in seconds; unset, the login waits DEFAULT_LOGIN_TIMEOUT_SECONDS (--wait: as long as the pending login lasts). */
+  timeout?: number;
   confidential: boolean;
   insecureStorage: boolean;
   clientMetadataUrl?: string;
@@ -42,11 +40,6 @@ export interface LoginOptions extends GlobalOptions {
 
 export const DEFAULT_LOGIN_TIMEOUT_SECONDS = 300;
 
-export function parseTimeout(value: string | undefined): number;
-export function parseTimeout(value: string | undefined, fallback: undefined): number | undefined;
-export function parseTimeout(value: string | undefined, fallback: number | undefined = DEFAULT_LOGIN_TIMEOUT_SECONDS): number | undefined {
-  return value === undefined ? fallback : parseSeconds('--timeout', value);
-}
 
 /** What `login --json` prints: what was done, never a secret. */
 function loggedInJson(p: { profile: string; baseUrl: string; user?: string; scopes?: string[]; storage?: string }): string {
@@ -67,8 +60,8 @@ function loginRequest(deps: Deps, opts: LoginOptions, target: Target, timeoutSec
   return {
     profile,
     baseUrl,
-    scopes: opts.scope ? parseScopes(opts.scope) : undefined,
-    addScopes: opts.addScope ? parseScopes(opts.addScope) : undefined,
+    scopes: opts.scope,
+    addScopes: opts.addScope,
     timeoutSeconds,
     confidential: opts.confidential,
     insecureStorage: opts.insecureStorage,
@@ -84,8 +77,8 @@ function loginRequest(deps: Deps, opts: LoginOptions, target: Target, timeoutSec
  */
 async function startTwoStepLogin(deps: Deps, opts: LoginOptions, target: Target): Promise<void> {
   const { profile } = target;
-  const port = parseLoginPort(opts.port);
-  const timeoutSeconds = parseTimeout(opts.timeout);
+  const { port } = opts;
+  const timeoutSeconds = opts.timeout ?? DEFAULT_LOGIN_TIMEOUT_SECONDS;
   const request = loginRequest(deps, opts, target, timeoutSeconds);
   const notify = (text: string) => deps.io.err.write(text);
   const { pending, replacedEarlier } = await startPendingLogin(deps, request, { port, notify });
@@ -105,7 +98,7 @@ async function startTwoStepLogin(deps: Deps, opts: LoginOptions, target: Target)
 async function finishTwoStepLogin(deps: Deps, opts: LoginOptions, profile: string): Promise<void> {
   const others = [opts.scope && '--scope', opts.addScope && '--add-scope', opts.port && '--port', opts.confidential && '--confidential', opts.insecureStorage && '--insecure-storage', opts.clientMetadataUrl && '--client-metadata-url', !opts.dpop && '--no-dpop'].filter(Boolean);
   if (others.length) throw new UsageError(`--wait finishes the login \`school login --no-wait\` started: give ${others.join(', ')} to that one.`);
-  const result = await waitForPendingLogin(deps, profile, { maxWaitSeconds: parseTimeout(opts.timeout, undefined) });
+  const result = await waitForPendingLogin(deps, profile, { maxWaitSeconds: opts.timeout });
   if (result.kind === 'none') {
     throw new AuthError(`No login is pending${profileSuffix(profile)}.`, { code: 'no_pending_login', hint: 'Start one with `school login --no-wait`, then open the URL it prints.' });
   }
@@ -140,14 +133,14 @@ function shellWord(value: string): string {
 /** This login again, as a whole command line, with the flags the user gave and other scopes (for `--scope` or `--add-scope`). */
 export function loginCommandLine(opts: LoginOptions, scopes: string[], flag: ScopeFlag = '--scope'): string {
   const words = ['school', 'login', flag, `'${scopes.join(' ').replace(/'/g, `'\\''`)}'`];
-  const valued: Array<[string, string | undefined]> = [
+  const valued: Array<[string, string | number | undefined]> = [
     ['--base-url', opts.baseUrl],
     ['--profile', opts.profile],
     ['--port', opts.port],
     ['--timeout', opts.timeout],
     ['--client-metadata-url', opts.clientMetadataUrl],
   ];
-  for (const [flag, value] of valued) if (value !== undefined) words.push(flag, shellWord(value));
+  for (const [flag, value] of valued) if (value !== undefined) words.push(flag, shellWord(String(value)));
   if (!opts.browser) words.push('--no-browser');
   // --wait never gets this far (it prepares nothing); a retried --no-wait login is again a two-step one.
   if (opts.wait === false) words.push('--no-wait');
@@ -169,7 +162,7 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
   if (opts.device && (opts.port || !opts.browser)) throw new UsageError(`--device uses no browser and no loopback port: leave out ${opts.port ? '--port' : '--no-browser'}.`);
   if (opts.wait === false && opts.device) {
     if (await cancelPendingLogin(deps, profile)) deps.io.err.write(`The earlier pending login${profileSuffix(profile)} was replaced.\n`);
-    return startBackgroundDeviceLogin(deps, loginRequest(deps, opts, target, parseTimeout(opts.timeout)), waitHint(profile), Boolean(opts.json));
+    return startBackgroundDeviceLogin(deps, loginRequest(deps, opts, target, opts.timeout ?? DEFAULT_LOGIN_TIMEOUT_SECONDS), waitHint(profile), Boolean(opts.json));
   }
   if (opts.wait === false) return startTwoStepLogin(deps, opts, target);
   // Before anything else, registration included: nobody will open a browser here.
@@ -177,10 +170,10 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
   if (unattended) throw unattended;
   if (opts.device) {
     await cancelPendingLogin(deps, profile).catch(() => false);
-    return deviceLogin(deps, loginRequest(deps, opts, target, parseTimeout(opts.timeout)), loggedInJson, Boolean(opts.json));
+    return deviceLogin(deps, loginRequest(deps, opts, target, opts.timeout ?? DEFAULT_LOGIN_TIMEOUT_SECONDS), loggedInJson, Boolean(opts.json));
   }
-  const port = parseLoginPort(opts.port);
-  const timeoutSeconds = parseTimeout(opts.timeout);
+  const { port } = opts;
+  const timeoutSeconds = opts.timeout ?? DEFAULT_LOGIN_TIMEOUT_SECONDS;
   const request = loginRequest(deps, opts, target, timeoutSeconds);
   // This login replaces one left pending by `--no-wait`.
   await cancelPendingLogin(deps, profile).catch(() => false);
@@ -235,47 +228,4 @@ async function browserLogin(deps: Deps, opts: LoginOptions, request: LoginReques
   if (opts.json) deps.io.out.write(loggedInJson({ profile, baseUrl: result.profile.baseUrl, user: result.user, scopes: pending.scopes, storage: result.profile.storage }));
 }
 
-export const loginCommand = defineCommand<LoginOptions>({
-  name: 'login',
-  description: 'sign in through the browser and store the tokens in the OS keychain',
-  examples: `
-Examples:
-  school login --base-url https://your-school.example
-  school login --add-scope courses:write    # the scopes the profile holds now, plus this one
-  school login --scope courses:read         # exactly this one (and openid, offline_access)
-  school login --no-browser --profile work
-  school login --no-wait --json             # print the URL and return; a person opens it
-  school login --wait                       # then: exit 0 once that login completed
-  school login --device                     # approve on a phone or another computer with a code`,
-  configure(cmd: Command) {
-    cmd
-      .option('--scope <scopes>', 'the scopes to request instead of the default set, space- or comma-separated (repeatable)', collect)
-      .option('--add-scope <scopes>', 'request the scopes the profile holds now plus these (repeatable)', collect)
-      .option('--no-browser', 'print the URL instead of opening a browser (SSH, headless)')
-      .option('--port <n>', 'loopback port for the redirect (default: the one registered last time, else a free one)')
-      .option('--timeout <seconds>', 'how long to wait for the browser (default 300); with --wait, how long to wait at most')
-      // --wait first: then neither flag given leaves the value unset, which is the waiting login.
-      .option('--wait', 'wait for the login started with --no-wait: exit 0 when it completed, 4 otherwise')
-      .option('--no-wait', 'start the login, print the URL and return at once; a background listener finishes it')
-      .option('--confidential', 'register as a confidential client (client_secret_post, or client_secret_basic where the server does not list it)')
-      .option('--insecure-storage', 'store secrets in a 0600 plain-text file instead of the keychain')
-      .option('--client-metadata-url <url>', 'use this client ID metadata document URL as client_id, where supported')
-      .option('--device', 'sign in on any device with a code (device authorization, where the server offers it)')
-      .option('--no-dpop', 'get bearer tokens, usable by other tools, even where the server offers DPoP');
-  },
-  toOptions: (raw) => ({
-    ...globalOptions(raw),
-    scope: listFlag(raw, 'scope'),
-    addScope: listFlag(raw, 'addScope'),
-    browser: raw.browser !== false,
-    port: stringFlag(raw, 'port'),
-    timeout: stringFlag(raw, 'timeout'),
-    confidential: booleanFlag(raw, 'confidential'),
-    insecureStorage: booleanFlag(raw, 'insecureStorage'),
-    clientMetadataUrl: stringFlag(raw, 'clientMetadataUrl'),
-    wait: typeof raw.wait === 'boolean' ? raw.wait : undefined,
-    device: booleanFlag(raw, 'device'),
-    dpop: raw.dpop !== false,
-  }),
-  run,
-});
+export const loginCommand = defineCommand<LoginOptions>({ name: 'login', run });

@@ -1,4 +1,3 @@
-import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
 import { CliError, errorReason } from '../../errors.js';
 import { cancelPendingLogin } from '../../login/background.js';
@@ -6,7 +5,7 @@ import { type GlobalOptions, profileSuffix } from '../../options.js';
 import { type LogoutResult, endSession, manualRemoval } from '../../session/end-session.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
 import { redactText } from '../../util/redact.js';
-import { booleanFlag, commandTarget, defineCommand, globalOptions } from '../command.js';
+import { commandTarget, defineCommand } from '../command.js';
 
 export interface LogoutOptions extends GlobalOptions {
   all: boolean;
@@ -98,17 +97,4 @@ async function run(deps: Deps, opts: LogoutOptions): Promise<void> {
   }
 }
 
-export const logoutCommand = defineCommand<LogoutOptions>({
-  name: 'logout',
-  description: 'revoke the tokens at the server and forget them locally',
-  examples: `
-Examples:
-  school logout
-  school logout --profile work
-  school logout --all`,
-  configure(cmd: Command) {
-    cmd.option('--all', 'log out of every profile, and forget headless CI job state');
-  },
-  toOptions: (raw) => ({ ...globalOptions(raw), all: booleanFlag(raw, 'all') }),
-  run,
-});
+export const logoutCommand = defineCommand<LogoutOptions>({ name: 'logout', run });

@@ -10,7 +10,7 @@ import type { SecretSource } from '../../session/usable-session.js';
 import { resolvePaths } from '../../state/paths.js';
 import { describeUser } from '../../ui/user.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
-import { defineCommand, globalOptions } from '../command.js';
+import { defineCommand } from '../command.js';
 
 export type StatusOptions = GlobalOptions;
 
@@ -206,14 +206,4 @@ function report(rows: Array<ProfileStatus & { location?: string }>, now: number)
   return out.join('\n');
 }
 
-export const statusCommand = defineCommand<StatusOptions>({
-  name: 'status',
-  description: 'show every profile: base URL, issuer, client, user, scopes, expiry, storage',
-  examples: `
-Examples:
-  school status
-  school status --json`,
-  configure: () => undefined,
-  toOptions: globalOptions,
-  run,
-});
+export const statusCommand = defineCommand<StatusOptions>({ name: 'status', run });

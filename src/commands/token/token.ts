@@ -1,4 +1,3 @@
-import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { nowSeconds } from '../../deps.js';
@@ -8,22 +7,12 @@ import { DEFAULT_PROFILE, type GlobalOptions } from '../../options.js';
 import { notLoggedIn, resolveSession } from '../../session/session.js';
 import { shownTokenType } from '../../types/tokens.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
-import { booleanFlag, commandTarget, defineCommand, globalOptions, stringFlag } from '../command.js';
+import { commandTarget, defineCommand } from '../command.js';
 
 export interface TokenOptions extends GlobalOptions {
-  forCi?: boolean;
-  /** --min-ttl: seconds the printed token must stay valid. */
-  minTtl?: string;
-}
-
-/** The longest --min-ttl accepted: a day, which no access token is expected to outlive anyway. */
-const MAX_MIN_TTL_SECONDS = 86_400;
-
-export function parseMinTtl(value: string | undefined): number {
-  if (value === undefined) return 0;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n > MAX_MIN_TTL_SECONDS) throw new UsageError(`Invalid --min-ttl "${value}": use a whole number of seconds from 0 to ${MAX_MIN_TTL_SECONDS}.`);
-  return n;
+  forCi: boolean;
+  /** --min-ttl: seconds the printed token must stay valid (0 when not given). */
+  minTtl: number;
 }
 
 /**
@@ -67,7 +56,7 @@ async function handOverToCi(deps: Deps, opts: TokenOptions): Promise<void> {
 /** Prints a valid access token and nothing else: the one command whose stdout is a secret. */
 async function run(deps: Deps, opts: TokenOptions): Promise<void> {
   if (opts.forCi) return handOverToCi(deps, opts);
-  const minTtlSeconds = parseMinTtl(opts.minTtl);
+  const minTtlSeconds = opts.minTtl;
   const target = await commandTarget(deps, opts);
   const session = await resolveSession(deps, target, { notify: (text) => deps.io.err.write(text), minTtlSeconds });
   if (!session) throw notLoggedIn(target);
@@ -89,22 +78,7 @@ async function run(deps: Deps, opts: TokenOptions): Promise<void> {
   }
 }
 
-export const tokenCommand = defineCommand<TokenOptions>({
-  name: 'token',
-  description: 'print a valid access token (refreshed when about to expire)',
-  examples: `
-Examples:
-  curl -H "Authorization: Bearer $(school token)" https://your-school.example/api/courses
-  school token --json
-  school token --min-ttl 600        # still valid in ten minutes
-  school token --profile ci-nightly --for-ci`,
-  configure(cmd: Command) {
-    cmd.option('--min-ttl <seconds>', 'the printed token stays valid at least this long (refreshed first when needed)');
-    cmd.option('--for-ci', 'print SCHOOL_BASE_URL, SCHOOL_CLIENT_ID and SCHOOL_REFRESH_TOKEN for a CI secret store and hand the profile over');
-  },
-  toOptions: (raw) => ({ ...globalOptions(raw), forCi: booleanFlag(raw, 'forCi'), minTtl: stringFlag(raw, 'minTtl') }),
-  run,
-});
+export const tokenCommand = defineCommand<TokenOptions>({ name: 'token', run });
 
 /** For the fast path, which skips the parser: the plain `school token` with global options only. */
 export const runToken = run;

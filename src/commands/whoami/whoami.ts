@@ -6,7 +6,7 @@ import { type Identity, lookUpIdentity } from '../../session/identity.js';
 import type { IdentitySource } from '../../state/config-file.js';
 import { describeUser } from '../../ui/user.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
-import { commandTarget, defineCommand, globalOptions } from '../command.js';
+import { commandTarget, defineCommand } from '../command.js';
 
 export type WhoamiOptions = GlobalOptions;
 
@@ -48,14 +48,4 @@ async function run(deps: Deps, opts: WhoamiOptions): Promise<void> {
   );
 }
 
-export const whoamiCommand = defineCommand<WhoamiOptions>({
-  name: 'whoami',
-  description: 'show who is logged in',
-  examples: `
-Examples:
-  school whoami
-  school whoami --json --profile work`,
-  configure: () => undefined,
-  toOptions: globalOptions,
-  run,
-});
+export const whoamiCommand = defineCommand<WhoamiOptions>({ name: 'whoami', run });

@@ -1,0 +1,203 @@
+// The PowerShell completion script (completions/school.ps1), made from the table.
+import { flagWords } from '../../src/commands/syntax.js';
+import { COMPLETED_ARGS, GLOBALS, TOPICS, VALUE_COMPLETIONS, VALUE_WORDS, VERSION_FLAG, VISIBLE, wrap } from './model.js';
+
+/** A PowerShell array of single-quoted strings. */
+function list(words: readonly string[], indent = '        ', firstColumn = 0): string {
+  return `@(${wrap(words.map((w) => `'${w.replace(/'/g, "''")}'`), ', ', 140, indent, '', firstColumn + 2)})`;
+}
+
+/** The condition that a value of one of these flags is being completed. */
+function valueOf(words: readonly string[]): string {
+  return words.map((w) => `$valueOf -ceq '${w}'`).join(' -or ');
+}
+
+export function powershellScript(): string {
+  const commandFlags = [
+    `        ''     = ${list(flagWords(VERSION_FLAG))}`,
+    ...VISIBLE.filter((c) => c.flags.length).map((c) => `        ${c.name.padEnd(6)} = ${list(c.flags.flatMap(flagWords), '            ', 17)}`),
+  ].join('\n');
+  // One variable per argument whose words are fixed: `$shells` for <shell>.
+  const argWords = COMPLETED_ARGS.flatMap(({ arg, complete }) => (complete.kind === 'words' ? [`    $${arg.name}s = ${list(complete.words)}`] : [])).join('\n');
+  const valueBranches = VALUE_COMPLETIONS.map(({ words, complete }) => {
+    const test = valueOf(words);
+    switch (complete.kind) {
+      case 'profiles':
+        return `if (${test}) { & $add $keep (& $fromSchool 'profiles') }`;
+      case 'scopes':
+        return `if (${test}) {
+            # A list separated by commas: complete its last item, without repeating the others.
+            $comma = $cur.LastIndexOf(',')
+            $chosen = ''
+            if ($comma -ge 0) {
+                $chosen = $cur.Substring(0, $comma + 1)
+                $cur = $cur.Substring($comma + 1)
+            }
+            $have = @($chosen.Split(',') | Where-Object { $_ })
+            & $add ($keep + $chosen) @(& $fromSchool 'scopes' | Where-Object { $have -cnotcontains $_ })
+        }`;
+      case 'words':
+        return `if (${test}) { & $add $keep ${list(complete.words)} }`;
+      case 'files':
+        return `if (${test}) {
+${complete.stdin ? "            & $add $keep @('-')\n" : ''}            & $add $keep @(& $fileNames $cur)
+        }`;
+      case 'field':
+        return `if ((${test}) -and $cur.Contains('=@')) {
+            # key=@file reads the file: complete the file name after the @.
+            $at = $cur.IndexOf('=@') + 2
+            $field = $cur.Substring(0, $at)
+            $partial = $cur.Substring($at)
+            foreach ($file in @(& $fileNames $partial)) { $found.Add($keep + $field + $file) }
+        }`;
+      case 'paths':
+        return `if (${test}) { & $add $keep (& $fromSchool 'paths') }`;
+      case 'topics':
+        return `if (${test}) { & $add $keep ($commands + $topics) }`;
+    }
+  });
+  const argBranches = COMPLETED_ARGS.map(({ command, arg, complete }) => {
+    const at = `$cmd -ceq '${command}' -and $nargs -eq 0`;
+    switch (complete.kind) {
+      case 'paths':
+      case 'profiles':
+      case 'scopes':
+        return `elseif (${at}) { & $add '' (& $fromSchool '${complete.kind}') }`;
+      case 'words':
+        return `elseif (${at}) { & $add '' $${arg.name}s }`;
+      case 'topics':
+        return `elseif (${at}) { & $add '' ($commands + $topics) }`;
+      default:
+        return `elseif (${at}) { }`;
+    }
+  });
+  return `# PowerShell completion for school (Windows PowerShell 5.1 and PowerShell 7)
+#
+# Made from the command table (src/commands/table.ts) by the build: edit the table, not this file.
+# Load it in the current session:  school completion powershell | Out-String | Invoke-Expression
+# For every session, add that line to your profile (notepad $PROFILE).
+# Profiles, scopes and API paths come from \`school __complete\`, which reads local caches only,
+# so completing never waits on the network. Everything lives inside the script block, so that
+# it works however the script was loaded (dot-sourced, run, or through Invoke-Expression).
+
+Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    # Options followed by a value: the word after them is that value, never a command or a path.
+    # Compared case-sensitively (-ccontains, -ceq): -H takes a value, -h does not.
+    $takesValue = ${list(VALUE_WORDS, '        ', 18)}
+    $globalFlags = ${list(GLOBALS.flatMap(flagWords))}
+    $commandFlags = @{
+${commandFlags}
+    }
+    $commands = ${list(VISIBLE.map((c) => c.name))}
+    $topics = ${list(TOPICS.map((t) => t.name))}
+${argWords}
+
+    $unquote = {
+        param($text)
+        if ($text.Length -ge 2 -and (($text[0] -eq "'" -and $text[-1] -eq "'") -or ($text[0] -eq '"' -and $text[-1] -eq '"'))) {
+            return $text.Substring(1, $text.Length - 2)
+        }
+        return $text
+    }
+
+    # The words before the one being completed; the first is \`school\` itself.
+    $words = @(foreach ($element in $commandAst.CommandElements) {
+            if ($element.Extent.EndOffset -lt $cursorPosition) { $element.Extent.Text }
+        })
+
+    # What precedes the word: the subcommand, how many arguments it has, the option whose value
+    # is being typed, and any --profile/--base-url to hand to \`school __complete\`.
+    $cmd = ''
+    $nargs = 0
+    $valueOf = ''
+    $dashdash = $false
+    $context = @()
+    for ($i = 1; $i -lt $words.Count; $i++) {
+        $w = [string]$words[$i]
+        if (-not $dashdash) {
+            if ($w -ceq '--') { $dashdash = $true; continue }
+            if ($w -clike '--profile=*' -or $w -clike '--base-url=*') {
+                $name, $value = $w -split '=', 2
+                $context += @($name, (& $unquote $value))
+                continue
+            }
+            if ($w.StartsWith('-')) {
+                # --opt, or the last of a cluster of short options such as -iX (in -XPOST the value is there already).
+                $opt = ''
+                if ($w.StartsWith('--')) {
+                    if (-not $w.Contains('=') -and $takesValue -ccontains $w) { $opt = $w }
+                }
+                else {
+                    for ($k = 1; $k -lt $w.Length; $k++) {
+                        if ($takesValue -ccontains ('-' + $w[$k])) {
+                            if ($k -eq $w.Length - 1) { $opt = '-' + $w[$k] }
+                            break
+                        }
+                    }
+                }
+                if ($opt) {
+                    if ($i + 1 -eq $words.Count) { $valueOf = $opt }
+                    elseif ($opt -ceq '--profile' -or $opt -ceq '--base-url') { $context += @($opt, (& $unquote ([string]$words[$i + 1]))) }
+                    $i++
+                }
+                continue
+            }
+        }
+        if ($cmd -eq '') { $cmd = $w } else { $nargs++ }
+    }
+
+    # keep: the part of the word that stays as typed; cur: the part being completed.
+    $keep = ''
+    $cur = & $unquote ([string]$wordToComplete)
+    if (-not $valueOf -and -not $dashdash -and $cur -clike '--*=*') {
+        $name = $cur.Substring(0, $cur.IndexOf('='))
+        if ($takesValue -ccontains $name) {
+            $valueOf = $name
+            $keep = $name + '='
+            $cur = $cur.Substring($name.Length + 1)
+        }
+    }
+
+    $found = New-Object System.Collections.Generic.List[string]
+    # Adds prefix + item for each item that starts with $cur.
+    $add = {
+        param($prefix, $items)
+        foreach ($item in @($items)) {
+            if ($item -and ([string]$item).StartsWith($cur, [System.StringComparison]::Ordinal)) { $found.Add($prefix + $item) }
+        }
+    }
+    $fromSchool = {
+        param($kind)
+        @(& school @context __complete $kind 2>$null)
+    }
+    # File names for $partial, as PowerShell completes them, unquoted.
+    $fileNames = {
+        param($partial)
+        foreach ($result in @([System.Management.Automation.CompletionCompleters]::CompleteFilename($partial))) {
+            & $unquote $result.CompletionText
+        }
+    }
+
+    if ($valueOf) {
+        ${valueBranches.join('\n        else')}
+    }
+    elseif (-not $dashdash -and $cur.StartsWith('-')) {
+        & $add '' ($globalFlags + @($commandFlags[$cmd]))
+    }
+    elseif ($cmd -eq '') { & $add '' $commands }
+    ${argBranches.join('\n    ')}
+
+    # Candidates from a server (scopes, API paths) are inserted into a command line: anything but
+    # a plain name is single-quoted, so that no $, \`, ;, ( or , in it can run or split the word.
+    foreach ($text in $found) {
+        $insert = $text
+        if ($text -cnotmatch '^[A-Za-z0-9_./:=+-]+$') { $insert = "'" + $text.Replace("'", "''") + "'" }
+        $type = 'ParameterValue'
+        if ($text.StartsWith('-') -and -not $valueOf) { $type = 'ParameterName' }
+        [System.Management.Automation.CompletionResult]::new($insert, $text, $type, $text)
+    }
+}
+`;
+}
