@@ -122,24 +122,31 @@ describe('the library beside the command line', () => {
     expect(refreshGrants(longLived).at(-1)?.ok).toBe(true);
   });
 
-  it("runs the README's example as it is printed there", async () => {
-    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## Using `school` from Node'));
-    const example = /```js\n([\s\S]*?)```/.exec(section)?.[1];
-    if (!example) throw new Error('the README has no js example under "Using `school` from Node"');
-    writeFileSync(join(project, 'report.mjs'), example);
-    const env = userEnv();
-    const notYet = await spawnNode([join(project, 'report.mjs')], env, { cwd: project }).done;
-    expect(notYet.code).toBe(4);
-    expect(notYet.stderr).toContain('Not logged in. Run `school login');
-    // Its token must last the ten minutes it asks for.
-    expectSuccess(await runSchool(['login', '--base-url', longLived.baseUrl], env));
-    const res = await spawnNode([join(project, 'report.mjs')], env, { cwd: project }).done;
-    expect(res.stderr).toBe('');
-    expect(res.code).toBe(0);
-    expect(res.stdout).toMatch(/^200 /);
-    expect(res.stderr).toBe('');
-  });
+  // The library's examples, as the documentation prints them: the README's, and docs/library.md's.
+  const examples: Array<[string, string]> = [
+    ['README.md', '## From Node'],
+    ['docs/library.md', '# The Node library'],
+  ];
+  for (const [file, heading] of examples) {
+    it(`runs the example of ${file} as it is printed there`, async () => {
+      const text = readFileSync(join(REPO, file), 'utf8');
+      const start = text.indexOf(`${heading}`);
+      if (start < 0) throw new Error(`${file} has no section "${heading}"`);
+      const example = /```js\n([\s\S]*?)```/.exec(text.slice(start))?.[1];
+      if (!example) throw new Error(`${file} has no js example under "${heading}"`);
+      writeFileSync(join(project, 'report.mjs'), example);
+      const env = userEnv();
+      const notYet = await spawnNode([join(project, 'report.mjs')], env, { cwd: project }).done;
+      expect(notYet.code).toBe(4);
+      expect(notYet.stderr).toMatch(/^Not logged in\.[\s\S]*school login/);
+      // A token that must last the ten minutes an example may ask for.
+      expectSuccess(await runSchool(['login', '--base-url', longLived.baseUrl], env));
+      const res = await spawnNode([join(project, 'report.mjs')], env, { cwd: project }).done;
+      expect(res.stderr).toBe('');
+      expect(res.code).toBe(0);
+      expect(res.stdout).toMatch(/^200 /);
+    });
+  }
 
   it('type-checks under strict, from the declarations in the package', async () => {
     writeFileSync(
