@@ -2,18 +2,13 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Sandbox } from '@school/sandbox';
-import { type Env, REPO, expectSuccess, runSchool, spawnNode, useSandbox, userEnv } from './harness.js';
+import { type Env, REPO, expectSuccess, expire, refreshGrants, runSchool, spawnNode, useSandbox, userEnv } from './harness.js';
 
 // The library as a script in a fresh directory uses it: `import { openSession } from 'school'`,
 // resolved through the package's exports, in a process of its own beside the command line.
-const TTL = 8;
-const sandbox = useSandbox({ accessTokenTtl: TTL });
-// Tokens that last an hour: one refresh then serves every process, however slow the machine.
-const longLived = useSandbox();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const waitForRefreshWindow = () => sleep((TTL / 2) * 1000 + 400);
-const refreshGrants = (sb: Sandbox) => sb.events.filter((e) => e.type === 'token' && e.grant_type === 'refresh_token');
+// Tokens last an hour: one refresh serves every process, however slow the machine, and a test
+// makes a token due with expire() instead of waiting.
+const sandbox = useSandbox();
 
 const SCRIPT = `
 import { openSession, SchoolError } from 'school';
@@ -83,14 +78,14 @@ describe('the library beside the command line', () => {
   it('sees the refresh the command line made, and the command line sees the one it made', async () => {
     const env = userEnv();
     await login(env);
-    await waitForRefreshWindow();
+    await expire(env);
     const before = refreshGrants(sandbox).length;
     const byLibrary = expectSuccess(await runScript(['token'], env)).stdout.trim();
     expect(refreshGrants(sandbox).length).toBe(before + 1);
     expect(expectSuccess(await runSchool(['token'], env)).stdout.trim()).toBe(byLibrary);
     expect(refreshGrants(sandbox).length).toBe(before + 1);
 
-    await waitForRefreshWindow();
+    await expire(env);
     const byCli = expectSuccess(await runSchool(['token'], env)).stdout.trim();
     expect(byCli).not.toBe(byLibrary);
     expect(refreshGrants(sandbox).length).toBe(before + 2);
@@ -101,25 +96,17 @@ describe('the library beside the command line', () => {
 
   it('eight processes, command line and library mixed, on an expired token make exactly one refresh grant', async () => {
     const env = userEnv();
-    expectSuccess(await runSchool(['login', '--base-url', longLived.baseUrl, '--insecure-storage'], env));
-    // The stored access token made to have expired ten seconds ago (the file store is plain JSON).
-    const file = join(env.SCHOOL_CONFIG_DIR, 'credentials.json');
-    const shape = JSON.parse(readFileSync(file, 'utf8')) as { entries: Record<string, string> };
-    const [account, stored] = Object.entries(shape.entries).find(([name]) => name.includes('default')) ?? [];
-    if (!account || !stored) throw new Error(`no token set of the default profile in ${file}`);
-    const expired = JSON.parse(stored) as { expiresAt: number; accessToken: string };
-    expired.expiresAt = Math.floor(Date.now() / 1000) - 10;
-    shape.entries[account] = JSON.stringify(expired);
-    writeFileSync(file, JSON.stringify(shape), { mode: 0o600 });
+    expectSuccess(await runSchool(['login', '--base-url', sandbox.baseUrl, '--insecure-storage'], env));
+    const expired = await expire(env);
 
-    const before = refreshGrants(longLived).length;
+    const before = refreshGrants(sandbox).length;
     const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? runScript(['token'], env) : runSchool(['token'], env))));
     for (const r of runs) expectSuccess(r);
     const tokens = new Set(runs.map((r) => r.stdout));
     expect(tokens.size).toBe(1);
     expect([...tokens][0]).not.toBe(`${expired.accessToken}\n`);
-    expect(refreshGrants(longLived).length).toBe(before + 1);
-    expect(refreshGrants(longLived).at(-1)?.ok).toBe(true);
+    expect(refreshGrants(sandbox).length).toBe(before + 1);
+    expect(refreshGrants(sandbox).at(-1)?.ok).toBe(true);
   });
 
   // The library's examples, as the documentation prints them: the README's, and docs/library.md's.
@@ -139,8 +126,7 @@ describe('the library beside the command line', () => {
       const notYet = await spawnNode([join(project, 'report.mjs')], env, { cwd: project }).done;
       expect(notYet.code).toBe(4);
       expect(notYet.stderr).toMatch(/^Not logged in\.[\s\S]*school login/);
-      // A token that must last the ten minutes an example may ask for.
-      expectSuccess(await runSchool(['login', '--base-url', longLived.baseUrl], env));
+      expectSuccess(await runSchool(['login', '--base-url', sandbox.baseUrl], env));
       const res = await spawnNode([join(project, 'report.mjs')], env, { cwd: project }).done;
       expect(res.stderr).toBe('');
       expect(res.code).toBe(0);
