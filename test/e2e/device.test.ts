@@ -40,7 +40,7 @@ describe('login --device (RFC 8628)', () => {
       expect(eventsOf(sb, 'register')[0]!.grant_types).toContain('urn:ietf:params:oauth:grant-type:device_code');
 
       await expectSessionAfterLogin(sb, env);
-    }, 2);
+    });
   });
 
   it('takes the user code typed on the verification page, and --json says what was done', async () => {

@@ -189,11 +189,11 @@ export function expectSuccess(res: RunResult): RunResult {
 }
 
 /**
- * The rest of a session after a login to a sandbox whose access tokens last 2 s: `token` refreshes
- * once the token expired, `whoami` and `call` work, and `logout` ends the token at the server.
+ * The rest of a session after a login: `token` refreshes once the token is due (expire() makes it
+ * so), `whoami` and `call` work, and `logout` ends the token at the server.
  */
 export async function expectSessionAfterLogin(sb: Sandbox, env: Env): Promise<void> {
-  await new Promise((r) => setTimeout(r, 2500));
+  await expire(env);
   const token = await runSchool(['token'], env);
   expect(token.code, token.stderr).toBe(0);
   expect(sb.events.filter((e) => e.type === 'token' && e.grant_type === 'refresh_token').map((e) => e.ok)).toEqual([true]);
@@ -270,6 +270,11 @@ type Keytar = typeof import('keytar');
 
 export async function keytar(): Promise<Keytar> {
   return ((await import('keytar')) as unknown as { default: Keytar }).default;
+}
+
+/** What the keychain holds for a profile (null: nothing), read as the CLI reads it. */
+export async function keychainEntry(env: { SCHOOL_CONFIG_DIR?: string }, profile = 'default'): Promise<string | null> {
+  return (await keytar()).getPassword(KEYCHAIN_SERVICE, profileAccount(env, profile));
 }
 
 /** A stored token set as the CLI writes it (only the fields tests read or rewrite are named). */

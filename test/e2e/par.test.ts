@@ -25,7 +25,7 @@ describe('pushed authorization requests (RFC 9126)', () => {
       expect(eventsOf(sb, 'token').at(-1)).toMatchObject({ grant_type: 'authorization_code', ok: true });
 
       await expectSessionAfterLogin(sb, env);
-    }, 2);
+    });
   });
 
   it('a two-step login says by when its pushed request must be opened, which is sooner than the login waits', async () => {

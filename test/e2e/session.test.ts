@@ -10,6 +10,7 @@ import {
   expire,
   filesContaining,
   forwardProxy,
+  keychainEntry,
   keytar,
   login as loginTo,
   modeOf,
@@ -30,10 +31,6 @@ const sandbox = useSandbox();
 
 async function login(env: Env, sb: Sandbox = sandbox, extra: string[] = []) {
   expect((await loginTo(env, sb, extra)).stderr).toContain('Logged in as');
-}
-
-async function keychainEntry(account: string): Promise<string | null> {
-  return (await keytar()).getPassword(KEYCHAIN_SERVICE, account);
 }
 
 describe('token refresh', () => {
@@ -148,7 +145,6 @@ describe('whoami, status, logout', () => {
   it('revokes both tokens at logout (introspection says inactive) and forgets them', async () => {
     const env = userEnv();
     await login(env);
-    const account = profileAccount(env);
     const set = await stored(env);
     expect((await sandbox.introspect(set.accessToken)).active).toBe(true);
     expect((await sandbox.introspect(set.refreshToken)).active).toBe(true);
@@ -157,7 +153,7 @@ describe('whoami, status, logout', () => {
     expect(res.stderr).toContain('the server revoked the tokens');
     expect((await sandbox.introspect(set.accessToken)).active).toBe(false);
     expect((await sandbox.introspect(set.refreshToken)).active).toBe(false);
-    expect(await keychainEntry(account)).toBeNull();
+    expect(await keychainEntry(env)).toBeNull();
     expect((await runSchool(['token'], env)).code).toBe(4);
   });
 
