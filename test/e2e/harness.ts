@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { type Sandbox, type SandboxEvent, type SandboxOptions, type SandboxVariant, startSandbox } from '@school/sandbox';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
 export const SCHOOL_BIN = join(REPO, 'bin', 'school.cjs');
@@ -13,6 +13,10 @@ export const SCHOOL_BIN = join(REPO, 'bin', 'school.cjs');
 export const BROWSER_DRIVER = createRequire(import.meta.url).resolve('@school/sandbox/browser-driver.mjs');
 
 export type Env = Record<string, string | undefined>;
+
+// Sign-ins driven in this process (driveLogin) use the run's one Chromium too.
+const browserEndpoint = inject('browserEndpoint');
+if (browserEndpoint && !process.env.BROWSER_DRIVER_ENDPOINT) process.env.BROWSER_DRIVER_ENDPOINT = browserEndpoint;
 
 /** A fresh home for one simulated user: config, state and cache all under it. */
 export function userEnv(extra: Env = {}): Env & { HOME: string; SCHOOL_CONFIG_DIR: string } {
@@ -26,6 +30,8 @@ export function userEnv(extra: Env = {}): Env & { HOME: string; SCHOOL_CONFIG_DI
     SCHOOL_CONFIG_DIR: join(home, 'config'),
     BROWSER: `node ${BROWSER_DRIVER}`,
     BROWSER_DRIVER_LOG: join(home, 'browser-driver.log'),
+    // The run's one Chromium (test/helpers/browser-server.ts), where the project started it.
+    BROWSER_DRIVER_ENDPOINT: browserEndpoint,
     NO_COLOR: '1',
     ...extra,
   } as Env & { HOME: string; SCHOOL_CONFIG_DIR: string };
@@ -272,9 +278,14 @@ export async function keytar(): Promise<Keytar> {
   return ((await import('keytar')) as unknown as { default: Keytar }).default;
 }
 
-/** What the keychain holds for a profile (null: nothing), read as the CLI reads it. */
+/** What the keychain holds under an account of the CLI's (null: nothing). */
+export async function keychainSecret(account: string): Promise<string | null> {
+  return (await keytar()).getPassword(KEYCHAIN_SERVICE, account);
+}
+
+/** What the keychain holds for a profile's tokens (null: nothing), read as the CLI reads it. */
 export async function keychainEntry(env: { SCHOOL_CONFIG_DIR?: string }, profile = 'default'): Promise<string | null> {
-  return (await keytar()).getPassword(KEYCHAIN_SERVICE, profileAccount(env, profile));
+  return keychainSecret(profileAccount(env, profile));
 }
 
 /** A stored token set as the CLI writes it (only the fields tests read or rewrite are named). */
