@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Env, REPO, expectSuccess, expire, refreshGrants, runSchool, spawnNode, useSandbox, userEnv } from './harness.js';
+import { type Env, REPO, expectSuccess, expire, login as loginTo, refreshGrants, runSchool, spawnNode, useSandbox, userEnv } from './harness.js';
 
 // The library as a script in a fresh directory uses it: `import { openSession } from 'school'`,
 // resolved through the package's exports, in a process of its own beside the command line.
@@ -43,9 +43,7 @@ function scriptProject(): string {
 const project = scriptProject();
 const runScript = (args: string[], env: Env) => spawnNode([join(project, 'script.mjs'), ...args], env, { cwd: project }).done;
 
-async function login(env: Env) {
-  expectSuccess(await runSchool(['login', '--base-url', sandbox.baseUrl], env));
-}
+const login = (env: Env) => loginTo(env, sandbox);
 
 describe('the library beside the command line', () => {
   it('imports without touching the configuration, and says how to log in when there is no session', async () => {
