@@ -8,9 +8,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { type Sandbox, type SandboxEvent, type SandboxVariant } from '@school/sandbox';
 import { driveLogin } from '@school/sandbox/browser-driver';
-import { type Env, REPO, type RunResult, SCHOOL_BIN, expectSuccess, expire, modeOf, runAsAgent, runSchool, spawnNode, userEnv, withVariants } from './harness.js';
+import { type Env, REPO, type RunResult, SCHOOL_BIN, expectSuccess, expire, modeOf, runAsAgent, runSchool, spawnNode, userEnv, withVariants, eventsOf } from './harness.js';
 
-const eventsOf = (sb: Sandbox, type: string): SandboxEvent[] => sb.events.filter((e) => e.type === type);
 const login = (sb: Sandbox, env: Env, extra: string[] = []): Promise<RunResult> => runSchool(['login', '--base-url', sb.baseUrl, ...extra], env);
 const lastJson = (text: string) => JSON.parse(text.trim().split('\n').at(-1)!) as Record<string, unknown>;
 

@@ -3,9 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { type Sandbox } from '@school/sandbox';
 import { driveLogin } from '@school/sandbox/browser-driver';
-import { type Env, type RunResult, expectSuccess, keychainEntry as keychainText, runSchool, userEnv, withoutKeychain, withVariants } from './harness.js';
+import { type Env, type RunResult, expectSuccess, keychainEntry as keychainText, runSchool, userEnv, withoutKeychain, withVariants, eventsOf } from './harness.js';
 
-const eventsOf = (sb: Sandbox, type: string) => sb.events.filter((e) => e.type === type);
 
 async function keychainEntry(env: Env): Promise<{ accessToken: string; refreshToken?: string } | null> {
   const text = await keychainText(env);

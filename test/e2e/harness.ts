@@ -202,7 +202,7 @@ export async function expectSessionAfterLogin(sb: Sandbox, env: Env): Promise<vo
   await expire(env);
   const token = await runSchool(['token'], env);
   expect(token.code, token.stderr).toBe(0);
-  expect(sb.events.filter((e) => e.type === 'token' && e.grant_type === 'refresh_token').map((e) => e.ok)).toEqual([true]);
+  expect(refreshGrants(sb).map((e) => e.ok)).toEqual([true]);
   const whoami = await runSchool(['whoami'], env);
   expect(whoami.code, whoami.stderr).toBe(0);
   const call = await runSchool(['call', '/api/lessons'], env);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { type Sandbox, type SandboxEvent } from '@school/sandbox';
 import { driveLogin } from '@school/sandbox/browser-driver';
 import { OTHER_SUBJECT, type SandboxVariant, WITHHELD_SCOPE } from '@school/sandbox';
-import { type Env, type RunResult, expire, keychainEntry, runSchool, stored, userEnv, withVariants } from './harness.js';
+import { type Env, type RunResult, expire, keychainEntry, runSchool, stored, userEnv, withVariants, eventsOf } from './harness.js';
 
 const login = (sb: Sandbox, env: Env, extra: string[] = []): Promise<RunResult> =>
   runSchool(['login', '--base-url', sb.baseUrl, ...extra], env);
@@ -15,7 +15,6 @@ function expectLoggedIn(res: RunResult, who = /Logged in as Ada Lovelace/) {
   expect(res.code, res.stderr).toBe(0);
 }
 
-const eventsOf = (sb: Sandbox, type: string): SandboxEvent[] => sb.events.filter((e) => e.type === type);
 /** The scope parameter of each authorization request, exactly as the CLI sent it (null: none). */
 const scopesSent = (sb: Sandbox) => eventsOf(sb, 'authorize_request').map((e) => e.scope as string | null);
 
