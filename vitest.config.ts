@@ -17,14 +17,17 @@ export default defineConfig({
     // a token's lifetime), so the suite takes little more than half as long as one file after another.
     maxWorkers: 2,
     reporters: ['default', './test/helpers/summary-reporter.ts'],
-    // `vitest run --project unit` is the fast loop: no build, browser, keyring or D-Bus.
+    // `vitest run --project unit` is the fast loop: code alone, with fake deps; no build, browser,
+    // keyring, D-Bus or git. `policy` reads the tree itself: the floors of src/, the package, line
+    // endings, the documentation against the code.
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'policy', include: ['test/policy/**/*.test.ts'] } },
       // The sandbox package's own tests, with its own config (sandbox/vitest.config.ts).
       'sandbox',
       // The second authorization server's own checks (another implementation than the sandbox).
       { extends: true, test: { name: 'peers', include: ['test/peers/**/*.test.ts'] } },
-      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: ['test/helpers/browser-server.ts'] } },
     ],
   },
 });

@@ -1,8 +1,8 @@
 /**
  * Every `error` code a failure can carry (the `error` field of a `--json` error), with its exit
  * code, what it means and what a script or agent should do about it. `CliError` only takes codes
- * from here, and its exit code comes from here, so the README table (checked against this list by
- * a unit test) is what the program does.
+ * from here, and its exit code comes from here, so the table of docs/troubleshooting.md (checked
+ * against this list by a policy test) is what the program does.
  */
 
 /** What the caller should do next. */

@@ -10,7 +10,9 @@
 //
 // Environment: SANDBOX_USER / SANDBOX_PASSWORD (default ada / lovelace), SANDBOX_CONSENT
 // (approve | deny), SANDBOX_USER_CODE (a device user code to enter), BROWSER_DRIVER_LOG (append a
-// log), SANDBOX_CHROMIUM (binary path).
+// log), SANDBOX_CHROMIUM (binary path), BROWSER_DRIVER_ENDPOINT (the WebSocket endpoint of a
+// running Chromium server, see launchBrowserServer: each sign-in then gets a fresh context of it
+// instead of a Chromium of its own; one that cannot be reached is passed over).
 
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -61,7 +63,7 @@ async function bodyText(page) {
  *
  * @param {string} url
  * @param {{ user?: string, password?: string, consent?: 'approve'|'deny', userCode?: string,
- *           timeoutMs?: number, log?: (line: string) => void }} [options]
+ *           timeoutMs?: number, log?: (line: string) => void, endpoint?: string }} [options]
  * @returns {Promise<{ finalUrl: string, finalText: string }>}
  */
 export async function driveLogin(url, options = {}) {
@@ -79,15 +81,30 @@ export async function driveLogin(url, options = {}) {
   // The authorization server's origin; every other 127.0.0.1 origin is the client's.
   const sandboxOrigins = new Set([new URL(url).origin]);
   const profile = mkdtempSync(join(tmpdir(), 'school-browser-'));
+  const endpoint = options.endpoint ?? process.env.BROWSER_DRIVER_ENDPOINT;
+  let browser;
   let context;
   try {
-    log(`launch ${CHROMIUM_PATH}`);
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM_PATH,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      timeout: remaining(),
-    });
+    if (endpoint) {
+      try {
+        browser = await chromium.connect(endpoint, { timeout: Math.min(5000, remaining()) });
+        context = await browser.newContext();
+        log(`connected to the browser server`);
+      } catch (err) {
+        log(`cannot use the browser server (${err instanceof Error ? err.message.split('\n')[0] : String(err)}): launching`);
+        await browser?.close().catch(() => {});
+        browser = undefined;
+      }
+    }
+    if (!context) {
+      log(`launch ${CHROMIUM_PATH}`);
+      context = await chromium.launchPersistentContext(profile, {
+        executablePath: CHROMIUM_PATH,
+        headless: true,
+        args: CHROMIUM_ARGS,
+        timeout: remaining(),
+      });
+    }
     // Only loopback traffic on 127.0.0.1 is allowed out of the browser.
     await context.route('**/*', (route) => {
       const target = route.request().url();
@@ -180,8 +197,20 @@ export async function driveLogin(url, options = {}) {
     return { finalUrl, finalText };
   } finally {
     await context?.close().catch(() => {});
+    await browser?.close().catch(() => {});
     rmSync(profile, { recursive: true, force: true });
   }
+}
+
+/**
+ * One headless Chromium for many sign-ins: its WebSocket endpoint, given to driveLogin (or as
+ * BROWSER_DRIVER_ENDPOINT), spares each sign-in the start of a browser of its own.
+ *
+ * @returns {Promise<{ endpoint: string, close: () => Promise<void> }>}
+ */
+export async function launchBrowserServer() {
+  const server = await chromium.launchServer({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+  return { endpoint: server.wsEndpoint(), close: () => server.close() };
 }
 
 async function main() {

@@ -13,6 +13,8 @@ export interface DriveLoginOptions {
   userCode?: string;
   timeoutMs?: number;
   log?: (line: string) => void;
+  /** A running Chromium server's WebSocket endpoint (launchBrowserServer); else BROWSER_DRIVER_ENDPOINT, else a browser of its own. */
+  endpoint?: string;
 }
 
 export interface DriveLoginResult {
@@ -21,6 +23,7 @@ export interface DriveLoginResult {
 }
 
 export const driveLogin: (url: string, options?: DriveLoginOptions) => Promise<DriveLoginResult> = impl.driveLogin;
+export const launchBrowserServer: () => Promise<{ endpoint: string; close(): Promise<void> }> = impl.launchBrowserServer;
 export const CHROMIUM_PATH: string = impl.CHROMIUM_PATH;
 export const CHROMIUM_ARGS: readonly string[] = impl.CHROMIUM_ARGS;
 

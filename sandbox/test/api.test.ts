@@ -1,5 +1,5 @@
 import * as oauth from 'oauth4webapi';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { startSandbox, type Sandbox } from '../src/index.js';
 import { discover, eventsOf, insecure, obtainTokens, register, type RegisteredClient } from './testkit.js';
@@ -121,11 +121,13 @@ describe('bearer tokens', () => {
       const r = await register(sas);
       const t = await obtainTokens(sas, r, 'courses:read');
       expect(t.expires_in).toBeLessThanOrEqual(1);
-      await new Promise((resolve) => setTimeout(resolve, 2100));
+      // The sandbox runs in this process: its clock moved past the token's lifetime.
+      vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true, now: Date.now() + 2100 });
       const res = await fetch(`${short.baseUrl}/api/courses`, { headers: { authorization: `Bearer ${t.access_token}` } });
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toContain(`resource_metadata="${short.baseUrl}/.well-known/oauth-protected-resource"`);
     } finally {
+      vi.useRealTimers();
       await short.close();
     }
   });

@@ -1,7 +1,7 @@
 import type { ErrorCode } from '../error-codes.js';
 
 /**
- * Every failure of the library: `code` is a code of the catalogue the README documents (the same
+ * Every failure of the library: `code` is a code of the catalogue docs/troubleshooting.md documents (the same
  * as `school … --json` prints), `exitCode` what the command line would exit with.
  */
 export class SchoolError extends Error {

@@ -22,8 +22,8 @@ export interface Paths {
 }
 
 /**
- * Where the CLI keeps things. One rule a platform, written down in the README ("On macOS and
- * Windows"): with SCHOOL_CONFIG_DIR, everything under it. Else on Linux and macOS the XDG dirs
+ * Where the CLI keeps things. One rule a platform, written down in docs/troubleshooting.md ("Where
+ * things live"): with SCHOOL_CONFIG_DIR, everything under it. Else on Linux and macOS the XDG dirs
  * (`~/.config/school`, `~/.local/state/school`, `~/.cache/school`, HOME naming the home). On
  * Windows the platform's own folders whatever the shell: config in %APPDATA%\school (it roams
  * with the user), state and cache in %LOCALAPPDATA%\school; HOME and XDG_* are not read there, since

@@ -4,25 +4,21 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '@school/sandbox';
 import { driveLogin } from '@school/sandbox/browser-driver';
-import { type Env, expectSuccess, filesContaining, userEnv, withoutKeychain, runAsAgent, useSandbox, SCHOOL_BIN, spawnNode } from './harness.js';
+import { type Env, expectSuccess, expire, filesContaining, keychainEntry, keychainSecret, profileAccount, userEnv, withoutKeychain, runAsAgent, useSandbox, SCHOOL_BIN, spawnNode } from './harness.js';
 
 // Driven the way an agent's shell tool runs a command: stdin from /dev/null, stdout and stderr
 // piped, no TTY, every --json output read with JSON.parse.
 const agentRun = runAsAgent;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const TTL = 6;
 
-const sandbox = useSandbox({ accessTokenTtl: TTL });
+// Tokens last an hour; a test makes time pass with expire(), never by waiting.
+const sandbox = useSandbox();
 
 function pendingRecord(env: { SCHOOL_CONFIG_DIR: string }, profile = 'default'): { listenerPid: number; redirectUri: string } {
   return JSON.parse(readFileSync(join(env.SCHOOL_CONFIG_DIR, 'state', 'pending', `${profile}.json`), 'utf8'));
 }
 
-async function keychainEntry(account: string): Promise<string | null> {
-  const { default: keytar } = (await import('keytar')) as unknown as { default: typeof import('keytar') };
-  return keytar.getPassword('school-cli', account);
-}
 
 function alive(pid: number): boolean {
   try {
@@ -116,7 +112,7 @@ describe('two-step login for agents', () => {
     const { listenerPid, redirectUri } = pendingRecord(env);
     const port = Number(new URL(redirectUri).port);
     const verifierAccount = `pending:default@${env.SCHOOL_CONFIG_DIR}`;
-    expect(await keychainEntry(verifierAccount)).toMatch(/\S{43,}/);
+    expect(await keychainSecret(verifierAccount)).toMatch(/\S{43,}/);
     expect(alive(listenerPid)).toBe(true);
     expect(await portOpen(port)).toBe(true);
     const waited = await agentRun(['login', '--wait'], env);
@@ -128,7 +124,7 @@ describe('two-step login for agents', () => {
     expect(alive(listenerPid)).toBe(false);
     expect(await portOpen(port)).toBe(false);
     expect(existsSync(join(env.SCHOOL_CONFIG_DIR, 'state', 'pending', 'default.json'))).toBe(false);
-    expect(await keychainEntry(verifierAccount)).toBeNull();
+    expect(await keychainSecret(verifierAccount)).toBeNull();
     expect((await agentRun(['status'], env)).stdout).not.toMatch(/Pending/);
   });
 
@@ -187,24 +183,28 @@ describe('sessions for scripts', () => {
   it('token --min-ttl refreshes a token that would not last, and exits 4 when no token can', async () => {
     const env = userEnv();
     await login(env);
-    const first = await agentRun(['token', '--json', '--min-ttl', '4'], env);
+    const first = await agentRun(['token', '--json', '--min-ttl', '600'], env);
     expectSuccess(first);
     const firstToken = JSON.parse(first.stdout) as { access_token: string; expires_at: number };
-    expect(firstToken.expires_at - Date.now() / 1000).toBeGreaterThan(3);
+    expect(firstToken.expires_at - Date.now() / 1000).toBeGreaterThan(600);
 
-    await sleep(2500); // at most 4 counted seconds are left now: not enough for --min-ttl 4, plenty for the usual margin (3 s)
+    // 300 s left: plenty for the usual margin (60 s), not enough for --min-ttl 600.
+    await expire(env, { expiresIn: 300 });
     const before = refreshGrants();
-    const second = await agentRun(['token', '--json', '--min-ttl', '4'], env);
+    const plain = await agentRun(['token'], env);
+    expect(plain.stdout.trim()).toBe(firstToken.access_token);
+    expect(refreshGrants()).toBe(before);
+    const second = await agentRun(['token', '--json', '--min-ttl', '600'], env);
     expectSuccess(second);
     const secondToken = JSON.parse(second.stdout) as { access_token: string; expires_at: number };
     expect(secondToken.access_token).not.toBe(firstToken.access_token);
-    expect(secondToken.expires_at - Date.now() / 1000).toBeGreaterThan(3);
+    expect(secondToken.expires_at - Date.now() / 1000).toBeGreaterThan(600);
     expect(refreshGrants()).toBe(before + 1);
 
-    const tooLong = await agentRun(['token', '--json', '--min-ttl', '600'], env);
+    const tooLong = await agentRun(['token', '--json', '--min-ttl', '7200'], env);
     expect(tooLong.code).toBe(4);
     expect(tooLong.stdout).toBe('');
-    expect(JSON.parse(tooLong.stderr)).toMatchObject({ error: 'ttl_unavailable', message: expect.stringMatching(/no access token valid for 600 seconds/) });
+    expect(JSON.parse(tooLong.stderr)).toMatchObject({ error: 'ttl_unavailable', message: expect.stringMatching(/no access token valid for 7200 seconds/) });
   });
 
   it('a refused refresh makes token and whoami exit 4 and status exit 1, without asking the server again', async () => {
@@ -213,7 +213,7 @@ describe('sessions for scripts', () => {
     const status = await agentRun(['status', '--json'], env);
     expectSuccess(status);
     const { client_id: clientId } = (JSON.parse(status.stdout) as Array<{ client_id: string }>)[0];
-    const stored = JSON.parse((await keychainEntry(`profile:default@${env.SCHOOL_CONFIG_DIR}`))!) as { refreshToken: string; accessToken: string };
+    const stored = JSON.parse((await keychainEntry(env))!) as { refreshToken: string; accessToken: string };
     // The server ends the grant behind the CLI's back.
     const res = await fetch(`${sandbox.issuer}/api/oauth/revoke`, {
       method: 'POST',
@@ -221,7 +221,7 @@ describe('sessions for scripts', () => {
       body: new URLSearchParams({ token: stored.refreshToken, token_type_hint: 'refresh_token', client_id: clientId }),
     });
     expect(res.status).toBe(200);
-    await sleep(TTL * 500 + 500); // into the refresh window
+    await expire(env);
 
     const refused = await agentRun(['token'], env);
     expect(refused.code).toBe(4);
@@ -271,7 +271,7 @@ describe('logout for scripts', () => {
       expectSuccess(res);
       expect(res.stderr).toMatch(/Warning: the server has no revocation endpoint/);
       expect(JSON.parse(res.stdout).profiles[0].revocation).toBe('unsupported');
-      expect(await keychainEntry(`profile:default@${env.SCHOOL_CONFIG_DIR}`)).toBeNull();
+      expect(await keychainEntry(env)).toBeNull();
     } finally {
       await bare.close();
     }
@@ -282,29 +282,29 @@ describe('logout for scripts', () => {
     await login(env, sandbox, ['--confidential']);
     const { client_id: clientId } = (JSON.parse((await agentRun(['status', '--json'], env)).stdout) as Array<{ client_id: string }>)[0];
     const account = `client:${sandbox.issuer}#${clientId}`;
-    expect(await keychainEntry(account)).toMatch(/\S{20,}/);
+    expect(await keychainSecret(account)).toMatch(/\S{20,}/);
     const res = await agentRun(['logout', '--json'], env);
     expectSuccess(res);
     expect(JSON.parse(res.stdout).profiles[0].client_secret_removed).toBe(true);
-    expect(await keychainEntry(account)).toBeNull();
+    expect(await keychainSecret(account)).toBeNull();
     expect(readFileSync(join(env.SCHOOL_CONFIG_DIR, 'config.json'), 'utf8')).not.toContain(clientId);
   });
 
   it('without the keychain it holds the tokens in, says one thing once, naming the entry, and finishes later', async () => {
     const env = userEnv();
     await login(env);
-    const account = `profile:default@${env.SCHOOL_CONFIG_DIR}`;
+    const account = profileAccount(env);
     const res = await agentRun(['logout'], withoutKeychain(env));
     expect(res.code).toBe(1);
     const lines = res.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(`service "school-cli" and account "${account}"`);
-    expect(await keychainEntry(account)).not.toBeNull();
+    expect(await keychainSecret(account)).not.toBeNull();
     // With the keychain back, logout finishes the job.
     const later = await agentRun(['logout'], env);
     expectSuccess(later);
     expect(later.stderr).toMatch(/the server revoked the tokens/);
-    expect(await keychainEntry(account)).toBeNull();
+    expect(await keychainSecret(account)).toBeNull();
   });
 
   it('logout --all removes the state of headless CI jobs', async () => {
@@ -317,12 +317,12 @@ describe('logout for scripts', () => {
     const markers = readdirSync(stateDir).filter((n) => /^ci-.*\.json$/.test(n));
     expect(markers).toHaveLength(1);
     const jobAccount = `ci:${markers[0].slice('ci-'.length, -'.json'.length)}`;
-    expect(await keychainEntry(jobAccount)).toMatch(/refreshToken/);
+    expect(await keychainSecret(jobAccount)).toMatch(/refreshToken/);
 
     const res = await agentRun(['logout', '--all', '--json'], env);
     expectSuccess(res);
     expect(JSON.parse(res.stdout)).toMatchObject({ ci_job_states_removed: 1 });
     expect(readdirSync(stateDir).filter((n) => /^ci-/.test(n))).toEqual([]);
-    expect(await keychainEntry(jobAccount)).toBeNull();
+    expect(await keychainSecret(jobAccount)).toBeNull();
   });
 });

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSandbox } from '@school/sandbox';
 import { type Env, SCHOOL_BIN, forwardProxy, runSchool, userEnv, useSandbox } from './harness.js';
 
@@ -105,7 +105,9 @@ describe('school call: authentication', () => {
       set.expiresAt = set.obtainedAt + 3600;
       shape.entries[account] = JSON.stringify(set);
       writeFileSync(file, JSON.stringify(shape), { mode: 0o600 });
-      await new Promise((r) => setTimeout(r, 2500));
+      // The sandbox runs in this process: its clock set 2.5 s ahead, the token has expired for the
+      // server alone, as with a client whose clock is behind.
+      vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true, now: Date.now() + 2500 });
       const grants = () => shortLived.events.filter((x) => x.type === 'token' && x.grant_type === 'refresh_token').length;
       const res = await runSchool(['call', '/api/courses', '--verbose'], e);
       expect(res.code).toBe(0);
@@ -126,6 +128,7 @@ describe('school call: authentication', () => {
       expect(refused.code).toBe(4);
       expect(refused.stderr).toContain('school login');
     } finally {
+      vi.useRealTimers();
       await shortLived.close();
     }
   });

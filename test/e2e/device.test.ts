@@ -4,9 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { type Sandbox, type SandboxEvent } from '@school/sandbox';
 import { driveLogin } from '@school/sandbox/browser-driver';
-import { type Env, expectSessionAfterLogin, runSchool, startSchool, userEnv, withVariants } from './harness.js';
+import { type Env, expectSessionAfterLogin, runSchool, startSchool, userEnv, withVariants, eventsOf } from './harness.js';
 
-const eventsOf = (sb: Sandbox, type: string): SandboxEvent[] => sb.events.filter((e) => e.type === type);
 const devicePolls = (sb: Sandbox) => eventsOf(sb, 'token').filter((e) => e.grant_type === 'urn:ietf:params:oauth:grant-type:device_code');
 const VERIFICATION_LINE = /^(http:\/\/127\.0\.0\.1:\d+\/device)$/m;
 const COMPLETE_LINE = /^(http:\/\/127\.0\.0\.1:\d+\/device\?user_code=\S+)$/m;
@@ -40,7 +39,7 @@ describe('login --device (RFC 8628)', () => {
       expect(eventsOf(sb, 'register')[0]!.grant_types).toContain('urn:ietf:params:oauth:grant-type:device_code');
 
       await expectSessionAfterLogin(sb, env);
-    }, 2);
+    });
   });
 
   it('takes the user code typed on the verification page, and --json says what was done', async () => {

@@ -3,13 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import { type Sandbox } from '@school/sandbox';
 import { driveLogin } from '@school/sandbox/browser-driver';
-import { type Env, type RunResult, expectSuccess, runSchool, userEnv, withoutKeychain, withVariants } from './harness.js';
+import { type Env, type RunResult, expectSuccess, keychainEntry as keychainText, runSchool, userEnv, withoutKeychain, withVariants, eventsOf } from './harness.js';
 
-const eventsOf = (sb: Sandbox, type: string) => sb.events.filter((e) => e.type === type);
 
 async function keychainEntry(env: Env): Promise<{ accessToken: string; refreshToken?: string } | null> {
-  const { default: keytar } = (await import('keytar')) as unknown as { default: typeof import('keytar') };
-  const text = await keytar.getPassword('school-cli', `profile:default@${env.SCHOOL_CONFIG_DIR}`);
+  const text = await keychainText(env);
   return text ? (JSON.parse(text) as { accessToken: string; refreshToken?: string }) : null;
 }
 

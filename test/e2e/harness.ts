@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, request as httpRequest } from 'node:http';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { type Sandbox, type SandboxOptions, type SandboxVariant, startSandbox } from '@school/sandbox';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { type Sandbox, type SandboxEvent, type SandboxOptions, type SandboxVariant, startSandbox } from '@school/sandbox';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
 export const SCHOOL_BIN = join(REPO, 'bin', 'school.cjs');
@@ -13,6 +13,10 @@ export const SCHOOL_BIN = join(REPO, 'bin', 'school.cjs');
 export const BROWSER_DRIVER = createRequire(import.meta.url).resolve('@school/sandbox/browser-driver.mjs');
 
 export type Env = Record<string, string | undefined>;
+
+// Sign-ins driven in this process (driveLogin) use the run's one Chromium too.
+const browserEndpoint = inject('browserEndpoint');
+if (browserEndpoint && !process.env.BROWSER_DRIVER_ENDPOINT) process.env.BROWSER_DRIVER_ENDPOINT = browserEndpoint;
 
 /** A fresh home for one simulated user: config, state and cache all under it. */
 export function userEnv(extra: Env = {}): Env & { HOME: string; SCHOOL_CONFIG_DIR: string } {
@@ -26,6 +30,8 @@ export function userEnv(extra: Env = {}): Env & { HOME: string; SCHOOL_CONFIG_DI
     SCHOOL_CONFIG_DIR: join(home, 'config'),
     BROWSER: `node ${BROWSER_DRIVER}`,
     BROWSER_DRIVER_LOG: join(home, 'browser-driver.log'),
+    // The run's one Chromium (test/helpers/browser-server.ts), where the project started it.
+    BROWSER_DRIVER_ENDPOINT: browserEndpoint,
     NO_COLOR: '1',
     ...extra,
   } as Env & { HOME: string; SCHOOL_CONFIG_DIR: string };
@@ -189,14 +195,14 @@ export function expectSuccess(res: RunResult): RunResult {
 }
 
 /**
- * The rest of a session after a login to a sandbox whose access tokens last 2 s: `token` refreshes
- * once the token expired, `whoami` and `call` work, and `logout` ends the token at the server.
+ * The rest of a session after a login: `token` refreshes once the token is due (expire() makes it
+ * so), `whoami` and `call` work, and `logout` ends the token at the server.
  */
 export async function expectSessionAfterLogin(sb: Sandbox, env: Env): Promise<void> {
-  await new Promise((r) => setTimeout(r, 2500));
+  await expire(env);
   const token = await runSchool(['token'], env);
   expect(token.code, token.stderr).toBe(0);
-  expect(sb.events.filter((e) => e.type === 'token' && e.grant_type === 'refresh_token').map((e) => e.ok)).toEqual([true]);
+  expect(refreshGrants(sb).map((e) => e.ok)).toEqual([true]);
   const whoami = await runSchool(['whoami'], env);
   expect(whoami.code, whoami.stderr).toBe(0);
   const call = await runSchool(['call', '/api/lessons'], env);
@@ -241,4 +247,115 @@ export async function forwardProxy(options: { hold?: RegExp; holdMs?: number; un
     held: () => held,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
+}
+
+/** A login to the sandbox given, as a user runs it, that must succeed. */
+export async function login(env: Env, sb: Pick<Sandbox, 'baseUrl'>, extra: string[] = []): Promise<RunResult> {
+  return expectSuccess(await runSchool(['login', '--base-url', sb.baseUrl, ...extra], env));
+}
+
+/** The sandbox's event log, filtered: events of a type whose fields match the ones given. */
+export function eventsOf(sb: Pick<Sandbox, 'events'>, type: string, fields: Record<string, unknown> = {}): SandboxEvent[] {
+  return sb.events.filter((e) => e.type === type && Object.entries(fields).every(([k, v]) => e[k] === v));
+}
+
+/** The refresh grants the sandbox answered (`ok` says whether it granted one). */
+export function refreshGrants(sb: Pick<Sandbox, 'events'>): SandboxEvent[] {
+  return eventsOf(sb, 'token', { grant_type: 'refresh_token' });
+}
+
+/** The service under which the CLI files every secret in the OS keychain. */
+export const KEYCHAIN_SERVICE = 'school-cli';
+
+/** The keychain (or credential file) account of a profile's token set: it names the config dir too. */
+export function profileAccount(env: { SCHOOL_CONFIG_DIR?: string }, profile = 'default'): string {
+  return `profile:${profile}@${env.SCHOOL_CONFIG_DIR}`;
+}
+
+type Keytar = typeof import('keytar');
+
+export async function keytar(): Promise<Keytar> {
+  return ((await import('keytar')) as unknown as { default: Keytar }).default;
+}
+
+/** What the keychain holds under an account of the CLI's (null: nothing). */
+export async function keychainSecret(account: string): Promise<string | null> {
+  return (await keytar()).getPassword(KEYCHAIN_SERVICE, account);
+}
+
+/** What the keychain holds for a profile's tokens (null: nothing), read as the CLI reads it. */
+export async function keychainEntry(env: { SCHOOL_CONFIG_DIR?: string }, profile = 'default'): Promise<string | null> {
+  return keychainSecret(profileAccount(env, profile));
+}
+
+/** A stored token set as the CLI writes it (only the fields tests read or rewrite are named). */
+export type StoredTokens = { accessToken: string; refreshToken: string; expiresAt: number; obtainedAt?: number; clientId?: string } & Record<string, unknown>;
+
+/** Where a token set lives: a keychain account, or an entry of a 0600 credential file. */
+interface TokenEntry {
+  account: string;
+  file?: string;
+}
+
+function configDirOf(env: Env): string {
+  if (!env.SCHOOL_CONFIG_DIR) throw new Error('the environment names no SCHOOL_CONFIG_DIR');
+  return env.SCHOOL_CONFIG_DIR;
+}
+
+/**
+ * The entry of a profile's tokens (where config.json says they are), or with `job`, of the one
+ * headless CI job that ran in this environment (where its marker in the state dir says).
+ */
+function tokenEntry(env: Env, target: { profile?: string; job?: boolean }): TokenEntry {
+  const configDir = configDirOf(env);
+  if (target.job) {
+    const stateDir = join(configDir, 'state');
+    const markers = readdirSync(stateDir).filter((n) => /^ci-[0-9a-f]+\.json$/.test(n));
+    if (markers.length !== 1) throw new Error(`expected one CI job marker in ${stateDir}, found ${markers.length}`);
+    const marker = JSON.parse(readFileSync(join(stateDir, markers[0]!), 'utf8')) as { storage: string };
+    const account = `ci:${markers[0]!.slice('ci-'.length, -'.json'.length)}`;
+    return marker.storage === 'file' ? { account, file: join(stateDir, 'credentials.json') } : { account };
+  }
+  const profile = target.profile ?? 'default';
+  const config = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')) as { profiles: Record<string, { storage?: string }> };
+  const storage = config.profiles[profile]?.storage;
+  if (!storage) throw new Error(`no profile "${profile}" in ${configDir}/config.json`);
+  const account = profileAccount(env, profile);
+  return storage === 'file' ? { account, file: join(configDir, 'credentials.json') } : { account };
+}
+
+async function readEntry(entry: TokenEntry): Promise<string | null> {
+  if (!entry.file) return (await keytar()).getPassword(KEYCHAIN_SERVICE, entry.account);
+  if (!existsSync(entry.file)) return null;
+  return (JSON.parse(readFileSync(entry.file, 'utf8')) as { entries: Record<string, string> }).entries[entry.account] ?? null;
+}
+
+async function writeEntry(entry: TokenEntry, text: string): Promise<void> {
+  if (!entry.file) return (await keytar()).setPassword(KEYCHAIN_SERVICE, entry.account, text);
+  const shape = JSON.parse(readFileSync(entry.file, 'utf8')) as { entries: Record<string, string> };
+  shape.entries[entry.account] = text;
+  writeFileSync(entry.file, JSON.stringify(shape), { mode: 0o600 });
+}
+
+/** The token set a profile (or, with `job`, the CI job of this environment) has stored. */
+export async function stored(env: Env, target: { profile?: string; job?: boolean } = {}): Promise<StoredTokens> {
+  const entry = tokenEntry(env, target);
+  const text = await readEntry(entry);
+  if (!text) throw new Error(`nothing stored for ${entry.account}${entry.file ? ` in ${entry.file}` : ' in the keychain'}`);
+  return JSON.parse(text) as StoredTokens;
+}
+
+/**
+ * Makes time pass for a stored token set without waiting: its access token made to expire
+ * `expiresIn` seconds from now (default: a minute ago), so the next command refreshes first
+ * exactly as it would once the lifetime ran out. The server still honours the token; the refresh
+ * the CLI then makes is real. Returns the token set as it is stored now.
+ */
+export async function expire(env: Env, options: { profile?: string; job?: boolean; expiresIn?: number } = {}): Promise<StoredTokens> {
+  const entry = tokenEntry(env, options);
+  const text = await readEntry(entry);
+  if (!text) throw new Error(`nothing stored for ${entry.account}`);
+  const set = { ...(JSON.parse(text) as StoredTokens), expiresAt: Math.floor(Date.now() / 1000) + (options.expiresIn ?? -60) };
+  await writeEntry(entry, JSON.stringify(set));
+  return set;
 }

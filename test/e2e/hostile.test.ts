@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Answer, type HostileProxy, formOf, hostileProxy, rewriteJson } from '../helpers/hostile-proxy.js';
-import { type Env, type RunResult, SCHOOL_BIN, expectSuccess, runSchool, startSchool, userEnv, useSandbox } from './harness.js';
+import { type Env, type RunResult, SCHOOL_BIN, expectSuccess, expire, login as loginTo, runSchool, startSchool, stored, userEnv, useSandbox } from './harness.js';
 
 // Control characters, DEL, C1, bidi controls and invisible format characters: none may reach a terminal.
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
@@ -59,30 +59,8 @@ function expectOneLineError(res: RunResult, code: number, pattern?: RegExp): voi
   expect(res.stderr).not.toMatch(/\n\s+at .*:\d+:\d+/); // no stack trace
 }
 
-async function login(env: Env, extra: string[] = []): Promise<RunResult> {
-  const res = await runSchool(['login', '--base-url', sandbox.baseUrl, ...extra], env);
-  expect(res.code, res.stderr).toBe(0);
-  return res;
-}
-
-type Stored = { accessToken: string; refreshToken: string; expiresAt?: number } & Record<string, unknown>;
-
-async function keytar() {
-  return ((await import('keytar')) as unknown as { default: typeof import('keytar') }).default;
-}
-
-async function stored(env: Env): Promise<Stored> {
-  const text = await (await keytar()).getPassword('school-cli', `profile:default@${env.SCHOOL_CONFIG_DIR}`);
-  return JSON.parse(text!);
-}
-
-/** Makes the stored access token expired, so the next `school token` refreshes it. */
-async function expire(env: Env): Promise<Stored> {
-  const set = await stored(env);
-  set.expiresAt = Math.floor(Date.now() / 1000) - 60;
-  await (await keytar()).setPassword('school-cli', `profile:default@${env.SCHOOL_CONFIG_DIR}`, JSON.stringify(set));
-  return set;
-}
+/** A login to this file's sandbox, through the hostile proxy when the environment names it. */
+const login = (env: Env, extra: string[] = []): Promise<RunResult> => loginTo(env, sandbox, extra);
 
 describe('server text never reaches the terminal raw', () => {
   it('a granted scope and a client id full of escapes are shown escaped by status', async () => {

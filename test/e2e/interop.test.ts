@@ -5,10 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { type Sandbox, type SandboxEvent } from '@school/sandbox';
 import { driveLogin } from '@school/sandbox/browser-driver';
 import { OTHER_SUBJECT, type SandboxVariant, WITHHELD_SCOPE } from '@school/sandbox';
-import { type Env, type RunResult, runSchool, userEnv, withVariants } from './harness.js';
-
-const TTL = 4;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { type Env, type RunResult, expire, keychainEntry, runSchool, stored, userEnv, withVariants, eventsOf } from './harness.js';
 
 const login = (sb: Sandbox, env: Env, extra: string[] = []): Promise<RunResult> =>
   runSchool(['login', '--base-url', sb.baseUrl, ...extra], env);
@@ -18,16 +15,9 @@ function expectLoggedIn(res: RunResult, who = /Logged in as Ada Lovelace/) {
   expect(res.code, res.stderr).toBe(0);
 }
 
-const eventsOf = (sb: Sandbox, type: string): SandboxEvent[] => sb.events.filter((e) => e.type === type);
 /** The scope parameter of each authorization request, exactly as the CLI sent it (null: none). */
 const scopesSent = (sb: Sandbox) => eventsOf(sb, 'authorize_request').map((e) => e.scope as string | null);
 
-async function keychainEntry(account: string): Promise<{ accessToken: string; refreshToken?: string } | null> {
-  const { default: keytar } = (await import('keytar')) as unknown as { default: typeof import('keytar') };
-  const text = await keytar.getPassword('school-cli', account);
-  return text ? JSON.parse(text) as { accessToken: string; refreshToken?: string } : null;
-}
-const accountOf = (env: Env) => `profile:default@${env.SCHOOL_CONFIG_DIR}`;
 
 describe('refresh tokens only for offline_access (OpenID Connect Core §11)', () => {
   it('asks for offline_access and refreshes after the first access token expired', async () => {
@@ -36,14 +26,14 @@ describe('refresh tokens only for offline_access (OpenID Connect Core §11)', ()
       expectLoggedIn(await login(sb, env));
       expect(scopesSent(sb).at(-1)?.split(' ')).toEqual(expect.arrayContaining(['openid', 'offline_access']));
       expect(eventsOf(sb, 'token').at(-1)).toMatchObject({ grant_type: 'authorization_code', ok: true, refresh_token_issued: true });
-      const first = (await keychainEntry(accountOf(env)))!.accessToken;
-      await sleep(TTL * 1000 + 500);
+      const first = (await stored(env)).accessToken;
+      await expire(env);
       const token = await runSchool(['token'], env);
       expect(token.code, token.stderr).toBe(0);
       expect(token.stdout.trim()).not.toBe(first);
       expect(eventsOf(sb, 'token').filter((e) => e.grant_type === 'refresh_token').map((e) => e.ok)).toEqual([true]);
       expect((await sb.introspect(token.stdout.trim())).active).toBe(true);
-    }, TTL);
+    });
   });
 });
 
@@ -97,7 +87,7 @@ describe('logout where tokens cannot all be revoked', () => {
       expect(res.code, res.stderr).toBe(0);
       expect(res.stderr).toMatch(/revocation/i);
       expect(res.stderr).toMatch(/valid until (they|it) expires?/i);
-      expect(await keychainEntry(accountOf(env))).toBeNull();
+      expect(await keychainEntry(env)).toBeNull();
       expect((await runSchool(['token'], env)).code).toBe(4);
     });
   });
@@ -106,12 +96,12 @@ describe('logout where tokens cannot all be revoked', () => {
     await withVariants(['revocation-refuses-access-tokens'], async (sb) => {
       const env = userEnv();
       expectLoggedIn(await login(sb, env));
-      const stored = (await keychainEntry(accountOf(env)))!;
+      const set = await stored(env);
       const res = await runSchool(['logout'], env);
       expect(res.code, res.stderr).toBe(0);
-      expect((await sb.introspect(stored.refreshToken!)).active).toBe(false);
+      expect((await sb.introspect(set.refreshToken)).active).toBe(false);
       expect(eventsOf(sb, 'revoke')).toEqual(expect.arrayContaining([expect.objectContaining({ error: 'unsupported_token_type' })]));
-      expect(await keychainEntry(accountOf(env))).toBeNull();
+      expect(await keychainEntry(env)).toBeNull();
     });
   });
 });
@@ -164,15 +154,15 @@ describe('client authentication chosen from the metadata', () => {
       expectLoggedIn(res);
       expect(res.stderr).toMatch(/confidential/i);
       expect(eventsOf(sb, 'register').map((e) => e.token_endpoint_auth_method)).toEqual(['client_secret_basic']);
-      await sleep(TTL * 1000 + 500);
+      await expire(env);
       const token = await runSchool(['token'], env);
       expect(token.code, token.stderr).toBe(0);
       expect(eventsOf(sb, 'token').filter((e) => e.grant_type === 'refresh_token').map((e) => e.ok)).toEqual([true]);
-      const stored = (await keychainEntry(accountOf(env)))!;
+      const set = await stored(env);
       const out = await runSchool(['logout'], env);
       expect(out.code, out.stderr).toBe(0);
-      expect((await sb.introspect(stored.refreshToken!)).active).toBe(false);
-    }, TTL);
+      expect((await sb.introspect(set.refreshToken)).active).toBe(false);
+    });
   });
 });
 

@@ -2,18 +2,13 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Sandbox } from '@school/sandbox';
-import { type Env, REPO, expectSuccess, runSchool, spawnNode, useSandbox, userEnv } from './harness.js';
+import { type Env, REPO, expectSuccess, expire, login as loginTo, refreshGrants, runSchool, spawnNode, useSandbox, userEnv } from './harness.js';
 
 // The library as a script in a fresh directory uses it: `import { openSession } from 'school'`,
 // resolved through the package's exports, in a process of its own beside the command line.
-const TTL = 8;
-const sandbox = useSandbox({ accessTokenTtl: TTL });
-// Tokens that last an hour: one refresh then serves every process, however slow the machine.
-const longLived = useSandbox();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const waitForRefreshWindow = () => sleep((TTL / 2) * 1000 + 400);
-const refreshGrants = (sb: Sandbox) => sb.events.filter((e) => e.type === 'token' && e.grant_type === 'refresh_token');
+// Tokens last an hour: one refresh serves every process, however slow the machine, and a test
+// makes a token due with expire() instead of waiting.
+const sandbox = useSandbox();
 
 const SCRIPT = `
 import { openSession, SchoolError } from 'school';
@@ -48,9 +43,7 @@ function scriptProject(): string {
 const project = scriptProject();
 const runScript = (args: string[], env: Env) => spawnNode([join(project, 'script.mjs'), ...args], env, { cwd: project }).done;
 
-async function login(env: Env) {
-  expectSuccess(await runSchool(['login', '--base-url', sandbox.baseUrl], env));
-}
+const login = (env: Env) => loginTo(env, sandbox);
 
 describe('the library beside the command line', () => {
   it('imports without touching the configuration, and says how to log in when there is no session', async () => {
@@ -83,14 +76,14 @@ describe('the library beside the command line', () => {
   it('sees the refresh the command line made, and the command line sees the one it made', async () => {
     const env = userEnv();
     await login(env);
-    await waitForRefreshWindow();
+    await expire(env);
     const before = refreshGrants(sandbox).length;
     const byLibrary = expectSuccess(await runScript(['token'], env)).stdout.trim();
     expect(refreshGrants(sandbox).length).toBe(before + 1);
     expect(expectSuccess(await runSchool(['token'], env)).stdout.trim()).toBe(byLibrary);
     expect(refreshGrants(sandbox).length).toBe(before + 1);
 
-    await waitForRefreshWindow();
+    await expire(env);
     const byCli = expectSuccess(await runSchool(['token'], env)).stdout.trim();
     expect(byCli).not.toBe(byLibrary);
     expect(refreshGrants(sandbox).length).toBe(before + 2);
@@ -101,45 +94,43 @@ describe('the library beside the command line', () => {
 
   it('eight processes, command line and library mixed, on an expired token make exactly one refresh grant', async () => {
     const env = userEnv();
-    expectSuccess(await runSchool(['login', '--base-url', longLived.baseUrl, '--insecure-storage'], env));
-    // The stored access token made to have expired ten seconds ago (the file store is plain JSON).
-    const file = join(env.SCHOOL_CONFIG_DIR, 'credentials.json');
-    const shape = JSON.parse(readFileSync(file, 'utf8')) as { entries: Record<string, string> };
-    const [account, stored] = Object.entries(shape.entries).find(([name]) => name.includes('default')) ?? [];
-    if (!account || !stored) throw new Error(`no token set of the default profile in ${file}`);
-    const expired = JSON.parse(stored) as { expiresAt: number; accessToken: string };
-    expired.expiresAt = Math.floor(Date.now() / 1000) - 10;
-    shape.entries[account] = JSON.stringify(expired);
-    writeFileSync(file, JSON.stringify(shape), { mode: 0o600 });
+    expectSuccess(await runSchool(['login', '--base-url', sandbox.baseUrl, '--insecure-storage'], env));
+    const expired = await expire(env);
 
-    const before = refreshGrants(longLived).length;
+    const before = refreshGrants(sandbox).length;
     const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? runScript(['token'], env) : runSchool(['token'], env))));
     for (const r of runs) expectSuccess(r);
     const tokens = new Set(runs.map((r) => r.stdout));
     expect(tokens.size).toBe(1);
     expect([...tokens][0]).not.toBe(`${expired.accessToken}\n`);
-    expect(refreshGrants(longLived).length).toBe(before + 1);
-    expect(refreshGrants(longLived).at(-1)?.ok).toBe(true);
+    expect(refreshGrants(sandbox).length).toBe(before + 1);
+    expect(refreshGrants(sandbox).at(-1)?.ok).toBe(true);
   });
 
-  it("runs the README's example as it is printed there", async () => {
-    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## Using `school` from Node'));
-    const example = /```js\n([\s\S]*?)```/.exec(section)?.[1];
-    if (!example) throw new Error('the README has no js example under "Using `school` from Node"');
-    writeFileSync(join(project, 'report.mjs'), example);
-    const env = userEnv();
-    const notYet = await spawnNode([join(project, 'report.mjs')], env, { cwd: project }).done;
-    expect(notYet.code).toBe(4);
-    expect(notYet.stderr).toContain('Not logged in. Run `school login');
-    // Its token must last the ten minutes it asks for.
-    expectSuccess(await runSchool(['login', '--base-url', longLived.baseUrl], env));
-    const res = await spawnNode([join(project, 'report.mjs')], env, { cwd: project }).done;
-    expect(res.stderr).toBe('');
-    expect(res.code).toBe(0);
-    expect(res.stdout).toMatch(/^200 /);
-    expect(res.stderr).toBe('');
-  });
+  // The library's examples, as the documentation prints them: the README's, and docs/library.md's.
+  const examples: Array<[string, string]> = [
+    ['README.md', '## From Node'],
+    ['docs/library.md', '# The Node library'],
+  ];
+  for (const [file, heading] of examples) {
+    it(`runs the example of ${file} as it is printed there`, async () => {
+      const text = readFileSync(join(REPO, file), 'utf8');
+      const start = text.indexOf(`${heading}`);
+      if (start < 0) throw new Error(`${file} has no section "${heading}"`);
+      const example = /```js\n([\s\S]*?)```/.exec(text.slice(start))?.[1];
+      if (!example) throw new Error(`${file} has no js example under "${heading}"`);
+      writeFileSync(join(project, 'report.mjs'), example);
+      const env = userEnv();
+      const notYet = await spawnNode([join(project, 'report.mjs')], env, { cwd: project }).done;
+      expect(notYet.code).toBe(4);
+      expect(notYet.stderr).toMatch(/^Not logged in\.[\s\S]*school login/);
+      expectSuccess(await runSchool(['login', '--base-url', sandbox.baseUrl], env));
+      const res = await spawnNode([join(project, 'report.mjs')], env, { cwd: project }).done;
+      expect(res.stderr).toBe('');
+      expect(res.code).toBe(0);
+      expect(res.stdout).toMatch(/^200 /);
+    });
+  }
 
   it('type-checks under strict, from the declarations in the package', async () => {
     writeFileSync(

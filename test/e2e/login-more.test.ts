@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { driveLogin } from '@school/sandbox/browser-driver';
 import { startSandbox } from '@school/sandbox';
-import { AUTH_URL_LINE, runSchool, startSchool, userEnv, useSandbox } from './harness.js';
+import { AUTH_URL_LINE, runSchool, startSchool, stored as storedTokens, userEnv, useSandbox } from './harness.js';
 
 const sandbox = useSandbox();
 
@@ -117,8 +117,7 @@ describe('school login, continued', () => {
     expect(res.stderr).toMatch(/code_verifier=\[REDACTED\]/);
     expect(res.stderr).toMatch(/client_secret=\[REDACTED\]/);
     expect(res.stderr).toMatch(/"client_secret":"\[REDACTED\]"/);
-    const { default: keytar } = (await import('keytar')) as unknown as { default: typeof import('keytar') };
-    const stored = JSON.parse((await keytar.getPassword('school-cli', `profile:default@${env.SCHOOL_CONFIG_DIR}`))!);
+    const stored = await storedTokens(env);
     for (const secret of [stored.accessToken, stored.refreshToken, stored.clientSecret]) {
       expect(secret).toBeTruthy();
       expect(res.stderr).not.toContain(secret);

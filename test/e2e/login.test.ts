@@ -5,14 +5,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { driveLogin } from '@school/sandbox/browser-driver';
 import { type Sandbox, startSandbox } from '@school/sandbox';
-import { AUTH_URL_LINE, filesContaining, modeOf, runSchool, startSchool, userEnv, waitForFileText, withoutKeychain, useSandbox } from './harness.js';
+import { AUTH_URL_LINE, filesContaining, keychainEntry, modeOf, runSchool, startSchool, userEnv, waitForFileText, withoutKeychain, useSandbox } from './harness.js';
 
 const sandbox = useSandbox();
 
-async function keychainEntry(account: string): Promise<string | null> {
-  const { default: keytar } = (await import('keytar')) as unknown as { default: typeof import('keytar') };
-  return keytar.getPassword('school-cli', account);
-}
 
 function get(url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -43,7 +39,7 @@ describe('school login', () => {
     expect(res.stdout).toBe('');
     await waitForFileText(env.BROWSER_DRIVER_LOG!, /You are logged in to school/);
 
-    const stored = JSON.parse((await keychainEntry(`profile:default@${env.SCHOOL_CONFIG_DIR}`))!);
+    const stored = JSON.parse((await keychainEntry(env))!);
     expect(stored.issuer).toBe(sandbox.issuer);
     expect(stored.refreshToken).toBeTruthy();
     const token = await runSchool(['token'], env);
@@ -72,7 +68,7 @@ describe('school login', () => {
     const before = sandbox.events.filter((e) => e.type === 'register').length;
     expect((await runSchool(['login', '--base-url', sandbox.baseUrl], env)).code).toBe(0);
     const clientId = JSON.parse(readFileSync(join(env.SCHOOL_CONFIG_DIR, 'config.json'), 'utf8')).profiles.default.clientId;
-    const firstGrant = JSON.parse((await keychainEntry(`profile:default@${env.SCHOOL_CONFIG_DIR}`))!);
+    const firstGrant = JSON.parse((await keychainEntry(env))!);
     const second = await runSchool(['login'], env); // the base URL is remembered
     expect(second.code).toBe(0);
     // The grant the second login replaced is ended at the server.
@@ -113,7 +109,7 @@ describe('school login', () => {
     const res = await runSchool(['login', '--base-url', sandbox.baseUrl, '--insecure-storage'], env);
     expect(res.code).toBe(0);
     expect(res.stderr).toContain('--insecure-storage');
-    expect(await keychainEntry(`profile:default@${env.SCHOOL_CONFIG_DIR}`)).toBeNull();
+    expect(await keychainEntry(env)).toBeNull();
     expect(modeOf(join(env.SCHOOL_CONFIG_DIR, 'credentials.json'))).toBe(0o600);
   });
 

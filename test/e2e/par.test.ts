@@ -3,9 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { type Sandbox, type SandboxEvent } from '@school/sandbox';
 import { driveLogin } from '@school/sandbox/browser-driver';
-import { type Env, type RunResult, expectSessionAfterLogin, expectSuccess, runAsAgent, runSchool, userEnv, withVariants } from './harness.js';
+import { type Env, type RunResult, expectSessionAfterLogin, expectSuccess, runAsAgent, runSchool, userEnv, withVariants, eventsOf } from './harness.js';
 
-const eventsOf = (sb: Sandbox, type: string): SandboxEvent[] => sb.events.filter((e) => e.type === type);
 const login = (sb: Sandbox, env: Env, extra: string[] = []): Promise<RunResult> => runSchool(['login', '--base-url', sb.baseUrl, ...extra], env);
 
 describe('pushed authorization requests (RFC 9126)', () => {
@@ -25,7 +24,7 @@ describe('pushed authorization requests (RFC 9126)', () => {
       expect(eventsOf(sb, 'token').at(-1)).toMatchObject({ grant_type: 'authorization_code', ok: true });
 
       await expectSessionAfterLogin(sb, env);
-    }, 2);
+    });
   });
 
   it('a two-step login says by when its pushed request must be opened, which is sooner than the login waits', async () => {

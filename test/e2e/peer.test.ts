@@ -5,16 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Peer, startPeer } from '../peers/jmondi/server.js';
 import { type Sandbox, startSandbox } from '@school/sandbox';
-import { filesContaining, runSchool, userEnv } from './harness.js';
-
-// Short-lived access tokens, so that the journey includes a refresh.
-const TTL = 4;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function keychainEntry(account: string): Promise<string | null> {
-  const { default: keytar } = (await import('keytar')) as unknown as { default: typeof import('keytar') };
-  return keytar.getPassword('school-cli', account);
-}
+import { expire, filesContaining, keychainEntry, runSchool, stored as storedTokens, userEnv } from './harness.js';
 
 interface Server {
   baseUrl: string;
@@ -31,7 +22,7 @@ interface Server {
 
 const servers: Record<string, () => Promise<Server>> = {
   'the sandbox (oidc-provider)': async () => {
-    const sb: Sandbox = await startSandbox({ quiet: true, accessTokenTtl: TTL });
+    const sb: Sandbox = await startSandbox({ quiet: true });
     return {
       baseUrl: sb.baseUrl,
       identity: /Ada Lovelace/,
@@ -43,7 +34,7 @@ const servers: Record<string, () => Promise<Server>> = {
     };
   },
   'the peer (@jmondi/oauth2-server)': async () => {
-    const peer: Peer = await startPeer({ quiet: true, accessTokenTtl: TTL });
+    const peer: Peer = await startPeer({ quiet: true });
     return {
       baseUrl: peer.baseUrl,
       // No userinfo and no ID token: what is known is the token's subject.
@@ -73,8 +64,7 @@ describe.each(Object.keys(servers))('the journey against %s', (name) => {
     expect(login.stderr).not.toMatch(/unknown user/i);
     expect(login.code, login.stderr).toBe(0);
 
-    const account = `profile:default@${env.SCHOOL_CONFIG_DIR}`;
-    const stored = JSON.parse((await keychainEntry(account))!) as { accessToken: string; refreshToken?: string };
+    const stored = await storedTokens(env);
     expect(stored.refreshToken, 'a refresh token was obtained').toBeTruthy();
 
     const who = await runSchool(['whoami'], env);
@@ -82,7 +72,7 @@ describe.each(Object.keys(servers))('the journey against %s', (name) => {
     expect(who.stdout).toMatch(server.identity);
 
     // Past the access token's lifetime: `token` must refresh, not hand out a dead token.
-    await sleep(TTL * 1000 + 500);
+    await expire(env);
     const before = server.refreshGrants().length;
     const token = await runSchool(['token'], env);
     expect(token.code, token.stderr).toBe(0);
@@ -95,12 +85,12 @@ describe.each(Object.keys(servers))('the journey against %s', (name) => {
     expect(call.code, call.stderr).toBe(0);
     expect(call.stdout).toMatch(server.callBody);
 
-    const rotated = JSON.parse((await keychainEntry(account))!) as { accessToken: string; refreshToken?: string };
+    const rotated = await storedTokens(env);
     const logout = await runSchool(['logout'], env);
     expect(logout.code, logout.stderr).toBe(0);
     expect(await server.active(rotated.accessToken)).toBe(false);
     if (rotated.refreshToken) expect(await server.active(rotated.refreshToken)).toBe(false);
-    expect(await keychainEntry(account)).toBeNull();
+    expect(await keychainEntry(env)).toBeNull();
     expect((await runSchool(['whoami'], env)).code).toBe(4);
 
     for (const secret of [stored.accessToken, fresh, rotated.refreshToken ?? fresh]) {

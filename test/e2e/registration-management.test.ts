@@ -5,9 +5,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Sandbox, type SandboxEvent } from '@school/sandbox';
-import { type Env, type RunResult, filesContaining, runSchool, userEnv, withVariants } from './harness.js';
+import { type Env, KEYCHAIN_SERVICE, type RunResult, filesContaining, keytar, runSchool, userEnv, withVariants, eventsOf } from './harness.js';
 
-const eventsOf = (sb: Sandbox, type: string): SandboxEvent[] => sb.events.filter((e) => e.type === type);
 const login = (sb: Sandbox, env: Env, extra: string[] = []): Promise<RunResult> => runSchool(['login', '--base-url', sb.baseUrl, ...extra], env);
 const configOf = (env: Env) => JSON.parse(readFileSync(join(env.SCHOOL_CONFIG_DIR!, 'config.json'), 'utf8')) as {
   clients: Record<string, Array<{ clientId: string; registrationClientUri?: string; registrationTokenStorage?: string }>>;
@@ -17,8 +16,7 @@ const configOf = (env: Env) => JSON.parse(readFileSync(join(env.SCHOOL_CONFIG_DI
 const managementRequests = (sb: Sandbox) => eventsOf(sb, 'request').filter((e) => /^\/api\/oauth\/register\/./.test(String(e.path)));
 
 async function registrationTokens(): Promise<Array<{ account: string; password: string }>> {
-  const { default: keytar } = (await import('keytar')) as unknown as { default: typeof import('keytar') };
-  return (await keytar.findCredentials('school-cli')).filter((c) => c.account.startsWith('registration:'));
+  return (await (await keytar()).findCredentials(KEYCHAIN_SERVICE)).filter((c) => c.account.startsWith('registration:'));
 }
 
 function expectOk(res: RunResult): void {

@@ -2,26 +2,35 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '@school/sandbox';
-import { type Env, REPO, expectSuccess, filesContaining, forwardProxy, modeOf, runSchool, startSchool, userEnv, withoutKeychain, useSandbox } from './harness.js';
+import {
+  type Env,
+  KEYCHAIN_SERVICE,
+  REPO,
+  expectSuccess,
+  expire,
+  filesContaining,
+  forwardProxy,
+  keychainEntry,
+  keytar,
+  login as loginTo,
+  modeOf,
+  profileAccount,
+  refreshGrants,
+  runSchool,
+  startSchool,
+  stored,
+  userEnv,
+  withoutKeychain,
+  useSandbox,
+} from './harness.js';
 
-// Short-lived access tokens: refresh happens within a couple of seconds (half the lifetime).
-const TTL = 8;
+// Tokens expire when a test says so (expire() rewrites the stored expiry), never by waiting.
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const waitForRefreshWindow = () => sleep((TTL / 2) * 1000 + 400);
 
-const sandbox = useSandbox({ accessTokenTtl: TTL });
+const sandbox = useSandbox();
 
-const refreshGrants = (sb: Sandbox) => sb.events.filter((e) => e.type === 'token' && e.grant_type === 'refresh_token');
-
-async function login(env: Env, sb = sandbox, extra: string[] = []) {
-  const res = await runSchool(['login', '--base-url', sb.baseUrl, ...extra], env);
-  expect(res.stderr).toContain('Logged in as');
-  expect(res.code).toBe(0);
-}
-
-async function keychainEntry(account: string): Promise<string | null> {
-  const { default: keytar } = (await import('keytar')) as unknown as { default: typeof import('keytar') };
-  return keytar.getPassword('school-cli', account);
+async function login(env: Env, sb: Sandbox = sandbox, extra: string[] = []) {
+  expect((await loginTo(env, sb, extra)).stderr).toContain('Logged in as');
 }
 
 describe('token refresh', () => {
@@ -29,7 +38,7 @@ describe('token refresh', () => {
     const env = userEnv();
     await login(env);
     const first = (await runSchool(['token'], env)).stdout.trim();
-    await waitForRefreshWindow();
+    await expire(env);
     const before = refreshGrants(sandbox).length;
     const second = await runSchool(['token', '--json'], env);
     expect(second.code).toBe(0);
@@ -39,7 +48,7 @@ describe('token refresh', () => {
     expect(json.expires_at).toBeGreaterThan(Date.now() / 1000);
     expect(refreshGrants(sandbox).length).toBe(before + 1);
 
-    await waitForRefreshWindow();
+    await expire(env);
     const mid = refreshGrants(sandbox).length;
     const runs = await Promise.all(Array.from({ length: 12 }, () => runSchool(['token'], env)));
     for (const r of runs) {
@@ -56,7 +65,7 @@ describe('token refresh', () => {
   it("refreshes without loading Node's fetch implementation, its crypto module or the fs promise API, the costliest loads it could make", async () => {
     const env = userEnv();
     await login(env, sandbox, ['--insecure-storage']);
-    await waitForRefreshWindow();
+    await expire(env);
     const before = refreshGrants(sandbox).length;
     const loaded = join(env.HOME, 'loaded-modules.txt');
     const probe = join(REPO, 'test', 'helpers', 'loaded-modules.cjs');
@@ -75,7 +84,7 @@ describe('token refresh', () => {
   it('keeps the session when Ctrl-C arrives while a rotating refresh is in flight', async () => {
     const env = userEnv();
     await login(env);
-    await waitForRefreshWindow();
+    await expire(env);
     const proxy = await forwardProxy({ hold: /\/api\/oauth\/token$/, holdMs: 2500 });
     try {
       const before = refreshGrants(sandbox).length;
@@ -98,15 +107,15 @@ describe('token refresh', () => {
   it('ends in exit 4 and "school login" when the refresh is refused', async () => {
     const env = userEnv();
     await login(env);
-    const stored = JSON.parse((await keychainEntry(`profile:default@${env.SCHOOL_CONFIG_DIR}`))!);
+    const set = await stored(env);
     // Revoking the refresh token server-side makes the next refresh fail with invalid_grant.
     const revoke = await fetch(`${sandbox.issuer}/api/oauth/revoke`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token: stored.refreshToken, client_id: stored.clientId }),
+      body: new URLSearchParams({ token: set.refreshToken, client_id: set.clientId! }),
     });
     expect(revoke.status).toBe(200);
-    await waitForRefreshWindow();
+    await expire(env);
     const res = await runSchool(['token'], env);
     expect(res.code).toBe(4);
     expect(res.stdout).toBe('');
@@ -136,16 +145,15 @@ describe('whoami, status, logout', () => {
   it('revokes both tokens at logout (introspection says inactive) and forgets them', async () => {
     const env = userEnv();
     await login(env);
-    const account = `profile:default@${env.SCHOOL_CONFIG_DIR}`;
-    const stored = JSON.parse((await keychainEntry(account))!);
-    expect((await sandbox.introspect(stored.accessToken)).active).toBe(true);
-    expect((await sandbox.introspect(stored.refreshToken)).active).toBe(true);
+    const set = await stored(env);
+    expect((await sandbox.introspect(set.accessToken)).active).toBe(true);
+    expect((await sandbox.introspect(set.refreshToken)).active).toBe(true);
     const res = await runSchool(['logout'], env);
     expect(res.code).toBe(0);
     expect(res.stderr).toContain('the server revoked the tokens');
-    expect((await sandbox.introspect(stored.accessToken)).active).toBe(false);
-    expect((await sandbox.introspect(stored.refreshToken)).active).toBe(false);
-    expect(await keychainEntry(account)).toBeNull();
+    expect((await sandbox.introspect(set.accessToken)).active).toBe(false);
+    expect((await sandbox.introspect(set.refreshToken)).active).toBe(false);
+    expect(await keychainEntry(env)).toBeNull();
     expect((await runSchool(['token'], env)).code).toBe(4);
   });
 
@@ -203,8 +211,7 @@ describe('whoami, status, logout', () => {
 
     const keyEnv = userEnv();
     await login(keyEnv);
-    const { default: keytar } = (await import('keytar')) as unknown as { default: typeof import('keytar') };
-    await keytar.deletePassword('school-cli', `profile:default@${keyEnv.SCHOOL_CONFIG_DIR}`);
+    await (await keytar()).deletePassword(KEYCHAIN_SERVICE, profileAccount(keyEnv));
     const missing = await runSchool(['token'], keyEnv);
     expect(missing.code).toBe(4);
     expect(missing.stderr).toMatch(/No credentials for profile "default" in the OS keychain/);
@@ -217,10 +224,10 @@ describe('a confidential client', () => {
     await login(env, sandbox, ['--confidential']);
     const reg = sandbox.events.filter((e) => e.type === 'register').at(-1)!;
     expect(reg.token_endpoint_auth_method).toBe('client_secret_post');
-    const stored = JSON.parse((await keychainEntry(`profile:default@${env.SCHOOL_CONFIG_DIR}`))!);
-    expect(stored.clientSecret).toBeTruthy();
-    expect(filesContaining(env.HOME, stored.clientSecret)).toEqual([]);
-    await waitForRefreshWindow();
+    const set = await stored(env);
+    expect(set.clientSecret).toBeTruthy();
+    expect(filesContaining(env.HOME, set.clientSecret as string)).toEqual([]);
+    await expire(env);
     const before = refreshGrants(sandbox).length;
     expectSuccess(await runSchool(['token'], env));
     expect(refreshGrants(sandbox).at(-1)).toMatchObject({ ok: true, client_id: reg.client_id });
@@ -247,7 +254,7 @@ describe('CI and scripts without a keychain', () => {
 
   for (const rotate of [true, false]) {
     it(`runs a job from a handed-over seed over several invocations (rotation ${rotate ? 'on' : 'off'})`, async () => {
-      const sb = rotate ? sandbox : await startSandbox({ quiet: true, accessTokenTtl: TTL, rotateRefreshTokens: false });
+      const sb = rotate ? sandbox : await startSandbox({ quiet: true, rotateRefreshTokens: false });
       try {
         const dev = userEnv();
         await login(dev, sb, ['--profile', 'ci-nightly', '--scope', 'openid courses:read']);
@@ -268,7 +275,7 @@ describe('CI and scripts without a keychain', () => {
         expect(b.stdout).toBe(a.stdout);
         expect(b.stderr).toBe('');
         expect(grants().length).toBe(1);
-        await waitForRefreshWindow();
+        await expire(job, { job: true });
         const c = await runSchool(['call', '/api/courses'], job);
         expect(c.code).toBe(0);
         expect(JSON.parse(c.stdout).anonymous).toBe(false);

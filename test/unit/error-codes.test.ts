@@ -1,73 +1,8 @@
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES, type ErrorAction, type ErrorCode, isErrorCode, serverErrorCode } from '../../src/error-codes.js';
+import { ERROR_CODES, type ErrorCode, serverErrorCode } from '../../src/error-codes.js';
 import { AuthError, CliError, UsageError, describeError } from '../../src/errors.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const README = join(ROOT, 'README.md');
-const TABLE_START = '<!-- error-codes:start -->';
-const TABLE_END = '<!-- error-codes:end -->';
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? sourceFiles(path) : path.endsWith('.ts') ? [path] : [];
-  });
-}
-
-/** Every code string the sources hand to an error (`code: '…'`, or a report's `error: '…'`), by file. */
-function codesUsedInSources(): Map<string, string[]> {
-  const used = new Map<string, string[]>();
-  for (const file of sourceFiles(join(ROOT, 'src'))) {
-    if (file.endsWith('error-codes.ts')) continue;
-    const text = readFileSync(file, 'utf8');
-    for (const match of text.matchAll(/\b(?:code|error):\s*'([a-z][a-z0-9_]*)'/g)) {
-      used.set(match[1], [...(used.get(match[1]) ?? []), file.slice(ROOT.length + 1)]);
-    }
-  }
-  return used;
-}
-
-const ACTION_TEXT: Record<ErrorAction, string> = {
-  retry: 'retry later',
-  log_in: 'log in (`hint` has the command)',
-  add_scope: 'log in with the scope (`hint` has the command)',
-  fix_command: 'fix the command line',
-  fix_environment: 'fix the environment',
-  report: 'report it to the server operator',
-  none: 'nothing',
-};
-
-/** The README's table, rendered from the catalogue. */
-function renderTable(): string {
-  const rows = Object.entries(ERROR_CODES).map(([code, info]) => `| \`${code}\` | ${info.exit} | ${info.meaning.replace(/\|/g, '\\|')} | ${ACTION_TEXT[info.action]} |`);
-  return ['| `error` | exit | meaning | what to do |', '| --- | --- | --- | --- |', ...rows].join('\n');
-}
-
 describe('the error-code catalogue', () => {
-  it('holds every code the sources use', () => {
-    const used = codesUsedInSources();
-    expect(used.size).toBeGreaterThan(20);
-    const missing = [...used].filter(([code]) => !isErrorCode(code)).map(([code, files]) => `${code} (${files.join(', ')})`);
-    expect(missing).toEqual([]);
-  });
-
-  it('is the table in the README (UPDATE_README=1 rewrites it)', () => {
-    const readme = readFileSync(README, 'utf8');
-    const start = readme.indexOf(TABLE_START);
-    const end = readme.indexOf(TABLE_END);
-    expect(start, `README.md needs ${TABLE_START} … ${TABLE_END}`).toBeGreaterThan(-1);
-    expect(end).toBeGreaterThan(start);
-    const expected = `${TABLE_START}\n${renderTable()}\n${TABLE_END}`;
-    const actual = readme.slice(start, end + TABLE_END.length);
-    if (actual !== expected && process.env.UPDATE_README === '1') {
-      writeFileSync(README, readme.slice(0, start) + expected + readme.slice(end + TABLE_END.length));
-      return;
-    }
-    expect(actual).toBe(expected);
-  });
-
   it('gives each code one line of meaning and an exit code of the contract', () => {
     for (const [code, info] of Object.entries(ERROR_CODES)) {
       expect(code).toMatch(/^[a-z][a-z0-9_]*$/);

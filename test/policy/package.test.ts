@@ -8,7 +8,7 @@ const manifest = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as
 describe('the published package', () => {
   it('runs no script of its own at install time: it is built when packed', () => {
     // npm runs these on the installing machine (and npm 11 names each one that allowScripts does not cover);
-    // the README asks to allow keytar's alone.
+    // the README's Install asks to allow keytar's alone.
     for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) expect(manifest.scripts[hook], hook).toBeUndefined();
     expect(manifest.scripts.prepack).toMatch(/npm run build/);
     expect(manifest.files).toContain('dist');

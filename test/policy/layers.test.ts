@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 // The floors of src/, from the ground up: a module may import its own floor and the floors below,
-// never one above. The README's Development section shows the same table.
+// never one above. docs/development.md shows the same table.
 const FLOORS: Array<[number, RegExp]> = [
   [0, /^(types\/|util\/|errors\.ts$|error-codes\.ts$|version\.ts$)/],
   [1, /^(http\/|platform\/|iostreams\.ts$|ui\/)/],
