@@ -10,7 +10,7 @@
 # Options followed by a value: the word after them is that value, never a command or a path.
 _school_takes_value() {
     case $1 in
-        --base-url | --profile | --scope | --add-scope | --port | --timeout | --client-metadata-url | --min-ttl | \
+        --base-url | --profile | --scope | --add-scope | --port | --timeout | --client-metadata-url | --client-id | --min-ttl | \
             -X | --method | -H | --header | -f | --raw-field | -F | --field | --input | \
             --jq | --retry | --toolsets)
             return 0 ;;
@@ -168,7 +168,7 @@ _school() {
         local -a opts=(--base-url --profile --json --verbose -h --help)
         case $cmd in
             '') opts+=(--version) ;;
-            login) opts+=(--scope --add-scope --no-browser --port --timeout --confidential --insecure-storage --client-metadata-url --wait --no-wait --device --no-dpop) ;;
+            login) opts+=(--scope --add-scope --no-browser --port --timeout --confidential --insecure-storage --client-metadata-url --wait --no-wait --device --no-dpop --client-id --client-secret-stdin) ;;
             logout) opts+=(--all) ;;
             token) opts+=(--min-ttl --for-ci) ;;
             call) opts+=(-X --method -H --header -f --raw-field -F --field --input -i --include --anonymous --list

@@ -25,7 +25,7 @@ function __school_state
                 case --
                     set dashdash 1
                     continue
-                case --base-url --profile --scope --add-scope --port --timeout --client-metadata-url --min-ttl -X --method -H --header -f --raw-field -F --field --input --jq --retry
+                case --base-url --profile --scope --add-scope --port --timeout --client-metadata-url --client-id --min-ttl -X --method -H --header -f --raw-field -F --field --input --jq --retry
                     set skip 1
                     continue
                 case '-*'
@@ -136,6 +136,8 @@ complete -c school -n '__school_using login' -l wait -d 'Wait for the login star
 complete -c school -n '__school_using login' -l no-wait -d 'Start the login, print the URL and return at once'
 complete -c school -n '__school_using login' -l device -d 'Sign in on any device with a code'
 complete -c school -n '__school_using login' -l no-dpop -d 'Get bearer tokens even where the server offers DPoP'
+complete -c school -n '__school_using login' -l client-id -x -d 'Use a client registered out of band'
+complete -c school -n '__school_using login' -l client-secret-stdin -d 'Read the --client-id client secret from stdin'
 
 # logout
 complete -c school -n '__school_using logout' -l all -d 'Log out of every profile'
