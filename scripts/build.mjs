@@ -78,6 +78,7 @@ async function bundleLibrary() {
       'const library = loader.loadBundle(loader.LIBRARY);',
       'export const openSession = library.openSession;',
       'export const SchoolError = library.SchoolError;',
+      'export const scopeNeeded = library.scopeNeeded;',
       '',
     ].join('\n'),
   );

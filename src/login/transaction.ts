@@ -14,7 +14,7 @@ import { registerClient } from '../oauth/register.js';
 import { revokeToken } from '../oauth/revoke.js';
 import { identityClaims, lookUpIdentity } from '../session/identity.js';
 import { profileLockName } from '../session/refresh.js';
-import { loginHint } from '../util/profiles.js';
+import { loginCommandFor, loginHint } from '../util/profiles.js';
 import { serverFor } from '../session/server.js';
 import { stepUpCommand } from '../session/step-up.js';
 import { sessionFrom } from '../session/usable-session.js';
@@ -328,7 +328,7 @@ export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHo
 function preRegisteredRefused(clientId: string, profile: string, baseUrl: string, detail?: string): CliError {
   return new CliError(`The server does not accept the pre-registered client ${printable(clientId)}${detail ? ` (${detail})` : ''}.`, {
     code: 'unauthorized_client',
-    hint: `Check the client id (and secret) with the server's operator; \`${loginHint(profile, baseUrl)}\` without --client-id registers a client of its own where the server allows it.`,
+    hint: `Check the client id (and secret) with the server's operator; \`${loginCommandFor(profile, baseUrl)}\` without --client-id registers a client of its own where the server allows it.`,
   });
 }
 
