@@ -145,6 +145,8 @@ function isJson(req: IncomingMessage): boolean {
 
 export interface ResourceServerContext {
   baseUrl: string;
+  /** The resource identifier tokens are issued for, where it is not the base URL (its origin). */
+  resource?: string;
   issuer: string;
   provider: Any;
   users: SandboxUser[];
@@ -162,6 +164,7 @@ interface Student { id: string; name: string; email?: string; [k: string]: unkno
 // operations are guarded by the platform's scopes. No token means anonymous, never a challenge.
 export function createResourceServer(ctx: ResourceServerContext) {
   const { baseUrl, issuer, provider, emit } = ctx;
+  const audience = ctx.resource ?? baseUrl;
   const resourceMetadataUrl = `${baseUrl}/.well-known/oauth-protected-resource`;
   const courses: Course[] = [
     { id: 'c-101', title: 'Analytical Engines for Beginners', visibility: 'public', lecturer: 'Ada Lovelace' },
@@ -209,7 +212,7 @@ export function createResourceServer(ctx: ResourceServerContext) {
   }
 
   const prm = () => ({
-    resource: baseUrl,
+    resource: audience,
     authorization_servers: [issuer],
     scopes_supported: [...DATA_SCOPES],
     bearer_methods_supported: ['header'],
@@ -244,7 +247,7 @@ export function createResourceServer(ctx: ResourceServerContext) {
     else return false;
     if (!allowed.includes(method)) return methodNotAllowed(res, allowed.join(', '));
 
-    const access = await checkAccess(req, provider, baseUrl, ctx.dpop, `${baseUrl}${path}`);
+    const access = await checkAccess(req, provider, audience, ctx.dpop, `${baseUrl}${path}`);
     const auth = access.result;
     const authenticated = auth.state === 'valid';
     const token = auth.state === 'valid' ? auth.token : undefined;

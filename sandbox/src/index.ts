@@ -4,5 +4,7 @@ export { startSandbox } from './server.js';
 export type { Sandbox, SandboxEvent, SandboxOptions } from './server.js';
 export type { SandboxUser } from './users.js';
 export { ALL_SCOPES, DATA_SCOPES, IDENTITY_SCOPES } from './scopes.js';
-export { SANDBOX_VARIANTS, FOREIGN_SCOPES, ISSUER_PATH, OTHER_SUBJECT, WITHHELD_SCOPE } from './variants.js';
+export {
+  API_PATH, CHALLENGE_METADATA_PATH, CHALLENGE_SCOPE, FOREIGN_SCOPES, ISSUER_PATH, OTHER_SUBJECT, PRE_REGISTERED_CLIENTS, SANDBOX_VARIANTS, WITHHELD_SCOPE,
+} from './variants.js';
 export type { SandboxVariant } from './variants.js';
