@@ -164,3 +164,16 @@ describe('discovery of servers as they are', () => {
     expect((await discover(bearerOnly, API)).resourceDpop).toBeUndefined();
   });
 });
+
+describe('DPoP at login', () => {
+  const as = { issuer: AS, dpop_signing_alg_values_supported: ['ES256'] };
+  it.each([
+    { name: 'the server offers it and the resource accepts it', resourceDpop: { algs: ['ES256'], required: false }, uses: true },
+    { name: 'the resource requires it', resourceDpop: { required: true }, uses: true },
+    { name: 'the resource says nothing of DPoP', resourceDpop: undefined, uses: false },
+  ])('binds tokens only where $name', async ({ resourceDpop, uses }) => {
+    const { usesDpop } = await import('../../src/oauth/dpop.js');
+    expect(usesDpop({ as, resourceDpop })).toBe(uses);
+    expect(usesDpop({ as: { issuer: AS }, resourceDpop })).toBe(false);
+  });
+});
