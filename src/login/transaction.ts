@@ -122,12 +122,12 @@ interface ChosenClient {
  * exception: a confidential client was asked for by name, and a public one is not that. A client
  * registered out of band serves where no dynamic registration is saved.
  */
-async function savedRegistration(deps: Deps, issuer: string, confidential: boolean): Promise<ClientRegistration | undefined> {
+async function savedRegistration(deps: Deps, issuer: string, kind: { prefer: 'public' | 'confidential'; confidentialOnly: boolean }): Promise<ClientRegistration | undefined> {
   const isConfidential = (c: ClientRegistration) => c.authMethod !== 'none';
   const dynamic = (c: ClientRegistration) => !c.preRegistered;
-  const fits = (c: ClientRegistration) => !confidential || isConfidential(c);
+  const fits = (c: ClientRegistration) => !kind.confidentialOnly || isConfidential(c);
   return (
-    (await deps.state.clientRegistration(issuer, (c) => dynamic(c) && isConfidential(c) === confidential)) ??
+    (await deps.state.clientRegistration(issuer, (c) => dynamic(c) && isConfidential(c) === (kind.prefer === 'confidential'))) ??
     (await deps.state.clientRegistration(issuer, (c) => dynamic(c) && fits(c))) ??
     (await deps.state.clientRegistration(issuer, (c) => !dynamic(c) && fits(c)))
   );
@@ -174,7 +174,8 @@ async function chooseClient(
     const { redirectUri, listenerPid } = await hooks.listen(undefined);
     return { client: { clientId: metadataUrl, authMethod: 'none' }, redirectUri, listenerPid, reused: false };
   }
-  const cached = await savedRegistration(deps, as.issuer, req.confidential);
+  // The kind the server's metadata asks for first (a public client where it takes one), then any.
+  const cached = await savedRegistration(deps, as.issuer, { prefer: auth.method === 'none' ? 'public' : 'confidential', confidentialOnly: req.confidential });
   const { redirectUri, listenerPid } = await hooks.listen(cached?.redirectUri);
   // A loopback redirect may use any port (RFC 8252 §7.3): a client registered out of band is not
   // registered again because another port was free this time.

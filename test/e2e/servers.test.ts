@@ -1,9 +1,12 @@
 // Servers as they are: one sandbox variant per server shape seen in the field, each with a journey
 // through the real browser and keychain (login, call, a second login, refresh, whoami, logout),
 // counting the registrations each journey makes: one at most, none on the second login.
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHALLENGE_SCOPE, PRE_REGISTERED_CLIENTS, type Sandbox, type SandboxEvent, type SandboxVariant } from '@school/sandbox';
-import { type Env, type RunResult, runSchool, userEnv, withVariants } from './harness.js';
+import { type Env, REPO, type RunResult, runSchool, spawnNode, userEnv, withVariants } from './harness.js';
 
 const eventsOf = (sb: Sandbox, type: string): SandboxEvent[] => sb.events.filter((e) => e.type === type);
 const registrations = (sb: Sandbox) => eventsOf(sb, 'register').length;
@@ -152,5 +155,29 @@ describe('servers as they are', () => {
       expect(issued.map((e) => e.dpop)).toEqual(issued.map(() => null));
       expect(eventsOf(sb, 'api').filter((e) => e.refused)).toEqual([]);
     }, SHORT_TOKENS);
+  });
+});
+
+describe('scopeNeeded from the library', () => {
+  it("reads the sandbox API's 403 insufficient_scope into the scope and the login that adds it", async () => {
+    await withVariants([], async (sb) => {
+      const env = userEnv();
+      const res = await login(sb, env, ['--scope', 'courses:read']);
+      expect(res.code, res.stderr).toBe(0);
+      const dir = mkdtempSync(join(tmpdir(), 'school-scope-needed-'));
+      mkdirSync(join(dir, 'node_modules'));
+      symlinkSync(REPO, join(dir, 'node_modules', 'school'), 'dir');
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'uses-school', private: true, type: 'module' }));
+      writeFileSync(join(dir, 'script.mjs'), [
+        "import { openSession, scopeNeeded } from 'school';",
+        'const session = await openSession();',
+        "const denied = await session.fetch('/api/courses', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{\"title\":\"Algebra\"}' });",
+        "const fine = await session.fetch('/api/courses');",
+        'console.log(JSON.stringify({ status: denied.status, needed: scopeNeeded(denied), fine: scopeNeeded(fine) ?? null }));',
+      ].join('\n'));
+      const ran = await spawnNode([join(dir, 'script.mjs')], env, { cwd: dir }).done;
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(JSON.parse(ran.stdout)).toEqual({ status: 403, needed: { scope: ['courses:write'], hint: 'school login --add-scope courses:write' }, fine: null });
+    });
   });
 });
