@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callCommand } from '../../src/commands/call/call.js';
+import { loginCommand } from '../../src/commands/login/login.js';
 import { statusCommand } from '../../src/commands/status/status.js';
 import type { HttpClient, HttpRequest } from '../../src/http/client.js';
 import { type LoginHooks, type LoginRequest, completeLogin, prepareLogin } from '../../src/login/transaction.js';
@@ -90,6 +91,14 @@ describe('login --client-id', () => {
     s.server.forgotten.add('stale-app');
     await expect(prepareLogin(s.deps, { ...base, clientId: 'stale-app' }, s.hooks)).rejects.toMatchObject({ code: 'unauthorized_client', message: expect.stringContaining('pre-registered client stale-app') });
     expect(s.registered()).toBe(0);
+  });
+});
+
+describe('login --client-secret-stdin', () => {
+  it('is the secret of a --client-id: alone it is a usage error that sends nothing', async () => {
+    const s = setup();
+    await expect(loginCommand.execute(() => s.deps, { baseUrl: API, clientSecretStdin: true, browser: true }, [])).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('give --client-id too') });
+    expect(s.server.asked).toEqual([]);
   });
 });
 
