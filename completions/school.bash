@@ -12,8 +12,8 @@
 _school_takes_value() {
     case $1 in
         --base-url | --profile | --scope | --add-scope | --port | --timeout | \
-            --client-metadata-url | --min-ttl | -X | --method | -H | --header | -f | --raw-field | \
-            -F | --field | --input | --jq | --retry | --toolsets)
+            --client-metadata-url | --client-id | --min-ttl | -X | --method | -H | --header | -f | \
+            --raw-field | -F | --field | --input | --jq | --retry | --toolsets)
             return 0 ;;
     esac
     return 1
@@ -171,7 +171,8 @@ _school() {
         case $cmd in
             '') opts+=(--version) ;;
             login) opts+=(--scope --add-scope --no-browser --port --timeout --wait --no-wait
-                --confidential --insecure-storage --client-metadata-url --device --no-dpop) ;;
+                --confidential --insecure-storage --client-metadata-url --device --no-dpop --client-id
+                --client-secret-stdin) ;;
             logout) opts+=(--all) ;;
             token) opts+=(--min-ttl --for-ci) ;;
             call) opts+=(-X --method -H --header -f --raw-field -F --field --input -i --include

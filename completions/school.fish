@@ -26,7 +26,7 @@ function __school_state
                 case --
                     set dashdash 1
                     continue
-                case --base-url --profile --scope --add-scope --port --timeout --client-metadata-url --min-ttl --method -X --header -H --raw-field -f --field -F --input --jq --retry --toolsets
+                case --base-url --profile --scope --add-scope --port --timeout --client-metadata-url --client-id --min-ttl --method -X --header -H --raw-field -f --field -F --input --jq --retry --toolsets
                     set skip 1
                     continue
                 case '-*'
@@ -137,6 +137,8 @@ complete -c school -n '__school_using login' -l insecure-storage -d 'Store secre
 complete -c school -n '__school_using login' -l client-metadata-url -x -d 'Use this client ID metadata document URL as client_id, where supported'
 complete -c school -n '__school_using login' -l device -d 'Sign in on any device with a code (device authorization, where the server offers it)'
 complete -c school -n '__school_using login' -l no-dpop -d 'Get bearer tokens, usable by other tools, even where the server offers DPoP'
+complete -c school -n '__school_using login' -l client-id -x -d 'Use a client registered out of band instead of registering one (its secret, if any, from SCHOOL_CLIENT_SECRET or --client-secret-stdin)'
+complete -c school -n '__school_using login' -l client-secret-stdin -d "Read the --client-id client's secret from stdin"
 
 # logout
 complete -c school -n '__school_using logout' -l all -d 'Log out of every profile, and forget headless CI job state'

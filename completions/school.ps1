@@ -12,13 +12,13 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
 
     # Options followed by a value: the word after them is that value, never a command or a path.
     # Compared case-sensitively (-ccontains, -ceq): -H takes a value, -h does not.
-    $takesValue = @('--base-url', '--profile', '--scope', '--add-scope', '--port', '--timeout', '--client-metadata-url', '--min-ttl', '-X',
-        '--method', '-H', '--header', '-f', '--raw-field', '-F', '--field', '--input', '--jq', '--retry', '--toolsets')
+    $takesValue = @('--base-url', '--profile', '--scope', '--add-scope', '--port', '--timeout', '--client-metadata-url', '--client-id',
+        '--min-ttl', '-X', '--method', '-H', '--header', '-f', '--raw-field', '-F', '--field', '--input', '--jq', '--retry', '--toolsets')
     $globalFlags = @('--base-url', '--profile', '--json', '--verbose', '-h', '--help')
     $commandFlags = @{
         ''     = @('--version')
         login  = @('--scope', '--add-scope', '--no-browser', '--port', '--timeout', '--wait', '--no-wait', '--confidential',
-            '--insecure-storage', '--client-metadata-url', '--device', '--no-dpop')
+            '--insecure-storage', '--client-metadata-url', '--device', '--no-dpop', '--client-id', '--client-secret-stdin')
         logout = @('--all')
         token  = @('--min-ttl', '--for-ci')
         call   = @('-X', '--method', '-H', '--header', '-f', '--raw-field', '-F', '--field', '--input', '-i', '--include', '--anonymous',

@@ -147,6 +147,8 @@ function isJson(req: IncomingMessage): boolean {
 
 export interface ResourceServerContext {
   baseUrl: string;
+  /** The resource identifier tokens are issued for, where it is not the base URL (its origin). */
+  resource?: string;
   issuer: string;
   provider: Any;
   users: SandboxUser[];
@@ -168,6 +170,7 @@ interface Student { id: string; name: string; email?: string; [k: string]: unkno
 // from the table in catalogue.ts, on the same records.
 export function createResourceServer(ctx: ResourceServerContext) {
   const { baseUrl, issuer, provider, emit } = ctx;
+  const audience = ctx.resource ?? baseUrl;
   const resourceMetadataUrl = `${baseUrl}/.well-known/oauth-protected-resource`;
   const platform = createPlatform(baseUrl, ctx.users);
   const courses = platform.records('Course') as Course[];
@@ -210,7 +213,7 @@ export function createResourceServer(ctx: ResourceServerContext) {
   }
 
   const prm = () => ({
-    resource: baseUrl,
+    resource: audience,
     authorization_servers: [issuer],
     scopes_supported: [...DATA_SCOPES],
     bearer_methods_supported: ['header'],
@@ -248,7 +251,7 @@ export function createResourceServer(ctx: ResourceServerContext) {
     if (!allowed.length) return false;
     if (!allowed.includes(method)) return methodNotAllowed(res, allowed.join(', '));
 
-    const access = await checkAccess(req, provider, baseUrl, ctx.dpop, `${baseUrl}${path}`);
+    const access = await checkAccess(req, provider, audience, ctx.dpop, `${baseUrl}${path}`);
     const auth = access.result;
     const authenticated = auth.state === 'valid';
     const token = auth.state === 'valid' ? auth.token : undefined;

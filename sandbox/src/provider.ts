@@ -7,7 +7,7 @@ import { renderDeviceConfirmPage, renderDeviceDonePage, renderDeviceInputPage, r
 import { ALL_SCOPES } from './scopes.js';
 import type { SandboxUser } from './users.js';
 import {
-  acceptsScope, adjustProviderAnswer, authorizationRequestProblem, clientAuthMethods, defaultClientAuthMethod,
+  PRE_REGISTERED_CLIENTS, acceptsScope, adjustProviderAnswer, authorizationRequestProblem, clientAuthMethods, defaultClientAuthMethod,
   dpopSigningAlgs, managesRegistrations, providerScopes, usesDeviceFlow, refreshTokenAllowed, resourceScopes, rotatesRefreshToken, usesDpop, usesPar, variantMetadata, type Variants,
 } from './variants.js';
 
@@ -142,6 +142,28 @@ function correctMetadata(raw: Record<string, Any>, setup: ProviderSetup): Record
   return doc;
 }
 
+// The clients an operator registered out of band, where the server registers none itself. Native
+// loopback clients: any port of the registered loopback redirect is accepted (RFC 8252 §7.3).
+function preRegisteredClients(variants: Variants): Any[] {
+  if (!variants.has('no-registration-endpoint')) return [];
+  const common = {
+    application_type: 'native',
+    redirect_uris: ['http://127.0.0.1:8976/callback'],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+  };
+  return [
+    { ...common, client_id: PRE_REGISTERED_CLIENTS.public.client_id, client_name: 'school (pre-registered, public)', token_endpoint_auth_method: 'none' },
+    {
+      ...common,
+      client_id: PRE_REGISTERED_CLIENTS.confidential.client_id,
+      client_secret: PRE_REGISTERED_CLIENTS.confidential.client_secret,
+      client_name: 'school (pre-registered, confidential)',
+      token_endpoint_auth_method: 'client_secret_post',
+    },
+  ];
+}
+
 function redirectError(location: string | undefined): string | undefined {
   if (!location) return undefined;
   try {
@@ -189,7 +211,7 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
       response_types: [],
       redirect_uris: [],
       token_endpoint_auth_method: defaultClientAuthMethod(variants),
-    }],
+    }, ...preRegisteredClients(variants)],
     // The interface lists redirect_uri as required in both the authorization and the token request.
     allowOmittingSingleRegisteredRedirectUri: false,
     pkce: { required: () => true },

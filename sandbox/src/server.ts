@@ -15,7 +15,8 @@ import {
 import { defaultUsers, type SandboxUser } from './users.js';
 import { ResourceDpop } from './dpop.js';
 import {
-  ISSUER_PATH, type SandboxVariant, defaultClientAuthMethod, descriptionOptions, dpopSigningAlgs, frontDoor, hasIssuerPath, replayBodyOf, resourceDpopNonces, usesDpop,
+  ISSUER_PATH, type SandboxVariant, apiPath, defaultClientAuthMethod, descriptionOptions, dpopSigningAlgs, frontDoor, hasIssuerPath, replayBodyOf, resourceAcceptsDpop,
+  resourceDpopNonces, resourceIdentifier,
 } from './variants.js';
 
 export interface SandboxOptions {
@@ -110,15 +111,17 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const asServer = opts.splitOrigins ? createServer() : apiServer;
   const apiPort = await listen(apiServer, opts.port ?? 0);
   const asPort = opts.splitOrigins ? await listen(asServer, 0) : apiPort;
-  const baseUrl = `http://${HOST}:${apiPort}`;
   const variants = new Set(opts.variants ?? []);
+  const baseUrl = `http://${HOST}:${apiPort}${apiPath(variants)}`;
+  // The identifier tokens are issued for: the base URL, or the origin where only it has metadata.
+  const resource = resourceIdentifier(variants, baseUrl);
   const issuer = `http://${HOST}:${asPort}${hasIssuerPath(variants) ? ISSUER_PATH : ''}`;
   const urls = endpointUrls(issuer, routes);
   const resourceServerSecret = randomBytes(24).toString('base64url');
 
   const provider = await createProvider({
     issuer,
-    resource: baseUrl,
+    resource,
     routes,
     accessTokenTtl: opts.accessTokenTtl ?? 3600,
     refreshTokenTtl: opts.refreshTokenTtl ?? 14 * 24 * 3600,
@@ -135,16 +138,17 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   // The API and userinfo check DPoP in every variant: oidc-provider binds a token whenever its
   // DPoP feature is on and a proof was sent, and a DPoP-scheme request must be refused elsewhere.
   const dpop = new ResourceDpop(dpopSigningAlgs(variants), resourceDpopNonces(variants));
-  const dpopMetadata = usesDpop(variants)
+  // The resource's own metadata says it accepts DPoP (RFC 9728) wherever it does.
+  const dpopMetadata = resourceAcceptsDpop(variants)
     ? { dpop_signing_alg_values_supported: dpop.algs, dpop_bound_access_tokens_required: variants.has('dpop-required') }
     : undefined;
   const resourceServer = createResourceServer({
-    baseUrl, issuer, provider, users, emit, oauthUrls: urls, dpop, dpopMetadata, description: descriptionOptions(variants),
+    baseUrl, resource, issuer, provider, users, emit, oauthUrls: urls, dpop, dpopMetadata, description: descriptionOptions(variants),
   });
 
   // RFC 8707 resource values are compared as exact strings by oidc-provider; the API's
   // identifier is accepted with or without a trailing slash by canonicalising it first.
-  const canonicalResource = (value: string) => (value === `${baseUrl}/` ? baseUrl : value);
+  const canonicalResource = (value: string) => (value === `${resource}/` ? resource : value);
   const canonicaliseParams = (params: URLSearchParams): boolean => {
     const values = params.getAll('resource');
     if (!values.some((v) => canonicalResource(v) !== v)) return false;
@@ -155,7 +159,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
   async function authorizationServer(req: IncomingMessage, res: ServerResponse, url: URL) {
     if (url.pathname === routes.userinfo) {
-      await handleUserinfo(req, res, { issuer, resource: baseUrl, provider, users, emit, dpop, url: urls.userinfo_endpoint });
+      await handleUserinfo(req, res, { issuer, resource, provider, users, emit, dpop, url: urls.userinfo_endpoint });
       return;
     }
     if (await handleInteraction(req, res, url.pathname, { provider, users, emit })) return;
@@ -190,7 +194,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     (variants.size === 0 ? Promise.resolve(url) : frontDoor(req, res, url, {
       variants,
       issuer,
-      resource: baseUrl,
+      resource,
+      baseUrl,
       routes,
       isAccessToken: (value) => issuedAccessTokens.has(value),
       emit,

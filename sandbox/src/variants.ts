@@ -117,6 +117,29 @@ export const SANDBOX_VARIANTS = [
   // A large description: the platform's operations padded with synthetic ones (served under
   // /api/synthetic/) to LARGE_DESCRIPTION_OPERATIONS in all, for measuring clients.
   'large-description',
+  // Servers as they are (each one shape seen in the field):
+  // A registration answer with a client_secret but no client_secret_expires_at (RFC 7591 requires it).
+  'secret-without-expiry',
+  // A public registration (token_endpoint_auth_method none, or none named) is registered as a
+  // confidential client_secret_post one, and answered as such.
+  'public-made-confidential',
+  // The API is mounted under a path: the base URL is <origin>/school, its protected-resource
+  // metadata is at /.well-known/oauth-protected-resource/school only, naming <origin>/school.
+  'api-under-path',
+  // The API under a path, its protected-resource metadata only at the origin's address, naming
+  // the origin as the resource (tokens are issued for the origin).
+  'metadata-at-origin-only',
+  // No protected-resource metadata at either well-known address: a request without a token to the
+  // base URL or the API is answered 401 with a Bearer challenge naming resource_metadata (at
+  // /meta/protected-resource.json) and the scope courses:read.
+  'metadata-by-challenge-only',
+  // The authorization server lists no scopes_supported; the resource's metadata lists its scopes.
+  'scopes-in-resource-only',
+  // No registration endpoint: clients are registered out of band (PRE_REGISTERED_CLIENTS).
+  'no-registration-endpoint',
+  // The authorization server offers DPoP, the API takes bearer tokens only: its metadata says
+  // nothing of DPoP and it refuses the DPoP scheme (as an API in front of better-auth's provider does).
+  'dpop-not-accepted-by-api',
 ] as const;
 
 export type SandboxVariant = (typeof SANDBOX_VARIANTS)[number];
@@ -131,6 +154,33 @@ export function descriptionOptions(v: Variants): DescriptionOptions {
     ...(v.has('cli-names') ? { cliNames: true } : {}),
     ...(v.has('large-description') ? { totalOperations: LARGE_DESCRIPTION_OPERATIONS } : {}),
   };
+}
+
+/** Where the API is mounted in the variants that put it under a path. */
+export const API_PATH = '/school';
+/** The clients of the `no-registration-endpoint` variant, registered out of band. */
+export const PRE_REGISTERED_CLIENTS = {
+  public: { client_id: 'school-cli-preregistered' },
+  confidential: { client_id: 'school-cli-confidential', client_secret: 'sandbox-preregistered-secret-0123456789' },
+} as const;
+/** Where the `metadata-by-challenge-only` variant's protected-resource metadata lives. */
+export const CHALLENGE_METADATA_PATH = '/meta/protected-resource.json';
+/** The scope the `metadata-by-challenge-only` variant's challenge names. */
+export const CHALLENGE_SCOPE = 'courses:read';
+
+/** The path the API is mounted under ('' at the origin). */
+export function apiPath(v: Variants): string {
+  return v.has('api-under-path') || v.has('metadata-at-origin-only') ? API_PATH : '';
+}
+
+/** The API's resource identifier: its base URL, or the origin where only the origin has metadata. */
+export function resourceIdentifier(v: Variants, baseUrl: string): string {
+  return v.has('metadata-at-origin-only') ? new URL(baseUrl).origin : baseUrl;
+}
+
+/** Whether the API accepts DPoP-bound tokens (and says so in its metadata). */
+export function resourceAcceptsDpop(v: Variants): boolean {
+  return usesDpop(v) && !v.has('dpop-not-accepted-by-api');
 }
 
 /** The path of the issuer in the variants whose issuer has one. */
@@ -227,7 +277,7 @@ export function managesRegistrations(v: Variants): boolean {
 }
 
 export function usesDpop(v: Variants): boolean {
-  return v.has('dpop-offered') || v.has('dpop-required') || v.has('dpop-nonce-loop') || v.has('dpop-api-nonce-loop') || v.has('dpop-other-algs');
+  return v.has('dpop-offered') || v.has('dpop-not-accepted-by-api') || v.has('dpop-required') || v.has('dpop-nonce-loop') || v.has('dpop-api-nonce-loop') || v.has('dpop-other-algs');
 }
 
 /** oidc-provider's own default DPoP algorithms. */
@@ -269,6 +319,8 @@ export function variantMetadata(doc: Record<string, unknown>, v: Variants): void
     doc.introspection_endpoint_auth_methods_supported = ['client_secret_basic'];
   }
   if (v.has('plain-oauth2')) for (const key of OPENID_ONLY_METADATA) delete doc[key];
+  if (v.has('scopes-in-resource-only')) delete doc.scopes_supported;
+  if (v.has('no-registration-endpoint')) delete doc.registration_endpoint;
   if (v.has('no-userinfo')) delete doc.userinfo_endpoint;
   if (v.has('no-revocation')) {
     delete doc.revocation_endpoint;
@@ -303,6 +355,10 @@ export function adjustProviderAnswer(ctx: any, v: Variants): void {
   if (v.size === 0) return;
   const route: string | undefined = ctx.oidc?.route;
   if (v.has('registration-200') && route === 'registration' && ctx.status === 201) ctx.status = 200;
+  if (v.has('secret-without-expiry') && route === 'registration' && ctx.body && typeof ctx.body === 'object' && 'client_secret_expires_at' in ctx.body) {
+    const { client_secret_expires_at: _expiry, ...rest } = ctx.body;
+    ctx.body = rest;
+  }
   if (v.has('registration-foreign-client-uri') && route === 'registration' && ctx.body?.registration_client_uri) {
     const uri = new URL(ctx.body.registration_client_uri);
     ctx.body = { ...ctx.body, registration_client_uri: foreignOrigin(uri.href) + uri.pathname };
@@ -329,8 +385,10 @@ export function adjustProviderAnswer(ctx: any, v: Variants): void {
 export interface FrontDoorContext {
   variants: Variants;
   issuer: string;
-  /** The API's resource identifier (its origin). */
+  /** The API's resource identifier (its base URL, or its origin). */
   resource: string;
+  /** The API's base URL. */
+  baseUrl: string;
   routes: { authorization: string; token: string; registration: string; userinfo: string; revocation: string; introspection: string };
   /** Whether the value is an access token the provider issued (revoked or not). */
   isAccessToken(value: string): boolean;
@@ -387,6 +445,14 @@ export async function frontDoor(req: IncomingMessage, res: ServerResponse, url: 
   if (blocked.has(path)) {
     notFound(res);
     return undefined;
+  }
+
+  const served = await serversAsTheyAre(req, res, url, ctx);
+  if (served === undefined) return undefined;
+  if (served !== url) {
+    Object.assign(req, { originalUrl: req.url });
+    req.url = `${served.pathname}${served.search}`;
+    return served;
   }
 
   if (v.has('unknown-scopes') && path === '/.well-known/oauth-protected-resource' && req.method === 'GET') {
@@ -504,6 +570,86 @@ export async function frontDoor(req: IncomingMessage, res: ServerResponse, url: 
     req.url = `${routed.pathname}?${routed.searchParams}`;
   }
   return routed;
+}
+
+/** Whether a path is one of the API's own (not the authorization server's, which lives under /api/oauth). */
+function isApiPath(path: string): boolean {
+  return path === '/' || (path.startsWith('/api/') && !path.startsWith('/api/oauth/'));
+}
+
+/**
+ * The variants of servers as they are: answers what they answer differently (undefined), or the
+ * URL to route (the API's path taken off where it is mounted under one).
+ */
+async function serversAsTheyAre(req: IncomingMessage, res: ServerResponse, url: URL, ctx: FrontDoorContext): Promise<URL | undefined> {
+  const { variants: v, routes } = ctx;
+  const path = url.pathname;
+  const prmPath = '/.well-known/oauth-protected-resource';
+  const mount = apiPath(v);
+  if (mount) {
+    if (path === `${prmPath}${mount}`) {
+      if (v.has('metadata-at-origin-only')) {
+        notFound(res);
+        return undefined;
+      }
+      return new URL(`${prmPath}${url.search}`, url);
+    }
+    if (path === prmPath && !v.has('metadata-at-origin-only')) {
+      notFound(res);
+      return undefined;
+    }
+    if (path === mount || path.startsWith(`${mount}/`)) return new URL(`${path.slice(mount.length) || '/'}${url.search}`, url);
+  }
+  if (v.has('metadata-by-challenge-only')) {
+    if (path === prmPath || path.startsWith(`${prmPath}/`)) {
+      notFound(res);
+      return undefined;
+    }
+    if (path === CHALLENGE_METADATA_PATH && req.method === 'GET') {
+      answer(res, 200, 'application/json; charset=utf-8', JSON.stringify({
+        resource: ctx.resource,
+        authorization_servers: [ctx.issuer],
+        scopes_supported: [...DATA_SCOPES],
+        bearer_methods_supported: ['header'],
+      }));
+      return undefined;
+    }
+    if (isApiPath(path) && req.headers.authorization === undefined) {
+      await readAll(req);
+      ctx.emit('challenge', { method: req.method, path });
+      const metadataUrl = `${new URL(ctx.baseUrl).origin}${CHALLENGE_METADATA_PATH}`;
+      answer(res, 401, 'application/json; charset=utf-8', JSON.stringify({ error: 'invalid_request', error_description: 'this API needs an access token' }), {
+        'WWW-Authenticate': `Bearer resource_metadata="${metadataUrl}", scope="${CHALLENGE_SCOPE}"`,
+      });
+      return undefined;
+    }
+  }
+  if (v.has('no-registration-endpoint') && path === routes.registration) {
+    await readAll(req);
+    notFound(res);
+    return undefined;
+  }
+  if (v.has('dpop-not-accepted-by-api') && isApiPath(path) && /^dpop /i.test(req.headers.authorization ?? '')) {
+    await readAll(req);
+    ctx.emit('api', { method: req.method, path, status: 401, authenticated: false, scheme: 'dpop', refused: 'dpop_not_accepted' });
+    answer(res, 401, 'application/json; charset=utf-8', JSON.stringify({ error: 'invalid_token', error_description: 'this API takes bearer tokens only' }), {
+      'WWW-Authenticate': 'Bearer error="invalid_token", error_description="this API takes bearer tokens only"',
+    });
+    return undefined;
+  }
+  if (v.has('public-made-confidential') && path === routes.registration && req.method === 'POST') {
+    const raw = await readAll(req);
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+    } catch {
+      Object.assign(req, { replayBody: raw });
+      return url;
+    }
+    if (body.token_endpoint_auth_method === undefined || body.token_endpoint_auth_method === 'none') body.token_endpoint_auth_method = 'client_secret_post';
+    Object.assign(req, { replayBody: Buffer.from(JSON.stringify(body)) });
+  }
+  return url;
 }
 
 /** A body the front door had to read and left for the provider to replay. */

@@ -148,6 +148,12 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
       { name: 'client-metadata-url', value: { type: 'string', placeholder: 'url' }, help: 'use this client ID metadata document URL as client_id, where supported' },
       { name: 'device', help: 'sign in on any device with a code (device authorization, where the server offers it)' },
       { name: 'no-dpop', help: 'get bearer tokens, usable by other tools, even where the server offers DPoP' },
+      {
+        name: 'client-id',
+        value: { type: 'string', placeholder: 'id' },
+        help: 'use a client registered out of band instead of registering one (its secret, if any, from SCHOOL_CLIENT_SECRET or --client-secret-stdin)',
+      },
+      { name: 'client-secret-stdin', help: "read the --client-id client's secret from stdin" },
     ],
     examples: [
       'school login --base-url https://your-school.example',

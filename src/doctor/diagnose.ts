@@ -8,7 +8,7 @@ import { authorizationRequest } from '../oauth/authorize.js';
 import { registrationReadVerdict } from './registration-read.js';
 import { type ServerInfo, discover } from '../oauth/discover.js';
 import { requestUserInfo } from '../oauth/userinfo.js';
-import { offersDpop } from '../oauth/dpop.js';
+import { offersDpop, usesDpop } from '../oauth/dpop.js';
 import { type TargetInputs, explicitBaseUrl, targetProfile } from '../session/target.js';
 import type { Env } from '../types/env.js';
 import { checkProfileName, loginCommandFor, loginHint } from '../util/profiles.js';
@@ -285,22 +285,61 @@ async function serverFindings(deps: Deps, baseUrl: string): Promise<{ findings: 
     message: `Metadata is consistent: issuer ${as.issuer}, PKCE S256, endpoints ${endpoints.map((k) => k.replace(/_endpoint$/, '')).join(', ')}.`,
     data: { issuer: as.issuer, endpoints: endpoints.map((k) => k.replace(/_endpoint$/, '')), scopes: as.scopes_supported ?? [] },
   });
+  findings.push(await shapeFinding(deps, baseUrl, server));
   // What the server may ask of clients (RFC 9126, 9449, 8628): used without a flag, so said here.
   const offers = [
     as.pushed_authorization_request_endpoint && `pushed authorization requests${as.require_pushed_authorization_requests === true ? ' (required)' : ''}`,
-    offersDpop(as) ? 'DPoP (ES256): tokens bound to a key kept with them' : Array.isArray(as.dpop_signing_alg_values_supported) && 'DPoP, but with no algorithm this CLI signs with (ES256): bearer tokens',
+    usesDpop(server)
+      ? 'DPoP (ES256), which the API accepts too: tokens bound to a key kept with them'
+      : offersDpop(as)
+        ? 'DPoP (ES256), but the API does not say it accepts DPoP (its protected-resource metadata): bearer tokens'
+        : Array.isArray(as.dpop_signing_alg_values_supported) && 'DPoP, but with no algorithm this CLI signs with (ES256): bearer tokens',
     as.device_authorization_endpoint && 'device authorization (`login --device`)',
   ].filter((offer): offer is string => typeof offer === 'string');
   if (offers.length) {
     findings.push({ area: 'server', subject: baseUrl, check: 'mechanisms', status: 'info', message: `The server offers ${offers.join('; ')}.`, data: { offers } });
   }
   if (!as.registration_endpoint) {
-    findings.push({ area: 'server', subject: baseUrl, check: 'registration_endpoint', status: 'warning', message: 'The server offers no dynamic client registration: a first login here cannot register the CLI.', fix: 'Log in with --client-metadata-url if the server supports it, or ask the operator to enable registration.' });
+    findings.push({ area: 'server', subject: baseUrl, check: 'registration_endpoint', status: 'warning', message: 'The server offers no dynamic client registration: a first login here cannot register the CLI.', fix: 'Log in with `--client-id <id>` (a client the operator registered for you), or --client-metadata-url where the server supports it.' });
   }
   if (!as.revocation_endpoint) {
     findings.push({ area: 'server', subject: baseUrl, check: 'revocation_endpoint', status: 'warning', message: 'The server offers no revocation endpoint: `school logout` cannot end sessions at the server; tokens stay valid until they expire.', fix: 'Nothing to do locally; keep token lifetimes short on the server.' });
   }
   return { findings, server };
+}
+
+/** How the server is shaped, as the servers in the field differ: where its metadata was, DPoP at the API, a pre-registered client. */
+async function shapeFinding(deps: Deps, baseUrl: string, server: ServerInfo): Promise<Finding> {
+  const { as } = server;
+  const resourceMetadata = server.resourceFound ?? 'none';
+  const preRegistered = await deps.state.clientRegistration(as.issuer, (c) => c.preRegistered === true).catch(() => undefined);
+  const where = {
+    path: `at its path-scoped address (${new URL(baseUrl).origin}/.well-known/oauth-protected-resource${new URL(baseUrl).pathname})`,
+    origin: "at the origin's address",
+    challenge: 'through the challenge to a request without a token (RFC 9728 §5.1)',
+    none: 'nowhere: the base URL is taken for the authorization server',
+  }[resourceMetadata];
+  const dpop = server.resourceDpop ? `accepts DPoP${server.resourceDpop.required ? ' (requires it)' : ''}` : 'does not say it accepts DPoP';
+  const parts = [
+    `protected-resource metadata found ${where}`,
+    `the API ${dpop}`,
+    ...(server.resourceScopes?.length && !as.scopes_supported?.length ? ['scopes listed by the API alone'] : []),
+    ...(preRegistered ? [`a pre-registered client (${preRegistered.clientId}) is used`] : []),
+  ];
+  return {
+    area: 'server',
+    subject: baseUrl,
+    check: 'shapes',
+    status: 'info',
+    message: `Server shape: ${parts.join('; ')}.`,
+    data: {
+      resource_metadata: resourceMetadata,
+      resource: server.resource ?? null,
+      dpop_accepted_by_resource: Boolean(server.resourceDpop),
+      pre_registered_client: Boolean(preRegistered),
+      ...(server.challengeScopes?.length ? { challenge_scopes: server.challengeScopes } : {}),
+    },
+  };
 }
 
 /** One profile: its server still the same, its client still registered, its tokens present and accepted. */

@@ -5,7 +5,8 @@ import { openSessionWith } from './open-session.js';
 import type { OpenSessionOptions, Session } from './types.js';
 
 export { SchoolError } from './school-error.js';
-export type { OpenSessionOptions, Session, TokenOptions } from './types.js';
+export { scopeNeeded } from './scope-needed.js';
+export type { OpenSessionOptions, ScopeNeeded, Session, TokenOptions } from './types.js';
 export type { ErrorCode } from '../error-codes.js';
 
 /**

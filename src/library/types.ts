@@ -32,3 +32,11 @@ export interface Session {
   /** The logged-in user's claims: userinfo, else the ID token's from login, else what introspection says. */
   whoami(): Promise<Record<string, unknown>>;
 }
+
+/** What a `403 insufficient_scope` answer asks for: see `scopeNeeded`. */
+export interface ScopeNeeded {
+  /** The scopes the answer's challenge names. */
+  scope: string[];
+  /** The `school login --add-scope …` command that adds them to the ones the profile holds. */
+  hint: string;
+}

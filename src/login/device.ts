@@ -13,7 +13,7 @@ const SLOW_DOWN_STEP_SECONDS = 5;
 
 /** A device login under way: the codes to show, and what polling needs. */
 export interface DeviceLogin {
-  login: Pick<LoginClient, 'server' | 'scopes' | 'store' | 'client' | 'redirectUri' | 'keychainProblem' | 'dpopKey'>;
+  login: Pick<LoginClient, 'server' | 'scopes' | 'store' | 'client' | 'redirectUri' | 'keychainProblem' | 'dpopKey' | 'preRegistered'>;
   authorization: DeviceAuthorization;
   /** When polling stops: the codes' expiry or the --timeout, whichever is first (seconds since the epoch). */
   deadline: number;
@@ -78,7 +78,7 @@ export async function finishDeviceLogin(deps: Deps, profile: string, started: De
     }
     if (poll.kind === 'slow_down') interval += SLOW_DOWN_STEP_SECONDS;
     if (poll.kind !== 'done') continue;
-    return storeLogin(deps, { profile, scopes: login.scopes, authMethod: login.client.authMethod, storage: login.store.kind, keychainProblem: login.keychainProblem }, login.server, login.client, poll.result);
+    return storeLogin(deps, { profile, scopes: login.scopes, authMethod: login.client.authMethod, storage: login.store.kind, keychainProblem: login.keychainProblem, preRegistered: login.preRegistered }, login.server, login.client, poll.result);
   }
 }
 
@@ -102,6 +102,7 @@ export function pendingDeviceLogin(profile: string, started: DeviceLogin): Pendi
     expiresAt: started.deadline,
     deviceInterval: a.interval,
     dpopKey: login.dpopKey,
+    ...(login.preRegistered ? { preRegistered: true } : {}),
   };
 }
 

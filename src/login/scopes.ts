@@ -6,14 +6,38 @@ const IDENTITY_SCOPES = ['openid', 'profile', 'email'];
 /** Added to whatever is asked wherever the server advertises them: an ID token, and refresh tokens on servers that issue them only for `offline_access` (OpenID Connect Core §11). */
 const BASE_SCOPES = ['openid', 'offline_access'];
 
+/** What the resource says of scopes, beside the authorization server's `scopes_supported`. */
+export interface ResourceScopes {
+  /** The protected-resource metadata's `scopes_supported` (RFC 9728). */
+  resource?: string[];
+  /** The scopes named by the challenge that led to that metadata (RFC 6750 §3). */
+  challenge?: string[];
+}
+
 /**
- * `openid profile email` and every read scope the server advertises. A server that lists no
- * scopes gets the identity scopes only when it is an OpenID provider: a plain OAuth 2.0 server
- * may refuse `openid`, and gets no scope at all, so that its default applies.
+ * `openid profile email` and every read scope advertised by the authorization server or the
+ * resource, and the scopes a challenge named. The identity scopes go where the authorization
+ * server lists them, or, where it lists none, to an OpenID provider. Where nothing lists scopes
+ * the result is empty: no `scope` parameter, so that the server's default applies (RFC 6749 §3.3),
+ * rather than a guess it may refuse.
  */
-export function defaultScopes(supported: string[] | undefined, openIdProvider = true): string[] {
-  if (!supported?.length) return openIdProvider ? [...IDENTITY_SCOPES] : [];
-  return [...IDENTITY_SCOPES.filter((s) => supported.includes(s)), ...supported.filter((s) => s.endsWith(':read'))];
+export function defaultScopes(supported: string[] | undefined, openIdProvider = true, more: ResourceScopes = {}): string[] {
+  const resource = more.resource ?? [];
+  const challenge = more.challenge ?? [];
+  if (!supported?.length && !resource.length && !challenge.length) return [];
+  const identity = supported?.length ? IDENTITY_SCOPES.filter((s) => supported.includes(s)) : openIdProvider ? [...IDENTITY_SCOPES] : [];
+  const reads = [...(supported ?? []), ...resource].filter((s) => s.endsWith(':read'));
+  return [...new Set([...identity, ...reads, ...challenge])];
+}
+
+/**
+ * The scopes a `--scope` is checked against: the authorization server's list and the resource's.
+ * Only where the authorization server lists its scopes: a resource's list alone says nothing of
+ * `openid` and the like.
+ */
+export function knownScopes(supported: string[] | undefined, more: ResourceScopes = {}): string[] | undefined {
+  if (!supported?.length) return undefined;
+  return [...new Set([...supported, ...(more.resource ?? [])])];
 }
 
 /**
@@ -23,9 +47,9 @@ export function defaultScopes(supported: string[] | undefined, openIdProvider = 
  * scope (or a clear refusal), whereas an empty `scope=` is a malformed value some servers reject
  * and others read as "nothing".
  */
-export function requestedScopes(asked: string[] | undefined, supported: string[] | undefined, openIdProvider = true): string[] {
+export function requestedScopes(asked: string[] | undefined, supported: string[] | undefined, openIdProvider = true, more: ResourceScopes = {}): string[] {
   const base = BASE_SCOPES.filter((s) => supported?.includes(s));
-  const chosen = asked?.length ? asked : defaultScopes(supported, openIdProvider);
+  const chosen = asked?.length ? asked : defaultScopes(supported, openIdProvider, more);
   return [...new Set([...base, ...chosen])];
 }
 

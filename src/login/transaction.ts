@@ -2,10 +2,10 @@ import { type Deps, nowSeconds } from '../deps.js';
 import { CliError, UsageError } from '../errors.js';
 import { assertSafeUrl } from '../http/transport.js';
 import { authorizationRequest, validateCallback } from '../oauth/authorize.js';
-import { type AuthMethodChoice, type ClientIdentity, chooseAuthMethod, clientOf } from '../oauth/client.js';
+import { type AuthMethodChoice, type ClientIdentity, chooseAuthMethod, clientOf, preRegisteredAuthMethod } from '../oauth/client.js';
 import { type ServerInfo, discover } from '../oauth/discover.js';
 import { offersDeviceGrant } from '../oauth/device-authorization.js';
-import { createDpopKey, dpopProver, offersDpop } from '../oauth/dpop.js';
+import { createDpopKey, dpopProver, usesDpop } from '../oauth/dpop.js';
 import { type ExchangeResult, exchangeCode } from '../oauth/exchange.js';
 import { ServerRefusal } from '../oauth/oauth-errors.js';
 import { authorizationPreflight } from '../oauth/authorization-preflight.js';
@@ -14,7 +14,7 @@ import { registerClient } from '../oauth/register.js';
 import { revokeToken } from '../oauth/revoke.js';
 import { identityClaims, lookUpIdentity } from '../session/identity.js';
 import { profileLockName } from '../session/refresh.js';
-import { loginHint } from '../util/profiles.js';
+import { loginCommandFor, loginHint } from '../util/profiles.js';
 import { serverFor } from '../session/server.js';
 import { stepUpCommand } from '../session/step-up.js';
 import { sessionFrom } from '../session/usable-session.js';
@@ -26,8 +26,9 @@ import type { DpopKey, TokenSet } from '../types/tokens.js';
 import { describeUser } from '../ui/user.js';
 import { isPlainScope } from '../util/plain-name.js';
 import { printable } from '../util/printable.js';
+import { registerSecret } from '../util/redact.js';
 import { droppedScopes, heldScopes } from './held-scopes.js';
-import { checkScopes, defaultScopes, requestedScopes, withheldScopes } from './scopes.js';
+import { checkScopes, defaultScopes, knownScopes, requestedScopes, withheldScopes } from './scopes.js';
 import { chooseStore, storageNotice } from './store-choice.js';
 
 export const CALLBACK_PATH = '/callback';
@@ -45,8 +46,14 @@ export interface LoginRequest {
   timeoutSeconds: number;
   confidential: boolean;
   insecureStorage: boolean;
-  /** A Client ID Metadata Document URL, used as client_id where the server supports it. */
+  /** `--client-metadata-url`: a Client ID Metadata Document URL as client_id; refused where the server does not support it. */
   clientMetadataUrl?: string;
+  /** SCHOOL_CLIENT_METADATA_URL: the same, used only where the server supports it. */
+  envClientMetadataUrl?: string;
+  /** `--client-id`: a client registered out of band; no registration request is made. */
+  clientId?: string;
+  /** Its secret (SCHOOL_CLIENT_SECRET or `--client-secret-stdin`), for a confidential one. */
+  clientSecret?: string;
   /** The command line that repeats this login with other scopes (given to `flag`), for the "did you mean" hint. */
   retryCommand?: (scopes: string[], flag: ScopeFlag) => string;
   /** A device authorization grant (RFC 8628): the client must be registered for it. */
@@ -97,9 +104,58 @@ async function registerNew(deps: Deps, as: ServerInfo['as'], redirectUri: string
   return { clientId: registered.clientId, authMethod: registered.authMethod, clientSecret: registered.clientSecret };
 }
 
+/** The client a login uses, and how it came to be chosen. */
+interface ChosenClient {
+  client: ClientIdentity;
+  redirectUri: string;
+  listenerPid?: number;
+  /** A saved registration (or a pre-registered client), used without asking the server first. */
+  reused: boolean;
+  /** Registered out of band (`--client-id`, or saved from one): never registered again in its place. */
+  preRegistered?: boolean;
+}
+
 /**
- * The client to log in as: a metadata document URL, the cached registration (trusted: the
- * authorization request itself shows whether the server still knows it), else a new registration.
+ * The saved registration to reuse, whatever auth method the server gave it: a server that made a
+ * public registration confidential keeps that client, and a login never registers again only
+ * because the cached client is not of the kind it would ask for. `--confidential` is the one
+ * exception: a confidential client was asked for by name, and a public one is not that. A client
+ * registered out of band serves where no dynamic registration is saved.
+ */
+async function savedRegistration(deps: Deps, issuer: string, kind: { prefer: 'public' | 'confidential'; confidentialOnly: boolean }): Promise<ClientRegistration | undefined> {
+  const isConfidential = (c: ClientRegistration) => c.authMethod !== 'none';
+  const dynamic = (c: ClientRegistration) => !c.preRegistered;
+  const fits = (c: ClientRegistration) => !kind.confidentialOnly || isConfidential(c);
+  return (
+    (await deps.state.clientRegistration(issuer, (c) => dynamic(c) && isConfidential(c) === (kind.prefer === 'confidential'))) ??
+    (await deps.state.clientRegistration(issuer, (c) => dynamic(c) && fits(c))) ??
+    (await deps.state.clientRegistration(issuer, (c) => !dynamic(c) && fits(c)))
+  );
+}
+
+/** `login --client-id`: a client registered out of band, saved (with its secret) for the logins after this one. */
+async function preRegisteredClient(deps: Deps, req: LoginRequest & { clientId: string }, hooks: LoginHooks, as: ServerInfo['as'], store: CredentialStore): Promise<ChosenClient> {
+  const clientSecret = req.clientSecret || undefined;
+  registerSecret(clientSecret);
+  const authMethod = clientSecret ? preRegisteredAuthMethod(as.token_endpoint_auth_methods_supported) : 'none';
+  const saved = await deps.state.clientRegistration(as.issuer, (c) => c.clientId === req.clientId && Boolean(c.preRegistered));
+  const { redirectUri, listenerPid } = await hooks.listen(saved?.redirectUri);
+  const registration: ClientRegistration = {
+    clientId: req.clientId,
+    authMethod,
+    redirectUri,
+    registeredAt: nowSeconds(deps),
+    secretStorage: clientSecret ? store.kind : undefined,
+    preRegistered: true,
+  };
+  await deps.state.saveClient(as.issuer, registration, clientSecret);
+  return { client: { clientId: req.clientId, authMethod, clientSecret }, redirectUri, listenerPid, reused: true, preRegistered: true };
+}
+
+/**
+ * The client to log in as: a pre-registered client (`--client-id`), a metadata document URL, the
+ * cached registration (trusted: the authorization request itself shows whether the server still
+ * knows it), else a new registration.
  */
 async function chooseClient(
   deps: Deps,
@@ -108,31 +164,59 @@ async function chooseClient(
   server: ServerInfo,
   store: CredentialStore,
   auth: AuthMethodChoice,
-): Promise<{ client: ClientIdentity; redirectUri: string; listenerPid?: number; reused: boolean }> {
-  const authMethod = auth.method;
+): Promise<ChosenClient> {
   const { as } = server;
+  const { clientId } = req;
+  if (clientId) return preRegisteredClient(deps, { ...req, clientId }, hooks, as, store);
+  const metadataUrl = clientMetadataUrlFor(req, as, hooks);
+  if (metadataUrl) {
+    assertSafeUrl(metadataUrl, 'client metadata URL');
+    const { redirectUri, listenerPid } = await hooks.listen(undefined);
+    return { client: { clientId: metadataUrl, authMethod: 'none' }, redirectUri, listenerPid, reused: false };
+  }
+  // The kind the server's metadata asks for first (a public client where it takes one), then any.
+  const cached = await savedRegistration(deps, as.issuer, { prefer: auth.method === 'none' ? 'public' : 'confidential', confidentialOnly: req.confidential });
+  const { redirectUri, listenerPid } = await hooks.listen(cached?.redirectUri);
+  // A loopback redirect may use any port (RFC 8252 §7.3): a client registered out of band is not
+  // registered again because another port was free this time.
+  if (cached && (cached.preRegistered || cached.redirectUri === redirectUri) && (!req.device || cached.deviceGrant || cached.preRegistered)) {
+    const confidential = cached.authMethod !== 'none';
+    const secret = confidential ? await deps.state.clientSecret(as.issuer, cached) : undefined;
+    if (!confidential || secret) {
+      if (deps.verbose) hooks.notify(`Reusing the registered client ${printable(cached.clientId)}.\n`);
+      const client = { clientId: cached.clientId, authMethod: cached.authMethod, clientSecret: secret };
+      return { client, redirectUri, listenerPid, reused: true, ...(cached.preRegistered ? { preRegistered: true } : {}) };
+    }
+    if (cached.preRegistered) {
+      throw new CliError(`The client secret of the pre-registered client ${printable(cached.clientId)} is no longer stored.`, {
+        code: 'credentials_missing',
+        hint: `Give it again: \`school login --client-id ${printable(cached.clientId)} --client-secret-stdin\` (or SCHOOL_CLIENT_SECRET).`,
+      });
+    }
+  }
+  return { client: await registerNew(deps, as, redirectUri, auth, store, hooks), redirectUri, listenerPid, reused: false };
+}
+
+/**
+ * The client ID metadata document URL to use as client_id, if any. `--client-metadata-url` is
+ * refused where the server does not support such documents (the user asked for it by name);
+ * SCHOOL_CLIENT_METADATA_URL, set once for every server, is used only where it is supported, and
+ * elsewhere the login registers as usual, saying so in one line.
+ */
+function clientMetadataUrlFor(req: LoginRequest, as: ServerInfo['as'], hooks: LoginHooks): string | undefined {
+  const supported = as.client_id_metadata_document_supported === true;
   if (req.clientMetadataUrl) {
-    if (as.client_id_metadata_document_supported !== true) {
+    if (!supported) {
       throw new UsageError(`The authorization server ${as.issuer} does not support client ID metadata documents.`, {
         hint: 'Omit --client-metadata-url to register dynamically.',
       });
     }
-    assertSafeUrl(req.clientMetadataUrl, 'client metadata URL');
-    const { redirectUri, listenerPid } = await hooks.listen(undefined);
-    return { client: { clientId: req.clientMetadataUrl, authMethod: 'none' }, redirectUri, listenerPid, reused: false };
+    return req.clientMetadataUrl;
   }
-  // The server may have registered another secret-based method than the one asked: any confidential registration will do.
-  const confidential = authMethod !== 'none';
-  const cached = await deps.state.clientRegistration(as.issuer, (c) => (c.authMethod !== 'none') === confidential);
-  const { redirectUri, listenerPid } = await hooks.listen(cached?.redirectUri);
-  if (cached && cached.redirectUri === redirectUri && (!req.device || cached.deviceGrant)) {
-    const secret = confidential ? await deps.state.clientSecret(as.issuer, cached) : undefined;
-    if (!confidential || secret) {
-      if (deps.verbose) hooks.notify(`Reusing the registered client ${printable(cached.clientId)}.\n`);
-      return { client: { clientId: cached.clientId, authMethod: cached.authMethod, clientSecret: secret }, redirectUri, listenerPid, reused: true };
-    }
-  }
-  return { client: await registerNew(deps, as, redirectUri, auth, store, hooks), redirectUri, listenerPid, reused: false };
+  if (!req.envClientMetadataUrl) return undefined;
+  if (supported) return req.envClientMetadataUrl;
+  hooks.notify(`SCHOOL_CLIENT_METADATA_URL is not used: ${printable(as.issuer)} does not support client ID metadata documents; registering as usual.\n`);
+  return undefined;
 }
 
 /** What every kind of login starts with: the server, the scopes to ask, the store and the client. */
@@ -147,6 +231,8 @@ export interface LoginClient {
   listenerPid?: number;
   /** A saved registration, reused without asking the server first. */
   reused: boolean;
+  /** A client registered out of band. */
+  preRegistered?: boolean;
   auth: AuthMethodChoice;
   /** The key the login's tokens are to be bound to, where the server offers DPoP (RFC 9449). */
   dpopKey?: DpopKey;
@@ -164,20 +250,23 @@ export async function chooseLoginClient(deps: Deps, req: LoginRequest, hooks: Lo
   }
 
   const retry = req.retryCommand;
-  if (req.scopes?.length) checkScopes(req.scopes, as.scopes_supported, retry && ((s) => retry(s, '--scope')));
-  if (req.addScopes?.length) checkScopes(req.addScopes, as.scopes_supported, retry && ((s) => retry(s, '--add-scope')));
+  const fromResource = { resource: server.resourceScopes, challenge: server.challengeScopes };
+  const known = knownScopes(as.scopes_supported, fromResource);
+  if (req.scopes?.length) checkScopes(req.scopes, known, retry && ((s) => retry(s, '--scope')));
+  if (req.addScopes?.length) checkScopes(req.addScopes, known, retry && ((s) => retry(s, '--add-scope')));
   // Without a scope list, an OpenID provider is known by the endpoints only it has.
   const openIdProvider = Boolean(as.userinfo_endpoint || as.id_token_signing_alg_values_supported);
   const asked = req.addScopes?.length
-    ? [...((await heldScopes(deps, req.profile, as.issuer)) ?? defaultScopes(as.scopes_supported, openIdProvider)), ...req.addScopes]
+    ? [...((await heldScopes(deps, req.profile, as.issuer)) ?? defaultScopes(as.scopes_supported, openIdProvider, fromResource)), ...req.addScopes]
     : req.scopes;
-  const scopes = requestedScopes(asked, as.scopes_supported, openIdProvider);
+  const scopes = requestedScopes(asked, as.scopes_supported, openIdProvider, fromResource);
   const auth = chooseAuthMethod(as.token_endpoint_auth_methods_supported, req.confidential);
 
   const { store, keychainProblem } = await chooseStore(deps, req.insecureStorage);
   const chosen = await chooseClient(deps, req, hooks, server, store, auth);
-  // One new key per login: the tokens it brings are bound to it, and it is stored with them.
-  const dpopKey = offersDpop(as) && !req.noDpop ? await createDpopKey() : undefined;
+  // One new key per login: the tokens it brings are bound to it, and it is stored with them. Only
+  // where the resource takes bound tokens: an authorization server's offer says nothing of the API.
+  const dpopKey = usesDpop(server) && !req.noDpop ? await createDpopKey() : undefined;
   return { server, scopes, store, keychainProblem, auth, ...chosen, dpopKey };
 }
 
@@ -202,6 +291,7 @@ export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHo
     // The URL is good only while the server keeps the pushed request, which may be shorter than the login waits.
     if (pushed.expiresIn < req.timeoutSeconds) openBy = nowSeconds(deps) + Math.max(0, Math.floor(pushed.expiresIn));
   } else if (chosen.reused && (await authorizationPreflight(deps.http, request.url, redirectUri, deps.signal)) === 'refused') {
+    if (chosen.preRegistered) throw preRegisteredRefused(client.clientId, req.profile, server.baseUrl);
     // A saved registration is not tried with a made-up grant (a server logs every failed one, and
     // counts them against abuse): the authorization request the browser is about to send shows
     // whether the server still knows the client, without any grant at all.
@@ -229,9 +319,18 @@ export async function prepareLogin(deps: Deps, req: LoginRequest, hooks: LoginHo
     listenerPid,
     dpopKey,
     ...(openBy === undefined ? {} : { openBy }),
+    ...(chosen.preRegistered ? { preRegistered: true } : {}),
   };
   await deps.state.savePendingLogin(pending);
   return pending;
+}
+
+/** A client registered out of band that the server does not know: nothing here can cure it. */
+function preRegisteredRefused(clientId: string, profile: string, baseUrl: string, detail?: string): CliError {
+  return new CliError(`The server does not accept the pre-registered client ${printable(clientId)}${detail ? ` (${detail})` : ''}.`, {
+    code: 'unauthorized_client',
+    hint: `Check the client id (and secret) with the server's operator; \`${loginCommandFor(profile, baseUrl)}\` without --client-id registers a client of its own where the server allows it.`,
+  });
 }
 
 /** The refusals of a client itself, which a new registration cures. */
@@ -239,6 +338,8 @@ const CLIENT_REFUSALS = new Set(['invalid_client', 'unauthorized_client']);
 
 /** Forgets a registration the server refused, so that the next login registers anew; the error says so. */
 async function clientRefused(deps: Deps, pending: PendingLogin, client: ClientIdentity, err: ServerRefusal): Promise<CliError> {
+  // Never forgotten nor registered again: the server's operator made it, and only they can mend it.
+  if (pending.preRegistered) return preRegisteredRefused(client.clientId, pending.profile, pending.baseUrl, `${err.status ? `HTTP ${err.status}, ` : ''}${err.detail}`);
   await deps.state.forgetClient(pending.issuer, client.clientId);
   const answered = err.status ? `HTTP ${err.status}, ` : '';
   return new CliError(`The server no longer accepts the saved client registration (${answered}${err.detail}); it has been forgotten, and the next login registers again.`, {
@@ -323,7 +424,7 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
  */
 export async function storeLogin(
   deps: Deps,
-  pending: Pick<PendingLogin, 'profile' | 'scopes' | 'authMethod' | 'storage' | 'keychainProblem'>,
+  pending: Pick<PendingLogin, 'profile' | 'scopes' | 'authMethod' | 'storage' | 'keychainProblem' | 'preRegistered'>,
   server: ServerInfo,
   client: ClientIdentity,
   exchanged: ExchangeResult,
@@ -353,6 +454,7 @@ export async function storeLogin(
     userSource: identity.source,
     idClaims: idClaims ? identityClaims(idClaims) : undefined,
     loggedInAt: nowSeconds(deps),
+    ...(pending.preRegistered ? { preRegistered: true } : {}),
   };
   let replaced: TokenSet | undefined;
   try {

@@ -12,6 +12,10 @@ export interface ChallengeOutcome {
   /** The scopes a 403 insufficient_scope names, reduced to safe scope tokens. */
   insufficientScope?: string[];
   error?: string;
+  /** A 401 carrying a Bearer or DPoP challenge: the resource asks for a token (RFC 6750 §3). */
+  challenged?: boolean;
+  /** The scopes such a 401 challenge names, reduced to safe scope tokens. */
+  scope?: string[];
 }
 
 export function readChallenge(status: number, challenges: readonly Challenge[]): ChallengeOutcome {
@@ -20,7 +24,13 @@ export function readChallenge(status: number, challenges: readonly Challenge[]):
   const schemes = challenges.filter((c) => c.scheme === 'bearer' || c.scheme === 'dpop');
   const bearer = (schemes.find((c) => c.parameters.error) ?? schemes.find((c) => c.scheme === 'bearer') ?? schemes[0])?.parameters;
   if (status === 401) {
-    return { refresh: Boolean(bearer && (!bearer.error || bearer.error === 'invalid_token')), error: bearer?.error };
+    const scope = (bearer?.scope ?? '').split(' ').filter(isPlainScope);
+    return {
+      refresh: Boolean(bearer && (!bearer.error || bearer.error === 'invalid_token')),
+      error: bearer?.error,
+      ...(bearer ? { challenged: true } : {}),
+      ...(scope.length ? { scope } : {}),
+    };
   }
   if (status === 403 && bearer && (bearer.error === 'insufficient_scope' || bearer.scope !== undefined)) {
     const scopes = (bearer.scope ?? '').split(' ').filter(isPlainScope);

@@ -46,6 +46,22 @@ export function chooseAuthMethod(offered: readonly string[] | undefined, confide
 }
 
 /**
+ * How a client registered out of band presents its secret: the form body where the token
+ * endpoint's metadata lists it, else a Basic header (also what an omitted list means, RFC 8414 §2).
+ */
+export function preRegisteredAuthMethod(offered: readonly string[] | undefined): AuthMethod {
+  if (!offered) return 'client_secret_basic';
+  const method = CONFIDENTIAL_PREFERENCE.find((m) => offered.includes(m));
+  if (!method) {
+    throw new CliError(
+      `The authorization server accepts no client secret this CLI can present (it offers ${offered.join(', ') || 'none at all'}; supported: client_secret_post, client_secret_basic).`,
+      { code: 'unsupported_auth_method' },
+    );
+  }
+  return method;
+}
+
+/**
  * The method the revocation or introspection endpoint's metadata names (tried after the client's
  * own, see endpoint-auth.ts): its own `*_auth_methods_supported`,
  * else the token endpoint's list (RFC 8414 §2 leaves an omitted list to "other means"; the token

@@ -1,7 +1,10 @@
 import { CliError, messageOf } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import { assertSafeUrl } from '../http/transport.js';
-import { type AuthorizationServer, type OAuth, loadOAuth, requestOptions } from './library.js';
+import { fetchFor } from '../http/fetch-adapter.js';
+import { isPlainScope } from '../util/plain-name.js';
+import { type AuthorizationServer, type OAuth, asStandardResponse, loadOAuth, requestOptions } from './library.js';
+import { parseChallenges } from './challenge.js';
 import { fromOAuthError } from './oauth-errors.js';
 import type { ServerInfo } from '../types/server.js';
 import { checkPushedRequestMetadata } from './pushed-authorization.js';
@@ -12,6 +15,126 @@ function isNotJson(oauth: OAuth, err: unknown): boolean {
 }
 
 export type { ServerInfo };
+type ResourceFound = NonNullable<ServerInfo['resourceFound']>;
+
+type ResourceMetadata = Awaited<ReturnType<OAuth['processResourceDiscoveryResponse']>>;
+
+/** Protected-resource metadata found, and where (doctor reports it). */
+interface FoundResource {
+  prm: ResourceMetadata;
+  foundAt: ResourceFound;
+  /** The scopes the challenge that named the document asked for. */
+  challengeScopes?: string[];
+}
+
+/** How an answer that is a redirect is described: redirects are never followed for metadata. */
+function answerOfRedirect(res: Response): string {
+  return res.headers.get('location') ? ` (a redirect to ${res.headers.get('location')}, which is not followed)` : '';
+}
+
+/**
+ * Reads a protected-resource metadata answer with oauth4webapi, which checks its `resource` against
+ * the identifier it was fetched for (RFC 9728 §3.3). Undefined when the address has no such
+ * document: a 404, a refusal (401, 403, 405 from a gateway) or a page that is not JSON at all (a
+ * web app's catch-all route). A document for another resource is refused outright, never looked
+ * past: RFC 9728 forbids using it, and a document that names another resource is exactly what an
+ * attacker who can plant a file would serve.
+ */
+async function readResourceMetadata(oauth: OAuth, expected: URL, res: Response, where: string): Promise<ResourceMetadata | undefined> {
+  if (res.status >= 400 && res.status < 500) return undefined;
+  if (res.status !== 200) {
+    throw new CliError(`Discovery failed: the protected-resource metadata at ${where} answered HTTP ${res.status}${answerOfRedirect(res)}.`, { code: 'discovery_failed' });
+  }
+  try {
+    return await oauth.processResourceDiscoveryResponse(expected, res);
+  } catch (err) {
+    if (isNotJson(oauth, err)) return undefined;
+    throw new CliError(`The protected-resource metadata at ${where} is not valid for ${expected.href.replace(/\/$/, '')}: ${messageOf(err)}.`, { code: 'discovery_failed', cause: err });
+  }
+}
+
+/**
+ * The protected-resource metadata of a base URL (RFC 9728): at the path-scoped address first
+ * (`/.well-known/oauth-protected-resource/<path>`), then, for a base URL with a path, at the
+ * origin's; then, where neither has one, through the challenge of one request without a token to
+ * the base URL (§5.1), whose `resource` must then be the base URL itself (§3.3).
+ */
+async function findResourceMetadata(oauth: OAuth, http: HttpClient, baseUrl: string, signal?: AbortSignal): Promise<FoundResource | undefined> {
+  const opts = requestOptions(oauth, http, signal);
+  const base = new URL(baseUrl);
+  const candidates: Array<[URL, ResourceFound]> = [[base, base.pathname === '/' ? 'origin' : 'path']];
+  if (base.pathname !== '/') candidates.push([new URL(base.origin), 'origin']);
+  for (const [identifier, foundAt] of candidates) {
+    const res = await oauth.resourceDiscoveryRequest(identifier, opts);
+    const where = `${identifier.origin}/.well-known/oauth-protected-resource${identifier.pathname === '/' ? '' : identifier.pathname}`;
+    const prm = await readResourceMetadata(oauth, identifier, res, where);
+    if (prm) return { prm, foundAt };
+  }
+  return challengedResourceMetadata(oauth, http, base, signal);
+}
+
+/** §5.1: the `resource_metadata` a challenge to a request without a token names, checked as §3.3 requires. */
+async function challengedResourceMetadata(oauth: OAuth, http: HttpClient, base: URL, signal?: AbortSignal): Promise<FoundResource | undefined> {
+  const fetchIt = fetchFor(http);
+  let answer: Awaited<ReturnType<typeof fetchIt>>;
+  try {
+    answer = await fetchIt(base.href, { method: 'GET', headers: { accept: 'application/json' }, signal });
+  } catch (err) {
+    // A page too large to read, or none at all: no challenge to follow.
+    if (signal?.aborted) throw err;
+    return undefined;
+  }
+  if (answer.status !== 401) return undefined;
+  const challenges = await parseChallenges(answer.headers.get('www-authenticate') ?? undefined);
+  const named = challenges.find((c) => (c.scheme === 'bearer' || c.scheme === 'dpop') && typeof c.parameters.resource_metadata === 'string');
+  const metadataUrl = named?.parameters.resource_metadata;
+  if (!named || !metadataUrl) return undefined;
+  const url = assertSafeUrl(metadataUrl, 'protected-resource metadata (resource_metadata)', 'server');
+  const res = asStandardResponse(await fetchIt(url.href, { method: 'GET', headers: { accept: 'application/json' }, signal }));
+  const prm = await readResourceMetadata(oauth, base, res, url.href);
+  if (!prm) {
+    throw new CliError(`Discovery failed: the challenge of ${base.href.replace(/\/$/, '')} names protected-resource metadata at ${url.href}, which answered HTTP ${res.status} without it.`, { code: 'discovery_failed' });
+  }
+  const challengeScopes = (named.parameters.scope ?? '').split(' ').filter(isPlainScope);
+  return { prm, foundAt: 'challenge', ...(challengeScopes.length ? { challengeScopes } : {}) };
+}
+
+/** Whether the resource accepts DPoP-bound tokens, from its RFC 9728 metadata (§2: the two DPoP fields). */
+function resourceDpopOf(prm: ResourceMetadata): ServerInfo['resourceDpop'] {
+  const algs = Array.isArray(prm.dpop_signing_alg_values_supported) ? prm.dpop_signing_alg_values_supported.filter((a): a is string => typeof a === 'string') : undefined;
+  const required = prm.dpop_bound_access_tokens_required === true;
+  if (!algs && !required) return undefined;
+  return { ...(algs ? { algs } : {}), required };
+}
+
+/**
+ * RFC 8414 first, OpenID discovery second. A document that is missing, refused or unusable at one
+ * URL is looked for at the other; the first problem is reported if neither gives one. Undefined
+ * when both answered 404.
+ */
+async function authorizationServerMetadata(oauth: OAuth, issuer: URL, opts: ReturnType<typeof requestOptions>): Promise<AuthorizationServer | undefined> {
+  let problem: CliError | undefined;
+  for (const algorithm of ['oauth2', 'oidc'] as const) {
+    const res = await oauth.discoveryRequest(issuer, { ...opts, algorithm });
+    if (res.status === 404) continue;
+    if (res.status !== 200) {
+      // Redirects are not followed: metadata must come from the issuer itself.
+      problem ??= new CliError(`Discovery failed: the authorization server metadata of ${issuer.origin} answered HTTP ${res.status}${answerOfRedirect(res)}.`, { code: 'discovery_failed' });
+      continue;
+    }
+    try {
+      return await oauth.processDiscoveryResponse(issuer, res);
+    } catch (err) {
+      const mapped = fromOAuthError(err);
+      // A claimed issuer other than the one asked is refused at once: never looked past.
+      if (mapped instanceof CliError && mapped.code === 'discovery_failed') throw mapped;
+      const what = isNotJson(oauth, err) ? 'is not JSON' : `is not valid: ${messageOf(err)}`;
+      problem ??= new CliError(`The authorization server metadata at ${issuer.origin} ${what}.`, { code: 'discovery_failed', cause: err });
+    }
+  }
+  if (problem) throw problem;
+  return undefined;
+}
 
 /**
  * RFC 9728 protected-resource metadata names the authorization server; RFC 8414 metadata (OpenID
@@ -20,55 +143,30 @@ export type { ServerInfo };
 export async function discover(http: HttpClient, baseUrl: string, signal?: AbortSignal): Promise<ServerInfo> {
   const oauth = await loadOAuth();
   const opts = requestOptions(oauth, http, signal);
-  const resourceUrl = new URL(baseUrl);
 
+  const found = await findResourceMetadata(oauth, http, baseUrl, signal);
   let issuer = new URL(baseUrl);
-  let resource: string | undefined;
-  const prmResponse = await oauth.resourceDiscoveryRequest(resourceUrl, opts);
-  // RFC 9728 is optional: a 404, a refusal (401, 403, 405 from a gateway) or a page that is not
-  // JSON at all (a web app's catch-all route) all mean the API publishes no such document.
-  const noDocument = (status: number) => status >= 400 && status < 500;
-  if (prmResponse.status === 200) {
-    let prm: Awaited<ReturnType<typeof oauth.processResourceDiscoveryResponse>> | undefined;
-    try {
-      prm = await oauth.processResourceDiscoveryResponse(resourceUrl, prmResponse);
-    } catch (err) {
-      if (!isNotJson(oauth, err)) throw new CliError(`The protected-resource metadata of ${baseUrl} is not valid: ${messageOf(err)}.`, { code: 'discovery_failed', cause: err });
-    }
-    resource = prm?.resource;
-    const named = prm?.authorization_servers?.[0];
-    if (named) issuer = assertSafeUrl(named, 'authorization server (authorization_servers)', 'server');
-  } else if (!noDocument(prmResponse.status)) {
-    const where = prmResponse.headers.get('location') ? ` (a redirect to ${prmResponse.headers.get('location')}, which is not followed)` : '';
-    throw new CliError(`Discovery failed: the protected-resource metadata of ${baseUrl} answered HTTP ${prmResponse.status}${where}.`, { code: 'discovery_failed' });
-  }
+  const prm = found?.prm;
+  const named = prm?.authorization_servers?.[0];
+  if (named) issuer = assertSafeUrl(named, 'authorization server (authorization_servers)', 'server');
+  const resourceScopes = Array.isArray(prm?.scopes_supported) ? prm.scopes_supported.filter((s): s is string => typeof s === 'string') : undefined;
+  const resourceDpop = prm ? resourceDpopOf(prm) : undefined;
+  const resourceInfo: Partial<ServerInfo> = {
+    ...(prm ? { resource: prm.resource } : {}),
+    ...(found ? { resourceFound: found.foundAt } : {}),
+    ...(resourceScopes?.length ? { resourceScopes } : {}),
+    ...(found?.challengeScopes ? { challengeScopes: found.challengeScopes } : {}),
+    ...(resourceDpop ? { resourceDpop } : {}),
+  };
 
-  // RFC 8414 first, OpenID discovery second. A document that is missing, refused or unusable at
-  // one URL is looked for at the other; the first problem is reported if neither gives one.
-  let as: AuthorizationServer | undefined;
-  let problem: CliError | undefined;
-  for (const algorithm of ['oauth2', 'oidc'] as const) {
-    const res = await oauth.discoveryRequest(issuer, { ...opts, algorithm });
-    if (res.status === 404) continue;
-    if (res.status !== 200) {
-      // Redirects are not followed: metadata must come from the issuer itself.
-      const where = res.headers.get('location') ? ` (a redirect to ${res.headers.get('location')}, which is not followed)` : '';
-      problem ??= new CliError(`Discovery failed: the authorization server metadata of ${issuer.origin} answered HTTP ${res.status}${where}.`, { code: 'discovery_failed' });
-      continue;
-    }
-    try {
-      as = await oauth.processDiscoveryResponse(issuer, res);
-    } catch (err) {
-      const mapped = fromOAuthError(err);
-      // A claimed issuer other than the one asked is refused at once: never looked past.
-      if (mapped instanceof CliError && mapped.code === 'discovery_failed') throw mapped;
-      const what = isNotJson(oauth, err) ? 'is not JSON' : `is not valid: ${messageOf(err)}`;
-      problem ??= new CliError(`The authorization server metadata at ${issuer.origin} ${what}.`, { code: 'discovery_failed', cause: err });
-      continue;
-    }
-    break;
+  // Without protected-resource metadata the base URL is taken for the issuer; an API under a path
+  // (`https://host/school`) may have its authorization server at the origin, looked at second.
+  let as = await authorizationServerMetadata(oauth, issuer, opts);
+  const base = new URL(baseUrl);
+  if (!as && !named && base.pathname !== '/') {
+    issuer = new URL(base.origin);
+    as = await authorizationServerMetadata(oauth, issuer, opts);
   }
-  if (!as && problem) throw problem;
   if (!as) {
     throw new CliError(`No authorization server metadata found for ${issuer.href.replace(/\/$/, '')} (RFC 8414 and OpenID discovery both answered 404).`, {
       code: 'discovery_failed',
@@ -87,5 +185,5 @@ export async function discover(http: HttpClient, baseUrl: string, signal?: Abort
     if (as[key] !== undefined) assertSafeUrl(String(as[key]), key, 'server');
   }
   checkPushedRequestMetadata(as);
-  return { baseUrl, resource, as };
+  return { baseUrl, ...resourceInfo, as };
 }

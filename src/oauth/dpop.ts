@@ -3,6 +3,7 @@ import { CliError } from '../errors.js';
 import { PlainHeaders } from '../http/web-types.js';
 import type { DpopKey } from '../types/tokens.js';
 import { registerSecret } from '../util/redact.js';
+import type { ServerInfo } from '../types/server.js';
 import { type AuthorizationServer, type OAuth, loadOAuth } from './library.js';
 
 /** The one proof algorithm this CLI signs with (RFC 9449 names ES256 as the one to support). */
@@ -12,6 +13,17 @@ export const DPOP_ALGORITHM = 'ES256';
 export function offersDpop(as: AuthorizationServer): boolean {
   const algs: unknown = as.dpop_signing_alg_values_supported;
   return Array.isArray(algs) && algs.includes(DPOP_ALGORITHM);
+}
+
+/**
+ * Whether a login binds its tokens to a key: the authorization server offers DPoP with an algorithm
+ * the CLI signs with, AND the resource accepts DPoP (its RFC 9728 metadata lists
+ * `dpop_signing_alg_values_supported` or sets `dpop_bound_access_tokens_required`). An
+ * authorization server that offers DPoP in front of an API that takes bearer tokens only is common,
+ * and a bound token is useless there; an API whose metadata says nothing of DPoP is taken as such.
+ */
+export function usesDpop(server: Pick<ServerInfo, 'as' | 'resourceDpop'>): boolean {
+  return offersDpop(server.as) && server.resourceDpop !== undefined;
 }
 
 const EC_KEY = { name: 'ECDSA', namedCurve: 'P-256' } as const;

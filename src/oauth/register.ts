@@ -20,12 +20,27 @@ export interface RegisteredClient {
 }
 
 /**
- * RFC 7591 §3.2.1 answers a registration with 201; some servers answer 200 with the same body.
- * The body is what matters, so such an answer is read as the 201 it stands for.
+ * The registration answer as oauth4webapi is to check it, read as liberally as safety allows.
+ * RFC 7591 §3.2.1 answers a registration with 201; some servers answer 200 with the same body,
+ * which is read as the 201 it stands for. A `client_secret` without `client_secret_expires_at`
+ * (the RFC requires it, servers in the field omit it) is read as a secret that does not expire
+ * (the field's own 0): the secret is no less the server's, and refusing the whole login over a
+ * missing expiry protects nothing. Everything else is left to oauth4webapi's checks.
  */
-async function asCreated(res: Response): Promise<Response> {
-  if (res.status !== 200 || res.bodyUsed) return res;
-  return asStandardResponse(new BufferedResponse(new Uint8Array(await res.arrayBuffer()), { status: 201, statusText: 'Created', headers: res.headers }));
+async function liberalAnswer(res: Response): Promise<Response> {
+  if ((res.status !== 200 && res.status !== 201) || res.bodyUsed) return res;
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  const rebuilt = (body: Uint8Array) => asStandardResponse(new BufferedResponse(body, { status: 201, statusText: 'Created', headers: res.headers }));
+  let body: unknown;
+  try {
+    body = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return rebuilt(bytes);
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return rebuilt(bytes);
+  const fields = body as Record<string, unknown>;
+  if (typeof fields.client_secret !== 'string' || !fields.client_secret || fields.client_secret_expires_at !== undefined) return rebuilt(bytes);
+  return rebuilt(new TextEncoder().encode(JSON.stringify({ ...fields, client_secret_expires_at: 0 })));
 }
 
 /**
@@ -63,7 +78,7 @@ export async function registerClient(
         },
         requestOptions(oauth, http, params.signal),
       );
-      return oauth.processDynamicClientRegistrationResponse(await asCreated(res));
+      return oauth.processDynamicClientRegistrationResponse(await liberalAnswer(res));
     });
   } catch (err) {
     const status = err instanceof ServerRefusal && err.status ? `HTTP ${err.status}, ` : '';

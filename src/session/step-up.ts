@@ -1,5 +1,5 @@
 import { AuthError } from '../errors.js';
-import { DEFAULT_PROFILE } from '../util/profiles.js';
+import { DEFAULT_PROFILE, loginCommandFor } from '../util/profiles.js';
 import { isPlainScope } from '../util/plain-name.js';
 import type { Session } from './usable-session.js';
 
@@ -36,5 +36,19 @@ export function tokenRejected(message: string, session: Pick<Session, 'source'>)
   return new AuthError(message, {
     code: 'token_rejected',
     hint: session.source === 'env' ? 'Check the token in the environment.' : 'Run `school login`.',
+  });
+}
+
+/**
+ * Exit 4 for a request sent without a token that the resource answered with a challenge: it needs
+ * a login, named as the whole command, with the scopes the challenge asks for added to the default set.
+ */
+export function loginNeeded(summary: string, target: { profile: string; baseUrl?: string }, scopes: string[] = []): AuthError {
+  const wanted = [...new Set(scopes.filter(isPlainScope))];
+  const command = `${loginCommandFor(target.profile, target.baseUrl)}${wanted.length ? ` --add-scope ${wanted.join(',')}` : ''}`;
+  return new AuthError(`${summary}: the server asks for a login${wanted.length ? ` with the scope ${wanted.join(' ')}` : ''}.`, {
+    code: 'auth_required',
+    ...(wanted.length ? { scope: wanted.join(' ') } : {}),
+    hint: `Run \`${command}\`.`,
   });
 }

@@ -8,7 +8,11 @@ import type { StoreContext } from './store-context.js';
 export interface ClientRegistry {
   clientRegistration(issuer: string, match: (c: ClientRegistration) => boolean): Promise<ClientRegistration | undefined>;
   clientSecret(issuer: string, registration: ClientRegistration): Promise<string | undefined>;
-  /** Saves a registration in place of the earlier one of the same kind: public (`none`) or confidential (any secret-based method). */
+  /**
+   * Saves a registration in place of the earlier one of the same client id and, for a dynamic
+   * registration, of the same kind: public (`none`) or confidential (any secret-based method).
+   * A pre-registered client never displaces a dynamic registration, nor the reverse.
+   */
   saveClient(issuer: string, registration: ClientRegistration, secret: string | undefined): Promise<void>;
   forgetClient(issuer: string, clientId: string): Promise<void>;
   /** Removes a confidential client's secret and its registration, which cannot be used without it. */
@@ -29,7 +33,9 @@ export function openClientRegistry(ctx: StoreContext): ClientRegistry {
     async saveClient(issuer, registration, secret) {
       if (secret && registration.secretStorage) await (await openStore(registration.secretStorage)).set(clientAccount(issuer, registration.clientId), secret);
       await updateConfig(paths, (config) => {
-        const others = (config.clients[issuer] ?? []).filter((c) => (c.authMethod === 'none') !== (registration.authMethod === 'none'));
+        const sameKind = (c: ClientRegistration) =>
+          Boolean(c.preRegistered) === Boolean(registration.preRegistered) && (registration.preRegistered || (c.authMethod === 'none') === (registration.authMethod === 'none'));
+        const others = (config.clients[issuer] ?? []).filter((c) => c.clientId !== registration.clientId && !sameKind(c));
         config.clients[issuer] = [...others, registration];
       });
     },

@@ -41,6 +41,8 @@ export interface PendingLogin {
   openBy?: number;
   /** The key the login's tokens are to be bound to (DPoP): a secret, kept with the verifier. */
   dpopKey?: DpopKey;
+  /** The client was registered out of band (`login --client-id`). */
+  preRegistered?: boolean;
 }
 
 /** The secrets of a pending login, as one credential-store entry: the verifier (or device code) and the DPoP key, as JSON. */
@@ -86,7 +88,8 @@ export function isPendingLoginRecord(value: unknown): value is PendingLoginRecor
     (v.nonce === undefined || typeof v.nonce === 'string') &&
     (v.keychainProblem === undefined || typeof v.keychainProblem === 'string') &&
     (v.deviceInterval === undefined || typeof v.deviceInterval === 'number') &&
-    (v.openBy === undefined || typeof v.openBy === 'number')
+    (v.openBy === undefined || typeof v.openBy === 'number') &&
+    (v.preRegistered === undefined || typeof v.preRegistered === 'boolean')
   );
 }
 

@@ -19,6 +19,8 @@ export interface Profile {
   /** The validated ID token's identity claims from login (no protocol claims, nothing secret), for `whoami` without userinfo. */
   idClaims?: Record<string, unknown>;
   loggedInAt?: number;
+  /** The client was registered out of band (`login --client-id`): no registration was made, and none is ever deleted. */
+  preRegistered?: boolean;
   /** Set when the server refused to renew the session: it counts as logged out until the next login. */
   sessionRefused?: { at: number; detail: string };
 }
@@ -37,4 +39,6 @@ export interface ClientRegistration {
   registrationTokenStorage?: StorageKind;
   /** Registered for the device authorization grant (RFC 8628) as well. */
   deviceGrant?: boolean;
+  /** Registered out of band (`login --client-id`), not by this CLI: never registered again, never deleted at the server. */
+  preRegistered?: boolean;
 }

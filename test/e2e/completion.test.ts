@@ -291,7 +291,7 @@ async function candidates(shell: Shell | 'bash 3.2', line: string): Promise<stri
 
 const COMMANDS = ['login', 'logout', 'whoami', 'token', 'call', 'mcp', 'status', 'doctor', 'completion', 'help'];
 const GLOBAL_LONG = ['--base-url', '--profile', '--json', '--verbose', '--help'];
-const LOGIN_LONG = ['--scope', '--add-scope', '--no-browser', '--port', '--timeout', '--confidential', '--insecure-storage', '--client-metadata-url', '--wait', '--no-wait', '--device', '--no-dpop'];
+const LOGIN_LONG = ['--scope', '--add-scope', '--no-browser', '--port', '--timeout', '--confidential', '--insecure-storage', '--client-metadata-url', '--wait', '--no-wait', '--device', '--no-dpop', '--client-id', '--client-secret-stdin'];
 
 const CASES: Array<[string, string, string[]]> = [
   ['subcommands', 'school ', COMMANDS],

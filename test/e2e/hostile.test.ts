@@ -350,6 +350,11 @@ describe('resource limits', () => {
       path: P.asMetadata,
       action: { kind: 'rewrite', answer: rewriteJson((doc) => ({ ...doc, scopes_supported: ['openid', 'courses:read;touch$IFS/tmp/pwned', 'courses:re$(id)', `courses:rea${EVIL}`] })) },
     });
+    // The resource's own list counts too: it names the same hostile scopes.
+    proxy.inject({
+      path: P.prm,
+      action: { kind: 'rewrite', answer: rewriteJson((doc) => ({ ...doc, scopes_supported: ['courses:read;touch$IFS/tmp/pwned', 'courses:re$(id)'] })) },
+    });
     const res = await runSchool(['login', '--base-url', sandbox.baseUrl, '--scope', 'courses:reed'], env);
     expect(res.code).toBe(2);
     expectClean(res);

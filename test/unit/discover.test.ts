@@ -101,3 +101,79 @@ describe('discovery', () => {
     expect(http.asked).not.toContain(`${AS}/.well-known/openid-configuration`);
   });
 });
+
+describe('discovery of servers as they are', () => {
+  const BASE = `${API}/school`;
+  const as = { [`${AS}/.well-known/oauth-authorization-server`]: { status: 200, body: goodMetadata } };
+
+  it('looks for the metadata of an API under a path at its path-scoped address first', async () => {
+    const http = fakeServer({ ...as, [`${API}/.well-known/oauth-protected-resource/school`]: { status: 200, body: { resource: BASE, authorization_servers: [AS], scopes_supported: ['courses:read'] } } });
+    expect(await discover(http, BASE)).toMatchObject({ baseUrl: BASE, resource: BASE, resourceFound: 'path', resourceScopes: ['courses:read'] });
+    expect(http.asked[0]).toBe(`${API}/.well-known/oauth-protected-resource/school`);
+    expect(http.asked).not.toContain(`${API}/.well-known/oauth-protected-resource`);
+  });
+
+  it("falls back to the origin's metadata, whose resource is then the origin", async () => {
+    const http = fakeServer({ ...as, [`${API}/.well-known/oauth-protected-resource`]: prm });
+    expect(await discover(http, BASE)).toMatchObject({ resource: API, resourceFound: 'origin' });
+    expect(http.asked.slice(0, 2)).toEqual([`${API}/.well-known/oauth-protected-resource/school`, `${API}/.well-known/oauth-protected-resource`]);
+  });
+
+  it.each([
+    { where: 'path-scoped', url: `${API}/.well-known/oauth-protected-resource/school`, resource: API },
+    { where: "origin's", url: `${API}/.well-known/oauth-protected-resource`, resource: BASE },
+  ])('refuses $where metadata naming another resource than its address stands for (RFC 9728 §3.3)', async ({ url, resource }) => {
+    const http = fakeServer({ ...as, [url]: { status: 200, body: { resource, authorization_servers: [AS] } } });
+    await expect(discover(http, BASE)).rejects.toMatchObject({ code: 'discovery_failed', message: expect.stringContaining('"resource" property does not match') });
+    expect(http.asked).not.toContain(`${AS}/.well-known/oauth-authorization-server`);
+  });
+
+  const challenge = (metadataUrl: string, scope = 'courses:read') =>
+    ({ status: 401, raw: '{"error":"invalid_token"}', headers: { 'www-authenticate': `Bearer resource_metadata="${metadataUrl}", scope="${scope}"` } });
+
+  it('follows the resource_metadata of the challenge to a request without a token where neither address has metadata', async () => {
+    const custom = `${API}/meta/school.json`;
+    const http = fakeServer({ ...as, [BASE]: challenge(custom, 'courses:read students:read'), [custom]: { status: 200, body: { resource: BASE, authorization_servers: [AS], dpop_bound_access_tokens_required: true } } });
+    expect(await discover(http, BASE)).toMatchObject({ resource: BASE, resourceFound: 'challenge', challengeScopes: ['courses:read', 'students:read'], resourceDpop: { required: true } });
+    expect(http.asked.slice(0, 4)).toEqual([`${API}/.well-known/oauth-protected-resource/school`, `${API}/.well-known/oauth-protected-resource`, BASE, custom]);
+  });
+
+  it('refuses challenge-named metadata whose resource is not the URL requested', async () => {
+    const custom = `${API}/meta/school.json`;
+    const http = fakeServer({ ...as, [BASE]: challenge(custom), [custom]: { status: 200, body: { resource: API, authorization_servers: [AS] } } });
+    await expect(discover(http, BASE)).rejects.toMatchObject({ code: 'discovery_failed' });
+  });
+
+  it('refuses a challenge naming plain-http metadata on another host', async () => {
+    const http = fakeServer({ ...as, [BASE]: challenge('http://evil.example/meta') });
+    await expect(discover(http, BASE)).rejects.toMatchObject({ message: expect.stringContaining('resource_metadata') });
+    expect(http.asked).not.toContain('http://evil.example/meta');
+  });
+
+  it('takes the base URL, then its origin, for the issuer where nothing names one', async () => {
+    const http = fakeServer({ [`${API}/.well-known/oauth-authorization-server`]: { status: 200, body: { ...goodMetadata, issuer: API } } });
+    const info = await discover(http, BASE);
+    expect(info.as.issuer).toBe(API);
+    expect(info.resourceFound).toBeUndefined();
+  });
+
+  it('reads whether the resource accepts DPoP from its algorithms alone', async () => {
+    const http = fakeServer({ ...as, [`${API}/.well-known/oauth-protected-resource`]: { status: 200, body: { ...prm.body, dpop_signing_alg_values_supported: ['ES256'] } } });
+    expect((await discover(http, API)).resourceDpop).toEqual({ algs: ['ES256'], required: false });
+    const bearerOnly = fakeServer({ ...as, [`${API}/.well-known/oauth-protected-resource`]: prm });
+    expect((await discover(bearerOnly, API)).resourceDpop).toBeUndefined();
+  });
+});
+
+describe('DPoP at login', () => {
+  const as = { issuer: AS, dpop_signing_alg_values_supported: ['ES256'] };
+  it.each([
+    { name: 'the server offers it and the resource accepts it', resourceDpop: { algs: ['ES256'], required: false }, uses: true },
+    { name: 'the resource requires it', resourceDpop: { required: true }, uses: true },
+    { name: 'the resource says nothing of DPoP', resourceDpop: undefined, uses: false },
+  ])('binds tokens only where $name', async ({ resourceDpop, uses }) => {
+    const { usesDpop } = await import('../../src/oauth/dpop.js');
+    expect(usesDpop({ as, resourceDpop })).toBe(uses);
+    expect(usesDpop({ as: { issuer: AS }, resourceDpop })).toBe(false);
+  });
+});

@@ -44,6 +44,21 @@ describe('client registration', () => {
     await expect(register(registrationEndpoint(status, body, type), 'none')).rejects.toMatchObject({ code: 'registration_failed', message: expect.stringMatching(message) });
   });
 
+  it.each([200, 201])('takes a client_secret without client_secret_expires_at (HTTP %i) as one that does not expire', async (status) => {
+    const http = registrationEndpoint(status, JSON.stringify({ client_id: 'c1', client_secret: 'never-expiring-secret', token_endpoint_auth_method: 'client_secret_post' }));
+    expect(await register(http, 'client_secret_post')).toMatchObject({ clientId: 'c1', clientSecret: 'never-expiring-secret', authMethod: 'client_secret_post' });
+  });
+
+  it('keeps a registration the server made confidential although a public one was asked for', async () => {
+    const http = registrationEndpoint(201, JSON.stringify({ client_id: 'c1', client_secret: 'given-anyway', token_endpoint_auth_method: 'client_secret_post' }));
+    expect(await register(http, 'none')).toMatchObject({ clientId: 'c1', clientSecret: 'given-anyway', authMethod: 'client_secret_post' });
+  });
+
+  it('still refuses what oauth4webapi refuses: an expiry that is not a number', async () => {
+    const http = registrationEndpoint(201, JSON.stringify({ client_id: 'c1', client_secret: 's3', client_secret_expires_at: 'soon' }));
+    await expect(register(http, 'client_secret_post')).rejects.toThrow(/client_secret_expires_at/);
+  });
+
   it('refuses a confidential registration that brought no secret', async () => {
     await expect(register(registrationEndpoint(201, JSON.stringify({ client_id: 'c1' })), 'client_secret_basic')).rejects.toThrow(/no client secret/);
   });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { outcomeOf } from '../helpers/outcome.js';
 import { commandSpec } from '../../src/commands/table.js';
 import { optionsFrom } from '../../src/commands/values.js';
-import { checkScopes, defaultScopes, requestedScopes, suggestScope, withheldScopes } from '../../src/login/scopes.js';
+import { checkScopes, defaultScopes, knownScopes, requestedScopes, suggestScope, withheldScopes } from '../../src/login/scopes.js';
 
 const SUPPORTED = ['openid', 'profile', 'email', 'courses:read', 'courses:write', 'students:read', 'orders:read', 'storage:write'];
 
@@ -13,7 +13,7 @@ describe('scopes', () => {
 
   it('defaults to identity scopes plus every advertised read scope', () => {
     expect(defaultScopes(SUPPORTED)).toEqual(['openid', 'profile', 'email', 'courses:read', 'students:read', 'orders:read']);
-    expect(defaultScopes(undefined)).toEqual(['openid', 'profile', 'email']);
+    expect(defaultScopes(undefined)).toEqual([]);
   });
 
   it('suggests the closest scope for a typo', () => {
@@ -44,10 +44,25 @@ describe('scopes', () => {
     { name: '--scope naming the base scopes repeats nothing', asked: ['openid', 'courses:write'], supported: OIDC, openId: true, sent: ['openid', 'offline_access', 'courses:write'] },
     { name: 'a plain OAuth 2.0 server: no openid', asked: undefined, supported: ['courses:read', 'courses:write'], openId: false, sent: ['courses:read'] },
     { name: 'no scope the CLI knows: nothing, so the parameter is left out', asked: undefined, supported: ['api', 'api.admin'], openId: false, sent: [] },
-    { name: 'no scope list from an OpenID provider: the identity scopes', asked: undefined, supported: undefined, openId: true, sent: ['openid', 'profile', 'email'] },
+    { name: 'no scope list from an OpenID provider: nothing, so its default applies', asked: undefined, supported: undefined, openId: true, sent: [] },
     { name: 'no scope list from a plain OAuth 2.0 server: nothing', asked: undefined, supported: undefined, openId: false, sent: [] },
   ])('asks for $name', ({ asked, supported, openId, sent }) => {
     expect(requestedScopes(asked, supported, openId)).toEqual(sent);
+  });
+
+  it.each([
+    { name: "the resource's read scopes beside the server's", supported: ['openid', 'profile', 'courses:read'], openId: true, more: { resource: ['students:read', 'students:write'] }, sent: ['openid', 'profile', 'courses:read', 'students:read'] },
+    { name: "the resource's list alone, an OpenID provider", supported: undefined, openId: true, more: { resource: ['courses:read', 'courses:write'] }, sent: ['openid', 'profile', 'email', 'courses:read'] },
+    { name: "the resource's list alone, a plain OAuth 2.0 server", supported: undefined, openId: false, more: { resource: ['courses:read'] }, sent: ['courses:read'] },
+    { name: 'the scopes a challenge named', supported: ['openid', 'courses:read', 'courses:write'], openId: true, more: { challenge: ['courses:write'] }, sent: ['openid', 'courses:read', 'courses:write'] },
+    { name: 'a challenge alone', supported: undefined, openId: false, more: { challenge: ['courses:write'] }, sent: ['courses:write'] },
+  ])('defaults to $name', ({ supported, openId, more, sent }) => {
+    expect(requestedScopes(undefined, supported, openId, more)).toEqual(sent);
+  });
+
+  it("checks --scope against the server's and the resource's lists, not the resource's alone", () => {
+    expect(knownScopes(['openid', 'courses:read'], { resource: ['students:read'] })).toEqual(['openid', 'courses:read', 'students:read']);
+    expect(knownScopes(undefined, { resource: ['students:read'] })).toBeUndefined();
   });
 
   it.each([

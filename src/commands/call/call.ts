@@ -153,6 +153,8 @@ async function run(deps: Deps, opts: CallOptions): Promise<void> {
       paginate: Boolean(opts.paginate),
       slurp: Boolean(opts.slurp),
       jq,
+      // Only for the target's own base URL: an absolute URL elsewhere is no school to log in to.
+      ...(baseUrl && url.origin === new URL(baseUrl).origin ? { loginTarget: { profile: target.profile, baseUrl } } : {}),
     },
     session,
   );

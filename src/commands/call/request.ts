@@ -11,7 +11,7 @@ import { type ChallengeOutcome, readChallengeHeader } from '../../oauth/challeng
 import type { Session } from '../../session/session.js';
 import { sendAuthorized } from '../../session/authorized-request.js';
 import { retryAfterRefresh } from '../../session/retry-after-refresh.js';
-import { insufficientScopeError, tokenRejected } from '../../session/step-up.js';
+import { insufficientScopeError, loginNeeded, tokenRejected } from '../../session/step-up.js';
 
 export interface CallPlan {
   method: string;
@@ -26,6 +26,8 @@ export interface CallPlan {
   paginate: boolean;
   slurp: boolean;
   jq?: JqFilter;
+  /** Whom a request sent without a token logs in as, for the command a challenge calls for. */
+  loginTarget?: { profile: string; baseUrl?: string };
 }
 
 interface Exchange {
@@ -116,7 +118,7 @@ export async function performCall(deps: Deps, plan: CallPlan, initialSession: Se
       if (plan.include) await writeResponse(deps.io, { ...res, body: Buffer.alloc(0) }, true);
       deps.io.out.write(plan.jq.apply(res.body.toString('utf8'), label ? `The ${label}` : 'The response'));
     }
-    if (!ok) throw httpFailure(res, outcome, session, plan.method, url, label);
+    if (!ok) throw httpFailure(res, outcome, session, plan.method, url, label, plan.loginTarget);
 
     const next = plan.paginate ? nextLink(res.headers.link, res.url) : undefined;
     if (!next) break;
@@ -132,8 +134,10 @@ export async function performCall(deps: Deps, plan: CallPlan, initialSession: Se
 }
 
 /** The error for a non-2xx answer: exit 4 for a rejected token or a missing scope, else exit 1. */
-function httpFailure(res: HttpResponse, outcome: ChallengeOutcome, session: Session | undefined, method: string, url: URL, page?: string): CliError {
+function httpFailure(res: HttpResponse, outcome: ChallengeOutcome, session: Session | undefined, method: string, url: URL, page?: string, loginTarget?: CallPlan['loginTarget']): CliError {
   const summary = `${page ? `${page}: ` : ''}HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''} (${method} ${url.pathname})`;
+  // No login, and the resource challenges the request: a login is what it takes (exit 4).
+  if (!session && res.status === 401 && outcome.challenged && loginTarget) return loginNeeded(summary, loginTarget, outcome.scope);
   if (session && res.status === 401) {
     return tokenRejected(`${summary}: the server rejected the token${outcome.error ? ` (${outcome.error})` : ''}.`, session);
   }

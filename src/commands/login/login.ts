@@ -13,7 +13,7 @@ import { DEFAULT_PROFILE, type GlobalOptions, loginCommandFor, profileSuffix } f
 import type { Target } from '../../session/target.js';
 import type { PendingLogin } from '../../state/pending-login.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
-import { redactText } from '../../util/redact.js';
+import { redactText, registerSecret } from '../../util/redact.js';
 import { commandTarget, defineCommand } from '../command.js';
 import { deviceLogin, startBackgroundDeviceLogin } from './device-login.js';
 
@@ -36,6 +36,10 @@ export interface LoginOptions extends GlobalOptions {
   device?: boolean;
   /** false with --no-dpop: bearer tokens even where the server offers DPoP. */
   dpop: boolean;
+  /** A client registered out of band: no registration request is made. */
+  clientId?: string;
+  /** Read the pre-registered client's secret from stdin (never from a flag's value). */
+  clientSecretStdin?: boolean;
 }
 
 export const DEFAULT_LOGIN_TIMEOUT_SECONDS = 300;
@@ -50,8 +54,21 @@ function waitHint(profile: string): string {
   return `school login --wait${profile === DEFAULT_PROFILE ? '' : ` --profile ${profile}`}`;
 }
 
+/** The secret of a pre-registered client: its first line on stdin with --client-secret-stdin, else SCHOOL_CLIENT_SECRET. */
+async function preRegisteredSecret(deps: Deps, opts: LoginOptions): Promise<string | undefined> {
+  if (opts.clientSecretStdin && !opts.clientId) throw new UsageError('--client-secret-stdin is the secret of the client --client-id names: give --client-id too.');
+  if (!opts.clientId) return undefined;
+  if (!opts.clientSecretStdin) return deps.env.SCHOOL_CLIENT_SECRET || undefined;
+  const chunks: Buffer[] = [];
+  for await (const chunk of deps.io.in) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  const secret = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0]?.trim() ?? '';
+  if (!secret) throw new UsageError('--client-secret-stdin: nothing was read from stdin.', { hint: "Pipe the secret in, e.g. `printf %s \"$SECRET\" | school login --client-id ID --client-secret-stdin`." });
+  registerSecret(secret);
+  return secret;
+}
+
 /** The request both the waiting and the two-step login prepare. */
-function loginRequest(deps: Deps, opts: LoginOptions, target: Target, timeoutSeconds: number): LoginRequest {
+function loginRequest(deps: Deps, opts: LoginOptions, target: Target, timeoutSeconds: number, clientSecret?: string): LoginRequest {
   const { profile, baseUrl } = target;
   if (!baseUrl) throw new UsageError('No base URL: pass --base-url https://your-school.example (or set SCHOOL_BASE_URL).');
   if (opts.scope && opts.addScope) {
@@ -65,7 +82,9 @@ function loginRequest(deps: Deps, opts: LoginOptions, target: Target, timeoutSec
     timeoutSeconds,
     confidential: opts.confidential,
     insecureStorage: opts.insecureStorage,
-    clientMetadataUrl: opts.clientMetadataUrl || deps.env.SCHOOL_CLIENT_METADATA_URL || undefined,
+    clientMetadataUrl: opts.clientMetadataUrl || undefined,
+    envClientMetadataUrl: deps.env.SCHOOL_CLIENT_METADATA_URL || undefined,
+    ...(opts.clientId ? { clientId: opts.clientId, clientSecret } : {}),
     retryCommand: (scopes, flag) => loginCommandLine(opts, scopes, flag),
     noDpop: !opts.dpop,
   };
@@ -79,7 +98,7 @@ async function startTwoStepLogin(deps: Deps, opts: LoginOptions, target: Target)
   const { profile } = target;
   const { port } = opts;
   const timeoutSeconds = opts.timeout ?? DEFAULT_LOGIN_TIMEOUT_SECONDS;
-  const request = loginRequest(deps, opts, target, timeoutSeconds);
+  const request = loginRequest(deps, opts, target, timeoutSeconds, await preRegisteredSecret(deps, opts));
   const notify = (text: string) => deps.io.err.write(text);
   const { pending, replacedEarlier } = await startPendingLogin(deps, request, { port, notify });
   if (replacedEarlier) notify(`The earlier pending login${profileSuffix(profile)} was replaced.\n`);
@@ -96,7 +115,7 @@ async function startTwoStepLogin(deps: Deps, opts: LoginOptions, target: Target)
 
 /** `login --wait`: the outcome of the profile's pending login; exit 4 unless it completed. */
 async function finishTwoStepLogin(deps: Deps, opts: LoginOptions, profile: string): Promise<void> {
-  const others = [opts.scope && '--scope', opts.addScope && '--add-scope', opts.port && '--port', opts.confidential && '--confidential', opts.insecureStorage && '--insecure-storage', opts.clientMetadataUrl && '--client-metadata-url', !opts.dpop && '--no-dpop'].filter(Boolean);
+  const others = [opts.scope && '--scope', opts.addScope && '--add-scope', opts.port && '--port', opts.confidential && '--confidential', opts.insecureStorage && '--insecure-storage', opts.clientMetadataUrl && '--client-metadata-url', opts.clientId && '--client-id', opts.clientSecretStdin && '--client-secret-stdin', !opts.dpop && '--no-dpop'].filter(Boolean);
   if (others.length) throw new UsageError(`--wait finishes the login \`school login --no-wait\` started: give ${others.join(', ')} to that one.`);
   const result = await waitForPendingLogin(deps, profile, { maxWaitSeconds: opts.timeout });
   if (result.kind === 'none') {
@@ -139,6 +158,7 @@ export function loginCommandLine(opts: LoginOptions, scopes: string[], flag: Sco
     ['--port', opts.port],
     ['--timeout', opts.timeout],
     ['--client-metadata-url', opts.clientMetadataUrl],
+    ['--client-id', opts.clientId],
   ];
   for (const [flag, value] of valued) if (value !== undefined) words.push(flag, shellWord(String(value)));
   if (!opts.browser) words.push('--no-browser');
@@ -148,6 +168,7 @@ export function loginCommandLine(opts: LoginOptions, scopes: string[], flag: Sco
   if (opts.insecureStorage) words.push('--insecure-storage');
   if (opts.device) words.push('--device');
   if (!opts.dpop) words.push('--no-dpop');
+  if (opts.clientSecretStdin) words.push('--client-secret-stdin');
   if (opts.json) words.push('--json');
   if (opts.verbose) words.push('--verbose');
   return words.join(' ');
@@ -162,7 +183,7 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
   if (opts.device && (opts.port || !opts.browser)) throw new UsageError(`--device uses no browser and no loopback port: leave out ${opts.port ? '--port' : '--no-browser'}.`);
   if (opts.wait === false && opts.device) {
     if (await cancelPendingLogin(deps, profile)) deps.io.err.write(`The earlier pending login${profileSuffix(profile)} was replaced.\n`);
-    return startBackgroundDeviceLogin(deps, loginRequest(deps, opts, target, opts.timeout ?? DEFAULT_LOGIN_TIMEOUT_SECONDS), waitHint(profile), Boolean(opts.json));
+    return startBackgroundDeviceLogin(deps, loginRequest(deps, opts, target, opts.timeout ?? DEFAULT_LOGIN_TIMEOUT_SECONDS, await preRegisteredSecret(deps, opts)), waitHint(profile), Boolean(opts.json));
   }
   if (opts.wait === false) return startTwoStepLogin(deps, opts, target);
   // Before anything else, registration included: nobody will open a browser here.
@@ -170,11 +191,11 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
   if (unattended) throw unattended;
   if (opts.device) {
     await cancelPendingLogin(deps, profile).catch(() => false);
-    return deviceLogin(deps, loginRequest(deps, opts, target, opts.timeout ?? DEFAULT_LOGIN_TIMEOUT_SECONDS), loggedInJson, Boolean(opts.json));
+    return deviceLogin(deps, loginRequest(deps, opts, target, opts.timeout ?? DEFAULT_LOGIN_TIMEOUT_SECONDS, await preRegisteredSecret(deps, opts)), loggedInJson, Boolean(opts.json));
   }
   const { port } = opts;
   const timeoutSeconds = opts.timeout ?? DEFAULT_LOGIN_TIMEOUT_SECONDS;
-  const request = loginRequest(deps, opts, target, timeoutSeconds);
+  const request = loginRequest(deps, opts, target, timeoutSeconds, await preRegisteredSecret(deps, opts));
   // This login replaces one left pending by `--no-wait`.
   await cancelPendingLogin(deps, profile).catch(() => false);
 
@@ -183,7 +204,7 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
   } catch (err) {
     // The server refused the saved registration only when the browser came back (on the redirect or
     // at the token endpoint): it is forgotten, and one more round registers anew.
-    if (!(err instanceof CliError && err.code === 'invalid_client')) throw err;
+    if (!(err instanceof CliError && err.code === 'invalid_client') || request.clientId) throw err;
     deps.io.err.write(`${err.message.replace(/, and the next login registers again\.$/, '.')} Registering again; sign in once more.\n`);
     await browserLogin(deps, opts, request, port, timeoutSeconds);
   }

@@ -20,6 +20,8 @@ export interface ProfileStatus {
   baseUrl: string | null;
   issuer: string | null;
   clientId: string | null;
+  /** The client was registered out of band (`login --client-id`). */
+  preRegistered: boolean;
   user: { sub?: string; name?: string; email?: string } | null;
   scopes: string[];
   expiresAt: number | null;
@@ -39,6 +41,7 @@ export interface ProfileStatusJson {
   base_url: string | null;
   issuer: string | null;
   client_id: string | null;
+  pre_registered: boolean;
   user: { sub?: string; name?: string; email?: string } | null;
   scopes: string[];
   expires_at: number | null;
@@ -56,6 +59,7 @@ function jsonRow(r: ProfileStatus): ProfileStatusJson {
     base_url: r.baseUrl,
     issuer: r.issuer,
     client_id: r.clientId,
+    pre_registered: r.preRegistered,
     user: r.user,
     scopes: r.scopes,
     expires_at: r.expiresAt,
@@ -85,6 +89,7 @@ async function profileRow(deps: Deps, name: string, p: Profile, active: boolean)
     baseUrl: p.baseUrl ?? null,
     issuer: p.issuer ?? null,
     clientId: p.clientId ?? null,
+    preRegistered: p.preRegistered === true,
     user: p.user ?? null,
     scopes: [],
     expiresAt: null,
@@ -119,6 +124,7 @@ function environmentRow(deps: Deps, target: Target | undefined): ProfileStatus {
     baseUrl,
     issuer: null,
     clientId: deps.env.SCHOOL_TOKEN ? null : (deps.env.SCHOOL_CLIENT_ID ?? null),
+    preRegistered: false,
     user: null,
     scopes: [],
     expiresAt: null,
@@ -138,6 +144,7 @@ function pendingOnlyRow(pending: PendingLoginRecord, active: boolean): ProfileSt
     baseUrl: pending.baseUrl,
     issuer: pending.issuer,
     clientId: pending.clientId,
+    preRegistered: pending.preRegistered === true,
     user: null,
     scopes: [],
     expiresAt: null,
@@ -192,7 +199,7 @@ function report(rows: Array<ProfileStatus & { location?: string }>, now: number)
     const line = (k: string, v: string) => out.push(`  ${`${k}:`.padEnd(10)} ${printable(v)}`);
     line('Base URL', r.baseUrl ?? '-');
     if (r.storage !== 'env' || r.issuer) line('Issuer', r.issuer ?? '-');
-    if (r.clientId) line('Client', r.clientId);
+    if (r.clientId) line('Client', r.preRegistered ? `${r.clientId} (pre-registered)` : r.clientId);
     if (r.user) line('User', describeUser(r.user));
     if (r.scopes.length) line('Scopes', r.scopes.join(' '));
     // A profile that exists only as a pending login has no tokens yet to expire.
