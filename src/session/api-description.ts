@@ -37,13 +37,17 @@ export interface LoadOptions {
   signal?: AbortSignal;
 }
 
-/** `max-age` of a Cache-Control header; 0 for `no-cache`/`no-store`; undefined when it says nothing of freshness. */
+/**
+ * `max-age` of a Cache-Control header; else 0 for `no-cache` (use only once revalidated); else
+ * undefined (the 24 hours apply). `no-store` alone is no reason to ask the server on every run:
+ * many servers send it on every answer, a description included.
+ */
 export function maxAgeOf(cacheControl: string | undefined): number | undefined {
   if (!cacheControl) return undefined;
   const directives = cacheControl.toLowerCase().split(',').map((d) => d.trim());
-  if (directives.some((d) => d === 'no-cache' || d === 'no-store')) return 0;
   const found = directives.map((d) => /^max-age\s*=\s*"?(\d{1,12})"?$/.exec(d)?.[1]).find((v) => v !== undefined);
-  return found === undefined ? undefined : Math.min(Number(found), MAX_MAX_AGE_SECONDS);
+  if (found !== undefined) return Math.min(Number(found), MAX_MAX_AGE_SECONDS);
+  return directives.includes('no-cache') ? 0 : undefined;
 }
 
 function describeAge(seconds: number): string {

@@ -321,7 +321,7 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
   // A token without the operation's scope is refused by the server (anonymous callers aside): refused here first, nothing sent.
   if (session?.scope !== undefined) {
     const missing = missingScopes(entry, new Set(session.scope.split(' ').filter(Boolean)));
-    if (missing.length) throw insufficientScopeError(`Not sent: 'school api ${entry.command}' (${entry.method} ${line(entry.path)}) needs ${missing.join(' ')}`, session, missing);
+    if (missing.length) throw insufficientScopeError(`Not sent: 'school api ${entry.command}' (${entry.method} ${line(entry.path)})`, session, missing);
   }
 
   const body = request.body !== undefined ? Buffer.from(JSON.stringify(request.body)) : request.rawBody;
