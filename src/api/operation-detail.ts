@@ -27,6 +27,8 @@ export interface FieldSpec {
   required: boolean;
   description?: string;
   deprecated?: boolean;
+  /** The bounds the schema sets, for help: "1 to 500", "at most 200 characters", "pattern ^[a-z]+$". */
+  limits?: string;
 }
 
 export interface OperationDetail {
@@ -237,6 +239,28 @@ function scalarType(schema: Record<string, unknown>): FieldType {
   return 'json';
 }
 
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+function limitsOf(schema: Record<string, unknown>): string | undefined {
+  const parts: string[] = [];
+  const min = num(schema.minimum);
+  const max = num(schema.maximum);
+  const xmin = num(schema.exclusiveMinimum);
+  const xmax = num(schema.exclusiveMaximum);
+  if (min !== undefined && max !== undefined) parts.push(`${min} to ${max}`);
+  else if (min !== undefined) parts.push(`at least ${min}`);
+  else if (max !== undefined) parts.push(`at most ${max}`);
+  if (xmin !== undefined) parts.push(`more than ${xmin}`);
+  if (xmax !== undefined) parts.push(`less than ${xmax}`);
+  const minLength = num(schema.minLength);
+  const maxLength = num(schema.maxLength);
+  if (minLength !== undefined && maxLength !== undefined) parts.push(`${minLength} to ${maxLength} characters`);
+  else if (minLength !== undefined) parts.push(`at least ${minLength} characters`);
+  else if (maxLength !== undefined) parts.push(`at most ${maxLength} characters`);
+  if (typeof schema.pattern === 'string' && schema.pattern.length <= 100) parts.push(`pattern ${schema.pattern}`);
+  return parts.length ? parts.join(', ') : undefined;
+}
+
 const smallDefault = (v: unknown): unknown => (v === null || ['boolean', 'number'].includes(typeof v) || (typeof v === 'string' && v.length <= 200) ? v : undefined);
 
 function fieldFrom(doc: unknown, location: FieldLocation, name: string, raw: unknown, required: boolean, extra: Partial<FieldSpec> = {}): FieldSpec {
@@ -254,6 +278,7 @@ function fieldFrom(doc: unknown, location: FieldLocation, name: string, raw: unk
   const values = enumOf(valueSchema);
   const description = typeof resolved.description === 'string' ? resolved.description : undefined;
   const def = smallDefault(resolved.default);
+  const limits = limitsOf(valueSchema);
   return {
     location,
     name,
@@ -265,6 +290,7 @@ function fieldFrom(doc: unknown, location: FieldLocation, name: string, raw: unk
     required,
     ...(description ? { description } : {}),
     ...(resolved.deprecated === true ? { deprecated: true } : {}),
+    ...(limits ? { limits } : {}),
     ...extra,
   };
 }

@@ -241,10 +241,15 @@ function assignCommands(found: Unnamed[]): { names: string[]; notes: string[] } 
     let name = routeCommand(op.method, op.path);
     for (let i = 2; taken.has(name); i++) name = `${routeCommand(op.method, op.path).slice(0, 60)}-${i}`;
     taken.add(name);
-    clashes.set(op.wanted, [...(clashes.get(op.wanted) ?? []), `${op.method} ${op.path} is ${name}`]);
+    const ways = clashes.get(op.wanted) ?? [];
+    if (!clashes.has(op.wanted)) clashes.set(op.wanted, ways);
+    ways.push(`${op.method} ${op.path} is ${name}`);
     return name;
   });
-  for (const [wanted, ways] of clashes) notes.push(`${ways.length} operations are named "${wanted}": ${ways.join(', ')}.`);
+  for (const [wanted, ways] of clashes) {
+    const shown = ways.slice(0, 5).join(', ');
+    notes.push(`${ways.length} operations are named "${wanted}": ${shown}${ways.length > 5 ? `, and ${ways.length - 5} more` : ''}.`);
+  }
   return { names, notes };
 }
 

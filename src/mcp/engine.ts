@@ -5,7 +5,6 @@
  * apart from the CLI, see scripts/build.mjs), so this file is the one place that knows how the
  * engine does these things.
  */
-import { fetchOpenApi } from '../api/openapi.js';
 import { targetUrl } from '../http/request-url.js';
 import type { Deps } from '../deps.js';
 import { CliError, ExitCode, errorReason } from '../errors.js';
@@ -13,6 +12,7 @@ import { cancelPendingLogin, waitForPendingLogin } from '../login/background.js'
 import { startPendingLogin } from '../login/two-step.js';
 import { readChallengeHeader } from '../oauth/challenge.js';
 import { fromOAuthError } from '../oauth/oauth-errors.js';
+import { loadApiDescription } from '../session/api-description.js';
 import { sendAuthorized } from '../session/authorized-request.js';
 import { lookUpIdentity } from '../session/identity.js';
 import { retryAfterRefresh } from '../session/retry-after-refresh.js';
@@ -74,7 +74,7 @@ export interface McpEngine {
   baseUrl(): string | undefined;
   /** The copy `call --list` cached, if any; never a network request. */
   cachedApiDescription(): Promise<unknown>;
-  /** A fresh copy of `/openapi.json`, cached for the next run. */
+  /** A fresh copy of `/openapi.json` (fresh as the description cache keeps it), cached for the next run. */
   fetchApiDescription(signal?: AbortSignal): Promise<unknown>;
   /** An authenticated request to the API: a token due is renewed first; a 401 is refreshed and retried once. */
   send(req: ApiRequest): Promise<Outcome<ApiAnswer>>;
@@ -182,9 +182,10 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
       const url = baseUrl() ?? (await deps.state.rememberedBaseUrl(profile));
       if (!url) throw new CliError('No base URL: pass --base-url, set SCHOOL_BASE_URL, or log in first.', { code: 'usage' });
       knownBaseUrl ??= url;
-      const doc = await fetchOpenApi(deps.http, url, signal);
-      await deps.state.saveApiDescription(url, doc).catch(() => undefined);
-      return doc;
+      // The description cache `school api` keeps: fresh, revalidated (a 304 keeps it), or fetched anew.
+      const loaded = await loadApiDescription(deps, url, { signal });
+      if (loaded.how === 'stale') throw new CliError(loaded.note ?? 'The API description could not be fetched.', { code: 'openapi_unavailable' });
+      return loaded.document();
     },
     async send(req) {
       const found = await current();

@@ -88,6 +88,7 @@ export function operationHelp(entry: IndexEntry, detail: DetailLine, flags: read
       f.field.array ? 'repeatable' : '',
       f.field.default !== undefined ? `default ${line(JSON.stringify(f.field.default), 40)}` : '',
       f.field.format ? `format ${line(f.field.format, 30)}` : '',
+      f.field.limits ? line(f.field.limits, 80) : '',
       f.field.deprecated ? 'deprecated' : '',
     ].filter(Boolean);
     const text = [`(${notes.join(', ')})`, line(f.field.description, 160), f.renamed ? `Renamed: ${f.renamed}.` : ''].filter(Boolean).join(' ');
