@@ -308,9 +308,14 @@ function bodyFields(doc: unknown, schema: unknown): FieldSpec[] {
       const here = [...path, name];
       const isRequired = parentRequired && required.has(name);
       const inner = flatten(doc, sub, flat.seen);
-      const nested = inner && isObject(inner.schema.properties) && Object.keys(inner.schema.properties).length > 0 && here.length < FLAG_DEPTH;
+      if (!inner) {
+        // A reference back to a schema being expanded: the property takes its value as JSON.
+        fields.push({ location: 'body', name: here.join('.'), path: here, type: 'json', array: false, required: isRequired });
+        continue;
+      }
+      const nested = isObject(inner.schema.properties) && Object.keys(inner.schema.properties).length > 0 && here.length < FLAG_DEPTH;
       if (nested && inner.schema.readOnly !== true) walk(sub, here, isRequired, flat.seen);
-      else if (inner && inner.schema.readOnly !== true) {
+      else if (inner.schema.readOnly !== true) {
         const description = typeof inner.schema.description === 'string' ? inner.schema.description : undefined;
         fields.push(fieldFrom(doc, 'body', here.join('.'), sub, isRequired, { path: here, ...(description ? { description } : {}) }));
       }

@@ -25,6 +25,8 @@ export interface LoadedDescription {
   how: 'cache' | 'revalidated' | 'fetched' | 'stale';
   /** One operation's detail (fields, schemas), read from the detail file alone. */
   detail(entry: IndexEntry): Promise<DetailLine | undefined>;
+  /** Every operation's detail, in index order, read at once (listings). */
+  details(): Promise<Array<DetailLine | undefined>>;
   /** The whole document, for what needs more than the index (`school mcp`). */
   document(): Promise<unknown>;
 }
@@ -76,6 +78,10 @@ export async function loadApiDescription(deps: Pick<Deps, 'http' | 'state' | 'cl
       const [offset, length] = entry.at;
       if (memoryDetail?.index === index) return asDetail(memoryDetail.bytes.subarray(offset, offset + length).toString('utf8'));
       return asDetail(await deps.state.readApiDetail(baseUrl, index.detailFile, offset, length));
+    },
+    async details() {
+      const bytes = memoryDetail?.index === index ? memoryDetail.bytes : Buffer.from((await deps.state.readApiDetail(baseUrl, index.detailFile)) ?? '');
+      return index.operations.map(({ at: [offset, length] }) => (offset + length <= bytes.length ? asDetail(bytes.subarray(offset, offset + length).toString('utf8')) : undefined));
     },
     async document() {
       return memoryDoc ?? (await deps.state.cachedApiDescription(baseUrl));

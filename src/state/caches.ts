@@ -23,8 +23,8 @@ export interface Caches {
    * old index with its old detail file, or the new one with the new.
    */
   saveApiCache(baseUrl: string, entry: { index: Record<string, unknown>; detail?: string; doc?: unknown }): Promise<{ detailFile: string } | undefined>;
-  /** One operation's detail: `length` bytes at `offset` of the index's detail file. */
-  readApiDetail(baseUrl: string, detailFile: string, offset: number, length: number): Promise<string | undefined>;
+  /** One operation's detail: `length` bytes at `offset` of the index's detail file; the whole file without them. */
+  readApiDetail(baseUrl: string, detailFile: string, offset?: number, length?: number): Promise<string | undefined>;
   /**
    * The last DPoP nonce an origin gave (RFC 9449 §9), while it may still be good: the first proof
    * of the next process carries it instead of costing a refused request to learn it. Not a secret.
@@ -152,11 +152,14 @@ export function openCaches(ctx: StoreContext): Caches {
     async readApiDetail(baseUrl, detailFile, offset, length) {
       // Only a file of this base URL, beside its index: the name comes from a file, not a path to follow.
       const prefix = basename(openapiIndexFile(paths.cacheDir, baseUrl)).replace(/\.index\.json$/, '.');
-      if (!detailFile.startsWith(prefix) || detailFile !== basename(detailFile) || !Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0 || length > 64 * 1024 * 1024) return undefined;
-      await readOwnFile(openapiIndexFile(paths.cacheDir, baseUrl)); // the directory checks
+      if (!detailFile.startsWith(prefix) || detailFile !== basename(detailFile) || !detailFile.endsWith('.detail.jsonl')) return undefined;
+      const file = join(paths.cacheDir, 'openapi', detailFile);
+      if (offset === undefined || length === undefined) return readOwnFile(file);
+      if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0 || length > 64 * 1024 * 1024) return undefined;
+      await ctx.checkOwnDirs();
       let fd: number | undefined;
       try {
-        fd = openSync(join(paths.cacheDir, 'openapi', detailFile), 'r');
+        fd = openSync(file, 'r');
         const buffer = Buffer.alloc(length);
         const read = readSync(fd, buffer, 0, length, offset);
         return read === length ? buffer.toString('utf8') : undefined;
