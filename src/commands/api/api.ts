@@ -6,7 +6,8 @@ import type { FieldSpec } from '../../api/operation-detail.js';
 import { missingScopes } from '../../api/operations.js';
 import type { Deps } from '../../deps.js';
 import { AuthError, CliError, UsageError } from '../../errors.js';
-import { targetUrl } from '../../http/request-url.js';
+import { operationTarget } from '../../http/request-url.js';
+import { ApiClient } from '../../session/api-client.js';
 import type { GlobalOptions } from '../../options.js';
 import { type LoadedDescription, loadApiDescription } from '../../session/api-description.js';
 import { notLoggedIn, resolveSession } from '../../session/session.js';
@@ -106,15 +107,11 @@ function orderedPathParams(entry: IndexEntry, detail: DetailLine): FieldSpec[] {
   return pathParams(detail).sort((a, b) => entry.path.indexOf(`{${a.name}}`) - entry.path.indexOf(`{${b.name}}`));
 }
 
-/** A path parameter as one segment: `/`, `?`, `#`, `.` and `..` cannot change where the request goes. */
-function segment(value: string): string {
-  if (value === '.' || value === '..') return value.replace(/\./g, '%2E');
-  return encodeURIComponent(value);
-}
-
 interface BuiltRequest {
   method: string;
+  /** For display; `path` is the path and query exactly as sent (see operationTarget). */
   url: URL;
+  path: string;
   headers: Record<string, string>;
   body?: unknown;
   rawBody?: Buffer;
@@ -151,10 +148,7 @@ async function buildRequest(deps: Deps, baseUrl: string, entry: IndexEntry, deta
   if (parsed.args.length > positional.length) {
     throw new UsageError(`Too many arguments for '${commandPath}' (it takes ${positional.length}, got ${parsed.args.length}). Run '${commandPath} --help'.`);
   }
-  let path = entry.path;
-  positional.forEach((p, i) => {
-    path = path.split(`{${p.name}}`).join(segment(parsed.args[i]));
-  });
+  const pathValues = Object.fromEntries(positional.map((p, i) => [p.name, parsed.args[i]]));
   const values = flagValues(parsed, flags);
   const query = new URLSearchParams();
   const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5' };
@@ -226,10 +220,9 @@ async function buildRequest(deps: Deps, baseUrl: string, entry: IndexEntry, deta
     });
   }
 
-  const url = targetUrl(baseUrl, path);
-  for (const [k, v] of query) url.searchParams.append(k, v);
+  const { url, path } = operationTarget(baseUrl, entry.path, pathValues, query);
   if (body !== undefined || rawBody !== undefined) headers['content-type'] = body !== undefined && (entry.body?.json || entry.body?.contentType === '*/*') ? 'application/json' : (entry.body?.contentType ?? 'application/json');
-  return { method: entry.method, url, headers, ...(body !== undefined ? { body } : {}), ...(rawBody ? { rawBody } : {}) };
+  return { method: entry.method, url, path, headers, ...(body !== undefined ? { body } : {}), ...(rawBody ? { rawBody } : {}) };
 }
 
 function printDryRun(deps: Deps, req: BuiltRequest, tokenType: string | undefined, json: boolean): void {
@@ -237,11 +230,11 @@ function printDryRun(deps: Deps, req: BuiltRequest, tokenType: string | undefine
   if (tokenType) headers.authorization = `${tokenType} [REDACTED]`;
   const bodyText = req.body !== undefined ? JSON.stringify(req.body, null, 2) : req.rawBody?.toString('utf8');
   if (json) {
-    deps.io.out.write(`${terminalSafeJson({ method: req.method, url: req.url.href, headers, ...(req.body !== undefined ? { body: req.body } : bodyText !== undefined ? { body: bodyText } : {}) }, 2)}\n`);
+    deps.io.out.write(`${terminalSafeJson({ method: req.method, url: `${req.url.origin}${req.path}`, headers, ...(req.body !== undefined ? { body: req.body } : bodyText !== undefined ? { body: bodyText } : {}) }, 2)}\n`);
     return;
   }
   const title = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => `${dash}${c.toUpperCase()}`);
-  const lines = [`${req.method} ${printable(req.url.href)}`, ...Object.entries(headers).map(([k, v]) => `${title(k)}: ${printable(v)}`)];
+  const lines = [`${req.method} ${printable(`${req.url.origin}${req.path}`)}`, ...Object.entries(headers).map(([k, v]) => `${title(k)}: ${printable(v)}`)];
   deps.io.out.write(`${lines.join('\n')}\n${bodyText !== undefined ? `\n${req.body !== undefined ? terminalSafeJson(req.body, 2) : printable(bodyText)}\n` : ''}`);
 }
 
@@ -345,6 +338,7 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
     {
       method: request.method,
       url: request.url,
+      path: request.path,
       headers: request.headers,
       body,
       include: has('include'),
@@ -356,7 +350,8 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
       jq: jqFilter,
       render,
     },
-    session,
+    // One refresh per run, as for call: a server that refuses every token must not spend one per page.
+    new ApiClient(deps, { baseUrl, session, refreshLimit: 1 }),
   );
 }
 
