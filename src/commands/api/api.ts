@@ -13,6 +13,7 @@ import { type LoadedDescription, loadApiDescription } from '../../session/api-de
 import { notLoggedIn, resolveSession } from '../../session/session.js';
 import { insufficientScopeError } from '../../session/step-up.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
+import { REDACTED } from '../../util/redact.js';
 import { bodyWithoutMark } from '../../util/text-file.js';
 import { commandTarget, defineCommand, globalOptions } from '../command.js';
 import { parseTimeout } from '../call/deadline.js';
@@ -226,8 +227,9 @@ async function buildRequest(deps: Deps, baseUrl: string, entry: IndexEntry, deta
 }
 
 function printDryRun(deps: Deps, req: BuiltRequest, tokenType: string | undefined, json: boolean): void {
-  const headers: Record<string, string> = { ...req.headers };
-  if (tokenType) headers.authorization = `${tokenType} [REDACTED]`;
+  // Shown, never sent: the token itself is never read on a dry run.
+  const shownCredential = tokenType ? `${tokenType} ${REDACTED}` : undefined;
+  const headers: Record<string, string> = { ...req.headers, ...(shownCredential ? { authorization: shownCredential } : {}) };
   const bodyText = req.body !== undefined ? JSON.stringify(req.body, null, 2) : req.rawBody?.toString('utf8');
   if (json) {
     deps.io.out.write(`${terminalSafeJson({ method: req.method, url: `${req.url.origin}${req.path}`, headers, ...(req.body !== undefined ? { body: req.body } : bodyText !== undefined ? { body: bodyText } : {}) }, 2)}\n`);
