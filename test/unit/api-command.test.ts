@@ -4,6 +4,7 @@ import { runApi } from '../../src/commands/api/api.js';
 import { findOperation, operationFlags, parseLine, setPath, typedValue } from '../../src/commands/api/flags.js';
 import { renderTable } from '../../src/commands/api/table.js';
 import type { HttpClient, HttpRequest, HttpResponse } from '../../src/http/client.js';
+import { apiLine } from '../../src/fast-path.js';
 import { maxAgeOf } from '../../src/session/api-description.js';
 import { bigDescription } from '../helpers/big-description.js';
 import { fakeDeps } from '../helpers/fake-deps.js';
@@ -62,6 +63,15 @@ describe('school api flags', () => {
     setPath(body, ['address', 'city'], 'Paris');
     expect(Reflect.get({}, 'polluted')).toBeUndefined();
     expect(JSON.stringify(body)).toBe('{"__proto__":{"polluted":"yes"},"address":{"city":"Paris"}}');
+  });
+});
+
+describe('school api on the fast path', () => {
+  it('takes the line after `api`, global options before it kept, and leaves every other command to the parser', () => {
+    expect(apiLine(['--profile', 'work', '--json', 'api', 'list-courses', '--page', '2'])).toEqual(['--profile', 'work', '--json', 'list-courses', '--page', '2']);
+    expect(apiLine(['api'])).toEqual([]);
+    expect(apiLine(['call', 'api'])).toBeUndefined();
+    expect(apiLine(['--base-url', 'api', 'token'])).toBeUndefined();
   });
 });
 
