@@ -372,16 +372,39 @@ Examples:
   school api create-course --title Algebra --seats 30 --dry-run
 Run 'school api --help' for every flag.`,
   configure(cmd: Command) {
-    // The operations and their flags come from the server's description: parsed by the command itself.
-    cmd.argument('[operation]', 'the operation (school api lists them)').argument('[args...]', "the operation's path arguments and flags").allowUnknownOption().allowExcessArguments().helpOption(false);
+    // The operations and their flags come from the server's description: the command parses its
+    // line itself (the fast path hands it over); these are its own flags, for help and completion.
+    cmd
+      .argument('[operation]', 'the operation (school api lists them)')
+      .argument('[args...]', "the operation's path arguments and flags")
+      .option('--refresh', BUILTIN_FLAGS.refresh.help)
+      .option('--dry-run', BUILTIN_FLAGS['dry-run'].help)
+      .option('--no-validate', BUILTIN_FLAGS['no-validate'].help)
+      .option('--input <file>', BUILTIN_FLAGS.input.help)
+      .option('--anonymous', BUILTIN_FLAGS.anonymous.help)
+      .option('--format <format>', BUILTIN_FLAGS.format.help)
+      .option('--columns <list>', BUILTIN_FLAGS.columns.help)
+      .option('--jq <expression>', BUILTIN_FLAGS.jq.help)
+      .option('--paginate', BUILTIN_FLAGS.paginate.help)
+      .option('--slurp', BUILTIN_FLAGS.slurp.help)
+      .option('-i, --include', BUILTIN_FLAGS.include.help)
+      .option('--timeout <seconds>', BUILTIN_FLAGS.timeout.help)
+      .option('--retry <n>', BUILTIN_FLAGS.retry.help)
+      .allowUnknownOption()
+      .allowExcessArguments();
   },
   toOptions: (raw, args) => {
     const globals = globalOptions(raw);
     const argv = [...args.flat()];
-    if (globals.baseUrl) argv.push('--base-url', globals.baseUrl);
-    if (globals.profile) argv.push('--profile', globals.profile);
-    if (globals.json) argv.push('--json');
-    if (globals.verbose) argv.push('--verbose');
+    // The flags commander took, given back as written: the command reads its whole line itself.
+    for (const [name, flag] of Object.entries(BUILTIN_FLAGS)) {
+      const key = name.replace(/^no-/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+      const value: unknown = raw[key];
+      if (name === 'no-validate') {
+        if (value === false) argv.push('--no-validate');
+      } else if (flag.value && typeof value === 'string') argv.push(`--${name}`, value);
+      else if (!flag.value && value === true && name !== 'help') argv.push(`--${name}`);
+    }
     return { ...globals, argv };
   },
   run: (deps, opts) => runApi(deps, opts.argv),
