@@ -22,6 +22,8 @@ describe('school api flags', () => {
       field('body', 'input', { path: ['input'] }),
       field('body', 'address.postCode', { path: ['address', 'postCode'] }),
       field('header', 'X-Request-Id'),
+      field('header', 'Authorization'),
+      field('header', 'bad header'),
     ]);
     expect(flags.map((f) => f.flag)).toEqual(['per-page', 'query-title', 'body-title', 'query-format', 'body-input', 'address.post-code', 'x-request-id']);
     expect(flags.find((f) => f.flag === 'query-format')?.renamed).toBe('the query parameter format (--format is a flag of school api)');

@@ -24,8 +24,6 @@ import { apiHelp, describeScopes, line, operationHelp, pathParams, placeholder }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Headers a description may not set through a parameter: the client sets them, or they carry credentials. */
-const OWN_HEADERS = new Set(['authorization', 'dpop', 'cookie', 'host', 'content-length', 'content-type', 'accept', 'transfer-encoding', 'connection', 'proxy-authorization']);
 
 /** `school api`'s own flags and the global ones, read before the operation (and so its flags) is known. */
 function builtinsOf(argv: readonly string[]): Map<string, string | true> {
@@ -160,7 +158,6 @@ async function buildRequest(deps: Deps, baseUrl: string, entry: IndexEntry, deta
     const field = flag.field;
     if (field.location === 'query') for (const v of Array.isArray(value) ? value : [value]) query.append(field.name, queryText(v));
     else if (field.location === 'header') {
-      if (OWN_HEADERS.has(field.name.toLowerCase()) || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(field.name)) continue;
       headers[field.name.toLowerCase()] = (Array.isArray(value) ? value : [value]).map(queryText).join(', ');
     }
     if (field.location !== 'body') {
