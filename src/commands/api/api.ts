@@ -397,7 +397,9 @@ Run 'school api --help' for every flag.`,
       .option('--timeout <seconds>', BUILTIN_FLAGS.timeout.help)
       .option('--retry <n>', BUILTIN_FLAGS.retry.help)
       .allowUnknownOption()
-      .allowExcessArguments();
+      .allowExcessArguments()
+      // `--help` after an operation is that operation's help, which only the command can give.
+      .helpOption(false);
   },
   toOptions: (raw, args) => {
     const globals = globalOptions(raw);
@@ -409,7 +411,7 @@ Run 'school api --help' for every flag.`,
       if (name === 'no-validate') {
         if (value === false) argv.push('--no-validate');
       } else if (flag.value && typeof value === 'string') argv.push(`--${name}`, value);
-      else if (!flag.value && value === true && name !== 'help') argv.push(`--${name}`);
+      else if (!flag.value && value === true) argv.push(`--${name}`);
     }
     return { ...globals, argv };
   },
