@@ -13,7 +13,8 @@ _school_takes_value() {
     case $1 in
         --base-url | --profile | --scope | --add-scope | --port | --timeout | \
             --client-metadata-url | --client-id | --min-ttl | -X | --method | -H | --header | -f | \
-            --raw-field | -F | --field | --input | --jq | --retry | --toolsets)
+            --raw-field | -F | --field | --input | --jq | --retry | --format | --columns | \
+            --toolsets)
             return 0 ;;
     esac
     return 1
@@ -131,7 +132,7 @@ _school() {
 
     COMPREPLY=()
     local -a _school_list
-    local -a commands=(login logout token call mcp whoami status doctor completion help)
+    local -a commands=(login logout token call api mcp whoami status doctor completion help)
     if [[ -n $valopt ]]; then
         case $valopt in
             --profile)
@@ -177,6 +178,8 @@ _school() {
             token) opts+=(--min-ttl --for-ci) ;;
             call) opts+=(-X --method -H --header -f --raw-field -F --field --input -i --include
                 --anonymous --list --paginate --slurp --jq --retry --timeout) ;;
+            api) opts+=(--refresh --dry-run --no-validate --input --anonymous --format --columns --jq
+                --paginate --slurp -i --include --timeout --retry) ;;
             mcp) opts+=(--allow-write --toolsets) ;;
         esac
         _school_add "" "$cur" "${opts[@]}"

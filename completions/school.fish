@@ -26,7 +26,7 @@ function __school_state
                 case --
                     set dashdash 1
                     continue
-                case --base-url --profile --scope --add-scope --port --timeout --client-metadata-url --client-id --min-ttl --method -X --header -H --raw-field -f --field -F --input --jq --retry --toolsets
+                case --base-url --profile --scope --add-scope --port --timeout --client-metadata-url --client-id --min-ttl --method -X --header -H --raw-field -f --field -F --input --jq --retry --format --columns --toolsets
                     set skip 1
                     continue
                 case '-*'
@@ -117,6 +117,7 @@ complete -c school -n __school_needs_command -a login -d 'Sign in through the br
 complete -c school -n __school_needs_command -a logout -d 'Revoke the tokens at the server and forget them locally'
 complete -c school -n __school_needs_command -a token -d 'Print a valid access token (refreshed when about to expire)'
 complete -c school -n __school_needs_command -a call -d 'Make an authenticated request to the school API'
+complete -c school -n __school_needs_command -a api -d "The API's operations as commands, checked against its description before sending"
 complete -c school -n __school_needs_command -a mcp -d 'Serve the school API as MCP tools on stdio, for agent hosts'
 complete -c school -n __school_needs_command -a whoami -d 'Show who is logged in'
 complete -c school -n __school_needs_command -a status -d 'Show every profile: base URL, issuer, client, user, scopes, expiry, storage'
@@ -162,6 +163,21 @@ complete -c school -n '__school_using call' -l jq -x -d 'Filter the JSON respons
 complete -c school -n '__school_using call' -l retry -x -d 'Retries on 429/503 for any method (GET and HEAD get 3 without it; others none)'
 complete -c school -n '__school_using call' -l timeout -x -d 'Deadline for the whole request: body, retries and their waits included; each page its own (default 60)'
 
+# api
+complete -c school -n '__school_using api' -l refresh -d 'Fetch the API description now instead of using the cached copy'
+complete -c school -n '__school_using api' -l dry-run -d 'Print the request that would be sent (token as [REDACTED]) and send nothing; needs no login'
+complete -c school -n '__school_using api' -l no-validate -d 'Send the request even when it does not match the description'
+complete -c school -n '__school_using api' -l input -r -F -d 'The whole JSON body from a file ("-" for stdin); flags override its values'
+complete -c school -n '__school_using api' -l anonymous -d 'Send no token (for operations that answer anonymous callers)'
+complete -c school -n '__school_using api' -l format -x -d 'Json (default) or table: an array, or the items of a list, as a table'
+complete -c school -n '__school_using api' -l columns -x -d 'With --format table: the columns, comma-separated'
+complete -c school -n '__school_using api' -l jq -x -d 'Filter the JSON response through jq'
+complete -c school -n '__school_using api' -l paginate -d 'Follow Link rel="next" pages on the same origin'
+complete -c school -n '__school_using api' -l slurp -d 'With --paginate: one JSON array holding every page'
+complete -c school -n '__school_using api' -s i -l include -d 'Print the status line and headers too'
+complete -c school -n '__school_using api' -l timeout -x -d 'Deadline for the whole request, in seconds (default 60)'
+complete -c school -n '__school_using api' -l retry -x -d 'Retries on 429/503 for any method (GET and HEAD get 3 without it)'
+
 # mcp
 complete -c school -n '__school_using mcp' -l allow-write -d 'Offer and send writes too (POST, PUT, PATCH, DELETE); reading only without it'
 complete -c school -n '__school_using mcp' -l toolsets -x -d 'Only the operations of these scope areas, comma-separated (e.g. courses,students)'
@@ -169,4 +185,4 @@ complete -c school -n '__school_using mcp' -l toolsets -x -d 'Only the operation
 # Arguments.
 complete -c school -n '__school_first_arg call' -a '(__school_complete paths)' -d 'Path'
 complete -c school -n '__school_first_arg completion' -a 'bash zsh fish powershell' -d 'Shell'
-complete -c school -n '__school_first_arg help' -a 'login logout token call mcp whoami status doctor completion help environment exit-codes errors' -d 'Command'
+complete -c school -n '__school_first_arg help' -a 'login logout token call api mcp whoami status doctor completion help environment exit-codes errors' -d 'Command'

@@ -82,6 +82,7 @@ export function buildProgram(makeDeps: DepsFactory, onResult: (p: Promise<void>)
     if (spec.group) cmd.helpGroup(spec.group);
     for (const arg of spec.args) cmd.argument(argumentSyntax(arg), arg.help);
     addFlags(cmd, spec.flags, Option);
+    if (spec.passthrough) cmd.allowUnknownOption().allowExcessArguments();
     const after = afterHelp(spec);
     if (after) cmd.addHelpText('after', after);
     if (spec.name === 'help') {

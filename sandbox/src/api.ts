@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { readBody } from './body.js';
@@ -233,7 +233,14 @@ export function createResourceServer(ctx: ResourceServerContext) {
     }
     if (path === '/openapi.json') {
       if (method !== 'GET' && method !== 'HEAD') return methodNotAllowed(res, 'GET');
-      sendJson(res, 200, buildOpenApi(baseUrl, ctx.oauthUrls, ctx.description));
+      // Cacheable as a description is: an ETag to revalidate with, fresh for five minutes.
+      const text = JSON.stringify(buildOpenApi(baseUrl, ctx.oauthUrls, ctx.description), null, 2);
+      const etag = `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
+      const cache = { ETag: etag, 'Cache-Control': 'max-age=300' };
+      const revalidated = req.headers['if-none-match'] === etag;
+      emit('openapi', { method, status: revalidated ? 304 : 200, conditional: req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined });
+      if (revalidated) res.writeHead(304, cache).end();
+      else res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', ...cache }).end(method === 'HEAD' ? undefined : text);
       return true;
     }
 

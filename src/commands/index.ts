@@ -1,3 +1,4 @@
+import { apiCommand } from './api/api.js';
 import { callCommand } from './call/call.js';
 import type { CommandEntry } from './command.js';
 import { completeCommand } from './completion/complete.js';
@@ -17,6 +18,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   logoutCommand,
   tokenCommand,
   callCommand,
+  apiCommand,
   mcpCommand,
   whoamiCommand,
   statusCommand,

@@ -81,6 +81,11 @@ export interface CommandSpec {
    * flags marked `fast` (src/fast-path.ts): what scripts and agents run in loops.
    */
   fast?: boolean;
+  /**
+   * The command reads the rest of its line itself (`school api`: its operations' flags come from the
+   * API description): the parser leaves unknown flags and further arguments to it, in `argv`.
+   */
+  passthrough?: boolean;
   args: readonly ArgumentSpec[];
   flags: readonly FlagSpec[];
   /** Shown after the flags in its help and in the reference: how the flags work together. */
@@ -258,6 +263,35 @@ Retries:
     ],
   },
   {
+    name: 'api',
+    group: 'Use the API:',
+    description: "the API's operations as commands, checked against its description before sending",
+    passthrough: true,
+    args: [{ name: 'operation', required: false, help: 'the operation (school api lists them), then its path arguments and flags', complete: { kind: 'none' } }],
+    flags: [
+      { name: 'refresh', help: 'fetch the API description now instead of using the cached copy' },
+      { name: 'dry-run', help: 'print the request that would be sent (token as [REDACTED]) and send nothing; needs no login' },
+      { name: 'no-validate', help: 'send the request even when it does not match the description' },
+      { name: 'input', value: { type: 'string', placeholder: 'file' }, help: 'the whole JSON body from a file ("-" for stdin); flags override its values', complete: { kind: 'files', stdin: true } },
+      { name: 'anonymous', help: 'send no token (for operations that answer anonymous callers)' },
+      { name: 'format', value: { type: 'enum', values: ['json', 'table'], placeholder: 'format' }, help: 'json (default) or table: an array, or the items of a list, as a table' },
+      { name: 'columns', value: { type: 'string', placeholder: 'list' }, help: 'with --format table: the columns, comma-separated' },
+      { name: 'jq', value: { type: 'string', placeholder: 'expression' }, help: 'filter the JSON response through jq' },
+      { name: 'paginate', help: 'follow Link rel="next" pages on the same origin' },
+      { name: 'slurp', help: 'with --paginate: one JSON array holding every page' },
+      { name: 'include', short: 'i', help: 'print the status line and headers too' },
+      { name: 'timeout', value: { type: 'seconds', max: DAY, placeholder: 'seconds' }, default: 60, help: 'deadline for the whole request, in seconds' },
+      { name: 'retry', value: { type: 'integer', min: 0, max: 10, unit: 'retries', placeholder: 'n' }, help: 'retries on 429/503 for any method (GET and HEAD get 3 without it)' },
+    ],
+    details: "Each operation's own flags (its parameters and body fields) and an example: school api <operation> --help.",
+    examples: [
+      'school api',
+      'school api list-courses --format table',
+      'school api create-course --help',
+      'school api create-course --title Algebra --seats 30 --dry-run',
+    ],
+  },
+  {
     name: 'mcp',
     group: 'Use the API:',
     description: 'serve the school API as MCP tools on stdio, for agent hosts',
@@ -325,7 +359,8 @@ In Claude Code: claude mcp add school -- school mcp (docs/agents.md has VS Code,
     name: '__complete',
     hidden: true,
     description: 'completion candidates',
-    args: [{ name: 'kind', required: true, help: 'profiles, scopes or paths', complete: { kind: 'none' } }],
+    passthrough: true,
+    args: [{ name: 'kind', required: true, help: 'profiles, scopes, paths, api-operations, api-flags <operation> or api-values <operation> <flag>', complete: { kind: 'none' } }],
     flags: [],
     examples: [],
   },

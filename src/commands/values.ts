@@ -114,5 +114,7 @@ export function optionsFrom(spec: CommandSpec, raw: RawValues, args: readonly st
   spec.args.forEach((arg, i) => {
     opts[arg.name] = argumentValue(arg, args[i]);
   });
+  // What the parser did not know (further arguments and unknown flags), for the command to read itself.
+  if (spec.passthrough) opts.argv = args.slice(spec.args.length);
   return opts;
 }

@@ -9,9 +9,10 @@ import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { fillPath } from '../http/request-url.js';
 import { AuditLog, auditPath } from './audit.js';
 import type { ApiAnswer, ApiRequest, AuthProblem, McpEngine, Outcome } from './engine.js';
-import { type ToolResult, answerResult, jsonResult, problemResult, safeText, textResult } from './results.js';
+import { MAX_RESULT_BYTES, type ToolResult, answerResult, jsonResult, problemResult, safeText, textResult } from './results.js';
 import { type ApiOperation, type Catalogue, READ_METHODS, buildCatalogue, searchOperations } from './tools.js';
 
 /** How long calls under way when stdin closes may take to be answered. */
@@ -29,7 +30,7 @@ export interface ServeOptions {
   signal?: AbortSignal;
 }
 
-/** The most pages a paginated operation's tool follows; the 100 kB cap usually stops it first. */
+/** The most pages a paginated operation's tool follows; the result's cap (MAX_RESULT_BYTES) usually stops it first. */
 const MAX_PAGES = 50;
 /** How often a host waiting on a login hears that it is still going. */
 const PROGRESS_EVERY_SECONDS = 2;
@@ -68,7 +69,7 @@ function queryValue(value: unknown): string[] {
 
 /** The request an operation's tool makes for the arguments given. */
 export function planOperation(op: ApiOperation, args: Record<string, unknown>): Planned {
-  let path = op.path;
+  const pathParams: Record<string, string> = {};
   const query = new URLSearchParams();
   for (const p of op.parameters) {
     const value = args[p.key];
@@ -76,9 +77,11 @@ export function planOperation(op: ApiOperation, args: Record<string, unknown>): 
       if (p.in === 'path') throw new Refusal(`Missing the path parameter ${p.key}.`);
       continue;
     }
-    if (p.in === 'path') path = path.split(`{${p.name}}`).join(encodeURIComponent(queryValue(value).join(',')));
+    if (p.in === 'path') pathParams[p.name] = queryValue(value).join(',');
     else for (const v of queryValue(value)) query.append(p.name, v);
   }
+  // Each path parameter is one segment: `..`, `/` or `%2F` in a value cannot reach outside the operation's path.
+  const path = fillPath(op.path, pathParams);
   const search = query.toString();
   const body = op.body && args.body !== undefined ? Buffer.from(JSON.stringify(args.body)) : undefined;
   return { method: op.method, target: `${path}${search ? `?${search}` : ''}`, body, contentType: body ? 'application/json' : undefined, paginate: op.paginated };
@@ -220,8 +223,9 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
     return engine.send(req);
   }
 
-  async function perform(plan: Planned, extra: Extra, record: (status: number | null, refused?: string) => void): Promise<ToolResult> {
+  async function perform(plan: Planned, extra: Extra, record: (status: number | null, refused?: string, sentUrl?: string) => void): Promise<ToolResult> {
     const pages: ApiAnswer[] = [];
+    const cursor = engine.pages();
     let target = plan.target;
     let bytes = 0;
     let note: string | undefined;
@@ -232,13 +236,19 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
         return problemResult(outcome.problem, server.getClientCapabilities()?.elicitation?.url ? undefined : 'Then call the tool again.');
       }
       const answer = outcome.value;
-      record(answer.status);
+      record(answer.status, undefined, pages.length ? undefined : answer.url);
       pages.push(answer);
       bytes += answer.body.length;
       if (!plan.paginate || answer.status < 200 || answer.status >= 300) break;
-      const next = nextPage(answer, plan.target, pages.length);
+      let next: string | undefined;
+      try {
+        next = cursor.next(answer);
+      } catch (err) {
+        // A next link elsewhere, or back to a page already read: the listing ends here, as an error.
+        return { ...answerResult(pages, (t) => engine.redact(t), `[The listing stopped: ${safeText(engine.describeError(err))}]`), isError: true };
+      }
       if (!next) break;
-      if (bytes >= 100 * 1024 || pages.length >= MAX_PAGES) {
+      if (bytes >= MAX_RESULT_BYTES || pages.length >= MAX_PAGES) {
         note = `[More pages follow; the next is ${safeText(next)}. Call school_call with that path to read on.]`;
         break;
       }
@@ -282,9 +292,11 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
       }
       method = plan.method;
       path = auditPath(plan.target);
-      return await perform(plan, extra, (s, why) => {
+      return await perform(plan, extra, (s, why, sentUrl) => {
         status = s;
         refused = why;
+        // The path the first request actually went to, as the server received it.
+        if (sentUrl) path = auditPath(sentUrl);
       });
     } catch (err) {
       if (err instanceof Refusal) {
@@ -343,27 +355,4 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
   await engine.cancelLogin().catch(() => undefined);
   await server.close().catch(() => undefined);
   audit.close();
-}
-
-/** The next page of a listing (RFC 8288 `rel="next"`), on the same origin and not seen before. */
-function nextPage(answer: ApiAnswer, first: string, page: number): string | undefined {
-  const header = answer.headers.link;
-  if (!header) return undefined;
-  for (const part of header.split(/,(?=\s*<)/)) {
-    const m = /^\s*<([^>]*)>(.*)$/s.exec(part);
-    if (!m) continue;
-    const rel = /;\s*rel\s*=\s*"?([^";]*)"?/i.exec(m[2])?.[1]?.toLowerCase().split(/\s+/) ?? [];
-    if (!rel.includes('next')) continue;
-    let url: URL;
-    try {
-      url = new URL(m[1], answer.url);
-    } catch {
-      return undefined;
-    }
-    if (url.origin !== new URL(answer.url).origin) return undefined;
-    const target = `${url.pathname}${url.search}`;
-    if (page > 1 && target === first) return undefined;
-    return url.toString();
-  }
-  return undefined;
 }

@@ -1,10 +1,11 @@
 // fs.promises, not node:fs/promises: the promise API loads a dozen modules, so only where it is used.
 import { promises as fs } from 'node:fs';
-import { fetchOpenApi, listOperations } from '../../api/openapi.js';
+import { type OpenApiDoc, listOperations } from '../../api/openapi.js';
 import type { Deps } from '../../deps.js';
-import { UsageError, errorReason } from '../../errors.js';
-import { ABSOLUTE_URL, targetUrl } from '../../http/request-url.js';
-import { assertSafeUrl } from '../../http/transport.js';
+import { CliError, UsageError } from '../../errors.js';
+import { ABSOLUTE_URL } from '../../http/request-url.js';
+import { ApiClient } from '../../session/api-client.js';
+import { loadApiDescription } from '../../session/api-description.js';
 import type { GlobalOptions } from '../../options.js';
 import { type Session, resolveSession } from '../../session/session.js';
 import { commandTarget, defineCommand } from '../command.js';
@@ -44,19 +45,12 @@ function checkScriptOptions(opts: CallOptions): void {
 }
 
 async function listRun(deps: Deps, opts: CallOptions, baseUrl: string): Promise<void> {
-  const doc = await fetchOpenApi(deps.http, baseUrl, deps.signal).then(
-    async (fetched) => {
-      await deps.state.saveApiDescription(baseUrl, fetched);
-      return fetched;
-    },
-    async (err: unknown) => {
-      const cached = await deps.state.cachedApiDescription(baseUrl);
-      if (!cached) throw err;
-      deps.io.err.write(`Could not fetch /openapi.json (${printable(errorReason(err))}); showing the cached copy.\n`);
-      return cached;
-    },
-  );
-  const ops = listOperations(doc);
+  // The description cache `school api` uses: fresh, revalidated, or the stale copy with a note.
+  const loaded = await loadApiDescription(deps, baseUrl);
+  if (loaded.note) deps.io.err.write(`${loaded.note}\n`);
+  const doc = await loaded.document();
+  if (doc === undefined) throw new CliError(`The cached API description of ${printable(baseUrl)} is gone: run 'school api --refresh'.`, { code: 'openapi_unavailable' });
+  const ops = listOperations(doc as OpenApiDoc);
   if (opts.jq !== undefined) {
     // --jq implies the JSON form.
     const filter = await (await import('./jq.js')).compileJq(opts.jq, deps.io.outIsTTY ? await terminalJson(deps.io) : undefined);
@@ -93,21 +87,22 @@ async function run(deps: Deps, opts: CallOptions): Promise<void> {
   checkScriptOptions(opts);
   const absolute = ABSOLUTE_URL.test(path);
   if (!baseUrl && !absolute) throw new UsageError('No base URL: pass --base-url, set SCHOOL_BASE_URL, or log in first.');
-  const url = assertSafeUrl(targetUrl(baseUrl ?? path, path), 'URL');
-
-  // The token goes only to the origin it was issued for.
-  if (session && url.origin !== new URL(session.baseUrl).origin) {
-    throw new UsageError(`Refusing to send the token for ${new URL(session.baseUrl).origin} to ${url.origin}.`, {
-      code: 'foreign_origin',
-      hint: 'Add --anonymous to send the request there without a token.',
-    });
-  }
+  // The token goes only to the origin it was issued for; without one, an absolute URL may go anywhere.
+  // One refresh per run: a server that refuses every token must not spend a refresh per page.
+  const client = new ApiClient(deps, {
+    baseUrl: baseUrl ?? path,
+    session,
+    anonymousAnyOrigin: true,
+    refreshLimit: 1,
+    foreignOriginHint: 'Add --anonymous to send the request there without a token.',
+  });
+  const url = client.url(path);
   const headers: Record<string, string> = {};
   for (const h of opts.header ?? []) {
     const [name, value] = parseHeader(h);
-    if (name.toLowerCase() === 'authorization' && session) throw new UsageError('Do not pass an Authorization header: the token is added for you (or use --anonymous).');
     headers[name.toLowerCase()] = value;
   }
+  client.checkHeaders(headers, 'the token is added for you (or use --anonymous)');
   headers.accept ??= 'application/json, */*;q=0.5';
 
   const hasFields = Boolean(opts.rawField?.length || opts.field?.length);
@@ -156,7 +151,7 @@ async function run(deps: Deps, opts: CallOptions): Promise<void> {
       // Only for the target's own base URL: an absolute URL elsewhere is no school to log in to.
       ...(baseUrl && url.origin === new URL(baseUrl).origin ? { loginTarget: { profile: target.profile, baseUrl } } : {}),
     },
-    session,
+    client,
   );
 }
 
