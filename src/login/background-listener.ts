@@ -1,7 +1,7 @@
 import { type Deps, nowSeconds } from '../deps.js';
 import { describeError } from '../errors.js';
 import { fromOAuthError } from '../oauth/oauth-errors.js';
-import { loginCommandFor } from '../util/profiles.js';
+import { loginCommandText } from '../util/login-command.js';
 import type { LoginOutcome, PendingLoginRecord } from '../state/pending-login.js';
 import { redactText } from '../util/redact.js';
 import { type Handshake, REPORT_FD } from './background.js';
@@ -48,7 +48,7 @@ export function outcomeOf(profile: string, err: unknown, at: number, baseUrl: st
     error: timedOut ? 'login_timeout' : report.error,
     // The listener's own hints speak of the one-step login.
     // It names the base URL: a first login has saved no profile that would remember it.
-    hint: timedOut ? `Start a new one with \`${loginCommandFor(profile, baseUrl)} --no-wait\`; give the person longer with --timeout.` : report.hint ? redactText(report.hint) : undefined,
+    hint: timedOut ? `Start a new one with \`${loginCommandText({ profile, baseUrl, options: ['--no-wait'] })}\`; give the person longer with --timeout.` : report.hint ? redactText(report.hint) : undefined,
     at,
   };
 }

@@ -14,7 +14,7 @@ import { registerClient } from '../oauth/register.js';
 import { revokeToken } from '../oauth/revoke.js';
 import { identityClaims, lookUpIdentity } from '../session/identity.js';
 import { profileLockName } from '../session/refresh.js';
-import { loginHint } from '../util/profiles.js';
+import { loginFix } from '../util/login-command.js';
 import { serverFor } from '../session/server.js';
 import { stepUpCommand } from '../session/step-up.js';
 import { sessionFrom } from '../session/usable-session.js';
@@ -243,7 +243,7 @@ async function clientRefused(deps: Deps, pending: PendingLogin, client: ClientId
   const answered = err.status ? `HTTP ${err.status}, ` : '';
   return new CliError(`The server no longer accepts the saved client registration (${answered}${err.detail}); it has been forgotten, and the next login registers again.`, {
     code: 'invalid_client',
-    hint: loginHint(pending.profile, pending.baseUrl),
+    ...loginFix(pending.profile, pending.baseUrl),
   });
 }
 
