@@ -6,7 +6,7 @@ import type { LoginOutcome, PendingLoginRecord } from '../state/pending-login.js
 import { redactText } from '../util/redact.js';
 import { type Handshake, REPORT_FD } from './background.js';
 import { type LoopbackListener, listenForRedirect } from './loopback.js';
-import { finishBrowserLogin, loggedInMessage } from './orchestrator.js';
+import { finishBrowserLogin, loggedInMessage, stillThisLogin } from './orchestrator.js';
 import { CALLBACK_PATH, type LoginResult } from './transaction.js';
 import { requireCommonJs } from '../util/require.js';
 
@@ -77,12 +77,16 @@ export async function runBackgroundListener(
     const record = await deps.state.pendingLoginRecord(p.profile).catch(() => undefined);
     return ours(record) ? record : undefined;
   };
+  // The login this listener serves, once the redirect came: nothing is stored unless it is still the profile's.
+  let served: PendingLoginRecord | undefined;
   await finishBrowserLogin(deps, listener, {
     redirect: () => listener.callback,
     async pending() {
       const pending = await deps.state.pendingLogin(p.profile);
-      return pending && ours(pending) ? pending : undefined;
+      served = pending && ours(pending) ? pending : undefined;
+      return served ? pending : undefined;
     },
+    stillWanted: async () => served !== undefined && (await stillThisLogin(deps, served)()),
     ownRecord,
     // The outcome before anything else: the pending login is removed only after it.
     async completed(result, pending) {
