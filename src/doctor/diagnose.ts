@@ -202,15 +202,15 @@ async function keychainFinding(deps: Deps, profiles: Record<string, Profile>): P
   const reason = probe.reason.replace(/\.$/, '');
   const dependent = Object.entries(profiles).filter(([, p]) => p.storage === 'keychain').map(([name]) => name);
   // Credentials in the environment (CI) need no keychain: their job state goes to a 0600 file by design.
-  const headless = Boolean(deps.env.SCHOOL_TOKEN || deps.env.SCHOOL_REFRESH_TOKEN);
+  const credentialsInEnvironment = Boolean(deps.env.SCHOOL_TOKEN || deps.env.SCHOOL_REFRESH_TOKEN);
   return {
     area: 'keychain',
     check: 'keychain',
-    status: dependent.length ? 'problem' : headless ? 'info' : 'warning',
+    status: dependent.length ? 'problem' : credentialsInEnvironment ? 'info' : 'warning',
     message: dependent.length
       ? `The OS keychain cannot be used (${reason}), and profile ${dependent.map((n) => `"${n}"`).join(', ')} keeps its tokens there.`
       : `The OS keychain cannot be used (${reason}): logins store their tokens in a plain ${deps.platform === 'win32' ? `file instead, ${fileProtection(deps.platform)}` : '0600 file instead'}.`,
-    ...(headless && !dependent.length ? {} : { fix: keychainFix(reason) }),
+    ...(credentialsInEnvironment && !dependent.length ? {} : { fix: keychainFix(reason) }),
     data: { usable: false, ms, reason },
   };
 }

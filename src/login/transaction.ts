@@ -56,7 +56,7 @@ export interface LoginRequest {
 }
 
 export interface LoginHooks {
-  /** Messages for the user; the orchestrator writes nothing itself. */
+  /** Messages for the user; preparing a login writes nothing itself. */
   notify(text: string): void;
   /**
    * Starts receiving the redirect and says where: on the port of the cached registration's

@@ -26,7 +26,7 @@ export interface LoginOptions extends GlobalOptions {
   scope?: string[];
   /** Added to the scopes the profile holds now. */
   addScope?: string[];
-  /** false with --no-browser */
+  /** false with --no-browser: the printed-URL login (the person opens the URL, here or on another machine). */
   browser: boolean;
   port?: string;
   timeout?: string;
@@ -246,7 +246,7 @@ Examples:
     cmd
       .option('--scope <scopes>', 'the scopes to request instead of the default set, space- or comma-separated (repeatable)', collect)
       .option('--add-scope <scopes>', 'request the scopes the profile holds now plus these (repeatable)', collect)
-      .option('--no-browser', 'print the URL instead of opening a browser (SSH, headless)')
+      .option('--no-browser', 'print the URL instead of opening a browser (over SSH, or without a display)')
       .option('--port <n>', 'loopback port for the redirect (default: the one registered last time, else a free one)')
       .option('--timeout <seconds>', 'how long to wait for the browser (default 300); with --wait, how long to wait at most')
       // --wait first: then neither flag given leaves the value unset, which is the waiting login.
