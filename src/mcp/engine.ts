@@ -20,7 +20,7 @@ import { type Session, notLoggedIn, resolveSession } from '../session/session.js
 import { stepUpCommand } from '../session/step-up.js';
 import { type TargetInputs, explicitBaseUrl, resolveTarget, targetProfile } from '../session/target.js';
 import { resolvePaths } from '../state/paths.js';
-import { loginHint } from '../util/profiles.js';
+import { loginCommandText } from '../util/login-command.js';
 import { registerSecret, redactText } from '../util/redact.js';
 
 export interface ApiRequest {
@@ -104,8 +104,6 @@ const LOGIN_TIMEOUT_SECONDS = 300;
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 const REQUEST_TIMEOUT_MS = 60_000;
 
-const commandOf = (hint: string | undefined): string | undefined => /`(school [^`]+)`/.exec(hint ?? '')?.[1] ?? /^Run:? (school .+?)\.?$/.exec(hint ?? '')?.[1];
-
 export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
   const profile = targetProfile(inputs);
   const paths = resolvePaths(deps.env);
@@ -135,7 +133,7 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
       const s = remember(await resolveSession(deps, target));
       if (s) return { ok: true, value: s };
       const err = notLoggedIn(target);
-      return { ok: false, problem: { kind: 'not_logged_in', message: err.message, command: commandOf(err.hint), canLogIn: !fromEnv() && baseUrl() !== undefined } };
+      return { ok: false, problem: { kind: 'not_logged_in', message: err.message, command: err.command, canLogIn: !fromEnv() && baseUrl() !== undefined } };
     } catch (err) {
       return { ok: false, problem: authProblem(err) };
     }
@@ -146,12 +144,12 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
     const e = fromOAuthError(err);
     if (e instanceof CliError && e.exitCode === ExitCode.auth) {
       session = undefined;
-      return { kind: 'session_refused', message: redactText(e.message), command: commandOf(e.hint) ?? (fromEnv() ? undefined : plainLogin()), canLogIn: !fromEnv() };
+      return { kind: 'session_refused', message: redactText(e.message), command: e.command ?? (fromEnv() ? undefined : plainLogin()), canLogIn: !fromEnv() };
     }
     throw err;
   }
 
-  const plainLogin = () => commandOf(loginHint(profile, baseUrl()));
+  const plainLogin = () => loginCommandText({ profile, baseUrl: baseUrl() });
 
   function baseUrl(): string | undefined {
     if (session) return session.baseUrl;

@@ -3,7 +3,7 @@ import type { HttpClient } from '../http/client.js';
 import { assertSafeUrl } from '../http/transport.js';
 import { fetchFor } from '../http/fetch-adapter.js';
 import { isPlainScope } from '../util/plain-name.js';
-import { type AuthorizationServer, type OAuth, asStandardResponse, loadOAuth, requestOptions } from './library.js';
+import { type AuthorizationServer, type OAuth, asStandardResponse, loadOAuth, requestOptions } from './oauth4webapi.js';
 import { parseChallenges } from './challenge.js';
 import { fromOAuthError } from './oauth-errors.js';
 import type { ServerInfo } from '../types/server.js';

@@ -4,7 +4,7 @@ import { PlainHeaders } from '../http/web-types.js';
 import type { DpopKey } from '../types/tokens.js';
 import { registerSecret } from '../util/redact.js';
 import type { ServerInfo } from '../types/server.js';
-import { type AuthorizationServer, type OAuth, loadOAuth } from './library.js';
+import { type AuthorizationServer, type OAuth, loadOAuth } from './oauth4webapi.js';
 
 /** The one proof algorithm this CLI signs with (RFC 9449 names ES256 as the one to support). */
 export const DPOP_ALGORITHM = 'ES256';

@@ -1,5 +1,5 @@
 import { AuthError } from '../errors.js';
-import { DEFAULT_PROFILE, loginCommandFor } from '../util/profiles.js';
+import { loginCommandText, runCommandHint } from '../util/login-command.js';
 import { isPlainScope } from '../util/plain-name.js';
 import type { Session } from './usable-session.js';
 
@@ -9,9 +9,7 @@ import type { Session } from './usable-session.js';
  * joined by commas, which no shell reads specially: nothing to quote.
  */
 export function stepUpCommand(session: Pick<Session, 'profile'> | undefined, needed: string[]): string {
-  const missing = [...new Set(needed.filter(isPlainScope))];
-  const profile = session && session.profile !== DEFAULT_PROFILE ? ` --profile ${session.profile}` : '';
-  return `school login${profile} --add-scope ${missing.join(',')}`;
+  return loginCommandText({ profile: session?.profile, addScope: [...new Set(needed.filter(isPlainScope))] });
 }
 
 /** Exit 4 naming the missing scope and the exact login that fixes it. */
@@ -45,10 +43,10 @@ export function tokenRejected(message: string, session: Pick<Session, 'source'>)
  */
 export function loginNeeded(summary: string, target: { profile: string; baseUrl?: string }, scopes: string[] = []): AuthError {
   const wanted = [...new Set(scopes.filter(isPlainScope))];
-  const command = `${loginCommandFor(target.profile, target.baseUrl)}${wanted.length ? ` --add-scope ${wanted.join(',')}` : ''}`;
+  const command = loginCommandText({ baseUrl: target.baseUrl, profile: target.profile, addScope: wanted });
   return new AuthError(`${summary}: the server asks for a login${wanted.length ? ` with the scope ${wanted.join(' ')}` : ''}.`, {
     code: 'auth_required',
     ...(wanted.length ? { scope: wanted.join(' ') } : {}),
-    hint: `Run \`${command}\`.`,
+    ...runCommandHint(command),
   });
 }
