@@ -25,6 +25,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BROWSER_DRIVER_SCRIPT } from '@school/sandbox/browser-driver';
+import { shellCommand } from '@school/sandbox/command-line';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'school.cjs');
@@ -212,7 +213,7 @@ async function countEvents(sandbox: SandboxProcess, match: (e: Record<string, un
 
 async function login(home: string, baseUrl: string, storage: 'file' | 'keychain', tokenType = 'bearer'): Promise<void> {
   const args = [BIN, 'login', '--base-url', baseUrl, ...(storage === 'file' ? ['--insecure-storage'] : [])];
-  const env = { ...childEnv(home), BROWSER: `${NODE} ${BROWSER_DRIVER_SCRIPT}` };
+  const env = { ...childEnv(home), BROWSER: shellCommand(NODE, BROWSER_DRIVER_SCRIPT) };
   const child = spawn(NODE, args, { env, stdio: ['ignore', 'ignore', 'pipe'], timeout: 120_000 });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += String(chunk)));

@@ -5,6 +5,9 @@ import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { type Sandbox, type SandboxOptions, type SandboxVariant, startSandbox } from '@school/sandbox';
+import { shellCommand } from '@school/sandbox/command-line';
+
+export { shellCommand };
 import { afterAll, beforeAll, expect } from 'vitest';
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
@@ -24,7 +27,7 @@ export function userEnv(extra: Env = {}): Env & { HOME: string; SCHOOL_CONFIG_DI
     ...base,
     HOME: home,
     SCHOOL_CONFIG_DIR: join(home, 'config'),
-    BROWSER: `node ${BROWSER_DRIVER}`,
+    BROWSER: shellCommand(process.execPath, BROWSER_DRIVER),
     BROWSER_DRIVER_LOG: join(home, 'browser-driver.log'),
     NO_COLOR: '1',
     ...extra,

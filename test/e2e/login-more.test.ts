@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { driveLogin } from '@school/sandbox/browser-driver';
 import { startSandbox } from '@school/sandbox';
-import { AUTH_URL_LINE, runSchool, startSchool, userEnv, useSandbox } from './harness.js';
+import { AUTH_URL_LINE, runSchool, shellCommand, startSchool, userEnv, useSandbox } from './harness.js';
 
 const sandbox = useSandbox();
 
@@ -45,7 +45,7 @@ describe('school login, continued', () => {
     const { spawn } = await import('node:child_process');
     const { SCHOOL_BIN } = await import('./harness.js');
     const env = userEnv({ BROWSER: '/bin/true' }); // opens nothing: the spinner runs until the timeout
-    const command = `${setup}${process.execPath} ${SCHOOL_BIN} login --base-url ${sandbox.baseUrl} --timeout 2`;
+    const command = `${setup}${shellCommand(process.execPath, SCHOOL_BIN, 'login', '--base-url', sandbox.baseUrl, '--timeout', '2')}`;
     const started = Date.now();
     const { code, screen } = await new Promise<{ code: number | null; screen: string }>((resolve) => {
       // Its own process group, so a hung CLI under `script` can be killed along with it.
