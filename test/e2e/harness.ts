@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { type Sandbox, type SandboxOptions, type SandboxVariant, startSandbox } from '@school/sandbox';
 import { shellCommand } from '@school/sandbox/command-line';
+import { OWNER_VARIABLE } from '../helpers/leftover-processes.js';
 
 export { shellCommand };
 import { afterAll, beforeAll, expect } from 'vitest';
@@ -30,6 +31,8 @@ export function userEnv(extra: Env = {}): Env & { HOME: string; SCHOOL_CONFIG_DI
     BROWSER: shellCommand(process.execPath, BROWSER_DRIVER),
     BROWSER_DRIVER_LOG: join(home, 'browser-driver.log'),
     NO_COLOR: '1',
+    // Marks every process this file starts, so that none outlives it (test/helpers/no-leftovers.ts).
+    [OWNER_VARIABLE]: String(process.pid),
     ...extra,
   } as Env & { HOME: string; SCHOOL_CONFIG_DIR: string };
 }

@@ -8,6 +8,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OWNER_VARIABLE } from '../helpers/leftover-processes.js';
 import { REPO, expectSuccess, shellCommand, spawnNode, useSandbox, userEnv } from './harness.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'school spaced '));
@@ -34,6 +35,7 @@ function personEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const k of ['PATH', 'DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR', 'XDG_DATA_HOME', 'LANG', 'TERM']) if (process.env[k]) env[k] = process.env[k];
   env.HOME = mkdtempSync(join(scratch, 'home '));
+  env[OWNER_VARIABLE] = String(process.pid);
   return env;
 }
 
