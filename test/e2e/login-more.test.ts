@@ -75,6 +75,19 @@ describe('school login, continued', () => {
     expect(res.code).toBe(0);
   });
 
+  it('says at once that a browser command exited non-zero, with its status, and keeps waiting with the URL', async () => {
+    const env = userEnv({ BROWSER: shellCommand(process.execPath, '-e', 'process.exit(3)') });
+    const run = startSchool(['login', '--base-url', sandbox.baseUrl], env);
+    const [, url] = await run.waitForStderr(AUTH_URL_LINE);
+    const started = Date.now();
+    await run.waitForStderr(/The browser command failed: .* exited with status 3\. Open the URL above to sign in; still waiting\./, 5_000);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    await driveLogin(url);
+    const res = await run.done;
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain('Logged in as Ada Lovelace');
+  });
+
   it('makes no failing grant at the server, on a first login or one that reuses the saved client', async () => {
     const env = userEnv();
     const failedGrants = () => sandbox.events.filter((e) => e.type === 'token' && e.ok !== true);
