@@ -69,6 +69,6 @@ export function globalOptions(raw: OptionValues): GlobalOptions {
 }
 
 /** The command's profile, base URL and credential source, decided by the one resolution every front-end uses. */
-export function commandTarget(deps: Pick<Deps, 'state' | 'env'>, opts: GlobalOptions, extra: { anonymous?: boolean } = {}): Promise<Target> {
+export function commandTarget(deps: Pick<Deps, 'state' | 'env'>, opts: GlobalOptions, extra: { anonymous?: boolean; profileMustExist?: boolean } = {}): Promise<Target> {
   return resolveTarget(deps.state, targetInputs(opts, deps.env, extra));
 }

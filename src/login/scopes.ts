@@ -1,6 +1,7 @@
 import { UsageError } from '../errors.js';
 import { isPlainScope } from '../util/plain-name.js';
 import { printable } from '../util/printable.js';
+import { editDistance } from '../util/edit-distance.js';
 
 export function parseScopes(input: string | string[] | undefined): string[] {
   const raw = Array.isArray(input) ? input.join(' ') : (input ?? '');
@@ -53,19 +54,7 @@ export function withheldScopes(asked: string[], granted: string | undefined, ref
   });
 }
 
-export function editDistance(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0];
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = prev[j];
-      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = tmp;
-    }
-  }
-  return prev[b.length];
-}
+export { editDistance };
 
 export function suggestScope(wrong: string, supported: string[]): string | undefined {
   // `orders:write` where only `orders:read` exists: the same resource beats a closer spelling.

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import { UsageError } from '../../errors.js';
 import { createEngine } from '../../mcp/engine.js';
 import { type GlobalOptions, targetInputs } from '../../options.js';
-import { targetProfile } from '../../session/target.js';
+import { resolveTarget } from '../../session/target.js';
 import { printable } from '../../util/printable.js';
 import { VERSION } from '../../version.js';
 import { booleanFlag, defineCommand, globalOptions, stringFlag } from '../command.js';
@@ -27,7 +27,8 @@ export function parseToolsetsFlag(raw: string | undefined): string[] | undefined
 async function run(deps: Deps, opts: McpOptions): Promise<void> {
   const toolsets = parseToolsetsFlag(opts.toolsets);
   const inputs = targetInputs(opts, deps.env);
-  targetProfile(inputs); // a bad --profile is a usage error before anything starts
+  // A bad --profile, or one naming no stored profile, stops the server before anything starts.
+  await resolveTarget(deps.state, { ...inputs, profileMustExist: true });
   // stdout carries protocol messages only: the server writes there, nothing else does.
   const engine = createEngine(deps, inputs);
   const { serveMcp } = await loadMcpServer();

@@ -68,7 +68,7 @@ async function handOverToCi(deps: Deps, opts: TokenOptions): Promise<void> {
 async function run(deps: Deps, opts: TokenOptions): Promise<void> {
   if (opts.forCi) return handOverToCi(deps, opts);
   const minTtlSeconds = parseMinTtl(opts.minTtl);
-  const target = await commandTarget(deps, opts);
+  const target = await commandTarget(deps, opts, { profileMustExist: true });
   const session = await resolveSession(deps, target, { notify: (text) => deps.io.err.write(text), minTtlSeconds });
   if (!session) throw notLoggedIn(target);
   requireLifetime(session, nowSeconds(deps), minTtlSeconds);

@@ -33,7 +33,7 @@ function describe(identity: Identity): string {
 }
 
 async function run(deps: Deps, opts: WhoamiOptions): Promise<void> {
-  const target = await commandTarget(deps, opts);
+  const target = await commandTarget(deps, opts, { profileMustExist: true });
   const session = await resolveSession(deps, target, { notify: (text) => deps.io.err.write(text) });
   if (!session) throw notLoggedIn(target);
   const identity = await identify(deps, session);
