@@ -173,7 +173,7 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
   }
   if (opts.wait === false) return startTwoStepLogin(deps, opts, target);
   // Before anything else, registration included: nobody will open a browser here.
-  const unattended = unattendedLoginError(deps.env);
+  const unattended = unattendedLoginError(deps.env, target.baseUrl);
   if (unattended) throw unattended;
   if (opts.device) {
     await cancelPendingLogin(deps, profile).catch(() => false);
