@@ -155,7 +155,7 @@ export interface ResourceServerContext {
   dpopMetadata?: { dpop_signing_alg_values_supported: string[]; dpop_bound_access_tokens_required: boolean };
 }
 
-interface Course { id: string; title: string; visibility: 'public' | 'private'; lecturer?: string; [k: string]: unknown }
+interface Course { id: string; title: string; visibility: 'public' | 'private'; lecturer?: string; seats?: number; [k: string]: unknown }
 interface Student { id: string; name: string; email?: string; [k: string]: unknown }
 
 // The protected resource: RFC 9728 metadata, /openapi.json and a small data API whose
@@ -335,6 +335,10 @@ export function createResourceServer(ctx: ResourceServerContext) {
       if (!input) return true;
       if (typeof input.title !== 'string' || !input.title.trim()) {
         sendJson(res, 400, { error: 'invalid_request', error_description: 'title (a non-empty string) is required' });
+        return true;
+      }
+      if (input.seats !== undefined && !(Number.isInteger(input.seats) && (input.seats as number) >= 1)) {
+        sendJson(res, 400, { error: 'invalid_request', error_description: 'seats must be a whole number from 1' });
         return true;
       }
       const course: Course = {

@@ -117,8 +117,8 @@ export function buildOpenApi(baseUrl: string, urls: OAuthUrls): Record<string, u
       },
       schemas: {
         Error: { type: 'object', required: ['error'], properties: { error: { type: 'string' }, error_description: { type: 'string' }, scope: { type: 'string' } } },
-        NewCourse: { type: 'object', required: ['title'], properties: { title: { type: 'string' }, visibility: { enum: ['public', 'private'] } }, additionalProperties: true },
-        Course: { type: 'object', required: ['id', 'title'], properties: { id: { type: 'string' }, title: { type: 'string' }, visibility: { enum: ['public', 'private'] }, lecturer: { type: 'string' } }, additionalProperties: true },
+        NewCourse: { type: 'object', required: ['title'], properties: { title: { type: 'string' }, visibility: { enum: ['public', 'private'] }, seats: { type: 'integer', minimum: 1, description: 'How many students the course takes' } }, additionalProperties: true },
+        Course: { type: 'object', required: ['id', 'title'], properties: { id: { type: 'string' }, title: { type: 'string' }, visibility: { enum: ['public', 'private'] }, lecturer: { type: 'string' }, seats: { type: 'integer', minimum: 1 } }, additionalProperties: true },
         CourseList: { type: 'object', properties: { anonymous: { type: 'boolean' }, courses: { type: 'array', items: { $ref: '#/components/schemas/Course' } } } },
         NewStudent: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, email: { type: 'string' } }, additionalProperties: true },
         Student: { type: 'object', required: ['id', 'name'], properties: { id: { type: 'string' }, name: { type: 'string' }, email: { type: 'string' } }, additionalProperties: true },
