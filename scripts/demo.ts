@@ -59,7 +59,7 @@ try {
   await step(['call', '/api/courses'], 0);
   await step(['call', '-X', 'POST', '/api/courses', '-f', 'title=Difference Engines'], 4);
   // The step-up is the very command the 403 named: the scopes held now, plus the missing one.
-  const hinted = /Run: school (login --add-scope \S+)/.exec(lastStderr)?.[1].split(' ');
+  const hinted = /^school (login --add-scope \S+)$/m.exec(lastStderr)?.[1].split(' ');
   if (!hinted) {
     failures += 1;
     console.log('!! the 403 did not name a `school login --add-scope …` command\n');

@@ -99,7 +99,8 @@ const LOGIN_TIMEOUT_SECONDS = 300;
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 const REQUEST_TIMEOUT_MS = 60_000;
 
-const commandOf = (hint: string | undefined): string | undefined => /`(school [^`]+)`/.exec(hint ?? '')?.[1] ?? /^Run:? (school .+?)\.?$/.exec(hint ?? '')?.[1];
+/** The `school login …` command of a hint: a line of its own, the one shape hints have. */
+const commandOf = (hint: string | undefined): string | undefined => /^(school login(?: .*)?)$/m.exec(hint ?? '')?.[1];
 
 export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
   const profile = targetProfile(inputs);

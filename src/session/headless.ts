@@ -12,7 +12,7 @@ import { type Session, sessionFrom } from './usable-session.js';
 import { requireCommonJs } from '../util/require.js';
 
 const REFUSED_HINT =
-  'The seed in SCHOOL_REFRESH_TOKEN is spent or revoked: restore the cached SCHOOL_CONFIG_DIR, or mint a new seed with `school login --profile <name>` and `school token --profile <name> --for-ci`.';
+  'The seed in SCHOOL_REFRESH_TOKEN is spent or revoked: restore the cached SCHOOL_CONFIG_DIR, or mint a new seed at a desk (see `school token --help`).';
 
 /**
  * A spent seed may be another parallel job's doing: the hint then names the ways to run jobs in

@@ -24,7 +24,10 @@ export function loginCommandFor(profile: string, baseUrl?: string): string {
   return parts.join(' ');
 }
 
-/** The login command that fixes a missing or broken session, as a sentence. */
+/**
+ * The login command that fixes a missing or broken session. Every hint has one shape: a command
+ * alone on its line (after a sentence, where one is needed), as the MCP results give it.
+ */
 export function loginHint(profile: string, baseUrl?: string): string {
-  return `Run \`${loginCommandFor(profile, baseUrl)}\`.`;
+  return loginCommandFor(profile, baseUrl);
 }

@@ -135,7 +135,7 @@ describe('school call: authentication', () => {
     expect(res.code).toBe(4);
     expect(JSON.parse(res.stdout).error).toBe('insufficient_scope');
     expect(res.stderr).toContain('lacks the scope courses:write');
-    expect(res.stderr).toContain('Run: school login --add-scope courses:write\n');
+    expect(res.stderr).toContain('\nschool login --add-scope courses:write\n');
     const json = await runSchool(['call', '-X', 'POST', '/api/courses', '-f', 'title=Algebra', '--json'], env);
     expect(JSON.parse(json.stderr)).toMatchObject({ error: 'insufficient_scope', scope: 'courses:write', hint: expect.stringContaining('courses:write') });
   });

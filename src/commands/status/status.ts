@@ -174,7 +174,7 @@ async function run(deps: Deps, opts: StatusOptions): Promise<void> {
   else if (!rows.length) {
     // A profile logged out of still remembers its server: the login that brings it back names it.
     const baseUrl = (await resolveTarget(deps.state, inputs).catch(() => undefined))?.baseUrl ?? 'https://your-school.example';
-    deps.io.err.write(`No profiles. Run \`${loginCommandFor(active, baseUrl)}\` to add one.\n`);
+    deps.io.err.write(`No profiles. Add one with:\n${loginCommandFor(active, baseUrl)}\n`);
   }
   else deps.io.out.write(report(rows, now));
   if (!opts.json) {
