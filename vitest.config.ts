@@ -27,7 +27,7 @@ export default defineConfig({
       'sandbox',
       // The second authorization server's own checks (another implementation than the sandbox).
       { extends: true, test: { name: 'peers', include: ['test/peers/**/*.test.ts'] } },
-      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: ['test/helpers/browser-server.ts'] } },
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: ['test/helpers/browser-server.ts'], setupFiles: ['test/helpers/no-leftovers.ts'] } },
     ],
   },
 });

@@ -27,6 +27,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer } from 'node:http';
 import { BROWSER_DRIVER_SCRIPT } from '@school/sandbox/browser-driver';
 import { bigDescription } from '../test/helpers/big-description.ts';
+import { shellCommand } from '@school/sandbox/command-line';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'school.cjs');
@@ -214,7 +215,7 @@ async function countEvents(sandbox: SandboxProcess, match: (e: Record<string, un
 
 async function login(home: string, baseUrl: string, storage: 'file' | 'keychain', tokenType = 'bearer'): Promise<void> {
   const args = [BIN, 'login', '--base-url', baseUrl, ...(storage === 'file' ? ['--insecure-storage'] : [])];
-  const env = { ...childEnv(home), BROWSER: `${NODE} ${BROWSER_DRIVER_SCRIPT}` };
+  const env = { ...childEnv(home), BROWSER: shellCommand(NODE, BROWSER_DRIVER_SCRIPT) };
   const child = spawn(NODE, args, { env, stdio: ['ignore', 'ignore', 'pipe'], timeout: 120_000 });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += String(chunk)));

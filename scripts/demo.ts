@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startSandbox } from '@school/sandbox';
-import { BROWSER_DRIVER_SCRIPT } from '@school/sandbox/browser-driver';
+import { BROWSER_COMMAND } from '@school/sandbox/browser-driver';
 
 const root = resolve(import.meta.dirname, '..');
 const bin = join(root, 'bin', 'school.cjs');
@@ -17,7 +17,7 @@ const sandbox = await startSandbox({ quiet: true });
 // The transcript shows a person at a terminal: a CI job running the demo is not one (login would
 // rightly refuse to wait for a browser there), so CI is left out of the CLI's environment.
 const env: NodeJS.ProcessEnv = { ...process.env, CI: undefined, SCHOOL_CONFIG_DIR: join(home, 'config'), SCHOOL_PROFILE: undefined, SCHOOL_TOKEN: undefined, SCHOOL_REFRESH_TOKEN: undefined };
-if (headless) env.BROWSER = `${process.execPath} ${BROWSER_DRIVER_SCRIPT}`;
+if (headless) env.BROWSER = BROWSER_COMMAND;
 
 const dim = (s: string) => (process.stdout.isTTY ? `\u001b[2m${s}\u001b[22m` : s);
 const bold = (s: string) => (process.stdout.isTTY ? `\u001b[1m${s}\u001b[22m` : s);
@@ -59,7 +59,7 @@ try {
   await step(['call', '/api/courses'], 0);
   await step(['call', '-X', 'POST', '/api/courses', '-f', 'title=Difference Engines'], 4);
   // The step-up is the very command the 403 named: the scopes held now, plus the missing one.
-  const hinted = /Run: school (login --add-scope \S+)/.exec(lastStderr)?.[1].split(' ');
+  const hinted = /^school (login --add-scope \S+)$/m.exec(lastStderr)?.[1].split(' ');
   if (!hinted) {
     failures += 1;
     console.log('!! the 403 did not name a `school login --add-scope …` command\n');

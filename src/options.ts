@@ -16,6 +16,6 @@ export interface GlobalOptions {
 }
 
 /** The command line's flags as the inputs of the one target resolution (src/session/target.ts). */
-export function targetInputs(opts: GlobalOptions, env: Env, extra: { anonymous?: boolean } = {}): TargetInputs {
+export function targetInputs(opts: GlobalOptions, env: Env, extra: { anonymous?: boolean; profileMustExist?: boolean } = {}): TargetInputs {
   return { profile: opts.profile, baseUrl: opts.baseUrl, env, ...extra };
 }

@@ -161,7 +161,7 @@ export interface ResourceServerContext {
   description?: DescriptionOptions;
 }
 
-interface Course { id: string; title: string; visibility: 'public' | 'private'; lecturer?: string; [k: string]: unknown }
+interface Course { id: string; title: string; visibility: 'public' | 'private'; lecturer?: string; seats?: number; [k: string]: unknown }
 interface Student { id: string; name: string; email?: string; [k: string]: unknown }
 
 // The protected resource: RFC 9728 metadata, /openapi.json and the data API whose operations
@@ -350,6 +350,10 @@ export function createResourceServer(ctx: ResourceServerContext) {
       const violation = platform.violation('NewCourse', input);
       if (violation) {
         sendJson(res, 400, { error: 'invalid_request', error_description: `${violation.field}: ${violation.message}`, field: violation.field });
+        return true;
+      }
+      if (input.seats !== undefined && !(Number.isInteger(input.seats) && (input.seats as number) >= 1)) {
+        sendJson(res, 400, { error: 'invalid_request', error_description: 'seats must be a whole number from 1' });
         return true;
       }
       const course: Course = {

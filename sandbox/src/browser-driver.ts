@@ -4,6 +4,7 @@
 // @ts-ignore -- plain ESM module without type declarations
 import * as impl from './browser-driver.mjs';
 import { fileURLToPath } from 'node:url';
+import { shellCommand } from './command-line.js';
 
 export interface DriveLoginOptions {
   user?: string;
@@ -27,6 +28,7 @@ export const launchBrowserServer: () => Promise<{ endpoint: string; close(): Pro
 export const CHROMIUM_PATH: string = impl.CHROMIUM_PATH;
 export const CHROMIUM_ARGS: readonly string[] = impl.CHROMIUM_ARGS;
 
-// The command line that makes a CLI use the driver as its browser (`$BROWSER <url>`).
 export const BROWSER_DRIVER_SCRIPT = fileURLToPath(new URL('./browser-driver.mjs', import.meta.url));
-export const BROWSER_COMMAND = `${process.execPath} ${BROWSER_DRIVER_SCRIPT}`;
+// The command line that makes a CLI use the driver as its browser (`$BROWSER <url>`), its words
+// quoted: the checkout's path may hold spaces.
+export const BROWSER_COMMAND = shellCommand(process.execPath, BROWSER_DRIVER_SCRIPT);

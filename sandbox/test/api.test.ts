@@ -112,6 +112,14 @@ describe('bearer tokens', () => {
     expect(res.headers.get('location')).toBe(`${sb.baseUrl}/api/courses/${course.id}`);
     const bad = await call('/api/courses', { method: 'POST', token: writeToken, headers: { 'content-type': 'application/json' }, body: '{"seats":1}' });
     expect(bad.status).toBe(400);
+    const badSeats = await call('/api/courses', { method: 'POST', token: writeToken, headers: { 'content-type': 'application/json' }, body: '{"title":"Looms","seats":"thirty"}' });
+    expect(badSeats.status).toBe(400);
+  });
+
+  it('describes seats in the course schemas (the field `call -F seats=30` fills)', async () => {
+    const doc = await (await fetch(`${sb.baseUrl}/openapi.json`)).json();
+    expect(doc.components.schemas.NewCourse.properties.seats).toMatchObject({ type: 'integer', minimum: 1 });
+    expect(doc.components.schemas.Course.properties.seats).toMatchObject({ type: 'integer' });
   });
 
   it('an expired token is invalid_token', async () => {

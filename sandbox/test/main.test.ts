@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
+import { shellCommand } from '../src/command-line.js';
+
 const bin = fileURLToPath(new URL('../bin/school-sandbox.mjs', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'sandbox-main-test-'));
 const children: ChildProcess[] = [];
@@ -55,7 +57,7 @@ describe('school-sandbox', () => {
 
   it('shows its base URL once on a terminal', async () => {
     // Under `script`, stdout and stderr are one terminal, as with `npm run sandbox`.
-    const child = spawn('script', ['-qec', `${process.execPath} ${bin} --quiet`, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const child = spawn('script', ['-qec', shellCommand(process.execPath, bin, '--quiet'), '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     children.push(child);
     let screen = '';
     const ready = new Promise<void>((resolve) => {

@@ -34,6 +34,6 @@ export function defineCommand<O extends GlobalOptions>(command: CommandModule<O>
 }
 
 /** The command's profile, base URL and credential source, decided by the one resolution every front-end uses. */
-export function commandTarget(deps: Pick<Deps, 'state' | 'env'>, opts: GlobalOptions, extra: { anonymous?: boolean } = {}): Promise<Target> {
+export function commandTarget(deps: Pick<Deps, 'state' | 'env'>, opts: GlobalOptions, extra: { anonymous?: boolean; profileMustExist?: boolean } = {}): Promise<Target> {
   return resolveTarget(deps.state, targetInputs(opts, deps.env, extra));
 }

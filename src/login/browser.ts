@@ -1,5 +1,6 @@
+import type { ChildProcess } from 'node:child_process';
 import { messageOf, errnoCode } from '../errors.js';
-import type { BrowserOpener } from '../types/browser.js';
+import type { BrowserOpened, BrowserOpener } from '../types/browser.js';
 import type { Env } from '../types/env.js';
 import { importPackage, requireCommonJs } from '../util/require.js';
 
@@ -40,15 +41,35 @@ export function splitCommandLine(line: string, platform: NodeJS.Platform = proce
   return args;
 }
 
-async function spawnDetached(command: string, args: string[]): Promise<{ opened: boolean; reason?: string }> {
+/** How long a browser command is watched for failing at once: a real opener hands the URL on, or stays, well within it. */
+export const BROWSER_FAILURE_WINDOW_MS = 2_000;
+
+/**
+ * How a started command fails at once: settles with its non-zero exit status (or the signal that
+ * ended it) when it ends so within the window, else with undefined. It never keeps this process
+ * alive: a login that ends meanwhile exits as it would.
+ */
+export function failureWithin(child: ChildProcess, name: string, windowMs = BROWSER_FAILURE_WINDOW_MS): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), windowMs);
+    timer.unref?.();
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve(code ? `${name} exited with status ${code}` : signal ? `${name} was ended by ${signal}` : undefined);
+    });
+  });
+}
+
+async function spawnDetached(command: string, args: string[]): Promise<BrowserOpened> {
   const { spawn }: typeof import('node:child_process') = requireCommonJs('node:child_process');
   return new Promise((resolve) => {
     try {
       const child = spawn(command, args, { detached: true, stdio: 'ignore' });
       child.once('error', (err) => resolve({ opened: false, reason: `${command}: ${errnoCode(err) ?? err.message}` }));
       child.once('spawn', () => {
+        const failure = failureWithin(child, command);
         child.unref();
-        resolve({ opened: true });
+        resolve({ opened: true, failure });
       });
     } catch (err) {
       resolve({ opened: false, reason: messageOf(err) });
@@ -90,8 +111,9 @@ export function systemBrowser(env: Env, platform = process.platform): BrowserOpe
         const { default: open } = await importPackage<typeof import('open')>('open');
         const child = await open(url, { wait: false });
         child.once('error', () => undefined);
+        const failure = failureWithin(child, 'the system opener');
         child.unref();
-        return { opened: true };
+        return { opened: true, failure };
       } catch (err) {
         return { opened: false, reason: messageOf(err) };
       }

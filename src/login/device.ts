@@ -66,7 +66,7 @@ export async function finishDeviceLogin(deps: Deps, profile: string, started: De
   let interval = authorization.interval;
   for (;;) {
     if (nowSeconds(deps) + interval > started.deadline) {
-      throw new CliError('The device code was not approved in time.', { code: 'timeout', hint: 'Run `school login --device` again.' });
+      throw new CliError('The device code was not approved in time.', { code: 'timeout', hint: 'Try again:\nschool login --device' });
     }
     await systemProcesses.sleep(interval * 1000, deps.signal);
     if (stillWanted && !(await stillWanted())) {
@@ -77,7 +77,7 @@ export async function finishDeviceLogin(deps: Deps, profile: string, started: De
       poll = await pollDeviceToken(deps.http, as, login.client, { deviceCode: authorization.deviceCode, resource: login.server.resource, nowSeconds: nowSeconds(deps), signal: deps.signal, dpopKey: login.dpopKey });
     } catch (err) {
       if (err instanceof ServerRefusal && err.error === 'expired_token') {
-        throw new CliError('The device code expired before it was approved.', { code: 'timeout', hint: 'Run `school login --device` again.' });
+        throw new CliError('The device code expired before it was approved.', { code: 'timeout', hint: 'Try again:\nschool login --device' });
       }
       throw err;
     }

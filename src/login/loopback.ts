@@ -127,7 +127,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackL
     rejectCallback(
       new CliError(`No sign-in response arrived within ${Math.round(options.timeoutMs / 1000)} seconds.`, {
         code: 'timeout',
-        hint: `Run \`${options.retryCommand ?? 'school login'}\` again; use --timeout to wait longer.`,
+        hint: `Try again (with a longer --timeout to wait longer):\n${options.retryCommand ?? 'school login'}`,
       }),
     );
     void close();

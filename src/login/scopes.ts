@@ -2,6 +2,7 @@ import { loginCommandText } from '../util/login-command.js';
 import { UsageError } from '../errors.js';
 import { isPlainScope } from '../util/plain-name.js';
 import { printable } from '../util/printable.js';
+import { editDistance } from '../util/edit-distance.js';
 
 const IDENTITY_SCOPES = ['openid', 'profile', 'email'];
 /** Added to whatever is asked wherever the server advertises them: an ID token, and refresh tokens on servers that issue them only for `offline_access` (OpenID Connect Core §11). */
@@ -71,19 +72,7 @@ export function withheldScopes(asked: string[], granted: string | undefined, ref
   });
 }
 
-export function editDistance(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0];
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = prev[j];
-      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = tmp;
-    }
-  }
-  return prev[b.length];
-}
+export { editDistance };
 
 export function suggestScope(wrong: string, supported: string[]): string | undefined {
   // `orders:write` where only `orders:read` exists: the same resource beats a closer spelling.
@@ -132,7 +121,7 @@ export function checkScopes(requested: string[], supported: string[] | undefined
       hint:
         suggestion && corrected.length && corrected.every(isPlainScope)
           ? retryCommand(corrected)
-          : 'Run `school login --help` and see the scopes in `school status --json`.',
+          : 'See the scopes the profile holds in `school status --json`, and every option in:\nschool login --help',
     },
   );
 }

@@ -22,6 +22,25 @@ export function seedNotice(confidential: boolean): string {
   );
 }
 
+/**
+ * The two commands, run at a desk, that mint a seed for a job: a login to a profile of its own
+ * (its own base URL, its own scopes where given) and the hand-over of that profile. One per line.
+ */
+export function seedCommands(baseUrl: string | undefined, profile = 'ci-job'): string {
+  return `school login --base-url ${baseUrl ?? 'https://your-school.example'} --profile ${profile}\nschool token --profile ${profile} --for-ci`;
+}
+
+/**
+ * The hint of a job whose client the server no longer knows (`invalid_client`): the seed is fine
+ * but its client registration is gone, so only a new seed (with a new client) serves again.
+ */
+export function goneClientHint(baseUrl: string): string {
+  return (
+    'The server no longer knows the client in SCHOOL_CLIENT_ID: its registration is gone (deleted at the server, or by a logout of the last profile that used it where it was not recorded as handed to CI). ' +
+    `Restoring a cache will not help: make a new seed at a desk and replace the job's SCHOOL_CLIENT_ID and SCHOOL_REFRESH_TOKEN (and SCHOOL_CLIENT_SECRET) secrets:\n${seedCommands(baseUrl)}`
+  );
+}
+
 /** The hint of a job whose seed the server refused with `invalid_grant`. */
 export const SPENT_SEED_HINT =
   'The seed in SCHOOL_REFRESH_TOKEN is spent or revoked; another job running with the same seed may have spent it (a rotating seed serves one job at a time). ' +

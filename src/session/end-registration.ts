@@ -12,11 +12,15 @@ export type RegistrationEnd = { kind: 'deleted' } | { kind: 'failed'; reason: st
  * RFC 7592 §2.3: once no profile uses a client, its registration is deleted at the server, where
  * the server said how (registration_client_uri and a registration access token), and forgotten
  * here. One the server refuses to delete stays saved, so that the next login can use it again.
- * Undefined when there is nothing to do: the client is still used, or the server gave no URI.
+ * Undefined when there is nothing to do: the client is still used (by a profile, or by a CI job
+ * it was handed to), or the server gave no URI.
  */
 export async function endUnusedRegistration(deps: Deps, p: Profile): Promise<RegistrationEnd | undefined> {
   const stillUsed = Object.values(await deps.state.profiles()).some((other) => other.issuer === p.issuer && other.clientId === p.clientId);
   if (stillUsed) return undefined;
+  // A CI job holds a refresh token of this client: deleting the registration would end it.
+  const handedToCi = (await deps.state.ciClients()).some((c) => c.issuer === p.issuer && c.clientId === p.clientId);
+  if (handedToCi) return undefined;
   const registration = await deps.state.clientRegistration(p.issuer, (c) => c.clientId === p.clientId);
   if (!registration?.registrationClientUri) return undefined;
   try {

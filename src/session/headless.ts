@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js';
 import type { ServerRefusal } from '../oauth/oauth-errors.js';
-import { SPENT_SEED_HINT } from './ci-seeds.js';
+import { SPENT_SEED_HINT, goneClientHint } from './ci-seeds.js';
 import type { Deps } from '../deps.js';
 import type { TokenSet } from '../types/tokens.js';
 import type { Target } from './target.js';
@@ -11,10 +11,14 @@ import type { Session } from './usable-session.js';
 import { requireCommonJs } from '../util/require.js';
 
 const REFUSED_HINT =
-  'The seed in SCHOOL_REFRESH_TOKEN is spent or revoked: restore the cached SCHOOL_CONFIG_DIR, or mint a new seed with `school login --profile <name>` and `school token --profile <name> --for-ci`.';
+  'The seed in SCHOOL_REFRESH_TOKEN is spent or revoked: restore the cached SCHOOL_CONFIG_DIR, or mint a new seed at a desk (see `school token --help`).';
 
-/** A spent seed may be another parallel job's doing: the hint then names the ways to run jobs in parallel. */
-const refusedHint = (refusal: ServerRefusal) => (refusal.error === 'invalid_grant' ? SPENT_SEED_HINT : REFUSED_HINT);
+/**
+ * A spent seed may be another parallel job's doing: the hint then names the ways to run jobs in
+ * parallel. A client the server no longer knows needs a new seed, whatever the cache holds.
+ */
+const refusedHintFor = (baseUrl: string) => (refusal: ServerRefusal) =>
+  refusal.error === 'invalid_grant' ? SPENT_SEED_HINT : refusal.error === 'invalid_client' || refusal.error === 'unauthorized_client' ? goneClientHint(baseUrl) : REFUSED_HINT;
 
 async function jobKey(seed: string, clientId: string, baseUrl: string): Promise<string> {
   const { createHash }: typeof import('node:crypto') = requireCommonJs('node:crypto');
@@ -70,7 +74,7 @@ export async function headlessSession(
   };
   return renewableSession(
     deps,
-    { lockName: `ci-${key}`, stored, ctx: { baseUrl, loginFix: { hint: REFUSED_HINT }, refusedHint, clientSecret }, base: { profile: target.profile, baseUrl, source: 'env' }, afterRefresh },
+    { lockName: `ci-${key}`, stored, ctx: { baseUrl, loginFix: { hint: REFUSED_HINT }, refusedHint: refusedHintFor(baseUrl), clientSecret }, base: { profile: target.profile, baseUrl, source: 'env' }, afterRefresh },
     (await job.read()) ?? fromSeed(),
     minTtlSeconds,
   );

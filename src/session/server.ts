@@ -14,7 +14,7 @@ export async function serverFor(deps: Pick<Deps, 'http' | 'state' | 'clock' | 's
     throw new CliError(`${baseUrl} is now served by the authorization server ${info.as.issuer}, not ${expectedIssuer} where these credentials came from.`, {
       code: 'issuer_changed',
       exitCode: ExitCode.auth,
-      hint: 'Run `school login` to sign in to the new server.',
+      hint: 'Sign in to the new server:\nschool login',
     });
   }
   await deps.state.saveServer(info, nowSeconds(deps));

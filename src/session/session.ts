@@ -26,7 +26,7 @@ async function profileSession(deps: Deps, target: Target, profile: Profile, minT
   const explicit = target.explicitBaseUrl;
   if (explicit && explicit !== baseUrl) {
     throw new UsageError(`Profile "${name}" is logged in to ${baseUrl}, not ${explicit}.`, {
-      ...loginFix(name, explicit, 'Use another --profile for a second school, or run'),
+      ...loginFix(name, explicit, 'Use another --profile for a second school, or log in to this one'),
     });
   }
   const stored = {

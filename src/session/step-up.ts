@@ -20,8 +20,8 @@ export function insufficientScopeError(summary: string, session: Pick<Session, '
     session?.source === 'env'
       ? `Use a token that has ${what}.`
       : needed.length
-        ? `Run: ${stepUpCommand(session, needed)}`
-        : 'Find the scope in `school call --list`, then run: school login --add-scope <scope>';
+        ? stepUpCommand(session, needed)
+        : 'Find the scope in `school call --list`, then add it:\nschool login --add-scope <scope>';
   return new AuthError(`${summary}: ${session ? 'the token lacks' : 'this request needs'} ${what}.`, {
     code: 'insufficient_scope',
     scope: needed.join(' ') || undefined,
@@ -33,7 +33,7 @@ export function insufficientScopeError(summary: string, session: Pick<Session, '
 export function tokenRejected(message: string, session: Pick<Session, 'source'>): AuthError {
   return new AuthError(message, {
     code: 'token_rejected',
-    hint: session.source === 'env' ? 'Check the token in the environment.' : 'Run `school login`.',
+    hint: session.source === 'env' ? 'Check the token in the environment.' : 'school login',
   });
 }
 

@@ -1,7 +1,9 @@
-import { UsageError } from '../errors.js';
+import { AuthError, UsageError } from '../errors.js';
 import { assertSafeUrl, isLoopbackHost } from '../http/transport.js';
 import type { Env } from '../types/env.js';
 import type { Profile } from '../types/profile.js';
+import { editDistance } from '../util/edit-distance.js';
+import { loginFix } from '../util/login-command.js';
 import { DEFAULT_PROFILE, checkProfileName } from '../util/profiles.js';
 
 /**
@@ -15,6 +17,11 @@ export interface TargetInputs {
   baseUrl?: string;
   /** Send no token, whatever credentials there are. */
   anonymous?: boolean;
+  /**
+   * A profile named (by option or SCHOOL_PROFILE) that was never stored is refused rather than
+   * served anonymously or as "not logged in": a typo in its name must not look like success.
+   */
+  profileMustExist?: boolean;
   env: Env;
 }
 
@@ -40,6 +47,7 @@ export interface Target {
 
 /** What the target resolution reads of the stores: the profile, and the base URL a profile had before logout. */
 export interface TargetState {
+  profiles(): Promise<Record<string, Profile>>;
   profile(name: string): Promise<Profile | undefined>;
   rememberedBaseUrl(name: string): Promise<string | undefined>;
 }
@@ -91,6 +99,23 @@ function sourceOf(inputs: TargetInputs, stored: Profile | undefined): Credential
   return stored ? 'profile' : 'none';
 }
 
+/** The stored profile names closest to a mistyped one, best first. */
+export function closestProfiles(wrong: string, names: string[]): string[] {
+  const scored = names.map((name) => ({ name, d: editDistance(wrong.toLowerCase(), name.toLowerCase()) }));
+  const near = scored.filter(({ name, d }) => d <= Math.max(2, Math.floor(Math.max(wrong.length, name.length) / 3)));
+  return near.sort((a, b) => a.d - b.d || a.name.localeCompare(b.name)).map(({ name }) => name);
+}
+
+async function unknownProfile(state: TargetState, profile: string, baseUrl: string | undefined): Promise<AuthError> {
+  const names = Object.keys(await state.profiles()).sort();
+  const near = closestProfiles(profile, names);
+  const known = names.length === 0 ? ': there are no profiles yet.' : near.length > 0 ? `. Did you mean ${near.slice(0, 3).map((n) => `"${n}"`).join(' or ')}?` : `. The profiles are ${names.map((n) => `"${n}"`).join(', ')}.`;
+  return new AuthError(`There is no profile "${profile}"${known} A login with --profile ${profile} creates it; call --anonymous needs none.`, {
+    code: 'not_logged_in',
+    ...loginFix(profile, baseUrl ?? 'https://your-school.example'),
+  });
+}
+
 /**
  * The one place that decides which profile, base URL and credential source a request uses, for
  * every front-end: options first, then the SCHOOL_* variables, then the stored profile.
@@ -102,6 +127,10 @@ export async function resolveTarget(state: TargetState, inputs: TargetInputs): P
   const source = sourceOf(inputs, stored);
   // A CI seed belongs to the server the job names, never to a profile's.
   const remembered = source === 'headless' ? undefined : (stored?.baseUrl ?? (await state.rememberedBaseUrl(profile)));
+  // SCHOOL_TOKEN and a CI seed need no stored profile; anonymous needs none either.
+  if (inputs.profileMustExist && !stored && !remembered && source === 'none' && !inputs.anonymous && (inputs.profile || inputs.env.SCHOOL_PROFILE)) {
+    throw await unknownProfile(state, profile, explicit);
+  }
   const baseUrl = explicit ?? (remembered ? normalizeBaseUrl(remembered) : undefined);
   return { profile, baseUrl, explicitBaseUrl: explicit, source, stored };
 }

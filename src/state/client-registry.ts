@@ -1,4 +1,4 @@
-import type { ClientRegistration } from '../types/profile.js';
+import type { CiClient, ClientRegistration } from '../types/profile.js';
 import { registerSecret } from '../util/redact.js';
 import { loadConfig, updateConfig } from './config-file.js';
 import { clientAccount } from './credential-store.js';
@@ -17,6 +17,10 @@ export interface ClientRegistry {
   forgetClient(issuer: string, clientId: string): Promise<void>;
   /** Removes a confidential client's secret and its registration, which cannot be used without it. */
   forgetClientSecret(issuer: string, registration: ClientRegistration): Promise<void>;
+  /** Records a client handed to CI (one entry per profile name: a new hand-over of the name replaces it). */
+  markHandedToCi(client: CiClient): Promise<void>;
+  /** The clients handed to CI from here. */
+  ciClients(): Promise<CiClient[]>;
 }
 
 export function openClientRegistry(ctx: StoreContext): ClientRegistry {
@@ -44,6 +48,12 @@ export function openClientRegistry(ctx: StoreContext): ClientRegistry {
         c.clients[issuer] = (c.clients[issuer] ?? []).filter((r) => r.clientId !== clientId);
       });
     },
+    async markHandedToCi(client) {
+      await updateConfig(paths, (c) => {
+        c.ciClients = [...c.ciClients.filter((o) => o.profile !== client.profile), client];
+      });
+    },
+    ciClients: async () => (await loadConfig(paths)).ciClients,
     async forgetClientSecret(issuer, registration) {
       if (registration.secretStorage) await (await openStore(registration.secretStorage)).delete(clientAccount(issuer, registration.clientId));
       await updateConfig(paths, (c) => {

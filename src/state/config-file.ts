@@ -1,12 +1,12 @@
 import { CliError } from '../errors.js';
 import { readFileIfExists, writeFileAtomic } from './atomic.js';
-import type { ClientRegistration, Profile } from '../types/profile.js';
+import type { CiClient, ClientRegistration, Profile } from '../types/profile.js';
 import { withLock } from './lock.js';
 import type { Paths } from './paths.js';
 import { checkPrivatePaths } from './permissions.js';
 
 export { type AuthMethod, AUTH_METHODS, isAuthMethod } from '../types/tokens.js';
-export type { ClientRegistration, IdentitySource, Profile } from '../types/profile.js';
+export type { CiClient, ClientRegistration, IdentitySource, Profile } from '../types/profile.js';
 
 export interface ConfigFile {
   version: 1;
@@ -17,15 +17,22 @@ export interface ConfigFile {
    * and the next login of that profile know the school.
    */
   lastBaseUrls: Record<string, string>;
+  /** Clients handed to CI with their refresh tokens: their registrations are never deleted by a logout here. */
+  ciClients: CiClient[];
 }
 
 function emptyConfig(): ConfigFile {
-  return { version: 1, profiles: {}, clients: {}, lastBaseUrls: {} };
+  return { version: 1, profiles: {}, clients: {}, lastBaseUrls: {}, ciClients: [] };
 }
 
 function stringRecord(value: unknown): Record<string, string> {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return {};
   return Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
+
+function ciClientList(value: unknown): CiClient[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter((c): c is CiClient => Boolean(c) && typeof c === 'object' && ['profile', 'baseUrl', 'issuer', 'clientId'].every((k) => typeof c[k] === 'string') && typeof c.handedOverAt === 'number');
 }
 
 export function parseConfig(text: string | undefined, path: string): ConfigFile {
@@ -43,6 +50,7 @@ export function parseConfig(text: string | undefined, path: string): ConfigFile 
       profiles,
       clients: parsed.clients && typeof parsed.clients === 'object' ? parsed.clients : {},
       lastBaseUrls: stringRecord(parsed.lastBaseUrls),
+      ciClients: ciClientList(parsed.ciClients),
     };
   } catch {
     throw new CliError(`The configuration file ${path} is not valid JSON.`, {

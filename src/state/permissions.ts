@@ -98,7 +98,7 @@ export async function checkPrivatePath(path: string, kind: 'directory' | 'file',
     // root's, and open to others: we cannot repair it.
     throw new CliError(`The ${kind} ${path} is open to other users (mode ${was}); refusing to use it.`, {
       code: 'unsafe_permissions',
-      hint: `Run: sudo chmod ${wanted.toString(8)} ${quoted(path)}`,
+      hint: `sudo chmod ${wanted.toString(8)} ${quoted(path)}`,
     });
   }
   const uid = owner ?? 0;
@@ -118,7 +118,7 @@ export async function checkPrivatePath(path: string, kind: 'directory' | 'file',
   } catch (err) {
     throw new CliError(`The ${kind} ${path} is open to other users (mode ${was}) and could not be made private (${errnoCode(err) ?? 'error'}).`, {
       code: 'unsafe_permissions',
-      hint: `Run: chmod ${wanted.toString(8)} ${quoted(path)}`,
+      hint: `chmod ${wanted.toString(8)} ${quoted(path)}`,
     });
   }
   const who = open & 0o022 ? 'writable' : 'readable';

@@ -48,7 +48,7 @@ export function openProfileStore(ctx: StoreContext): ProfileStore {
     const probe = await probeStore(profile.storage).catch((err: unknown): ProbeResult => ({ ok: false, reason: String(err) }));
     if (!probe.ok) {
       return new StateProblem('keyring_locked', `No credentials for profile "${name}" in ${store.location}: it is locked or cannot be reached (${probe.reason}).`, {
-        ...loginFix(name, profile.baseUrl, 'Unlock it, or run'),
+        ...loginFix(name, profile.baseUrl, 'Unlock it, or log in again'),
       });
     }
     return new StateProblem('missing', `No credentials for profile "${name}" in ${store.location}: the entry was removed.`, loginFix(name, profile.baseUrl));

@@ -23,7 +23,7 @@ function isTokenSet(value: unknown): value is TokenSet {
 }
 
 export function parseTokenSet(text: string, where: string): TokenSet {
-  const hint = 'Run `school login` to replace them.';
+  const hint = 'Log in again to replace them:\nschool login';
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -26,6 +26,20 @@ export interface Profile {
 }
 
 /** A cached dynamic registration, reused by later logins to the same issuer. */
+/**
+ * A client whose refresh token was handed to CI (`token --for-ci`): the CI job now depends on the
+ * registration, so no desk logout may delete it at the server (RFC 7592). Never a secret.
+ */
+export interface CiClient {
+  /** The profile that was handed over. */
+  profile: string;
+  baseUrl: string;
+  issuer: string;
+  clientId: string;
+  /** Seconds since the epoch. */
+  handedOverAt: number;
+}
+
 export interface ClientRegistration {
   clientId: string;
   authMethod: AuthMethod;

@@ -51,9 +51,12 @@ export interface CommandHint {
   command: string;
 }
 
-/** "Run `school login …`." with the command as data. */
-export function runCommandHint(command: string, lead = 'Run'): CommandHint {
-  return { hint: `${lead} \`${command}\`.`, command };
+/**
+ * A hint in the one shape every hint has: the command alone on its own line, after a sentence
+ * where one is needed (`Unlock it, or log in again:`); the command as data beside it.
+ */
+export function runCommandHint(command: string, lead?: string): CommandHint {
+  return { hint: lead ? `${lead}:\n${command}` : command, command };
 }
 
 /** The login command for a profile and server: `school login --base-url … --profile …`. */
@@ -62,11 +65,11 @@ export function loginCommandFor(profile: string, baseUrl?: string): string {
 }
 
 /** The login that fixes a missing or broken session: the sentence, and the command as data. */
-export function loginFix(profile: string, baseUrl?: string, lead = 'Run'): CommandHint {
+export function loginFix(profile: string, baseUrl?: string, lead?: string): CommandHint {
   return runCommandHint(loginCommandFor(profile, baseUrl), lead);
 }
 
-/** The login command that fixes a missing or broken session, as a sentence. */
+/** The login command that fixes a missing or broken session, as its hint. */
 export function loginHint(profile: string, baseUrl?: string): string {
   return loginFix(profile, baseUrl).hint;
 }

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Env, SCHOOL_BIN, expectSuccess, runSchool, userEnv, runAsAgent, useSandbox } from './harness.js';
+import { type Env, SCHOOL_BIN, expectSuccess, runSchool, userEnv, runAsAgent, shellCommand, useSandbox } from './harness.js';
 
 const sandbox = useSandbox();
 let env: Env & { HOME: string };
@@ -23,7 +23,7 @@ const runDetached = (args: string[]) => runAsAgent(args, env);
 /** Runs in a pseudo-terminal (util-linux `script`); returns what the terminal showed. */
 function runInTerminal(args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const command = [process.execPath, SCHOOL_BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const command = shellCommand(process.execPath, SCHOOL_BIN, ...args);
     const child = spawn('script', ['-qec', command, '/dev/null'], { env: env as NodeJS.ProcessEnv });
     let out = '';
     child.stdout.on('data', (c) => (out += c));

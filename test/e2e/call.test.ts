@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSandbox } from '@school/sandbox';
-import { type Env, SCHOOL_BIN, forwardProxy, runSchool, userEnv, useSandbox } from './harness.js';
+import { type Env, SCHOOL_BIN, forwardProxy, runSchool, shellCommand, userEnv, useSandbox } from './harness.js';
 
 const sandbox = useSandbox();
 let env: ReturnType<typeof userEnv>;
@@ -138,7 +138,7 @@ describe('school call: authentication', () => {
     expect(res.code).toBe(4);
     expect(JSON.parse(res.stdout).error).toBe('insufficient_scope');
     expect(res.stderr).toContain('lacks the scope courses:write');
-    expect(res.stderr).toContain('Run: school login --add-scope courses:write\n');
+    expect(res.stderr).toContain('\nschool login --add-scope courses:write\n');
     const json = await runSchool(['call', '-X', 'POST', '/api/courses', '-f', 'title=Algebra', '--json'], env);
     expect(JSON.parse(json.stderr)).toMatchObject({ error: 'insufficient_scope', scope: 'courses:write', hint: expect.stringContaining('courses:write') });
   });
@@ -170,7 +170,7 @@ describe('school call: output', () => {
 
   it('pretty-prints and colours JSON on a terminal', async () => {
     const tty = await new Promise<string>((resolve, reject) => {
-      const cmd = `${process.execPath} ${SCHOOL_BIN} call /api/echo -F n=1`;
+      const cmd = shellCommand(process.execPath, SCHOOL_BIN, 'call', '/api/echo', '-F', 'n=1');
       const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: { ...(env as NodeJS.ProcessEnv), NO_COLOR: undefined, TERM: 'xterm-256color' } });
       let out = '';
       child.stdout.on('data', (c) => (out += c));

@@ -302,7 +302,8 @@ const CASES: Array<[string, string, string[]]> = [
   ['profiles for --profile after the command', 'school call --profile ', ['default', 'work']],
   ['scopes for login --scope', 'school login --scope cour', ['courses:read', 'courses:write']],
   ['scopes for login --add-scope', 'school login --add-scope cour', ['courses:read', 'courses:write']],
-  ['cached API paths for call', 'school call /api/c', ['/api/calendar', '/api/courses', '/api/courses/{id}']],
+  // A templated path is offered up to its parameter, for the value to be typed.
+  ['cached API paths for call', 'school call /api/c', ['/api/calendar', '/api/courses', '/api/courses/']],
   ['the paths of the --profile on the line', 'school --profile work call /api/', ['/api/books', '/api/loans']],
   ['the paths of the --base-url on the line', `school call --base-url ${LIBRARY} /api/`, ['/api/books', '/api/loans']],
   ['scopes of the --profile on the line', 'school login --profile work --scope ', ['openid', 'library:read']],

@@ -5,7 +5,11 @@ import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { type Sandbox, type SandboxEvent, type SandboxOptions, type SandboxVariant, startSandbox } from '@school/sandbox';
+import { shellCommand } from '@school/sandbox/command-line';
+import { OWNER_VARIABLE } from '../helpers/leftover-processes.js';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
+
+export { shellCommand };
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
 export const SCHOOL_BIN = join(REPO, 'bin', 'school.cjs');
@@ -28,11 +32,13 @@ export function userEnv(extra: Env = {}): Env & { HOME: string; SCHOOL_CONFIG_DI
     ...base,
     HOME: home,
     SCHOOL_CONFIG_DIR: join(home, 'config'),
-    BROWSER: `node ${BROWSER_DRIVER}`,
+    BROWSER: shellCommand(process.execPath, BROWSER_DRIVER),
     BROWSER_DRIVER_LOG: join(home, 'browser-driver.log'),
     // The run's one Chromium (test/helpers/browser-server.ts), where the project started it.
     BROWSER_DRIVER_ENDPOINT: browserEndpoint,
     NO_COLOR: '1',
+    // Marks every process this file starts, so that none outlives it (test/helpers/no-leftovers.ts).
+    [OWNER_VARIABLE]: String(process.pid),
     ...extra,
   } as Env & { HOME: string; SCHOOL_CONFIG_DIR: string };
 }

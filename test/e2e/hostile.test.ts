@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Answer, type HostileProxy, formOf, hostileProxy, rewriteJson } from '../helpers/hostile-proxy.js';
-import { type Env, type RunResult, SCHOOL_BIN, expectSuccess, expire, login as loginTo, runSchool, startSchool, stored, userEnv, useSandbox } from './harness.js';
+import { type Env, type RunResult, SCHOOL_BIN, expectSuccess, expire, login as loginTo, runSchool, shellCommand, startSchool, stored, userEnv, useSandbox } from './harness.js';
 
 // Control characters, DEL, C1, bidi controls and invisible format characters: none may reach a terminal.
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
@@ -466,8 +466,7 @@ describe('a refresh in flight is never lost', () => {
     const before = await expire(env);
     const held: Answer[] = [];
     proxy.inject({ path: P.token, when: grantIs('refresh_token'), action: { kind: 'hold', until: () => sleep(1500), held } });
-    const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-    const command = `exec ${quote(process.execPath)} ${quote(SCHOOL_BIN)} token`;
+    const command = `exec ${shellCommand(process.execPath, SCHOOL_BIN, 'token')}`;
     const terminal = spawn('script', ['-qec', command, '/dev/null'], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     terminal.stdout.on('data', () => undefined);
     try {

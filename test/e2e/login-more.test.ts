@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { driveLogin } from '@school/sandbox/browser-driver';
 import { startSandbox } from '@school/sandbox';
-import { AUTH_URL_LINE, runSchool, startSchool, stored as storedTokens, userEnv, useSandbox } from './harness.js';
+import { AUTH_URL_LINE, runSchool, shellCommand, startSchool, stored as storedTokens, userEnv, useSandbox } from './harness.js';
 
 const sandbox = useSandbox();
 
@@ -45,7 +45,7 @@ describe('school login, continued', () => {
     const { spawn } = await import('node:child_process');
     const { SCHOOL_BIN } = await import('./harness.js');
     const env = userEnv({ BROWSER: '/bin/true' }); // opens nothing: the spinner runs until the timeout
-    const command = `${setup}${process.execPath} ${SCHOOL_BIN} login --base-url ${sandbox.baseUrl} --timeout 2`;
+    const command = `${setup}${shellCommand(process.execPath, SCHOOL_BIN, 'login', '--base-url', sandbox.baseUrl, '--timeout', '2')}`;
     const started = Date.now();
     const { code, screen } = await new Promise<{ code: number | null; screen: string }>((resolve) => {
       // Its own process group, so a hung CLI under `script` can be killed along with it.
@@ -73,6 +73,19 @@ describe('school login, continued', () => {
     await driveLogin(url);
     const res = await run.done;
     expect(res.code).toBe(0);
+  });
+
+  it('says at once that a browser command exited non-zero, with its status, and keeps waiting with the URL', async () => {
+    const env = userEnv({ BROWSER: shellCommand(process.execPath, '-e', 'process.exit(3)') });
+    const run = startSchool(['login', '--base-url', sandbox.baseUrl], env);
+    const [, url] = await run.waitForStderr(AUTH_URL_LINE);
+    const started = Date.now();
+    await run.waitForStderr(/The browser command failed: .* exited with status 3\. Open the URL above to sign in; still waiting\./, 5_000);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    await driveLogin(url);
+    const res = await run.done;
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain('Logged in as Ada Lovelace');
   });
 
   it('makes no failing grant at the server, on a first login or one that reuses the saved client', async () => {

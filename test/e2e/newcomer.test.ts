@@ -128,7 +128,7 @@ describe('newcomer mistakes', () => {
     expectSuccess(await runSchool(['logout', '--profile', 'night'], env));
     const token = await runSchool(['token', '--profile', 'night', '--json'], env);
     expect(token.code).toBe(4);
-    expect(JSON.parse(token.stderr)).toMatchObject({ error: 'not_logged_in', hint: `Run \`school login --base-url ${sandbox.baseUrl} --profile night\`.` });
+    expect(JSON.parse(token.stderr)).toMatchObject({ error: 'not_logged_in', hint: `school login --base-url ${sandbox.baseUrl} --profile night` });
     const again = expectSuccess(await runSchool(['login', '--profile', 'night'], env));
     expect(again.stderr).toContain(`Logged in as`);
     expect(again.stderr).toContain(sandbox.baseUrl);

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '@school/sandbox/browser-driver';
-import { SCHOOL_BIN, forwardProxy, userEnv, useSandbox } from './harness.js';
+import { SCHOOL_BIN, forwardProxy, shellCommand, userEnv, useSandbox } from './harness.js';
 
 const sandbox = useSandbox();
 
@@ -42,7 +42,7 @@ describe('school login --no-browser on a terminal', () => {
   it('accepts the redirect address pasted back, after refusing a wrong one', async () => {
     const env = userEnv();
     delete env.BROWSER;
-    const command = `${process.execPath} ${SCHOOL_BIN} login --base-url ${sandbox.baseUrl} --no-browser --timeout 60`;
+    const command = shellCommand(process.execPath, SCHOOL_BIN, 'login', '--base-url', sandbox.baseUrl, '--no-browser', '--timeout', '60');
     // `script` gives the CLI a real terminal: stdin is a TTY, so it offers to read a pasted address.
     // Its own process group, so a failure below never leaves the CLI running.
     const child = spawn('script', ['-qec', command, '/dev/null'], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'], detached: true });

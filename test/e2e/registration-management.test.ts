@@ -1,7 +1,7 @@
 // Client registration management (RFC 7592) against sandbox variants, through the real browser
 // and keychain: the registration access token kept as a secret, the registration read by doctor
 // and deleted with the last profile using it, and a registration_client_uri elsewhere refused.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Sandbox, type SandboxEvent } from '@school/sandbox';
@@ -57,6 +57,51 @@ describe('registration management (RFC 7592)', () => {
       // The server no longer knows it: the next login registers anew.
       expectOk(await login(sb, env));
       expect(eventsOf(sb, 'register')).toHaveLength(2);
+    });
+  });
+
+  /** A desk that logs in twice on one client and hands the second profile to CI; the values CI stores. */
+  async function deskWithSeed(sb: Sandbox, env: Env): Promise<Record<string, string>> {
+    expectOk(await login(sb, env));
+    expectOk(await login(sb, env, ['--profile', 'ci-nightly']));
+    const handed = await runSchool(['token', '--profile', 'ci-nightly', '--for-ci', '--json'], env);
+    expectOk(handed);
+    return JSON.parse(handed.stdout) as Record<string, string>;
+  }
+  const ciJob = (values: Record<string, string>) => userEnv({ ...values, BROWSER: undefined });
+
+  it('a client handed to CI survives a desk logout: status names it, the registration stays, the job runs', async () => {
+    await withVariants(['registration-management'], async (sb) => {
+      const desk = userEnv();
+      const seed = await deskWithSeed(sb, desk);
+      expect(seed.SCHOOL_CLIENT_ID).toBe(configOf(desk).profiles.default!.clientId);
+      const status = await runSchool(['status'], desk);
+      expect(status.stdout).toContain('Handed to CI (a logout here never deletes these clients at the server):');
+      expect(status.stdout).toMatch(new RegExp(`ci-nightly: client ${seed.SCHOOL_CLIENT_ID} at ${sb.baseUrl}, handed over \\d{4}-\\d\\d-\\d\\d`));
+      // The last desk profile on that client logs out: the registration is not deleted.
+      expectOk(await runSchool(['logout'], desk));
+      expect(eventsOf(sb, 'registration_delete')).toEqual([]);
+      const token = await runSchool(['token'], ciJob(seed));
+      expect(token.code, token.stderr).toBe(0);
+      expect(token.stdout.trim().length).toBeGreaterThan(10);
+    });
+  });
+
+  it('a CI job whose client registration is gone says so, and names the commands that make a new seed', async () => {
+    await withVariants(['registration-management'], async (sb) => {
+      const desk = userEnv();
+      const seed = await deskWithSeed(sb, desk);
+      // As a desk without the hand-over record would: the last logout deletes the client.
+      const file = join(desk.SCHOOL_CONFIG_DIR, 'config.json');
+      writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), ciClients: [] }), { mode: 0o600 });
+      expectOk(await runSchool(['logout'], desk));
+      expect(eventsOf(sb, 'registration_delete').map((e) => e.status)).toEqual([204]);
+      const token = await runSchool(['token'], ciJob(seed));
+      expect(token.code).toBe(4);
+      expect(token.stderr).toContain('The server no longer knows the client in SCHOOL_CLIENT_ID: its registration is gone');
+      expect(token.stderr).not.toContain('restore the cached SCHOOL_CONFIG_DIR');
+      expect(token.stderr).toContain(`\nschool login --base-url ${sb.baseUrl} --profile ci-job\nschool token --profile ci-job --for-ci\n`);
+      expect(token.stderr).not.toContain(seed.SCHOOL_REFRESH_TOKEN);
     });
   });
 

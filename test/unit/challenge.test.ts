@@ -35,7 +35,7 @@ describe('reading a protected resource challenge', () => {
     const needed = (await readChallengeHeader(403, 'Bearer error="insufficient_scope", scope="courses:write $(id) `id` a\'b"')).insufficientScope!;
     expect(needed).toEqual(['courses:write']);
     const err = insufficientScopeError('HTTP 403', { profile: 'default', scope: 'openid courses:read', source: 'keychain' }, needed);
-    expect(err.hint).toBe('Run: school login --add-scope courses:write');
+    expect(err.hint).toBe('school login --add-scope courses:write');
     expect(err.exitCode).toBe(4);
     expect(stepUpCommand({ profile: 'night' }, ['a:b', 'c:d', 'a:b'])).toBe('school login --profile night --add-scope a:b,c:d');
   });
@@ -43,7 +43,7 @@ describe('reading a protected resource challenge', () => {
   it('says plainly when the server named no usable scope, and offers no command to copy', () => {
     const err = insufficientScopeError('HTTP 403', { profile: 'default', scope: 'openid', source: 'keychain' }, []);
     expect(err.message).toBe('HTTP 403: the token lacks a scope the server did not name as a plain scope name.');
-    expect(err.hint).toBe('Find the scope in `school call --list`, then run: school login --add-scope <scope>');
+    expect(err.hint).toBe('Find the scope in `school call --list`, then add it:\nschool login --add-scope <scope>');
     expect(err.scope).toBeUndefined();
   });
 });

@@ -160,3 +160,27 @@ describe('school status (run)', () => {
     expect(deps.io.stdout()).not.toContain('verifier-0123456789');
   });
 });
+
+describe('school status: report lines after the profiles', () => {
+  it('names the MCP audit log only once school mcp has written one', async () => {
+    const deps = fakeDeps({ now: NOW });
+    await seedProfile(deps, 'default', 'keychain', serializeTokenSet(tokens));
+    await statusRun(deps, {});
+    expect(deps.io.stdout()).not.toContain('MCP audit log');
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    const { dirname } = await import('node:path');
+    mkdirSync(dirname(deps.paths.auditFile), { recursive: true });
+    writeFileSync(deps.paths.auditFile, '{}\n', { mode: 0o600 });
+    const again = fakeDeps({ now: NOW, env: deps.env });
+    await statusRun(again, {}).catch(() => undefined); // its keychain is a new, empty one: the report is printed all the same
+    expect(again.io.stdout()).toContain(`MCP audit log: ${deps.paths.auditFile}\n`);
+  });
+
+  it('lists the clients handed to CI', async () => {
+    const deps = fakeDeps({ now: NOW });
+    await seedProfile(deps, 'default', 'keychain', serializeTokenSet(tokens));
+    await deps.state.markHandedToCi({ profile: 'ci-nightly', baseUrl: 'https://school.example', issuer: 'https://auth.school.example', clientId: 'cid-1', handedOverAt: NOW / 1000 });
+    await statusRun(deps, {});
+    expect(deps.io.stdout()).toContain('Handed to CI (a logout here never deletes these clients at the server):\n  ci-nightly: client cid-1 at https://school.example, handed over 2027-01-15\n');
+  });
+});

@@ -26,7 +26,7 @@ describe('a first login that times out', () => {
   it('names the base URL in the command to run again, says nothing of storage, and leaves no credential file', async () => {
     const { deps } = setup('missing');
     const failed = loginCommand.execute(() => deps, { baseUrl: API, timeout: '0.2', browser: true }, []);
-    await expect(failed).rejects.toMatchObject({ code: 'timeout', hint: `Run \`school login --base-url ${API}\` again; use --timeout to wait longer.` });
+    await expect(failed).rejects.toMatchObject({ code: 'timeout', hint: `Try again (with a longer --timeout to wait longer):\nschool login --base-url ${API}` });
     expect(deps.io.stderr()).not.toMatch(/keychain|plain text|D-Bus/i);
     expect(existsSync(deps.paths.credentialsFile)).toBe(false);
   });
@@ -45,7 +45,7 @@ describe('the base URL after logout', () => {
   it('is the one status names in the login to run', async () => {
     const { deps } = await loggedOut();
     await statusCommand.execute(() => deps, {}, []);
-    expect(deps.io.stderr()).toBe(`No profiles. Run \`school login --base-url ${API}\` to add one.\n`);
+    expect(deps.io.stderr()).toBe(`No profiles. Add one with:\nschool login --base-url ${API}\n`);
   });
 
   it('is the one call sends an anonymous request to', async () => {

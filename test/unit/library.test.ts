@@ -53,7 +53,7 @@ describe('openSession', () => {
     const { deps } = await setup({ env: { SCHOOL_BASE_URL: API } });
     const failure = await openSessionWith(deps).catch((err: unknown) => err);
     expect(failure).toBeInstanceOf(SchoolError);
-    expect(failure).toMatchObject({ code: 'not_logged_in', exitCode: 4, hint: `Run \`school login --base-url ${API}\`.` });
+    expect(failure).toMatchObject({ code: 'not_logged_in', exitCode: 4, hint: `school login --base-url ${API}` });
   });
 
   it('resolves the profile as the command line does: the option, then SCHOOL_PROFILE', async () => {

@@ -23,9 +23,10 @@ describe('the one writer of `school login …` command lines', () => {
 
 describe('hints as data', () => {
   it('gives the command beside the sentence, never only inside it', () => {
-    expect(loginFix('work', 'https://s.example')).toEqual({ hint: 'Run `school login --base-url https://s.example --profile work`.', command: 'school login --base-url https://s.example --profile work' });
+    // One shape for every hint: the command alone on its own line, after a sentence where one is needed.
+    expect(loginFix('work', 'https://s.example')).toEqual({ hint: 'school login --base-url https://s.example --profile work', command: 'school login --base-url https://s.example --profile work' });
     // The lead may be lower case; the command keeps its own case.
-    expect(loginFix('Work', 'https://S.example/x', 'Unlock it, or run').hint).toBe('Unlock it, or run `school login --base-url https://S.example/x --profile Work`.');
+    expect(loginFix('Work', 'https://S.example/x', 'Unlock it, or log in again').hint).toBe('Unlock it, or log in again:\nschool login --base-url https://S.example/x --profile Work');
     const err = notLoggedIn({ profile: 'work', baseUrl: 'https://s.example' });
     expect(err).toMatchObject({ code: 'not_logged_in', command: 'school login --base-url https://s.example --profile work' });
   });

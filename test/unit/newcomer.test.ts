@@ -134,7 +134,7 @@ describe('a base URL after logout', () => {
     expect(await deps.state.rememberedBaseUrl('other')).toBeUndefined();
     await expect(tokenCommand.execute(() => deps, { profile: 'work' }, [])).rejects.toMatchObject({
       code: 'not_logged_in',
-      hint: 'Run `school login --base-url https://school.example --profile work`.',
+      hint: 'school login --base-url https://school.example --profile work',
     });
   });
 });

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { overSsh, splitCommandLine, systemBrowser } from '../../src/login/browser.js';
+import { failureWithin, overSsh, splitCommandLine, systemBrowser } from '../../src/login/browser.js';
 import { waitForRedirect } from '../../src/login/redirect-wait.js';
 import { type LoopbackListener, type LoopbackOptions, listenForRedirect, portDenied, startLoopback } from '../../src/login/loopback.js';
 import { writeFileAtomic } from '../../src/state/atomic.js';
@@ -217,6 +217,39 @@ describe('BROWSER and the system opener', () => {
     expect(await systemBrowser({ SSH_CONNECTION: '10.0.0.2 50000 10.0.0.1 22' }, 'linux').open('https://x.example')).toEqual({ opened: false, reason: 'this is an SSH session without a display' });
     expect(overSsh({ SSH_CLIENT: '10.0.0.2 50000 22' })).toBe(true);
     expect(overSsh({})).toBe(false);
+  });
+
+  it('tells a BROWSER command that fails at once (with its exit status) from one that works or keeps running', async () => {
+    const failing = await systemBrowser({ BROWSER: '/bin/false' }, 'linux').open('https://x.example');
+    expect(failing.opened).toBe(true);
+    expect(await failing.failure).toBe('/bin/false exited with status 1');
+    const working = await systemBrowser({ BROWSER: '/bin/true' }, 'linux').open('https://x.example');
+    expect(await working.failure).toBeUndefined();
+    const { spawn } = await import('node:child_process');
+    const lasting = spawn('sleep', ['5'], { stdio: 'ignore' });
+    try {
+      expect(await failureWithin(lasting, 'sleep', 100)).toBeUndefined();
+    } finally {
+      lasting.kill();
+    }
+  });
+
+  it('says in one line that the browser command failed, and goes on waiting for the redirect', async () => {
+    let fail: (why: string) => void = () => undefined;
+    const browser = { open: async () => ({ opened: true, failure: new Promise<string | undefined>((r) => (fail = r)) }) };
+    const deps = fakeDeps({ browser });
+    const listener = await startLoopback({ port: 0, path: '/callback', timeoutMs: 5_000 });
+    try {
+      const waiting = waitForRedirect(deps, { listener, authorizationUrl: 'https://login.school.example/authorize?state=s', openBrowser: true, timeoutSeconds: 5 });
+      await new Promise((r) => setTimeout(r, 50));
+      fail('/usr/bin/firefox exited with status 1');
+      await new Promise((r) => setTimeout(r, 50));
+      expect(deps.io.stderr()).toMatch(/https:\/\/login\.school\.example\/authorize\?state=s\n[^]*The browser command failed: \/usr\/bin\/firefox exited with status 1\. Open the URL above to sign in; still waiting\.\n/);
+      void fetch(`${listener.redirectUri}?code=c0de&state=s`).catch(() => undefined); // answered once the login ends
+      expect((await waiting).searchParams.get('code')).toBe('c0de');
+    } finally {
+      await listener.close();
+    }
   });
 
   it('offers to paste the redirect back on a terminal when no browser could be opened', async () => {

@@ -134,7 +134,7 @@ describe('call without a login', () => {
       exitCode: 4,
       code: 'auth_required',
       scope: 'courses:read',
-      hint: `Run \`school login --base-url ${API}/school --add-scope courses:read\`.`,
+      hint: `school login --base-url ${API}/school --add-scope courses:read`,
     });
   });
 

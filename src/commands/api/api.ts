@@ -319,7 +319,8 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
     const err = notLoggedIn(target);
     throw new AuthError(`${err.message.replace(/\.$/, '')}: 'school api ${entry.command}' sends the request with your token. Nothing was sent.`, {
       code: 'not_logged_in',
-      hint: `${err.hint ?? 'Run: school login'}${entry.anonymous ? ` (or add --anonymous: the operation also answers anonymous callers)` : ''}`,
+      hint: `${entry.anonymous ? 'The operation also answers anonymous callers: add --anonymous, or log in:\n' : ''}${err.hint ?? 'school login'}`,
+      ...(err.command ? { command: err.command } : {}),
     });
   }
   // A token without the operation's scope is refused by the server (anonymous callers aside): refused here first, nothing sent.

@@ -75,7 +75,7 @@ async function listRun(deps: Deps, opts: CallOptions, baseUrl: string): Promise<
 async function run(deps: Deps, opts: CallOptions): Promise<void> {
   const path = opts.path;
 
-  const target = await commandTarget(deps, opts, { anonymous: opts.anonymous });
+  const target = await commandTarget(deps, opts, { anonymous: opts.anonymous, profileMustExist: true });
   const session: Session | undefined = await resolveSession(deps, target, { notify: (text) => deps.io.err.write(text) });
   const baseUrl = session?.baseUrl ?? target.baseUrl;
 

@@ -39,6 +39,15 @@ function isPlainProfile(name: string): boolean {
 }
 
 /**
+ * A templated path (`/api/courses/{id}`) is no path to call: it is offered up to its first
+ * parameter (`/api/courses/`), for the person to type the value.
+ */
+export function untemplated(path: string): string {
+  const brace = path.indexOf('{');
+  return brace === -1 ? path : path.slice(0, brace);
+}
+
+/**
  * Candidates for shell completion, one a line, from local files only: completion must never
  * wait on the network.
  */
@@ -53,7 +62,8 @@ async function run(deps: Deps, opts: CompleteOptions): Promise<void> {
     else if (opts.kind === 'scopes') out = (await deps.state.cachedScopes(baseUrl)).filter(isPlainScope);
     else if (opts.kind === 'paths' && baseUrl) {
       const doc = await deps.state.cachedApiDescription(baseUrl);
-      out = Object.keys(doc?.paths && typeof doc.paths === 'object' ? doc.paths : {}).filter(isPlainPath).sort();
+      const paths = Object.keys(doc?.paths && typeof doc.paths === 'object' ? doc.paths : {});
+      out = [...new Set(paths.map(untemplated))].filter((p) => p.length > 1 && isPlainPath(p)).sort();
     } else if (opts.kind.startsWith('api-') && baseUrl) out = await apiCandidates(deps, baseUrl, opts.kind, opts.argv ?? []);
   } catch {
     out = []; // a broken config must not break the user's shell

@@ -120,11 +120,11 @@ async function finishTwoStepLogin(deps: Deps, opts: LoginOptions, profile: strin
   if (others.length) throw new UsageError(`--wait finishes the login \`school login --no-wait\` started: give ${others.join(', ')} to that one.`);
   const result = await waitForPendingLogin(deps, profile, { maxWaitSeconds: opts.timeout });
   if (result.kind === 'none') {
-    throw new AuthError(`No login is pending${profileSuffix(profile)}.`, { code: 'no_pending_login', hint: 'Start one with `school login --no-wait`, then open the URL it prints.' });
+    throw new AuthError(`No login is pending${profileSuffix(profile)}.`, { code: 'no_pending_login', hint: 'Start one, then open the URL it prints:\nschool login --no-wait' });
   }
   if (result.kind === 'still_pending') {
     const until = new Date(result.expiresAt * 1000).toISOString().replace('.000Z', 'Z');
-    throw new AuthError(`The login${profileSuffix(profile)} is still waiting for the browser (until ${until}).`, { code: 'login_pending', hint: `Run \`${waitHint(profile)}\` again once the URL was opened.` });
+    throw new AuthError(`The login${profileSuffix(profile)} is still waiting for the browser (until ${until}).`, { code: 'login_pending', hint: `Once the URL was opened, wait again:\n${waitHint(profile)}` });
   }
   const { outcome } = result;
   if (outcome.status !== 'completed') {
@@ -132,7 +132,7 @@ async function finishTwoStepLogin(deps: Deps, opts: LoginOptions, profile: strin
       // A failure that is not itself a call to log in (access_denied, a network error…) is login_failed,
       // so that --wait exits 4 for every login that did not complete; the message names the cause.
       code: isCodeWithExit(outcome.error, ExitCode.auth) ? outcome.error : 'login_failed',
-      hint: outcome.hint ?? 'Start a new one with `school login --no-wait`.',
+      hint: outcome.hint ?? 'Start a new one:\nschool login --no-wait',
     });
   }
   const saved = await deps.state.profile(profile);
@@ -182,7 +182,7 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
   }
   if (opts.wait === false) return startTwoStepLogin(deps, opts, target);
   // Before anything else, registration included: nobody will open a browser here.
-  const unattended = unattendedLoginError(deps.env);
+  const unattended = unattendedLoginError(deps.env, target.baseUrl);
   if (unattended) throw unattended;
   if (opts.device) {
     await cancelPendingLogin(deps, profile).catch(() => false);

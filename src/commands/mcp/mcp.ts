@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { createEngine } from '../../mcp/engine.js';
 import { type GlobalOptions, targetInputs } from '../../options.js';
-import { targetProfile } from '../../session/target.js';
+import { resolveTarget } from '../../session/target.js';
 import { VERSION } from '../../version.js';
 import { defineCommand } from '../command.js';
 import { loadMcpServer } from './load-server.js';
@@ -15,7 +15,8 @@ export interface McpOptions extends GlobalOptions {
 async function run(deps: Deps, opts: McpOptions): Promise<void> {
   const { toolsets } = opts;
   const inputs = targetInputs(opts, deps.env);
-  targetProfile(inputs); // a bad --profile is a usage error before anything starts
+  // A bad --profile, or one naming no stored profile, stops the server before anything starts.
+  await resolveTarget(deps.state, { ...inputs, profileMustExist: true });
   // stdout carries protocol messages only: the server writes there, nothing else does.
   const engine = createEngine(deps, inputs);
   const { serveMcp } = await loadMcpServer();

@@ -1,3 +1,4 @@
+import { access } from 'node:fs/promises';
 import { shownTokenType } from '../../types/tokens.js';
 import type { Deps } from '../../deps.js';
 import { nowSeconds } from '../../deps.js';
@@ -5,7 +6,7 @@ import { CliError } from '../../errors.js';
 import { DEFAULT_PROFILE, type GlobalOptions, loginCommandFor, targetInputs } from '../../options.js';
 import { loginCommandText } from '../../util/login-command.js';
 import { type Target, resolveTarget, targetProfile } from '../../session/target.js';
-import type { Profile } from '../../state/config-file.js';
+import type { CiClient, Profile } from '../../state/config-file.js';
 import type { PendingLoginRecord } from '../../state/pending-login.js';
 import type { SecretSource } from '../../session/usable-session.js';
 import { resolvePaths } from '../../state/paths.js';
@@ -181,15 +182,31 @@ async function run(deps: Deps, opts: StatusOptions): Promise<void> {
   else if (!rows.length) {
     // A profile logged out of still remembers its server: the login that brings it back names it.
     const baseUrl = (await resolveTarget(deps.state, inputs).catch(() => undefined))?.baseUrl ?? 'https://your-school.example';
-    deps.io.err.write(`No profiles. Run \`${loginCommandFor(active, baseUrl)}\` to add one.\n`);
+    deps.io.err.write(`No profiles. Add one with:\n${loginCommandFor(active, baseUrl)}\n`);
   }
   else deps.io.out.write(report(rows, now));
-  // Where `school mcp` records what agents did; a report line only, so the JSON stays the array of profiles.
-  if (!opts.json) deps.io.out.write(`MCP audit log: ${printable(resolvePaths(deps.env).auditFile)}\n`);
+  if (!opts.json) {
+    // Report lines only, so the JSON stays the array of profiles.
+    const ciClients = await deps.state.ciClients().catch((): CiClient[] => []);
+    if (ciClients.length) deps.io.out.write(ciReport(ciClients));
+    // Where `school mcp` records what agents did, once it has recorded something.
+    const auditFile = resolvePaths(deps.env).auditFile;
+    if (await access(auditFile).then(() => true, () => false)) deps.io.out.write(`MCP audit log: ${printable(auditFile)}\n`);
+  }
   const unusable = rows.filter((r) => r.problem).map((r) => `"${printable(r.profile)}"`);
   if (unusable.length) {
     throw new CliError(`${unusable.length > 1 ? 'Profiles' : 'Profile'} ${unusable.join(', ')} cannot be used now: see the problem reported above.`, { code: 'profile_unusable' });
   }
+}
+
+/** The clients handed to CI from here: a logout here never deletes their registrations. */
+function ciReport(clients: CiClient[]): string {
+  const out = ['Handed to CI (a logout here never deletes these clients at the server):'];
+  for (const c of [...clients].sort((a, b) => a.profile.localeCompare(b.profile))) {
+    const day = new Date(c.handedOverAt * 1000).toISOString().slice(0, 10);
+    out.push(`  ${printable(c.profile)}: client ${printable(c.clientId)} at ${printable(c.baseUrl)}, handed over ${day}`);
+  }
+  return `${out.join('\n')}\n\n`;
 }
 
 function report(rows: Array<ProfileStatus & { location?: string }>, now: number): string {

@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { nowSeconds } from '../../deps.js';
-import { seedNotice } from '../../session/ci-seeds.js';
+import { seedCommands, seedNotice } from '../../session/ci-seeds.js';
 import { requireLifetime } from '../../session/lifetime.js';
 import { DEFAULT_PROFILE, type GlobalOptions } from '../../options.js';
 import { notLoggedIn, resolveSession } from '../../session/session.js';
@@ -25,7 +25,7 @@ async function handOverToCi(deps: Deps, opts: TokenOptions): Promise<void> {
   const name = target.profile;
   if (name === DEFAULT_PROFILE && !opts.profile && !deps.env.SCHOOL_PROFILE) {
     throw new UsageError('--for-ci hands a whole profile over to CI: name a dedicated one with --profile.', {
-      hint: 'school login --profile ci-myjob --scope "…" && school token --profile ci-myjob --for-ci',
+      hint: seedCommands(target.baseUrl, 'ci-myjob'),
     });
   }
   const profile = target.stored;
@@ -45,6 +45,8 @@ async function handOverToCi(deps: Deps, opts: TokenOptions): Promise<void> {
     SCHOOL_REFRESH_TOKEN: set.refreshToken,
   };
   if (set.clientSecret) values.SCHOOL_CLIENT_SECRET = set.clientSecret;
+  // Recorded before the seed is shown: from now on no logout here deletes the client CI depends on.
+  await deps.state.markHandedToCi({ profile: name, baseUrl: profile.baseUrl, issuer: profile.issuer, clientId: set.clientId, handedOverAt: nowSeconds(deps) });
   // The client id came from a server: a line break in it must not forge another variable.
   deps.io.out.write(opts.json ? `${terminalSafeJson(values)}\n` : Object.entries(values).map(([k, v]) => `${k}=${printable(v)}\n`).join(''));
   await deps.state.forgetTokens(name, profile.storage);
@@ -57,7 +59,7 @@ async function handOverToCi(deps: Deps, opts: TokenOptions): Promise<void> {
 async function run(deps: Deps, opts: TokenOptions): Promise<void> {
   if (opts.forCi) return handOverToCi(deps, opts);
   const minTtlSeconds = opts.minTtl;
-  const target = await commandTarget(deps, opts);
+  const target = await commandTarget(deps, opts, { profileMustExist: true });
   const session = await resolveSession(deps, target, { notify: (text) => deps.io.err.write(text), minTtlSeconds });
   if (!session) throw notLoggedIn(target);
   requireLifetime(session, nowSeconds(deps), minTtlSeconds);

@@ -33,14 +33,16 @@ function describe(identity: Identity): string {
 }
 
 async function run(deps: Deps, opts: WhoamiOptions): Promise<void> {
-  const target = await commandTarget(deps, opts);
+  const target = await commandTarget(deps, opts, { profileMustExist: true });
   const session = await resolveSession(deps, target, { notify: (text) => deps.io.err.write(text) });
   if (!session) throw notLoggedIn(target);
   const identity = await identify(deps, session);
   // stdout is the identity alone (with --json, the claims object as the server gave it); where it
-  // came from is a note on stderr, so no field of ours can collide with a claim.
+  // came from is a note on stderr, so no field of ours can collide with a claim. The userinfo
+  // endpoint is where an identity is expected to come from: said only with --verbose.
   if (opts.json) deps.io.out.write(`${terminalSafeJson(identity.claims, 2)}\n`);
   else if (identity.source) deps.io.out.write(`${describe(identity)}\n`);
+  if (identity.source === 'userinfo' && !opts.verbose) return;
   deps.io.err.write(
     identity.source
       ? `${SOURCE_NOTE[identity.source]}\n`
