@@ -111,7 +111,7 @@ describe('school mcp, driven by the SDK client as a host drives it', () => {
       const names = tools.map((t) => t.name);
       expect(names).toEqual(expect.arrayContaining(['listCourses', 'getCourse', 'listLessons', 'listStudents', 'echoGet', 'school_call', 'school_whoami']));
       expect(names).not.toContain('createCourse');
-      for (const name of names) expect(name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+      for (const name of names) expect(name).toMatch(/^[A-Za-z0-9_-]{1,48}$/);
       expect(tools.find((t) => t.name === 'listCourses')).toMatchObject({ annotations: { readOnlyHint: true }, description: expect.stringContaining('courses:read') });
 
       const courses = await client.callTool({ name: 'listCourses', arguments: {} });
@@ -406,7 +406,7 @@ describe('school mcp, with a hostile API description', () => {
       try {
         const names = (await client.listTools()).tools.map((t) => t.name);
         expect(names.length).toBe(32);
-        for (const name of names) expect(name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+        for (const name of names) expect(name).toMatch(/^[A-Za-z0-9_-]{1,48}$/);
         expect(new Set(names).size).toBe(names.length);
         // The same names on a second run.
         const again = await connectSdkClient(env, ['--base-url', api.baseUrl]);

@@ -24,10 +24,11 @@ describe('tool names from a hostile API description', () => {
     },
   };
 
-  it('gives every operation a valid, unique name of at most 64 characters', () => {
+  it('gives every operation a valid, unique name of at most 48 characters, room for a host prefix within 64', () => {
     const ops = readOperations(hostile);
     expect(ops.length).toBe(14);
     expectValidNames(ops.map((o) => o.name));
+    for (const o of ops) expect(`mcp__school__${o.name}`.length).toBeLessThanOrEqual(64 - 3);
     expect(ops.map((o) => o.name)).not.toContain('school_call');
     expect(ops.map((o) => o.name)).not.toContain('school_whoami');
     // A plain unique operationId is kept as it is.
