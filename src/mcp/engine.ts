@@ -66,6 +66,9 @@ export interface PendingLogin {
 
 export type LoginWait = { status: 'completed' } | { status: 'pending' } | { status: 'failed'; message: string };
 
+/** How the profile's login stands now: none pending, one waiting for the browser (its URL), or one that just ended. */
+export type LoginState = { status: 'none' } | ({ status: 'pending' } & PendingLogin) | { status: 'completed' } | { status: 'failed'; message: string };
+
 export interface McpEngine {
   readonly profile: string;
   /** Where every tool call is recorded (`audit.jsonl` in the state directory). */
@@ -84,6 +87,11 @@ export interface McpEngine {
   startLogin(addScopes?: string[]): Promise<PendingLogin>;
   /** Waits at most this long for the login started here to end. */
   waitForLogin(maxWaitSeconds: number): Promise<LoginWait>;
+  /**
+   * The profile's pending login as it stands, without waiting: one started here or by `school login
+   * --no-wait` elsewhere, whose listener is still waiting (its URL), or how it ended (read once).
+   */
+  loginState(): Promise<LoginState>;
   /** Ends the login started here, its listener included. */
   cancelLogin(): Promise<void>;
   /** A text with every secret the engine knows replaced. */
@@ -249,6 +257,20 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
       if (result.kind === 'still_pending') return { status: 'pending' };
       loginStarted = false;
       if (result.kind === 'none') return { status: 'failed', message: 'The login is no longer pending.' };
+      if (result.outcome.status !== 'completed') return { status: 'failed', message: redactText(result.outcome.message) };
+      session = undefined; // read again: the new login's tokens
+      return { status: 'completed' };
+    },
+    async loginState() {
+      const result = await waitForPendingLogin(deps, profile, { maxWaitSeconds: 0 });
+      if (result.kind === 'none') return { status: 'none' };
+      if (result.kind === 'still_pending') {
+        const record = await deps.state.pendingLoginRecord(profile);
+        // A pushed request the server no longer keeps: its URL would only show an error page.
+        if (!record || (record.openBy !== undefined && record.openBy <= now())) return { status: 'failed', message: 'The sign-in link was not opened in time.' };
+        return { status: 'pending', url: record.authorizationUrl, expiresAt: record.expiresAt };
+      }
+      loginStarted = false;
       if (result.outcome.status !== 'completed') return { status: 'failed', message: redactText(result.outcome.message) };
       session = undefined; // read again: the new login's tokens
       return { status: 'completed' };

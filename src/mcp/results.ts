@@ -107,14 +107,49 @@ export function answerResult(pages: readonly ApiAnswer[], redact: (text: string)
   return { content, ...(allJson ? { structuredContent: { pages: bodies.map((b) => b.json) } } : {}), ...(ok ? {} : { isError: true }) };
 }
 
-/** A refusal for want of a login or a scope: what is wrong, and the command that fixes it. */
-export function problemResult(problem: AuthProblem, extra?: string): ToolResult {
+/** A sign-in for the person to open, started for this call or found waiting. */
+export interface SignInLink {
+  url: string;
+  /** Seconds since the epoch. */
+  expiresAt: number;
+  /** True when this call started it; false when it was already waiting. */
+  started: boolean;
+  /** Why the one before it did not complete, when one did not. */
+  earlier?: string;
+}
+
+const minutesLeft = (expiresAt: number) => Math.max(1, Math.round((expiresAt - Date.now() / 1000) / 60));
+
+/**
+ * A refusal for want of a login or a scope: what is wrong, and how it is fixed: the sign-in URL
+ * for the person when a login was started (or is waiting), else the command to run.
+ */
+export function problemResult(problem: AuthProblem, then?: string | SignInLink): ToolResult {
   const lines = [safeText(problem.message)];
-  if (problem.command) lines.push(`The person using this computer can fix it by running: ${problem.command}`);
-  if (extra) lines.push(extra);
+  const link = typeof then === 'object' ? then : undefined;
+  if (link) {
+    if (link.earlier) lines.push(`The earlier sign-in did not complete: ${safeText(link.earlier)}`);
+    lines.push(
+      link.started
+        ? `A sign-in has been started. Ask the person to open this URL in their browser and approve${problem.kind === 'insufficient_scope' ? ' the added access' : ''}:`
+        : 'A sign-in is still waiting for the person to open this URL in their browser and approve:',
+      safeText(link.url),
+      `Once they have approved, call this tool again (the sign-in waits about ${minutesLeft(link.expiresAt)} minutes).`,
+    );
+    if (problem.command) lines.push(`Or they can run in a terminal: ${problem.command}`);
+  } else {
+    if (problem.command) lines.push(`The person using this computer can fix it by running: ${problem.command}`);
+    if (typeof then === 'string') lines.push(then);
+  }
   return {
     content: [{ type: 'text', text: lines.join('\n') }],
-    structuredContent: { error: problem.kind, message: safeText(problem.message), ...(problem.command ? { command: problem.command } : {}), ...(problem.scopes?.length ? { scopes: problem.scopes } : {}) },
+    structuredContent: {
+      error: problem.kind,
+      message: safeText(problem.message),
+      ...(problem.command ? { command: problem.command } : {}),
+      ...(problem.scopes?.length ? { scopes: problem.scopes } : {}),
+      ...(link ? { sign_in: { url: safeText(link.url), status: link.started ? 'started' : 'waiting', expires_at: link.expiresAt, next: 'call this tool again once the person has approved' } } : {}),
+    },
     isError: true,
   };
 }

@@ -10,8 +10,8 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AuditLog, auditPath } from './audit.js';
-import type { ApiAnswer, ApiRequest, AuthProblem, McpEngine, Outcome } from './engine.js';
-import { type ToolResult, answerResult, jsonResult, problemResult, safeText, textResult } from './results.js';
+import type { ApiAnswer, ApiRequest, AuthProblem, LoginState, McpEngine, Outcome } from './engine.js';
+import { type SignInLink, type ToolResult, answerResult, jsonResult, problemResult, safeText, textResult } from './results.js';
 import { type ApiOperation, type Catalogue, READ_METHODS, buildCatalogue, searchOperations } from './tools.js';
 
 /** How long calls under way when stdin closes may take to be answered. */
@@ -47,6 +47,9 @@ interface Planned {
   contentType?: string;
   paginate: boolean;
 }
+
+/** A login or scope missing, with the sign-in the person is to open when one was started or found pending. */
+type LinkedRefusal = { ok: false; problem: AuthProblem; login?: SignInLink };
 
 /** A request refused before anything is sent; `reason` goes to the audit log. */
 class Refusal extends Error {
@@ -111,7 +114,9 @@ export function instructionsFor(catalogue: Catalogue | undefined, allowWrite: bo
       ? 'Writes are allowed: tools that create, change or delete data act at once.'
       : 'Read-only: only GET and HEAD are offered and sent; a write is refused until the person restarts the server with --allow-write.',
   );
-  lines.push('A result that says a login or a scope is missing names the exact `school login` command the person should run.');
+  lines.push(
+    'A result that says a login or a scope is missing carries a sign-in URL: give it to the person to open in their browser, and call the tool again once they say they approved (or they can run the `school login` command it names).',
+  );
   return lines.join(' ');
 }
 
@@ -204,15 +209,56 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
     }
   }
 
-  /** Runs an authenticated step; where a login or scope is missing and the host can send the person to a URL, logs in first. */
-  async function withLogin<T>(extra: Extra, step: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
+  // One sign-in link at a time: calls that find a login missing take turns to look at it or start it.
+  let linkTurn: Promise<unknown> = Promise.resolve();
+  function inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const run = linkTurn.then(work, work);
+    linkTurn = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * For a host that cannot open a URL itself: the login is started all the same (or the one
+   * pending found), and the problem carries its URL for the person; the next call finds it done.
+   */
+  function loginThroughLink<T>(first: AuthProblem, step: () => Promise<Outcome<T>>): Promise<Outcome<T> | LinkedRefusal> {
+    return inTurn(async () => {
+      let problem = first;
+      let earlier: string | undefined;
+      const state = await engine.loginState().catch((): LoginState => ({ status: 'none' }));
+      if (state.status === 'completed') {
+        const again = await step();
+        if (again.ok || !again.problem.canLogIn) return again;
+        problem = again.problem;
+      } else if (state.status === 'pending') {
+        // Never a second listener while one waits: the same URL again.
+        return { ok: false, problem, login: { url: state.url, expiresAt: state.expiresAt, started: false } };
+      } else if (state.status === 'failed') earlier = state.message;
+      try {
+        const pending = await engine.startLogin(problem.kind === 'insufficient_scope' ? problem.scopes : undefined);
+        return { ok: false, problem, login: { url: pending.url, expiresAt: pending.expiresAt, started: true, earlier } };
+      } catch (err) {
+        options.notice(`Could not start the login: ${safeText(engine.describeError(err))}`);
+        return { ok: false, problem };
+      }
+    });
+  }
+
+  /**
+   * Runs an authenticated step; where a login or scope is missing, logs in: through the host where
+   * it can send the person to a URL, else by handing the URL to the model for the person.
+   */
+  async function withLogin<T>(extra: Extra, step: () => Promise<Outcome<T>>): Promise<Outcome<T> | LinkedRefusal> {
     const first = await step();
     if (first.ok || !first.problem.canLogIn) return first;
     const canElicit = Boolean(server.getClientCapabilities()?.elicitation?.url);
-    if (!canElicit) return first;
+    if (!canElicit) return loginThroughLink(first.problem, step);
     if (!(await loginThroughHost(first.problem, extra))) return first;
     return step();
   }
+
+  const refusalResult = (refusal: LinkedRefusal) =>
+    problemResult(refusal.problem, refusal.login ?? (server.getClientCapabilities()?.elicitation?.url ? undefined : 'Then call the tool again.'));
 
   /** The one place a request leaves: writes are refused here unless --allow-write, whatever tool asked. */
   async function send(req: ApiRequest): Promise<Outcome<ApiAnswer>> {
@@ -229,7 +275,7 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
       const outcome = await withLogin(extra, () => send({ method: plan.method, target, body: plan.body, contentType: plan.contentType, signal: extra.signal }));
       if (!outcome.ok) {
         record(null, outcome.problem.kind);
-        return problemResult(outcome.problem, server.getClientCapabilities()?.elicitation?.url ? undefined : 'Then call the tool again.');
+        return refusalResult(outcome);
       }
       const answer = outcome.value;
       record(answer.status);
@@ -265,7 +311,7 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
         const outcome = await withLogin(extra, () => engine.whoami());
         if (!outcome.ok) {
           refused = outcome.problem.kind;
-          return problemResult(outcome.problem);
+          return refusalResult(outcome);
         }
         status = 200;
         return jsonResult({ profile: engine.profile, base_url: engine.baseUrl() ?? null, claims: outcome.value.claims, scopes: outcome.value.scopes });

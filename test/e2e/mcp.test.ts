@@ -245,13 +245,65 @@ describe('school mcp, driven by the SDK client as a host drives it', () => {
     }
   });
 
-  it('not logged in, a host without elicitation gets an error result naming the login command', async () => {
+  it('not logged in, a host that declared no elicitation gets the sign-in URL in the result; one listener; the call after approval is made', async () => {
     const env = userEnv();
-    const { client } = await connectSdkClient(env, ['--base-url', sandbox.baseUrl]);
+    const { client, recording } = await connectSdkClient(env, ['--base-url', sandbox.baseUrl]);
     try {
-      const res = await client.callTool({ name: 'listCourses', arguments: {} });
-      expect(res.isError).toBe(true);
-      expect(text(res)).toContain(`school login --base-url ${sandbox.baseUrl}`);
+      const first = await client.callTool({ name: 'listCourses', arguments: {} });
+      expect(first.isError).toBe(true);
+      const signIn = (first.structuredContent as { sign_in: { url: string; status: string } }).sign_in;
+      expect(signIn.status).toBe('started');
+      expect(new URL(signIn.url).origin).toBe(new URL(sandbox.issuer).origin);
+      expect(text(first)).toContain(signIn.url);
+      expect(text(first)).toMatch(/call this tool again/);
+      expect(text(first)).toContain(`school login --base-url ${sandbox.baseUrl}`);
+      const pending = JSON.parse(readFileSync(join(env.SCHOOL_CONFIG_DIR, 'state', 'pending', 'default.json'), 'utf8')) as { listenerPid: number };
+
+      // Called again before the person approved: the same sign-in, still waiting, no second listener.
+      const second = await client.callTool({ name: 'school_whoami', arguments: {} });
+      expect(second.isError).toBe(true);
+      expect(second.structuredContent).toMatchObject({ sign_in: { url: signIn.url, status: 'waiting' } });
+      expect(text(second)).toMatch(/still waiting/);
+      expect(JSON.parse(readFileSync(join(env.SCHOOL_CONFIG_DIR, 'state', 'pending', 'default.json'), 'utf8')).listenerPid).toBe(pending.listenerPid);
+
+      await driveLogin(signIn.url);
+      let third = await client.callTool({ name: 'listCourses', arguments: {} });
+      // The listener stores the tokens just after the browser's redirect: give it a moment.
+      for (let i = 0; i < 50 && third.isError; i++) {
+        await sleep(100);
+        third = await client.callTool({ name: 'listCourses', arguments: {} });
+      }
+      expect(third.isError).toBeFalsy();
+      expect(text(third)).toContain('HTTP 200');
+      expect(JSON.parse((await runSchool(['status', '--json'], env)).stdout)[0]).toMatchObject({ profile: 'default', user: { name: 'Ada Lovelace' } });
+      const token = expectSuccess(await runSchool(['token'], env)).stdout.trim();
+      expect(recording.messages.join('\n')).not.toContain(token);
+      expect(recording.stderr()).not.toContain(token);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a missing scope, with a host that declared no elicitation: the step-up sign-in URL in the result, the scope added only after the browser', async () => {
+    const env = userEnv();
+    expectSuccess(await runSchool(['login', '--base-url', sandbox.baseUrl, '--insecure-storage', '--scope', 'courses:read'], env));
+    const { client } = await connectSdkClient(env);
+    try {
+      const first = await client.callTool({ name: 'listStudents', arguments: {} });
+      expect(first.isError).toBe(true);
+      expect(text(first)).toContain('school login --add-scope students:read');
+      const url = (first.structuredContent as { sign_in: { url: string } }).sign_in.url;
+      expect(new URL(url).searchParams.get('scope') ?? '').toContain('students:read');
+      // Nothing widened yet.
+      expect(JSON.parse((await runSchool(['status', '--json'], env)).stdout)[0].scopes).not.toContain('students:read');
+      await driveLogin(url);
+      let again = await client.callTool({ name: 'listStudents', arguments: {} });
+      for (let i = 0; i < 50 && again.isError; i++) {
+        await sleep(100);
+        again = await client.callTool({ name: 'listStudents', arguments: {} });
+      }
+      expect(text(again)).toContain('HTTP 200');
+      expect(JSON.parse((await runSchool(['status', '--json'], env)).stdout)[0].scopes).toEqual(expect.arrayContaining(['courses:read', 'students:read']));
     } finally {
       await client.close();
     }

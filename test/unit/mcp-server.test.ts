@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { ApiAnswer, ApiRequest, AuthProblem, McpEngine, Outcome } from '../../src/mcp/engine.js';
+import type { ApiAnswer, ApiRequest, AuthProblem, LoginState, McpEngine, Outcome } from '../../src/mcp/engine.js';
 import { stepUpCommand } from '../../src/session/step-up.js';
 import { MAX_RESULT_BYTES } from '../../src/mcp/results.js';
 import { serveMcp } from '../../src/mcp/server.js';
@@ -49,6 +49,7 @@ function fakeEngine(over: Partial<McpEngine> & { answers?: (req: ApiRequest) => 
       return { url: 'http://auth.test/authorize?x=1', expiresAt: 0 };
     },
     waitForLogin: async () => ({ status: 'completed' }),
+    loginState: async () => ({ status: 'none' }),
     cancelLogin: async () => undefined,
     redact: (t) => t.split('SECRET-TOKEN-123').join('[REDACTED]'),
     describeError: (err) => (err instanceof Error ? err.message : String(err)),
@@ -159,13 +160,69 @@ describe('tool results', () => {
 describe('logins and scopes', () => {
   const scopeProblem: AuthProblem = { kind: 'insufficient_scope', message: 'The token lacks the scope students:read.', command: stepUpCommand({ profile: 'default' }, ['students:read']), scopes: ['students:read'], canLogIn: true };
 
-  it('names the exact command when the host cannot open a URL', async () => {
-    const { engine, logins } = fakeEngine({ answers: () => ({ ok: false, problem: scopeProblem }) });
+  it('a host that cannot open a URL gets the sign-in URL in the result; the next call finds it waiting, and the one after that done', async () => {
+    let state: LoginState = { status: 'none' };
+    let loggedIn = false;
+    const { engine, logins, sent } = fakeEngine({
+      answers: () => (loggedIn ? { ok: true, value: answer(200, '{"ok":true}') } : { ok: false, problem: scopeProblem }),
+      loginState: async () => state,
+      async startLogin(scopes) {
+        logins.push(scopes);
+        state = { status: 'pending', url: 'http://auth.test/authorize?x=1', expiresAt: Math.floor(Date.now() / 1000) + 300 };
+        return { url: 'http://auth.test/authorize?x=1', expiresAt: state.expiresAt };
+      },
+    });
+    const { client, done } = await start(engine);
+    // Two calls at once: one login between them.
+    const [first, second] = await Promise.all([client.callTool('listCourses'), client.callTool('getCourse', { id: '1' })]);
+    for (const res of [first, second]) {
+      expect(res.isError).toBe(true);
+      expect(res.content[0].text).toContain('http://auth.test/authorize?x=1');
+      expect(res.content[0].text).toMatch(/call this tool again/);
+      expect(res.content[0].text).toContain('school login --add-scope students:read');
+    }
+    expect(first.structuredContent).toMatchObject({ error: 'insufficient_scope', sign_in: { url: 'http://auth.test/authorize?x=1', status: 'started' } });
+    expect(second.structuredContent).toMatchObject({ sign_in: { status: 'waiting' } });
+    expect(second.content[0].text).toMatch(/still waiting/);
+    expect(logins).toEqual([['students:read']]);
+    // The person approved: the next call is made.
+    loggedIn = true;
+    state = { status: 'completed' };
+    const third = await client.callTool('listCourses');
+    expect(third.isError).toBeUndefined();
+    expect(logins).toHaveLength(1);
+    expect(sent.length).toBe(3);
+    client.close();
+    await done;
+  });
+
+  it('a sign-in that failed is said, and a new one started', async () => {
+    let state: LoginState = { status: 'failed', message: 'access_denied: the person declined.' };
+    const { engine, logins } = fakeEngine({
+      answers: () => ({ ok: false, problem: scopeProblem }),
+      loginState: async () => state,
+      async startLogin(scopes) {
+        logins.push(scopes);
+        state = { status: 'pending', url: 'http://auth.test/authorize?x=2', expiresAt: 0 };
+        return { url: 'http://auth.test/authorize?x=2', expiresAt: 0 };
+      },
+    });
+    const { client, done } = await start(engine);
+    const res = await client.callTool('listCourses');
+    expect(res.content[0].text).toContain('The earlier sign-in did not complete: access_denied');
+    expect(res.content[0].text).toContain('http://auth.test/authorize?x=2');
+    expect(logins).toHaveLength(1);
+    client.close();
+    await done;
+  });
+
+  it('names the exact command where no login can be started (a token from the environment)', async () => {
+    const { engine, logins } = fakeEngine({ answers: () => ({ ok: false, problem: { ...scopeProblem, command: undefined, canLogIn: false } }) });
     const { client, done } = await start(engine);
     const res = await client.callTool('listCourses');
     expect(res.isError).toBe(true);
-    expect(res.content[0].text).toContain('school login --add-scope students:read');
-    expect(res.structuredContent).toMatchObject({ error: 'insufficient_scope', command: 'school login --add-scope students:read' });
+    expect(res.structuredContent).toMatchObject({ error: 'insufficient_scope' });
+    expect(res.structuredContent).not.toHaveProperty('sign_in');
     expect(logins).toEqual([]);
     client.close();
     await done;
