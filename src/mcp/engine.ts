@@ -21,7 +21,7 @@ import { type Session, notLoggedIn, resolveSession } from '../session/session.js
 import { stepUpCommand } from '../session/step-up.js';
 import { type TargetInputs, explicitBaseUrl, resolveTarget, targetProfile } from '../session/target.js';
 import { resolvePaths } from '../state/paths.js';
-import { loginHint } from '../util/profiles.js';
+import { loginCommandFor, loginHint } from '../util/profiles.js';
 import { registerSecret, redactText } from '../util/redact.js';
 
 export interface ApiRequest {
@@ -155,6 +155,26 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
     throw err;
   }
 
+  /**
+   * A keychain that cannot be reached from a host's trimmed environment: Linux's Secret Service is
+   * found through the session bus, whose address hosts such as Codex do not pass on by default.
+   */
+  const keychainHint = (e: unknown): string | undefined => {
+    if (!(e instanceof CliError) || e.code !== 'keychain_error') return undefined;
+    if (deps.platform !== 'linux' || deps.env.DBUS_SESSION_BUS_ADDRESS) return 'The person can check the keychain with `school doctor`';
+    return (
+      'The host started `school mcp` without DBUS_SESSION_BUS_ADDRESS, which the keychain needs: the person should pass it through in the host\'s ' +
+      'settings for this server (Codex: env_vars = ["DBUS_SESSION_BUS_ADDRESS"] in ~/.codex/config.toml; hosts with an "env" object: its value) and restart the server'
+    );
+  };
+
+  /** No server known for the profile: the two ways to name one, for this profile. */
+  const noBaseUrl = () =>
+    new CliError(`Profile "${profile}" has no login and no base URL here.`, {
+      code: 'usage',
+      hint: `Start \`school mcp${profile === 'default' ? '' : ` --profile ${profile}`}\` with --base-url <url>, or run \`${loginCommandFor(profile)} --base-url <url>\` first.`,
+    });
+
   const plainLogin = () => commandOf(loginHint(profile, baseUrl()));
 
   function baseUrl(): string | undefined {
@@ -188,7 +208,7 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
     },
     async fetchApiDescription(signal) {
       const url = baseUrl() ?? (await deps.state.rememberedBaseUrl(profile));
-      if (!url) throw new CliError('No base URL: pass --base-url, set SCHOOL_BASE_URL, or log in first.', { code: 'usage' });
+      if (!url) throw noBaseUrl();
       knownBaseUrl ??= url;
       const doc = await fetchOpenApi(deps.http, url, signal);
       await deps.state.saveApiDescription(url, doc).catch(() => undefined);
@@ -241,7 +261,7 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
     },
     async startLogin(addScopes) {
       const url = baseUrl() ?? (await deps.state.rememberedBaseUrl(profile));
-      if (!url) throw new CliError('No base URL: start `school mcp` with --base-url, or log in first.', { code: 'usage' });
+      if (!url) throw noBaseUrl();
       const stored = await deps.state.profile(profile);
       loginStarted = true;
       // A step-up asks for the scopes held plus the missing ones (`login --add-scope`); a first login, the default set.
@@ -286,7 +306,9 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
       return out;
     },
     describeError(err) {
-      return redactText(errorReason(fromOAuthError(err)));
+      const e = fromOAuthError(err);
+      const hint = (e instanceof CliError ? e.hint : undefined) ?? keychainHint(e);
+      return redactText(hint ? `${errorReason(e)}. ${hint.replace(/\.$/, '')}` : errorReason(e));
     },
   };
 }

@@ -74,37 +74,50 @@ export function statusLine(answer: ApiAnswer): string {
 }
 
 /**
- * A tool result for an answer (or the pages of one listing): the status, then the body; JSON
- * objects also as structuredContent. Non-2xx answers are results with isError, so a model can
- * read and recover; bodies over 100 kB are cut, saying so.
+ * A tool result for an answer (or the pages of one listing): the status, then the body as text;
+ * and the same as structuredContent, `{status, pages?, body}`, for hosts that hand a model only
+ * that. Non-2xx answers are results with isError, so a model can read and recover; bodies over
+ * 100 kB are cut, saying so.
  */
-export function answerResult(pages: readonly ApiAnswer[], redact: (text: string) => string, note?: string): ToolResult {
+export function answerResult(pages: readonly ApiAnswer[], redact: (text: string) => string, more?: { note: string; next: string }): ToolResult {
   const last = pages[pages.length - 1];
   const ok = last.status >= 200 && last.status < 300;
+  const structured: Record<string, unknown> = { status: last.status };
+  const content: ToolResult['content'] = [];
   if (pages.length === 1) {
     const body = readBody(last, redact, MAX_RESULT_BYTES);
-    const content: ToolResult['content'] = [{ type: 'text', text: statusLine(last) }];
+    content.push({ type: 'text', text: statusLine(last) });
     if (body.text) content.push({ type: 'text', text: body.text });
-    if (body.cut) content.push({ type: 'text', text: sizeNote(last.body.length) });
-    if (note) content.push({ type: 'text', text: note });
-    const structured = typeof body.json === 'object' && body.json !== null && !Array.isArray(body.json) ? (body.json as Record<string, unknown>) : undefined;
-    return { content, ...(structured ? { structuredContent: structured } : {}), ...(ok ? {} : { isError: true }) };
+    structured.body = body.json !== undefined ? body.json : body.text || null;
+    if (body.cut) {
+      content.push({ type: 'text', text: sizeNote(last.body.length) });
+      structured.cut = { bytes: last.body.length, shown_bytes: MAX_RESULT_BYTES };
+    }
+  } else {
+    // Pages of a listing: one JSON array of the pages while they fit, else each page's text.
+    let room = MAX_RESULT_BYTES;
+    const bodies: Body[] = [];
+    for (const page of pages) {
+      const body = readBody(page, redact, room);
+      bodies.push(body);
+      room -= Buffer.byteLength(body.text);
+      if (room <= 0) break;
+    }
+    const allJson = bodies.every((b) => b.json !== undefined);
+    content.push({ type: 'text', text: `${statusLine(last)} (${bodies.length} pages)` });
+    content.push({ type: 'text', text: allJson ? `[${bodies.map((b) => b.text).join(',')}]` : bodies.map((b) => b.text).join('\n') });
+    structured.pages = bodies.length;
+    structured.body = bodies.map((b) => (b.json !== undefined ? b.json : b.text));
+    if (bodies.length < pages.length || bodies.some((b) => b.cut)) {
+      content.push({ type: 'text', text: `[Cut at ${MAX_RESULT_BYTES / 1024} kB: ${bodies.length} of the pages fetched are shown.]` });
+      structured.cut = { pages_fetched: pages.length, pages_shown: bodies.length };
+    }
   }
-  // Pages of a listing: one JSON array of the pages while they fit, else each page's text.
-  let room = MAX_RESULT_BYTES;
-  const bodies: Body[] = [];
-  for (const page of pages) {
-    const body = readBody(page, redact, room);
-    bodies.push(body);
-    room -= Buffer.byteLength(body.text);
-    if (room <= 0) break;
+  if (more) {
+    content.push({ type: 'text', text: more.note });
+    structured.next_page = more.next;
   }
-  const allJson = bodies.every((b) => b.json !== undefined);
-  const content: ToolResult['content'] = [{ type: 'text', text: `${statusLine(last)} (${bodies.length} pages)` }];
-  content.push({ type: 'text', text: allJson ? `[${bodies.map((b) => b.text).join(',')}]` : bodies.map((b) => b.text).join('\n') });
-  if (bodies.length < pages.length || bodies.some((b) => b.cut)) content.push({ type: 'text', text: `[Cut at ${MAX_RESULT_BYTES / 1024} kB: ${bodies.length} of the pages fetched are shown.]` });
-  if (note) content.push({ type: 'text', text: note });
-  return { content, ...(allJson ? { structuredContent: { pages: bodies.map((b) => b.json) } } : {}), ...(ok ? {} : { isError: true }) };
+  return { content, structuredContent: structured, ...(ok ? {} : { isError: true }) };
 }
 
 /** A sign-in for the person to open, started for this call or found waiting. */

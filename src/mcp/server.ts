@@ -31,6 +31,8 @@ export interface ServeOptions {
 
 /** The most pages a paginated operation's tool follows; the 100 kB cap usually stops it first. */
 const MAX_PAGES = 50;
+/** How long the start waits for the API description when no copy is cached. */
+const FIRST_FETCH_MS = 5000;
 /** How often a host waiting on a login hears that it is still going. */
 const PROGRESS_EVERY_SECONDS = 2;
 
@@ -106,7 +108,7 @@ export function planCall(args: Record<string, unknown>): Planned {
 /** The instructions a host gives its model. */
 export function instructionsFor(catalogue: Catalogue | undefined, allowWrite: boolean): string {
   const lines = ['Tools for the school API (courses, students, members and other areas), called as the person logged in with `school login`.'];
-  if (!catalogue || catalogue.searchable) {
+  if (catalogue?.searchable) {
     lines.push('When the API has many operations, they are not one tool each: find them with school_operations (a query of words), then call one with school_call.');
   }
   lines.push(
@@ -124,15 +126,22 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
   const audit = new AuditLog(engine.auditFile, (t) => engine.redact(t), options.notice);
   const offer = (doc: unknown) => buildCatalogue(doc, { allowWrite: options.allowWrite, toolsets: options.toolsets });
 
+  // A notice is said once: a host that lists the tools again and again must not repeat it.
+  const said = new Set<string>();
+  const notice = (text: string) => {
+    if (said.has(text)) return;
+    said.add(text);
+    options.notice(text);
+  };
+
   const cached = await engine.cachedApiDescription().catch(() => undefined);
   let catalogue: Catalogue | undefined = cached ? offer(cached) : undefined;
   let fresh: Promise<Catalogue | undefined> | undefined;
+  /** Why the description could not be read, while no copy of it is known. */
+  let unreadable: string | undefined;
   let closed = false;
-
-  const server = new Server(
-    { name: 'school', title: 'school API', version: options.version },
-    { capabilities: { tools: { listChanged: true } }, instructions: instructionsFor(catalogue, options.allowWrite) },
-  );
+  /** The server once made, for the refresh to tell hosts of changed tools. */
+  let made: Server | undefined;
 
   /** A fresh copy of the description; when it changes the tools, hosts are told. */
   const refresh = () =>
@@ -141,16 +150,28 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
         const next = offer(doc);
         const before = catalogue ? JSON.stringify(catalogue.tools) : undefined;
         catalogue = next;
-        if (before !== undefined && before !== JSON.stringify(next.tools) && !closed) server.sendToolListChanged().catch(() => undefined);
+        unreadable = undefined;
+        if (made && before !== undefined && before !== JSON.stringify(next.tools) && !closed) made.sendToolListChanged().catch(() => undefined);
         return next;
       },
       (err: unknown) => {
-        options.notice(`Could not fetch /openapi.json: ${safeText(engine.describeError(err))}${catalogue ? '; using the cached copy.' : '.'}`);
+        unreadable = safeText(engine.describeError(err));
+        notice(`Could not fetch /openapi.json: ${unreadable}${catalogue ? '; using the cached copy.' : '.'}`);
         // Without any copy, the next tools/list tries again.
         if (!catalogue) fresh = undefined;
         return catalogue;
       },
     ));
+
+  // Without a cached copy, the instructions wait a moment for a fresh one: they say how the
+  // operations are offered, and must not name a tool that is not.
+  if (!catalogue) await Promise.race([refresh(), new Promise((done) => setTimeout(done, FIRST_FETCH_MS).unref())]);
+
+  const server = new Server(
+    { name: 'school', title: 'school API', version: options.version },
+    { capabilities: { tools: { listChanged: true } }, instructions: instructionsFor(catalogue, options.allowWrite) },
+  );
+  made = server;
 
   /** The tools: the cached copy at once when there is one, else the fresh copy once it came. */
   const currentCatalogue = async (): Promise<Catalogue> => catalogue ?? (await refresh()) ?? offer(undefined);
@@ -204,7 +225,7 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
     try {
       return await loginInFlight;
     } catch (err) {
-      options.notice(`Could not start the login: ${safeText(engine.describeError(err))}`);
+      notice(`Could not start the login: ${safeText(engine.describeError(err))}`);
       return false;
     }
   }
@@ -238,7 +259,7 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
         const pending = await engine.startLogin(problem.kind === 'insufficient_scope' ? problem.scopes : undefined);
         return { ok: false, problem, login: { url: pending.url, expiresAt: pending.expiresAt, started: true, earlier } };
       } catch (err) {
-        options.notice(`Could not start the login: ${safeText(engine.describeError(err))}`);
+        notice(`Could not start the login: ${safeText(engine.describeError(err))}`);
         return { ok: false, problem };
       }
     });
@@ -270,7 +291,7 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
     const pages: ApiAnswer[] = [];
     let target = plan.target;
     let bytes = 0;
-    let note: string | undefined;
+    let more: { note: string; next: string } | undefined;
     for (;;) {
       const outcome = await withLogin(extra, () => send({ method: plan.method, target, body: plan.body, contentType: plan.contentType, signal: extra.signal }));
       if (!outcome.ok) {
@@ -284,13 +305,19 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
       if (!plan.paginate || answer.status < 200 || answer.status >= 300) break;
       const next = nextPage(answer, plan.target, pages.length);
       if (!next) break;
+      const shown = safeText(next);
+      // A page asked for by its own parameter (page=2, a cursor) is that page alone.
+      if (pages.length === 1 && askedForPage(plan.target, next)) {
+        more = { note: `[This is the page asked for; the next is ${shown}.]`, next: shown };
+        break;
+      }
       if (bytes >= 100 * 1024 || pages.length >= MAX_PAGES) {
-        note = `[More pages follow; the next is ${safeText(next)}. Call school_call with that path to read on.]`;
+        more = { note: `[More pages follow; the next is ${shown}. Call school_call with that path to read on.]`, next: shown };
         break;
       }
       target = next;
     }
-    return answerResult(pages, (t) => engine.redact(t), note);
+    return answerResult(pages, (t) => engine.redact(t), more);
   }
 
   async function callTool(name: string, args: Record<string, unknown>, extra: Extra): Promise<ToolResult> {
@@ -302,6 +329,14 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
     try {
       if (name === 'school_operations') {
         const cat = await currentCatalogue();
+        if (!cat.searchable) {
+          return textResult(
+            unreadable
+              ? `school_operations is not offered: the API description could not be read (${unreadable}). school_call reaches any path of the API.`
+              : 'school_operations is not offered: each operation of the API is a tool of its own. List the tools to see them.',
+            true,
+          );
+        }
         const query = typeof args.query === 'string' ? args.query : undefined;
         return jsonResult({ operations: searchOperations(cat.operations, query, options.allowWrite) });
       }
@@ -389,6 +424,17 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
   await engine.cancelLogin().catch(() => undefined);
   await server.close().catch(() => undefined);
   audit.close();
+}
+
+/**
+ * Whether the request named its page itself: a query parameter it set (page=2, a cursor) has
+ * another value in the next page's link. Parameters the link keeps (a filter, a page size) do not count.
+ */
+export function askedForPage(target: string, next: string): boolean {
+  const asked = new URL(target, 'http://api.invalid').searchParams;
+  const following = new URL(next, 'http://api.invalid').searchParams;
+  for (const name of new Set(asked.keys())) if (asked.getAll(name).join('\u0000') !== following.getAll(name).join('\u0000')) return true;
+  return false;
 }
 
 /** The next page of a listing (RFC 8288 `rel="next"`), on the same origin and not seen before. */

@@ -191,7 +191,7 @@ export function operationTool(op: ApiOperation): Tool {
     op.description,
     `${route}.`,
     describeScopes(op),
-    op.paginated ? 'Paginated: the pages are followed and returned together, up to 100 kB.' : undefined,
+    op.paginated ? 'Paginated: the pages are followed and returned together, up to 100 kB; a page asked for by its parameter (page, cursor) is returned alone.' : undefined,
   ]
     .filter(Boolean)
     .join(' ');

@@ -117,12 +117,17 @@ describe('school mcp, driven by the SDK client as a host drives it', () => {
       const courses = await client.callTool({ name: 'listCourses', arguments: {} });
       expect(courses.isError).toBeFalsy();
       expect(text(courses)).toContain('HTTP 200');
-      expect(courses.structuredContent).toMatchObject({ anonymous: false, courses: expect.any(Array) });
+      expect(courses.structuredContent).toMatchObject({ status: 200, body: { anonymous: false, courses: expect.any(Array) } });
       const last = apiEvents(sandbox).at(-1)!;
       expect(last).toMatchObject({ method: 'GET', path: '/api/courses', authenticated: true });
 
       const lessons = await client.callTool({ name: 'listLessons', arguments: {} });
       expect(text(lessons)).toMatch(/HTTP 200 OK \(\d+ pages\)/);
+      expect(lessons.structuredContent).toMatchObject({ status: 200, pages: expect.any(Number), body: expect.any(Array) });
+      // A page asked for is that page alone.
+      const second = await client.callTool({ name: 'listLessons', arguments: { page: 2 } });
+      expect(second.structuredContent).toMatchObject({ status: 200, body: { page: 2 }, next_page: expect.stringContaining('page=3') });
+      expect(apiEvents(sandbox).at(-1)).toMatchObject({ path: '/api/lessons' });
 
       const who = await client.callTool({ name: 'school_whoami', arguments: {} });
       expect(who.structuredContent).toMatchObject({ claims: { name: 'Ada Lovelace' } });
@@ -139,9 +144,9 @@ describe('school mcp, driven by the SDK client as a host drives it', () => {
       const audit = join(env.SCHOOL_CONFIG_DIR, 'state', 'audit.jsonl');
       expect(statSync(audit).mode & 0o777).toBe(0o600);
       const lines = readFileSync(audit, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-      expect(lines.map((l) => l.tool)).toEqual(['listCourses', 'listLessons', 'school_whoami', 'school_call', 'createCourse']);
+      expect(lines.map((l) => l.tool)).toEqual(['listCourses', 'listLessons', 'listLessons', 'school_whoami', 'school_call', 'createCourse']);
       expect(lines[0]).toMatchObject({ profile: 'default', method: 'GET', path: '/api/courses', status: 200 });
-      expect(lines[3]).toMatchObject({ method: 'POST', status: null });
+      expect(lines[4]).toMatchObject({ method: 'POST', status: null });
       expect(readFileSync(audit, 'utf8')).not.toContain('Sneaky');
     } finally {
       await client.close();
@@ -191,7 +196,7 @@ describe('school mcp, driven by the SDK client as a host drives it', () => {
     try {
       const res = await client.callTool({ name: 'listCourses', arguments: {} }, undefined, { timeout: 120_000, resetTimeoutOnProgress: true, onprogress: () => undefined });
       expect(text(res)).toContain('HTTP 200');
-      expect(res.structuredContent).toMatchObject({ anonymous: false });
+      expect(res.structuredContent).toMatchObject({ status: 200, body: { anonymous: false } });
       expect(elicited.length).toBe(1);
       expect(new URL(elicited[0]).origin).toBe(new URL(sandbox.issuer).origin);
       await browser;
@@ -214,7 +219,7 @@ describe('school mcp, driven by the SDK client as a host drives it', () => {
     try {
       const res = await client.callTool({ name: 'listStudents', arguments: {} }, undefined, { timeout: 120_000, resetTimeoutOnProgress: true, onprogress: () => undefined });
       expect(text(res)).toContain('HTTP 200');
-      expect(res.structuredContent).toMatchObject({ anonymous: false, students: expect.any(Array) });
+      expect(res.structuredContent).toMatchObject({ status: 200, body: { anonymous: false, students: expect.any(Array) } });
       await browser;
       const scopes = JSON.parse((await runSchool(['status', '--json'], env)).stdout)[0].scopes as string[];
       expect(scopes).toEqual(expect.arrayContaining(['courses:read', 'students:read']));
@@ -325,7 +330,7 @@ describe('school mcp, when the server rejects the token', () => {
       const before = refreshGrants(sandbox).length;
       const res = await client.callTool({ name: 'listCourses', arguments: {} });
       expect(text(res)).toContain('HTTP 200');
-      expect(res.structuredContent).toMatchObject({ anonymous: false });
+      expect(res.structuredContent).toMatchObject({ status: 200, body: { anonymous: false } });
       expect(refreshGrants(sandbox).length).toBe(before + 1);
       expect(apiEvents(sandbox).slice(-2).map((e) => e.status)).toEqual([401, 200]);
     } finally {
@@ -354,7 +359,7 @@ describe('school mcp, with short-lived tokens', () => {
       await sleep(3500);
       const second = await client.callTool({ name: 'listCourses', arguments: {} });
       expect(text(second)).toContain('HTTP 200');
-      expect(second.structuredContent).toMatchObject({ anonymous: false });
+      expect(second.structuredContent).toMatchObject({ status: 200, body: { anonymous: false } });
       expect(refreshGrants(shortLived).length).toBe(before + 1);
       expect(apiEvents(shortLived).at(-1)).toMatchObject({ authenticated: true });
     } finally {
@@ -378,12 +383,12 @@ describe('school mcp, driven by a client that is not the SDK', () => {
     expect(String(init.instructions)).toContain('Read-only');
     const tools = await wire.listTools();
     expect(tools.map((t) => t.name)).toContain('getCourse');
-    const listed = (await wire.callTool('listCourses')).structuredContent as { courses: Array<{ id: string }> };
+    const listed = ((await wire.callTool('listCourses')).structuredContent as { body: { courses: Array<{ id: string }> } }).body;
     const one = await wire.callTool('getCourse', { id: listed.courses[0].id });
     expect(one.isError).toBeUndefined();
-    expect(one.structuredContent).toMatchObject({ id: listed.courses[0].id });
+    expect(one.structuredContent).toMatchObject({ status: 200, body: { id: listed.courses[0].id } });
     const echoed = await wire.callTool('school_call', { path: '/api/echo', query: { q: 'algebra' } });
-    expect(echoed.structuredContent).toMatchObject({ method: 'GET', query: { q: 'algebra' }, authenticated: true });
+    expect(echoed.structuredContent).toMatchObject({ status: 200, body: { method: 'GET', query: { q: 'algebra' }, authenticated: true } });
     // Nothing but protocol messages on stdout.
     for (const line of wire.messages) expect(() => JSON.parse(line)).not.toThrow();
     wire.close();
@@ -414,9 +419,9 @@ describe('school mcp, driven by the MCP Inspector in CLI mode', () => {
     expect(names).toEqual(expect.arrayContaining(['listCourses', 'getCourse', 'school_call', 'school_whoami']));
     const called = await inspect(env, ['--method', 'tools/call', '--tool-name', 'school_call', '--tool-arg', 'path=/api/courses']);
     expect(called.code, called.stderr).toBe(0);
-    const result = JSON.parse(called.stdout) as { content: Array<{ text: string }>; structuredContent: { anonymous: boolean } };
+    const result = JSON.parse(called.stdout) as { content: Array<{ text: string }>; structuredContent: { status: number; body: { anonymous: boolean } } };
     expect(result.content[0].text).toBe('HTTP 200 OK');
-    expect(result.structuredContent.anonymous).toBe(false);
+    expect(result.structuredContent).toMatchObject({ status: 200, body: { anonymous: false } });
     expectNoSecrets(env, [{ messages: [listed.stdout, called.stdout], stderr: () => listed.stderr + called.stderr }], storedSecrets(env));
   });
 });

@@ -16,7 +16,16 @@ const DOC = {
       post: { operationId: 'createCourse', security: [{ oauth2: ['courses:write'] }], requestBody: { content: { 'application/json': { schema: { type: 'object' } } } } },
     },
     '/api/courses/{id}': { get: { operationId: 'getCourse', parameters: [{ name: 'id', in: 'path', schema: { type: 'string' } }] } },
-    '/api/lessons': { get: { operationId: 'listLessons', 'x-paginated': true } },
+    '/api/lessons': {
+      get: {
+        operationId: 'listLessons',
+        'x-paginated': true,
+        parameters: [
+          { name: 'page', in: 'query', schema: { type: 'integer' } },
+          { name: 'per_page', in: 'query', schema: { type: 'integer' } },
+        ],
+      },
+    },
     '/api/big': { get: { operationId: 'big' } },
   },
 };
@@ -111,11 +120,13 @@ describe('tool results', () => {
     expect(ok.content[0].text).toBe('HTTP 200 OK');
     expect(JSON.parse(ok.content[1].text)).toEqual({ courses: [{ title: 'Al\u202egebra' }] });
     expect(ok.content[1].text).not.toContain('\u202e');
-    expect(ok.structuredContent).toEqual({ courses: [{ title: 'Al\u202egebra' }] });
+    // The status reaches a model that reads structuredContent alone.
+    expect(ok.structuredContent).toEqual({ status: 200, body: { courses: [{ title: 'Al\u202egebra' }] } });
     const missing = await client.callTool('getCourse', { id: '../../etc' });
     expect(sent[1].target).toBe('/api/courses/..%2F..%2Fetc');
     expect(missing.isError).toBe(true);
     expect(missing.content[1].text).toBe('no such course \\u{1b}[31m[REDACTED]\\u{7}');
+    expect(missing.structuredContent).toEqual({ status: 404, body: 'no such course \\u{1b}[31m[REDACTED]\\u{7}' });
     client.close();
     await done;
   });
@@ -137,7 +148,33 @@ describe('tool results', () => {
     const pages = await client.callTool('listLessons');
     expect(pages.content[0].text).toBe('HTTP 200 OK (3 pages)');
     expect(JSON.parse(pages.content[1].text)).toEqual([{ page: 1 }, { page: 2 }, { page: 3 }]);
-    expect(pages.structuredContent).toEqual({ pages: [{ page: 1 }, { page: 2 }, { page: 3 }] });
+    expect(pages.structuredContent).toEqual({ status: 200, pages: 3, body: [{ page: 1 }, { page: 2 }, { page: 3 }] });
+    client.close();
+    await done;
+  });
+
+  it('a page asked for by its parameter is that page alone, with the next one named', async () => {
+    const { engine, sent } = fakeEngine({
+      answers: (req) => {
+        const url = new URL(req.target, 'http://api.test');
+        const page = Number(url.searchParams.get('page') ?? '1');
+        const link: Record<string, string> = page < 4 ? { link: `<http://api.test/api/lessons?page=${page + 1}&per_page=2>; rel="next"` } : {};
+        return { ok: true, value: answer(200, JSON.stringify({ page }), { 'content-type': 'application/json', ...link }, url.toString()) };
+      },
+    });
+    const { client, done } = await start(engine);
+    const second = await client.callTool('school_call', { path: '/api/lessons', query: { page: '2' } });
+    // school_call never follows pages; an operation's tool does, unless a page is named.
+    expect(second.structuredContent).toEqual({ status: 200, body: { page: 2 } });
+    sent.length = 0;
+    const asked = await client.callTool('listLessons', { page: 2 });
+    expect(sent.map((r) => r.target)).toEqual(['/api/lessons?page=2']);
+    expect(asked.structuredContent).toEqual({ status: 200, body: { page: 2 }, next_page: 'http://api.test/api/lessons?page=3&per_page=2' });
+    expect(asked.content.at(-1)!.text).toContain('the next is http://api.test/api/lessons?page=3');
+    sent.length = 0;
+    const all = await client.callTool('listLessons', { per_page: 2 });
+    expect(sent.length).toBe(4);
+    expect(all.structuredContent).toMatchObject({ status: 200, pages: 4 });
     client.close();
     await done;
   });
@@ -266,6 +303,53 @@ describe('logins and scopes', () => {
     expect(res.isError).toBe(true);
     expect(res.content[0].text).toContain('school login --add-scope students:read');
     expect(cancelled).toBeGreaterThan(0);
+    client.close();
+    await done;
+  });
+});
+
+describe('without an API description (not logged in, no server known)', () => {
+  const unreadable = () =>
+    fakeEngine({
+      cachedApiDescription: async () => undefined,
+      fetchApiDescription: async () => {
+        throw new Error('Profile "work" has no login and no base URL here');
+      },
+    });
+
+  it('the instructions name no tool that is not offered, and school_operations answers an error, not an empty list', async () => {
+    const { engine } = unreadable();
+    const { client, done } = await start(engine);
+    const init = client.messages.map((m) => JSON.parse(m) as { id?: number; result?: { instructions?: string } }).find((m) => m.id === 1 && m.result)!;
+    expect(init.result!.instructions).toBeTruthy();
+    expect(init.result!.instructions).not.toContain('school_operations');
+    expect((await client.listTools()).map((t) => t.name)).not.toContain('school_operations');
+    const res = await client.callTool('school_operations', { query: 'courses' });
+    expect(res.isError).toBe(true);
+    expect(res.content[0].text).toContain('school_operations is not offered');
+    expect(res.content[0].text).toContain('no login and no base URL');
+    expect(res.structuredContent).toBeUndefined();
+    client.close();
+    await done;
+  });
+
+  it('says why once, however often the host lists the tools', async () => {
+    const { engine } = unreadable();
+    const { client, notices, done } = await start(engine);
+    for (let i = 0; i < 3; i++) await client.listTools();
+    client.close();
+    await done;
+    expect(notices.filter((n) => n.includes('no login and no base URL'))).toHaveLength(1);
+  });
+
+  it('a large description offered through school_operations is named in the instructions', async () => {
+    const paths = Object.fromEntries(Array.from({ length: 45 }, (_, i) => [`/api/x${i}`, { get: { operationId: `x${i}` } }]));
+    const { engine } = fakeEngine({ cachedApiDescription: async () => ({ paths }), fetchApiDescription: async () => ({ paths }) });
+    const { client, done } = await start(engine);
+    const init = client.messages.map((m) => JSON.parse(m) as { id?: number; result?: { instructions?: string } }).find((m) => m.id === 1 && m.result)!;
+    expect(init.result!.instructions).toContain('school_operations');
+    const found = await client.callTool('school_operations', { query: 'x7' });
+    expect(found.isError).toBeUndefined();
     client.close();
     await done;
   });
