@@ -31,6 +31,8 @@ export interface ServeOptions {
 
 /** The most pages a paginated operation's tool follows; the 100 kB cap usually stops it first. */
 const MAX_PAGES = 50;
+/** The most operations one school_operations answer lists. */
+const MAX_FOUND_OPERATIONS = 50;
 /** How long the start waits for the API description when no copy is cached. */
 const FIRST_FETCH_MS = 5000;
 /** How often a host waiting on a login hears that it is still going. */
@@ -338,7 +340,9 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
           );
         }
         const query = typeof args.query === 'string' ? args.query : undefined;
-        return jsonResult({ operations: searchOperations(cat.operations, query, options.allowWrite) });
+        const found = searchOperations(cat.operations, query, options.allowWrite);
+        const shown = found.slice(0, MAX_FOUND_OPERATIONS);
+        return jsonResult({ operations: shown, ...(found.length > shown.length ? { more: found.length - shown.length, hint: 'More operations match: add words to the query to narrow it.' } : {}) });
       }
       if (name === 'school_whoami') {
         method = 'GET';

@@ -1,5 +1,6 @@
 import { assignNames } from './names.js';
-import { type JsonSchema, cleanText, newBudget, resolvePointer, toolSchema } from './schema.js';
+import { createHash } from 'node:crypto';
+import { type JsonSchema, PROPERTY_NAME, cleanText, newBudget, resolvePointer, serverWords, toolSchema } from './schema.js';
 
 /**
  * The tools `school mcp` offers, made from the API description (`/openapi.json`). Every part of
@@ -94,7 +95,7 @@ function parametersOf(doc: unknown, lists: unknown[][]): ApiParameter[] {
     };
     // Path and query values travel as text: a parameter without a type is a string.
     if (param.schema.type === undefined && param.schema.anyOf === undefined && param.schema.enum === undefined) param.schema.type = 'string';
-    const description = cleanText(p.description);
+    const description = serverWords("Server's description", p.description);
     if (description) param.description = description;
     byKey.set(`${p.in}:${p.name}`, param);
   }
@@ -103,17 +104,19 @@ function parametersOf(doc: unknown, lists: unknown[][]): ApiParameter[] {
   const used = new Set(params.filter((p) => PROPERTY_NAME.test(p.name) && p.name !== 'body').map((p) => p.name));
   for (const p of params) {
     if (PROPERTY_NAME.test(p.name) && p.name !== 'body') continue;
-    const base = `${p.in}_${p.name.replace(/[^A-Za-z0-9_.-]+/g, '_')}`.slice(0, 56);
+    // A short name keeps a readable form (filter[kind] → query_filter_kind_); a long one, which
+    // could carry a message of its own, becomes a tag made from it, the same on every run.
+    const readable = p.name.replace(/[^A-Za-z0-9_.-]+/g, '_');
+    const base = readable.length <= 40 ? `${p.in}_${readable}` : `${p.in}_param_${createHash('sha256').update(p.name).digest('hex').slice(0, 8)}`;
     let key = base;
     for (let i = 2; used.has(key); i++) key = `${base}_${i}`;
     used.add(key);
     p.key = key;
-    p.description = [p.description, `The ${p.in} parameter named ${JSON.stringify(cleanText(p.name, 100) ?? '')}.`].filter(Boolean).join(' ');
+    const shown = serverWords(`The ${p.in} parameter's name, as the server spells it`, p.name, 40);
+    p.description = [p.description, shown ? `${shown}.` : undefined].filter(Boolean).join(' ');
   }
   return params;
 }
-
-const PROPERTY_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 function jsonBodyOf(doc: unknown, raw: unknown): ApiOperation['body'] {
   const body = deref(doc, raw);
@@ -136,7 +139,7 @@ export function readOperations(doc: unknown): ApiOperation[] {
       const op = item[method];
       if (!isObject(op)) continue;
       const { scopes, anonymous } = scopesOf(op.security !== undefined ? op.security : doc.security);
-      const summary = cleanText(op.summary, 200);
+      const summary = cleanText(op.summary, 120);
       const description = cleanText(op.description, 600);
       found.push({
         method: method.toUpperCase(),
@@ -182,27 +185,28 @@ export function operationTool(op: ApiOperation): Tool {
   }
   if (op.body) {
     // A parameter called `body` would be shadowed: the request body is what the name means here.
-    properties.body = { ...op.body.schema, description: op.body.schema.description ?? 'The JSON request body.' };
+    properties.body = { ...op.body.schema, description: op.body.schema.description ? `The JSON request body. ${String(op.body.schema.description)}` : 'The JSON request body.' };
     if (op.body.required && !required.includes('body')) required.push('body');
   }
   const route = `${op.method} ${cleanText(op.path, 300) ?? '/'}`;
+  // Our words first; the server's summary and description after, quoted and labelled as its own.
+  const serverText = [op.summary ? `${op.summary.replace(/\.$/, '')}.` : undefined, op.description].filter(Boolean).join(' ');
   const description = [
-    op.summary ? `${op.summary.replace(/\.$/, '')}.` : undefined,
-    op.description,
     `${route}.`,
     describeScopes(op),
     op.paginated ? 'Paginated: the pages are followed and returned together, up to 100 kB; a page asked for by its parameter (page, cursor) is returned alone.' : undefined,
+    serverText ? serverWords("Server's description", serverText, 720) : undefined,
   ]
     .filter(Boolean)
     .join(' ');
   const readOnly = READ_METHODS.has(op.method);
   return {
     name: op.name,
-    ...(op.summary ? { title: op.summary } : {}),
+    ...(op.summary ? { title: cleanText(op.summary, 80) } : {}),
     description,
     inputSchema: { type: 'object', properties, ...(required.length ? { required: [...new Set(required)] } : {}) },
     annotations: {
-      ...(op.summary ? { title: op.summary } : {}),
+      ...(op.summary ? { title: cleanText(op.summary, 80) } : {}),
       readOnlyHint: readOnly,
       destructiveHint: op.method === 'DELETE',
       ...(readOnly || op.method === 'PUT' || op.method === 'DELETE' ? { idempotentHint: true } : {}),
@@ -305,7 +309,7 @@ export function searchOperations(operations: readonly ApiOperation[], query: str
       ...(op.summary ? { summary: op.summary } : {}),
       scopes: op.scopes,
       ...(op.paginated ? { paginated: true } : {}),
-      parameters: op.parameters.map((p) => ({ name: p.name, in: p.in, required: p.required, ...(typeof p.schema.type === 'string' ? { type: p.schema.type } : {}), ...(p.description ? { description: p.description } : {}) })),
+      parameters: op.parameters.map((p) => ({ name: cleanText(p.name, 100) ?? '', in: p.in, required: p.required, ...(typeof p.schema.type === 'string' ? { type: p.schema.type } : {}), ...(p.description ? { description: p.description } : {}) })),
       ...(op.body ? { body: op.body.schema } : {}),
       ...(allowWrite || READ_METHODS.has(op.method) ? {} : { allowed: false, why: 'A write: this server is read-only; the person can start it with --allow-write.' }),
     }));
