@@ -27,12 +27,62 @@ export interface ServeOptions {
   notice: (text: string) => void;
   /** Aborted on SIGINT or SIGTERM: the server stops as when stdin closes. */
   signal?: AbortSignal;
+  /** Tool calls run at once, and how many more may wait (tests make them small). */
+  limits?: { calls: number; waiting: number };
 }
 
 /** The most pages a paginated operation's tool follows; the 100 kB cap usually stops it first. */
 const MAX_PAGES = 50;
 /** The most operations one school_operations answer lists. */
 const MAX_FOUND_OPERATIONS = 50;
+/** Tool calls run at once; more wait their turn, up to MAX_CALLS_WAITING; beyond that they are refused. */
+const MAX_CALLS_RUNNING = 4;
+const MAX_CALLS_WAITING = 16;
+
+/** Turns to run: `take` resolves with a release once one is free, or undefined when too many wait or the call was cancelled. */
+class Slots {
+  running = 0;
+  private readonly queue: Array<() => void> = [];
+
+  constructor(
+    private readonly size: number,
+    private readonly room: number,
+  ) {}
+
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  async take(signal: AbortSignal): Promise<(() => void) | undefined> {
+    if (this.running >= this.size) {
+      if (this.queue.length >= this.room || signal.aborted) return undefined;
+      const turn = await new Promise<boolean>((resolve) => {
+        const go = () => {
+          signal.removeEventListener('abort', cancel);
+          resolve(true);
+        };
+        const cancel = () => {
+          const at = this.queue.indexOf(go);
+          if (at >= 0) this.queue.splice(at, 1);
+          resolve(false);
+        };
+        this.queue.push(go);
+        signal.addEventListener('abort', cancel, { once: true });
+      });
+      if (!turn) return undefined;
+    } else this.running += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      // The turn passes straight to the next in line; the count stays.
+      const next = this.queue.shift();
+      if (next) next();
+      else this.running -= 1;
+    };
+  }
+}
+
 /** How long the start waits for the API description when no copy is cached. */
 const FIRST_FETCH_MS = 5000;
 /** How often a host waiting on a login hears that it is still going. */
@@ -395,9 +445,25 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
 
   // Calls under way, so that a client that sends its calls and closes stdin at once still gets the answers.
   const inFlight = new Set<Promise<unknown>>();
+  // A bound on the calls under way, and so on the answers held in memory at once (each at most the
+  // engine's body cap): a few run, some more wait their turn, the rest are refused at once.
+  const slots = new Slots(options.limits?.calls ?? MAX_CALLS_RUNNING, options.limits?.waiting ?? MAX_CALLS_WAITING);
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const args = isObject(request.params.arguments) ? request.params.arguments : {};
-    const call = callTool(request.params.name, args, extra as unknown as Extra);
+    const call = (async (): Promise<ToolResult> => {
+      const release = await slots.take(extra.signal);
+      if (!release) {
+        return textResult(
+          extra.signal.aborted ? 'The call was cancelled before it started.' : `Too many calls at once: ${slots.running} are under way and ${slots.waiting} wait. Call again once some have answered.`,
+          true,
+        );
+      }
+      try {
+        return await callTool(request.params.name, args, extra as unknown as Extra);
+      } finally {
+        release();
+      }
+    })();
     inFlight.add(call);
     try {
       return await call;

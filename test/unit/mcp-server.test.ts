@@ -67,11 +67,14 @@ function fakeEngine(over: Partial<McpEngine> & { answers?: (req: ApiRequest) => 
   return { engine, sent, logins, dir };
 }
 
-async function start(engine: McpEngine, opts: { allowWrite?: boolean; toolsets?: string[]; capabilities?: Record<string, unknown>; onRequest?: ConstructorParameters<typeof WireClient>[2] } = {}) {
+async function start(
+  engine: McpEngine,
+  opts: { allowWrite?: boolean; toolsets?: string[]; capabilities?: Record<string, unknown>; onRequest?: ConstructorParameters<typeof WireClient>[2]; limits?: { calls: number; waiting: number } } = {},
+) {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   const notices: string[] = [];
-  const done = serveMcp(engine, { allowWrite: opts.allowWrite ?? false, toolsets: opts.toolsets, version: '1.0.0', stdin, stdout, notice: (t) => notices.push(t) });
+  const done = serveMcp(engine, { allowWrite: opts.allowWrite ?? false, toolsets: opts.toolsets, version: '1.0.0', stdin, stdout, notice: (t) => notices.push(t), limits: opts.limits });
   const client = new WireClient(stdin, stdout, opts.onRequest);
   await client.initialize(opts.capabilities);
   return { client, notices, done };
@@ -350,6 +353,45 @@ describe('without an API description (not logged in, no server known)', () => {
     expect(init.result!.instructions).toContain('school_operations');
     const found = await client.callTool('school_operations', { query: 'x7' });
     expect(found.isError).toBeUndefined();
+    client.close();
+    await done;
+  });
+});
+
+describe('calls in flight', () => {
+  it('runs a bounded number at once, lets a bounded number wait, and refuses the rest with an error result', async () => {
+    let running = 0;
+    let most = 0;
+    const gates: Array<() => void> = [];
+    const { engine, sent } = fakeEngine({
+      send: async (req) => {
+        sent.push(req);
+        running += 1;
+        most = Math.max(most, running);
+        await new Promise<void>((r) => gates.push(r));
+        running -= 1;
+        return { ok: true, value: answer(200, '{"ok":true}') };
+      },
+    });
+    const { client, done } = await start(engine, { limits: { calls: 2, waiting: 2 } });
+    const calls = Array.from({ length: 6 }, (_, i) => client.callTool('getCourse', { id: String(i) }));
+    // Two run, two wait, two are refused at once.
+    const refused = await Promise.all(calls.slice(4));
+    for (const res of refused) {
+      expect(res.isError).toBe(true);
+      expect(res.content[0].text).toMatch(/Too many calls at once: 2 are under way and 2 wait/);
+    }
+    while (sent.length < 2) await new Promise((r) => setTimeout(r, 5));
+    expect(sent.length).toBe(2);
+    // Each answer lets one waiting call run.
+    for (let answered = 0; answered < 4; answered++) {
+      while (!gates.length) await new Promise((r) => setTimeout(r, 5));
+      gates.shift()!();
+    }
+    const results = await Promise.all(calls.slice(0, 4));
+    for (const res of results) expect(res.isError).toBeUndefined();
+    expect(sent.length).toBe(4);
+    expect(most).toBe(2);
     client.close();
     await done;
   });
