@@ -11,6 +11,11 @@ import { requireCommonJs } from '../util/require.js';
 export interface HttpRequest {
   method?: string;
   url: string | URL;
+  /**
+   * The path and query to send, exactly, when they are not the URL parser's (a path parameter of
+   * dots sent as `%2E%2E`, see http/request-url.ts); `url` still gives the origin.
+   */
+  path?: string;
   headers?: Record<string, string>;
   body?: string | Uint8Array;
   signal?: AbortSignal;
@@ -107,6 +112,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     async request(req) {
       // Callers check URLs the user typed; anything reaching this point came from a server.
       const url = assertSafeUrl(req.url, 'request URL', 'server');
+      const path = req.path ?? `${url.pathname}${url.search}`;
+      const href = `${url.origin}${path}`;
       const method = (req.method ?? 'GET').toUpperCase();
       const headers: Record<string, string> = { 'user-agent': ua, ...(req.headers ?? {}) };
       const body = typeof req.body === 'string' ? Buffer.from(req.body) : req.body ? Buffer.from(req.body) : undefined;
@@ -118,7 +125,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const requestType = Object.entries(headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1];
       if (body) learnSecrets(body, requestType);
       if (trace) {
-        trace.write(`* ${method} ${printable(redactUrl(url.toString()))}${proxy ? ` (via proxy ${printable(proxy.host)})` : ''}\n`);
+        trace.write(`* ${method} ${printable(redactUrl(href))}${proxy ? ` (via proxy ${printable(proxy.host)})` : ''}\n`);
         trace.write(`${traceHeaders('>', headers)}\n`);
         if (body) {
           trace.write(`${traceBody('>', body.toString('utf8'), requestType)}\n`);
@@ -126,7 +133,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       }
       const started = Date.now();
       const maxBytes = req.maxBytes ?? MAX_BYTES.body;
-      const res = await send(url, method, headers, body, proxy, req.signal, req.timeoutMs ?? options.defaultTimeoutMs ?? 30_000, maxBytes);
+      const res = await send(url, path, method, headers, body, proxy, req.signal, req.timeoutMs ?? options.defaultTimeoutMs ?? 30_000, maxBytes);
       // Protocol answers always (their secrets may show up in a later message); other bodies only
       // when they are about to be traced, so `call` does not parse what it merely prints.
       if (trace || maxBytes <= MAX_BYTES.protocol) learnSecrets(res.body, res.headers['content-type']);
@@ -142,6 +149,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
 async function send(
   url: URL,
+  path: string,
   method: string,
   headers: Record<string, string>,
   body: Buffer | undefined,
@@ -158,7 +166,7 @@ async function send(
     headers,
     hostname: url.hostname.replace(/^\[|\]$/g, ''),
     port: url.port || (isHttps ? 443 : 80),
-    path: `${url.pathname}${url.search}`,
+    path,
     signal,
   };
   if (proxy) {
@@ -172,7 +180,7 @@ async function send(
       // A plain-http request through a proxy is sent to the proxy with the absolute URL.
       options.hostname = proxy.hostname;
       options.port = proxy.port || 80;
-      options.path = url.toString();
+      options.path = `${url.origin}${path}`;
       const auth = proxyAuthorization(proxy);
       if (auth) headers['proxy-authorization'] = auth;
     }
@@ -217,7 +225,7 @@ async function send(
           headers: flat,
           rawHeaders: res.rawHeaders,
           body: Buffer.concat(chunks),
-          url: url.toString(),
+          url: `${url.origin}${path}`,
           httpVersion: res.httpVersion,
         });
       });

@@ -1,14 +1,9 @@
 import { type Deps, nowSeconds } from '../deps.js';
 import { UsageError, describeError } from '../errors.js';
 import { type HttpResponse, MAX_BYTES } from '../http/client.js';
-import { ABSOLUTE_URL, targetUrl } from '../http/request-url.js';
-import { assertSafeUrl } from '../http/transport.js';
-import { readChallengeHeader } from '../oauth/challenge.js';
-import { sendAuthorized } from '../session/authorized-request.js';
+import { ApiClient } from '../session/api-client.js';
 import { lookUpIdentity } from '../session/identity.js';
 import { requireLifetime } from '../session/lifetime.js';
-import { needsRefresh } from '../session/refresh-policy.js';
-import { retryAfterRefresh } from '../session/retry-after-refresh.js';
 import { serverFor } from '../session/server.js';
 import { type Session as EngineSession, notLoggedIn, resolveSession } from '../session/session.js';
 import { type Target, resolveTarget } from '../session/target.js';
@@ -91,11 +86,10 @@ class LibrarySession implements Session {
 
   /** The session with a token that lasts `minTtl` more seconds where it can be renewed. */
   async #usable(minTtl: number): Promise<EngineSession> {
-    let current = this.#current;
-    if (!current) throw notLoggedIn(this.#target);
-    if (current.renew && needsRefresh({ expiresAt: current.expiresAt, obtainedAt: current.obtainedAt ?? 0 }, nowSeconds(this.#deps), minTtl)) {
-      current = this.#current = await current.renew(minTtl);
-    }
+    if (!this.#current) throw notLoggedIn(this.#target);
+    const client = this.#client();
+    const current = (await client.usableSession(minTtl)) ?? this.#current;
+    this.#current = current;
     return current;
   }
 
@@ -117,24 +111,17 @@ class LibrarySession implements Session {
     });
   }
 
-  #url(pathOrUrl: string | URL): URL {
-    const given = pathOrUrl instanceof URL ? pathOrUrl.href : pathOrUrl;
-    if (typeof given !== 'string' || !given) throw new UsageError('fetch takes a path of the API or a URL.');
-    const url = assertSafeUrl(ABSOLUTE_URL.test(given) ? new URL(given) : targetUrl(this.baseUrl, given), 'URL');
-    // The token goes only to the origin it was issued for; an anonymous session stays on its school too.
-    const origin = new URL(this.baseUrl).origin;
-    if (url.origin !== origin) {
-      throw new UsageError(`Refusing to send a request of the session for ${origin} to ${url.origin}.`, {
-        code: 'foreign_origin',
-        hint: 'Use the platform fetch() for other origins.',
-      });
-    }
-    return url;
+  /** The API client of the session as it is now: the one place its token is put in a request. */
+  #client(): ApiClient {
+    return new ApiClient(this.#deps, { baseUrl: this.baseUrl, session: this.#current, foreignOriginHint: 'Use the platform fetch() for other origins.' });
   }
 
   fetch(pathOrUrl: string | URL, init?: RequestInit): Promise<Response> {
     return reported(async () => {
-      const url = this.#url(pathOrUrl);
+      const given = pathOrUrl instanceof URL ? pathOrUrl.href : pathOrUrl;
+      if (typeof given !== 'string' || !given) throw new UsageError('fetch takes a path of the API or a URL.');
+      // The token goes only to the origin it was issued for; an anonymous session stays on its school too.
+      const url = this.#client().url(given);
       let request: Request;
       try {
         request = new Request(url, init);
@@ -142,16 +129,12 @@ class LibrarySession implements Session {
         throw new UsageError(`fetch: ${err instanceof Error ? err.message : String(err)}`);
       }
       const headers: Record<string, string> = Object.fromEntries(request.headers);
-      if (this.#current && 'authorization' in headers) throw new UsageError('Do not pass an Authorization header: the session adds its token (open an anonymous session to send your own).');
       const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
-      const send = (session: EngineSession | undefined) => {
-        const req = { method: request.method, url, headers, body, signal: init?.signal ?? undefined, maxBytes: MAX_BYTES.body };
-        return session ? sendAuthorized(this.#deps.http, session, req) : this.#deps.http.request(req);
-      };
-      if (!this.#current) return toResponse(await send(undefined));
-      const sent = await retryAfterRefresh(await this.#usable(0), send, async (res) => res.status === 401 && (await readChallengeHeader(res.status, res.headers['www-authenticate'])).refresh);
-      this.#current = sent.session;
-      return toResponse(sent.answer);
+      const client = this.#client();
+      client.checkHeaders(headers, 'the session adds its token (open an anonymous session to send your own)');
+      const res = await client.send({ method: request.method, url, headers, body, signal: init?.signal ?? undefined, maxBytes: MAX_BYTES.body });
+      this.#current = client.session;
+      return toResponse(res);
     });
   }
 }

@@ -15,15 +15,15 @@ export interface AuditEntry {
   refused?: string;
 }
 
-/** The path of a request for the log: no query, no fragment, at most 512 characters. */
+/**
+ * The path of a request for the log, as it was sent (a URL's origin dropped, the rest never parsed:
+ * the parser would turn a `%2E%2E` segment back into `..`): no query, no fragment, at most 512 characters.
+ */
 export function auditPath(target: string): string {
-  let path = target;
-  try {
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) path = new URL(target).pathname;
-  } catch {
-    // kept as given, cut below
-  }
-  return path.replace(/[?#].*$/s, '').slice(0, 512);
+  return target
+    .replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '')
+    .replace(/[?#].*$/s, '')
+    .slice(0, 512);
 }
 
 /**

@@ -6,16 +6,15 @@
  * engine does these things.
  */
 import { fetchOpenApi } from '../api/openapi.js';
-import { targetUrl } from '../http/request-url.js';
+import { ABSOLUTE_URL, underBase } from '../http/request-url.js';
 import type { Deps } from '../deps.js';
 import { CliError, ExitCode, errorReason } from '../errors.js';
 import { cancelPendingLogin, waitForPendingLogin } from '../login/background.js';
 import { startPendingLogin } from '../login/two-step.js';
 import { readChallengeHeader } from '../oauth/challenge.js';
 import { fromOAuthError } from '../oauth/oauth-errors.js';
-import { sendAuthorized } from '../session/authorized-request.js';
+import { ApiClient, pagesFromAnswers } from '../session/api-client.js';
 import { lookUpIdentity } from '../session/identity.js';
-import { retryAfterRefresh } from '../session/retry-after-refresh.js';
 import { serverFor } from '../session/server.js';
 import { type Session, notLoggedIn, resolveSession } from '../session/session.js';
 import { stepUpCommand } from '../session/step-up.js';
@@ -39,8 +38,14 @@ export interface ApiAnswer {
   /** Lower-case names. */
   headers: Record<string, string>;
   body: Buffer;
-  /** The URL that answered. */
+  /** The URL that answered, its path as sent. */
   url: string;
+}
+
+/** The pages of one listing: the next page's URL after an answer, or undefined at the end. */
+export interface PageCursor {
+  /** Throws (`pagination_error`) on a next link to another origin, a page already fetched, or a listing that does not end. */
+  next(answer: ApiAnswer): string | undefined;
 }
 
 /** Why a request could not be made, or was refused for want of a login or a scope. */
@@ -81,6 +86,8 @@ export interface McpEngine {
   fetchApiDescription(signal?: AbortSignal): Promise<unknown>;
   /** An authenticated request to the API: a token due is renewed first; a 401 is refreshed and retried once. */
   send(req: ApiRequest): Promise<Outcome<ApiAnswer>>;
+  /** A walk through the pages of a listing, from the answer to its first request on. */
+  pages(): PageCursor;
   /** Who is logged in, and the scopes the session holds. */
   whoami(): Promise<Outcome<{ claims: Record<string, unknown>; scopes: string[] }>>;
   /** Starts a login in the background (`login --no-wait`); with scopes, the ones held plus these. */
@@ -100,8 +107,6 @@ export interface McpEngine {
   describeError(err: unknown): string;
 }
 
-/** A token this close to its expiry is renewed before a request rather than after a 401. */
-const DUE_SECONDS = 30;
 const LOGIN_TIMEOUT_SECONDS = 300;
 /** The largest answer read; a tool result holds at most 100 kB of it, the rest is counted. */
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
@@ -128,12 +133,11 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
     return s;
   };
 
-  const now = () => Math.floor(deps.clock.now() / 1000);
   const fromEnv = () => Boolean(deps.env.SCHOOL_TOKEN || deps.env.SCHOOL_REFRESH_TOKEN);
 
-  /** The session, read once and kept; read again when its token is due or after a login. */
+  /** The session, read once and kept (the API client renews it when due); read again after a login or a refusal. */
   async function current(): Promise<Outcome<Session>> {
-    if (session && !(session.expiresAt !== undefined && session.expiresAt - now() < DUE_SECONDS && session.source !== 'env')) return { ok: true, value: session };
+    if (session) return { ok: true, value: session };
     try {
       const target = await resolveTarget(deps.state, inputs);
       const s = remember(await resolveSession(deps, target));
@@ -186,14 +190,15 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
     }
   }
 
-  async function sendWith(s: Session, req: ApiRequest): Promise<ApiAnswer> {
-    const base = new URL(s.baseUrl);
-    const url = targetUrl(s.baseUrl, req.target);
-    // The token goes only to the origin it was issued for.
-    if (url.origin !== base.origin) throw new CliError(`Refusing to send the token to ${url.origin}, another origin than ${base.origin}.`, { code: 'foreign_origin' });
+  /** The API client of a session: the one place its token is put in a request. */
+  const clientOf = (s: Session) => new ApiClient(deps, { baseUrl: s.baseUrl, session: s });
+
+  async function sendWith(client: ApiClient, req: ApiRequest): Promise<ApiAnswer> {
+    // A next page comes as an absolute URL, checked against the origin; a planned path is sent as it was built.
+    const target = ABSOLUTE_URL.test(req.target) ? { url: client.url(req.target), path: undefined } : underBase(client.baseUrl, req.target);
     const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5' };
     if (req.contentType) headers['content-type'] = req.contentType;
-    const res = await sendAuthorized(deps.http, s, { method: req.method, url, headers, body: req.body, signal: req.signal, timeoutMs: REQUEST_TIMEOUT_MS, maxBytes: MAX_ANSWER_BYTES });
+    const res = await client.send({ method: req.method, url: target.url, path: target.path, headers, body: req.body, signal: req.signal, timeoutMs: REQUEST_TIMEOUT_MS, maxBytes: MAX_ANSWER_BYTES });
     return { status: res.status, statusText: res.statusText, headers: res.headers, body: res.body, url: res.url };
   }
 
@@ -217,15 +222,17 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
     async send(req) {
       const found = await current();
       if (!found.ok) return found;
-      let sent: { answer: ApiAnswer; session: Session };
+      const client = clientOf(found.value);
+      let res: ApiAnswer;
       try {
-        // A 401 the server says a refresh may cure: renewed under the lock the CLI shares, and sent once more.
-        sent = await retryAfterRefresh(found.value, (s) => sendWith(s, req), async (r) => r.status === 401 && (await readChallengeHeader(r.status, r.headers['www-authenticate'])).refresh);
+        res = await sendWith(client, req);
       } catch (err) {
         return { ok: false, problem: authProblem(err) };
+      } finally {
+        // Renewed or refreshed by the client (under the lock the CLI shares): kept for the next call.
+        if (client.session && session === found.value) remember(client.session);
       }
-      const s = remember(sent.session) ?? sent.session;
-      const res = sent.answer;
+      const s = client.session ?? found.value;
       const outcome = await readChallengeHeader(res.status, res.headers['www-authenticate']);
       if (res.status === 401) {
         return { ok: false, problem: { kind: 'token_rejected', message: `The server rejected the access token${outcome.error ? ` (${outcome.error})` : ''}.`, command: fromEnv() ? undefined : plainLogin(), canLogIn: !fromEnv() } };
@@ -245,6 +252,10 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
         };
       }
       return { ok: true, value: { ...res, body: res.body } };
+    },
+    pages() {
+      const walk = pagesFromAnswers();
+      return { next: (answer) => walk.next(answer)?.href };
     },
     async whoami() {
       const found = await current();
@@ -287,7 +298,7 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
       if (result.kind === 'still_pending') {
         const record = await deps.state.pendingLoginRecord(profile);
         // A pushed request the server no longer keeps: its URL would only show an error page.
-        if (!record || (record.openBy !== undefined && record.openBy <= now())) return { status: 'failed', message: 'The sign-in link was not opened in time.' };
+        if (!record || (record.openBy !== undefined && record.openBy <= Math.floor(deps.clock.now() / 1000))) return { status: 'failed', message: 'The sign-in link was not opened in time.' };
         return { status: 'pending', url: record.authorizationUrl, expiresAt: record.expiresAt };
       }
       loginStarted = false;

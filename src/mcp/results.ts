@@ -79,7 +79,7 @@ export function statusLine(answer: ApiAnswer): string {
  * that. Non-2xx answers are results with isError, so a model can read and recover; bodies over
  * 100 kB are cut, saying so.
  */
-export function answerResult(pages: readonly ApiAnswer[], redact: (text: string) => string, more?: { note: string; next: string }): ToolResult {
+export function answerResult(pages: readonly ApiAnswer[], redact: (text: string) => string, more?: { note: string; next?: string }): ToolResult {
   const last = pages[pages.length - 1];
   const ok = last.status >= 200 && last.status < 300;
   const structured: Record<string, unknown> = { status: last.status };
@@ -115,7 +115,7 @@ export function answerResult(pages: readonly ApiAnswer[], redact: (text: string)
   }
   if (more) {
     content.push({ type: 'text', text: more.note });
-    structured.next_page = more.next;
+    if (more.next) structured.next_page = more.next;
   }
   return { content, structuredContent: structured, ...(ok ? {} : { isError: true }) };
 }

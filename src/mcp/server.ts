@@ -9,9 +9,10 @@ import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { fillPath } from '../http/request-url.js';
 import { AuditLog, auditPath } from './audit.js';
 import type { ApiAnswer, ApiRequest, AuthProblem, LoginState, McpEngine, Outcome } from './engine.js';
-import { type SignInLink, type ToolResult, answerResult, jsonResult, problemResult, safeText, textResult } from './results.js';
+import { MAX_RESULT_BYTES, type SignInLink, type ToolResult, answerResult, jsonResult, problemResult, safeText, textResult } from './results.js';
 import { type ApiOperation, type Catalogue, READ_METHODS, buildCatalogue, searchOperations } from './tools.js';
 
 /** How long calls under way when stdin closes may take to be answered. */
@@ -31,7 +32,7 @@ export interface ServeOptions {
   limits?: { calls: number; waiting: number };
 }
 
-/** The most pages a paginated operation's tool follows; the 100 kB cap usually stops it first. */
+/** The most pages a paginated operation's tool follows; the result's cap (MAX_RESULT_BYTES) usually stops it first. */
 const MAX_PAGES = 50;
 /** The most operations one school_operations answer lists. */
 const MAX_FOUND_OPERATIONS = 50;
@@ -125,7 +126,7 @@ function queryValue(value: unknown): string[] {
 
 /** The request an operation's tool makes for the arguments given. */
 export function planOperation(op: ApiOperation, args: Record<string, unknown>): Planned {
-  let path = op.path;
+  const pathParams: Record<string, string> = {};
   const query = new URLSearchParams();
   for (const p of op.parameters) {
     const value = args[p.key];
@@ -133,9 +134,11 @@ export function planOperation(op: ApiOperation, args: Record<string, unknown>): 
       if (p.in === 'path') throw new Refusal(`Missing the path parameter ${p.key}.`);
       continue;
     }
-    if (p.in === 'path') path = path.split(`{${p.name}}`).join(encodeURIComponent(queryValue(value).join(',')));
+    if (p.in === 'path') pathParams[p.name] = queryValue(value).join(',');
     else for (const v of queryValue(value)) query.append(p.name, v);
   }
+  // Each path parameter is one segment: `..`, `/` or `%2F` in a value cannot reach outside the operation's path.
+  const path = fillPath(op.path, pathParams);
   const search = query.toString();
   const body = op.body && args.body !== undefined ? Buffer.from(JSON.stringify(args.body)) : undefined;
   return { method: op.method, target: `${path}${search ? `?${search}` : ''}`, body, contentType: body ? 'application/json' : undefined, paginate: op.paginated };
@@ -339,11 +342,12 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
     return engine.send(req);
   }
 
-  async function perform(plan: Planned, extra: Extra, record: (status: number | null, refused?: string) => void): Promise<ToolResult> {
+  async function perform(plan: Planned, extra: Extra, record: (status: number | null, refused?: string, sentUrl?: string) => void): Promise<ToolResult> {
     const pages: ApiAnswer[] = [];
+    const cursor = engine.pages();
     let target = plan.target;
     let bytes = 0;
-    let more: { note: string; next: string } | undefined;
+    let more: { note: string; next?: string } | undefined;
     for (;;) {
       const outcome = await withLogin(extra, () => send({ method: plan.method, target, body: plan.body, contentType: plan.contentType, signal: extra.signal }));
       if (!outcome.ok) {
@@ -351,11 +355,17 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
         return refusalResult(outcome);
       }
       const answer = outcome.value;
-      record(answer.status);
+      record(answer.status, undefined, pages.length ? undefined : answer.url);
       pages.push(answer);
       bytes += answer.body.length;
       if (!plan.paginate || answer.status < 200 || answer.status >= 300) break;
-      const next = nextPage(answer, plan.target, pages.length);
+      let next: string | undefined;
+      try {
+        next = cursor.next(answer);
+      } catch (err) {
+        // A next link elsewhere, or back to a page already read: the listing ends here, as an error.
+        return { ...answerResult(pages, (t) => engine.redact(t), { note: `[The listing stopped: ${safeText(engine.describeError(err))}]` }), isError: true };
+      }
       if (!next) break;
       const shown = safeText(next);
       // A page asked for by its own parameter (page=2, a cursor) is that page alone.
@@ -363,7 +373,7 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
         more = { note: `[This is the page asked for; the next is ${shown}.]`, next: shown };
         break;
       }
-      if (bytes >= 100 * 1024 || pages.length >= MAX_PAGES) {
+      if (bytes >= MAX_RESULT_BYTES || pages.length >= MAX_PAGES) {
         more = { note: `[More pages follow; the next is ${shown}. Call school_call with that path to read on.]`, next: shown };
         break;
       }
@@ -417,9 +427,11 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
       }
       method = plan.method;
       path = auditPath(plan.target);
-      return await perform(plan, extra, (s, why) => {
+      return await perform(plan, extra, (s, why, sentUrl) => {
         status = s;
         refused = why;
+        // The path the first request actually went to, as the server received it.
+        if (sentUrl) path = auditPath(sentUrl);
       });
     } catch (err) {
       if (err instanceof Refusal) {
@@ -505,27 +517,4 @@ export function askedForPage(target: string, next: string): boolean {
   const following = new URL(next, 'http://api.invalid').searchParams;
   for (const name of new Set(asked.keys())) if (asked.getAll(name).join('\u0000') !== following.getAll(name).join('\u0000')) return true;
   return false;
-}
-
-/** The next page of a listing (RFC 8288 `rel="next"`), on the same origin and not seen before. */
-function nextPage(answer: ApiAnswer, first: string, page: number): string | undefined {
-  const header = answer.headers.link;
-  if (!header) return undefined;
-  for (const part of header.split(/,(?=\s*<)/)) {
-    const m = /^\s*<([^>]*)>(.*)$/s.exec(part);
-    if (!m) continue;
-    const rel = /;\s*rel\s*=\s*"?([^";]*)"?/i.exec(m[2])?.[1]?.toLowerCase().split(/\s+/) ?? [];
-    if (!rel.includes('next')) continue;
-    let url: URL;
-    try {
-      url = new URL(m[1], answer.url);
-    } catch {
-      return undefined;
-    }
-    if (url.origin !== new URL(answer.url).origin) return undefined;
-    const target = `${url.pathname}${url.search}`;
-    if (page > 1 && target === first) return undefined;
-    return url.toString();
-  }
-  return undefined;
 }

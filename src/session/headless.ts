@@ -1,14 +1,13 @@
 import { UsageError } from '../errors.js';
 import type { ServerRefusal } from '../oauth/oauth-errors.js';
 import { SPENT_SEED_HINT } from './ci-seeds.js';
-import { type Deps, nowSeconds } from '../deps.js';
+import type { Deps } from '../deps.js';
 import type { TokenSet } from '../types/tokens.js';
 import type { Target } from './target.js';
 import { registerSecret } from '../util/redact.js';
-import { type RefreshOutcome, refreshLocked } from './refresh.js';
-import { needsRefresh } from './refresh-policy.js';
+import { type RefreshOutcome, renewableSession } from './refresh.js';
 import { serverFor } from './server.js';
-import { type Session, sessionFrom } from './usable-session.js';
+import type { Session } from './usable-session.js';
 import { requireCommonJs } from '../util/require.js';
 
 const REFUSED_HINT =
@@ -69,19 +68,10 @@ export async function headlessSession(
     }
     return r.set;
   };
-  const lockName = `ci-${key}`;
-  const ctx = { baseUrl, loginHint: REFUSED_HINT, refusedHint, clientSecret };
-  const base = { profile: target.profile, baseUrl, source: 'env' } as const;
-  const make = (set: TokenSet): Session =>
-    sessionFrom(
-      set,
-      base,
-      async () => make(await afterRefresh(await refreshLocked(deps, lockName, stored, { ...ctx, force: true, seenAccessToken: set.accessToken }))),
-      async (minTtl) => make(await afterRefresh(await refreshLocked(deps, lockName, stored, { ...ctx, force: false, minTtlSeconds: minTtl }))),
-    );
-  let set = (await job.read()) ?? fromSeed();
-  if (!set.accessToken || needsRefresh(set, nowSeconds(deps), minTtlSeconds)) {
-    set = await afterRefresh(await refreshLocked(deps, lockName, stored, { ...ctx, force: false, minTtlSeconds }));
-  }
-  return make(set);
+  return renewableSession(
+    deps,
+    { lockName: `ci-${key}`, stored, ctx: { baseUrl, loginHint: REFUSED_HINT, refusedHint, clientSecret }, base: { profile: target.profile, baseUrl, source: 'env' }, afterRefresh },
+    (await job.read()) ?? fromSeed(),
+    minTtlSeconds,
+  );
 }

@@ -10,7 +10,7 @@ import { dpopProver } from '../oauth/dpop.js';
 import type { DpopKey } from '../types/tokens.js';
 import { notingNonces, recallNonce } from './dpop-nonces.js';
 import { whileRefreshInFlight } from './refresh-in-flight.js';
-import type { DpopNonceMemory } from './usable-session.js';
+import { type Session, type DpopNonceMemory, sessionFrom } from './usable-session.js';
 import { needsRefresh } from './refresh-policy.js';
 import { serverFor } from './server.js';
 
@@ -51,6 +51,50 @@ async function tokenEndpointClient(http: HttpClient, key: DpopKey, tokenEndpoint
   return notingNonces(http, prover, memory);
 }
 
+export interface RefreshContext {
+  baseUrl: string;
+  loginHint: string;
+  refusedHint?: string | ((refusal: ServerRefusal) => string);
+  clientSecret?: string;
+  force: boolean;
+  seenAccessToken?: string;
+  minTtlSeconds?: number;
+  /** Where the DPoP nonces servers gave are remembered between processes. */
+  dpopNonces?: DpopNonceMemory;
+}
+
+/** Where a renewable session's tokens live and how they are renewed: a profile's login, or a CI job's seed. */
+export interface RenewableSource {
+  lockName: string;
+  stored: StoredTokens;
+  ctx: Omit<RefreshContext, 'force' | 'seenAccessToken' | 'minTtlSeconds'>;
+  base: Pick<Session, 'profile' | 'baseUrl' | 'source' | 'dpopNonces'>;
+  /** What a refresh's outcome is kept as (a CI job says when its seed was rotated). */
+  afterRefresh?: (outcome: RefreshOutcome) => Promise<TokenSet>;
+}
+
+/**
+ * The session of stored tokens, refreshed first when they would not last `minTtlSeconds` (or
+ * there is no access token yet), with the two ways of renewing it every front-end uses: `refresh`
+ * after a 401 (forced, unless another process already replaced the token refused), and `renew`
+ * when the token is due (under the lock, where another process's refresh is found instead).
+ */
+export async function renewableSession(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>, source: RenewableSource, first: TokenSet, minTtlSeconds = 0): Promise<Session> {
+  const refreshed = async (when: Pick<RefreshContext, 'force' | 'seenAccessToken' | 'minTtlSeconds'>): Promise<TokenSet> => {
+    const outcome = await refreshLocked(deps, source.lockName, source.stored, { ...source.ctx, ...when });
+    return source.afterRefresh ? source.afterRefresh(outcome) : outcome.set;
+  };
+  const make = (set: TokenSet): Session =>
+    sessionFrom(
+      set,
+      source.base,
+      set.refreshToken ? async () => make(await refreshed({ force: true, seenAccessToken: set.accessToken })) : undefined,
+      async (minTtl) => make(await refreshed({ force: false, minTtlSeconds: minTtl })),
+    );
+  const due = !first.accessToken || needsRefresh(first, nowSeconds(deps), minTtlSeconds);
+  return make(due ? await refreshed({ force: false, minTtlSeconds }) : first);
+}
+
 /**
  * Refreshes under a lock shared by every process: the holder re-reads the store, refreshes only if
  * still needed, and writes before releasing; the others then find the fresh token. A rotating
@@ -60,17 +104,7 @@ export async function refreshLocked(
   deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
   lockName: string,
   stored: StoredTokens,
-  ctx: {
-    baseUrl: string;
-    loginHint: string;
-    refusedHint?: string | ((refusal: ServerRefusal) => string);
-    clientSecret?: string;
-    force: boolean;
-    seenAccessToken?: string;
-    minTtlSeconds?: number;
-    /** Where the DPoP nonces servers gave are remembered between processes. */
-    dpopNonces?: DpopNonceMemory;
-  },
+  ctx: RefreshContext,
 ): Promise<RefreshOutcome> {
   return deps.state.locked(lockName, deps.signal, async () => {
     const current = await stored.read();

@@ -3,7 +3,7 @@ import type { Session } from './usable-session.js';
 /**
  * Sends with the session's token; when the answer says the token was refused in a way a refresh
  * may cure (a 401 `invalid_token`, an inactive token), renews the session once and sends again.
- * Every front-end's requests go through here: `call`, `whoami`, the library and `school mcp`.
+ * The API client's requests (api-client.ts) and the identity lookups of `whoami` go through here.
  */
 export async function retryAfterRefresh<T>(
   session: Session,

@@ -5,10 +5,9 @@ import type { TokenSet } from '../types/tokens.js';
 import { loginHint, profileSuffix } from '../util/profiles.js';
 import { registerSecret } from '../util/redact.js';
 import { headlessSession } from './headless.js';
-import { profileLockName, refreshLocked } from './refresh.js';
-import { needsRefresh } from './refresh-policy.js';
+import { profileLockName, renewableSession } from './refresh.js';
 import type { Target } from './target.js';
-import { type Session, sessionFrom } from './usable-session.js';
+import type { Session } from './usable-session.js';
 
 export type { Session } from './usable-session.js';
 
@@ -34,25 +33,22 @@ async function profileSession(deps: Deps, target: Target, profile: Profile, minT
     write: (set: TokenSet) => deps.state.saveTokens(name, profile.storage, set),
     refused: (detail: string) => deps.state.markSessionRefused(name, detail, nowSeconds(deps)),
   };
-  const lockName = profileLockName(name);
   // The DPoP nonces servers gave, tried by the next process before it is refused to learn them.
   const dpopNonces = {
     recall: (origin: string) => deps.state.dpopNonce(origin, nowSeconds(deps)),
     remember: (origin: string, nonce: string) => deps.state.saveDpopNonce(origin, nonce, nowSeconds(deps)),
   };
-  const base = { profile: name, baseUrl, source: profile.storage, dpopNonces };
-  const ctx = { baseUrl, loginHint: loginHint(name, baseUrl), dpopNonces };
-  const make = (set: TokenSet): Session =>
-    sessionFrom(
-      set,
-      base,
-      set.refreshToken ? async () => make((await refreshLocked(deps, lockName, stored, { ...ctx, force: true, seenAccessToken: set.accessToken })).set) : undefined,
-      // Due for a refresh: renewed under the lock, where another process's refresh is found instead.
-      async (minTtl) => make((await refreshLocked(deps, lockName, stored, { ...ctx, force: false, minTtlSeconds: minTtl })).set),
-    );
-  let set = await stored.read();
-  if (needsRefresh(set, nowSeconds(deps), minTtlSeconds)) set = (await refreshLocked(deps, lockName, stored, { ...ctx, force: false, minTtlSeconds })).set;
-  return make(set);
+  return renewableSession(
+    deps,
+    {
+      lockName: profileLockName(name),
+      stored,
+      ctx: { baseUrl, loginHint: loginHint(name, baseUrl), dpopNonces },
+      base: { profile: name, baseUrl, source: profile.storage, dpopNonces },
+    },
+    await stored.read(),
+    minTtlSeconds,
+  );
 }
 
 /**

@@ -1,42 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { parseTimeout, startDeadline } from '../../src/commands/call/deadline.js';
 import { compileJq, formatJqResults, jqMessage } from '../../src/commands/call/jq.js';
-import { MAX_PAGES, PageGatherer, checkNextPage, nextLink, parseLinkHeader, slurpPages } from '../../src/commands/call/paginate.js';
+import { PageGatherer, slurpPages } from '../../src/commands/call/paginate.js';
 import { MAX_BYTES } from '../../src/http/client.js';
 import { backoffMs, parseRetryAfter, parseRetryCount, retriesAllowed, retryDecision } from '../../src/commands/call/retry.js';
 import { listOperations } from '../../src/api/openapi.js';
 
-describe('Link header parsing (RFC 8288)', () => {
-  it('reads several links with their parameters, commas inside <> and quotes kept', () => {
-    const header = '<https://api.example/items?page=2&sort=a,b>; rel="next", <https://api.example/items?page=9>; rel=last; title="x, y"';
-    expect(parseLinkHeader(header)).toEqual([
-      { target: 'https://api.example/items?page=2&sort=a,b', params: { rel: 'next' } },
-      { target: 'https://api.example/items?page=9', params: { rel: 'last', title: 'x, y' } },
-    ]);
-  });
-
-  it('finds rel=next among several relation types, in any case, and resolves a relative target', () => {
-    expect(nextLink('</items?page=3>; REL="prev next"', 'https://api.example/v1/items?page=2')?.href).toBe('https://api.example/items?page=3');
-    expect(nextLink('<items?page=3>; rel=next', 'https://api.example/v1/list')?.href).toBe('https://api.example/v1/items?page=3');
-    expect(nextLink('<https://api.example/a>; rel="prev", <https://api.example/z>; rel="last"', 'https://api.example/')).toBeUndefined();
-    expect(nextLink(undefined, 'https://api.example/')).toBeUndefined();
-  });
-
-  it('skips malformed link-values without losing the good ones', () => {
-    expect(parseLinkHeader('garbage, <https://a.example/2>; rel="next"')).toEqual([{ target: 'https://a.example/2', params: { rel: 'next' } }]);
-    expect(parseLinkHeader('<https://a.example/2; rel="next"')).toEqual([]);
-  });
-
-  it('follows only the base origin and stops on a repeated URL', () => {
-    const seen = new Set(['https://api.example/items?page=1']);
-    expect(checkNextPage(new URL('https://api.example/items?page=2'), 'https://api.example', seen, 2).href).toBe('https://api.example/items?page=2');
-    for (const other of ['https://evil.example/items', 'http://api.example/items', 'https://api.example:8443/items']) {
-      expect(() => checkNextPage(new URL(other), 'https://api.example', seen, 2)).toThrow(/page 2: the next link points to .* another origin/);
-    }
-    expect(() => checkNextPage(new URL('https://api.example/items?page=1'), 'https://api.example', seen, 3)).toThrow(/already fetched/);
-    expect(() => checkNextPage(new URL('https://api.example/items?page=x'), 'https://api.example', seen, MAX_PAGES + 1)).toThrow(/does not end/);
-  });
-
+describe('--slurp', () => {
   it('caps the pages --slurp gathers as a whole, and refuses a page that is not JSON', () => {
     const pages = new PageGatherer(64);
     pages.add(Buffer.from('{"page":1,"items":[1,2,3]}'), 1);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { HttpRequest, HttpResponse } from '../../src/http/client.js';
+import type { HttpClient, HttpRequest, HttpResponse } from '../../src/http/client.js';
 import { validateCallback } from '../../src/oauth/authorize.js';
 import { type Challenge, readChallenge } from '../../src/oauth/challenge.js';
 import { pollDeviceToken } from '../../src/oauth/device-token.js';
@@ -13,7 +13,8 @@ import { requestUserInfo } from '../../src/oauth/userinfo.js';
 import { fromOAuthError } from '../../src/oauth/oauth-errors.js';
 import { refreshGrant } from '../../src/oauth/refresh.js';
 import { revokeToken } from '../../src/oauth/revoke.js';
-import { sendAuthorized } from '../../src/session/authorized-request.js';
+import { ApiClient, type ApiRequest } from '../../src/session/api-client.js';
+import type { Session } from '../../src/session/usable-session.js';
 import { parseTokenSet, serializeTokenSet } from '../../src/state/token-set.js';
 import { readPendingSecrets, pendingSecrets } from '../../src/state/pending-login.js';
 import { type DpopKey, type TokenSet, isDpopBound, shownTokenType } from '../../src/types/tokens.js';
@@ -22,6 +23,10 @@ import { DPOP_NONCE_FRESH_SECONDS } from '../../src/state/caches.js';
 import { fakeDeps } from '../helpers/fake-deps.js';
 
 const modeOf = (path: string) => statSync(path).mode & 0o777;
+
+/** One request through the API client with a session of this token (and key). */
+const sendAuthorized = (http: HttpClient, token: Pick<Session, 'accessToken' | 'dpopKey'>, req: ApiRequest) =>
+  new ApiClient({ http, clock: { now: () => Date.now() } }, { baseUrl: req.url.origin, session: { profile: 'default', baseUrl: req.url.origin, tokenType: 'bearer', source: 'keychain', ...token } }).send(req);
 
 // DPoP (RFC 9449) as the CLI signs it: proofs checked here the way a server checks them, with
 // WebCrypto and nothing of the CLI's own.

@@ -71,3 +71,24 @@ describe('the layers of src/', () => {
     expect(arrows.filter(({ from, to }) => from.startsWith('oauth/') && to.startsWith('state/'))).toEqual([]);
   });
 });
+
+// Where a request gets its Authorization header: the API client alone (session/api-client.ts), and
+// the protocol floor (oauth/), whose requests to the token, revocation and userinfo endpoints go
+// through oauth4webapi. A header built anywhere else would be a path for the token that skips the
+// origin check, the renewal and the 401 retry.
+const AUTHORIZATION_HEADER = /(?:^|[^-\w])authorization['"]?\s*[:=]\s*[`'"]|\.set\(\s*['"]authorization['"]|\[\s*['"]authorization['"]\s*\]\s*=|`(?:Bearer|DPoP) \$\{/im;
+const MAY_BUILD_AUTHORIZATION = /^(session\/api-client\.ts$|oauth\/)/;
+
+describe('the Authorization header', () => {
+  const builders = sourceFiles(SRC)
+    .filter((path) => AUTHORIZATION_HEADER.test(readFileSync(path, 'utf8')))
+    .map((path) => relative(SRC, path));
+
+  it('is found where the API client builds it (the pattern matches real code)', () => {
+    expect(builders).toContain('session/api-client.ts');
+  });
+
+  it('is built nowhere outside the API client and the protocol floor', () => {
+    expect(builders.filter((file) => !MAY_BUILD_AUTHORIZATION.test(file))).toEqual([]);
+  });
+});

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { ApiAnswer, ApiRequest, AuthProblem, LoginState, McpEngine, Outcome } from '../../src/mcp/engine.js';
+import { pagesFromAnswers } from '../../src/session/api-client.js';
 import { stepUpCommand } from '../../src/session/step-up.js';
 import { MAX_RESULT_BYTES } from '../../src/mcp/results.js';
 import { serveMcp } from '../../src/mcp/server.js';
@@ -50,7 +51,11 @@ function fakeEngine(over: Partial<McpEngine> & { answers?: (req: ApiRequest) => 
     fetchApiDescription: async () => DOC,
     async send(req) {
       sent.push(req);
-      return over.answers ? over.answers(req) : { ok: true, value: answer(200, '{"courses":[{"title":"Algebra"}]}') };
+      return over.answers ? over.answers(req) : { ok: true, value: answer(200, '{"courses":[{"title":"Algebra"}]}', undefined, `http://api.test${req.target}`) };
+    },
+    pages() {
+      const walk = pagesFromAnswers();
+      return { next: (a) => walk.next(a)?.href };
     },
     whoami: async () => ({ ok: true, value: { claims: { name: 'Ada' }, scopes: ['courses:read'] } }),
     async startLogin(scopes) {
@@ -180,6 +185,43 @@ describe('tool results', () => {
     expect(all.structuredContent).toMatchObject({ status: 200, pages: 4 });
     client.close();
     await done;
+  });
+
+  it('ends a listing with an error on a next link to another origin on any page, or back to a page already read', async () => {
+    const links: Record<string, string> = {
+      '/api/lessons': '</api/lessons?page=2>',
+      '/api/lessons?page=2': '<http://evil.test/api/lessons?page=3>',
+    };
+    const { engine, sent } = fakeEngine({
+      answers: (req) => {
+        const path = req.target.replace(/^http:\/\/api\.test/, '');
+        const link = links[path];
+        return { ok: true, value: answer(200, JSON.stringify({ path }), { 'content-type': 'application/json', ...(link ? { link: `${link}; rel="next"` } : {}) }, `http://api.test${path}`) };
+      },
+    });
+    const { client, done } = await start(engine);
+    const foreign = await client.callTool('listLessons');
+    expect(foreign.isError).toBe(true);
+    expect(foreign.content.map((c) => c.text).join('\n')).toMatch(/The listing stopped: page 3: the next link points to http:\/\/evil\.test, another origin than http:\/\/api\.test/);
+    expect(sent.map((r) => r.target)).toEqual(['/api/lessons', 'http://api.test/api/lessons?page=2']);
+    links['/api/lessons?page=2'] = '</api/lessons>';
+    const loop = await client.callTool('listLessons');
+    expect(loop.isError).toBe(true);
+    expect(loop.content.map((c) => c.text).join('\n')).toMatch(/page 3: the next link repeats \/api\/lessons, already fetched/);
+    expect(sent).toHaveLength(4);
+    client.close();
+    await done;
+  });
+
+  it('puts each path parameter in one segment, and the audit records the path sent', async () => {
+    const { engine, sent } = fakeEngine();
+    const { client, done } = await start(engine);
+    for (const id of ['..', '../..', 'a/b', '%2F', '.', '\\x']) await client.callTool('getCourse', { id });
+    expect(sent.map((r) => r.target)).toEqual(['/api/courses/%2E%2E', '/api/courses/..%2F..', '/api/courses/a%2Fb', '/api/courses/%252F', '/api/courses/%2E', '/api/courses/%5Cx']);
+    client.close();
+    await done;
+    const paths = readFileSync(engine.auditFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l).path);
+    expect(paths).toEqual(sent.map((r) => r.target));
   });
 
   it('school_call refuses a path that leaves the API', async () => {

@@ -4,8 +4,8 @@ import type { Command } from 'commander';
 import { fetchOpenApi, listOperations } from '../../api/openapi.js';
 import type { Deps } from '../../deps.js';
 import { UsageError, errorReason } from '../../errors.js';
-import { ABSOLUTE_URL, targetUrl } from '../../http/request-url.js';
-import { assertSafeUrl } from '../../http/transport.js';
+import { ABSOLUTE_URL } from '../../http/request-url.js';
+import { ApiClient } from '../../session/api-client.js';
 import type { GlobalOptions } from '../../options.js';
 import { type Session, resolveSession } from '../../session/session.js';
 import { booleanFlag, collect, commandTarget, defineCommand, globalOptions, listFlag, stringFlag } from '../command.js';
@@ -94,21 +94,22 @@ async function run(deps: Deps, opts: CallOptions): Promise<void> {
   const script = scriptOptions(opts);
   const absolute = ABSOLUTE_URL.test(path);
   if (!baseUrl && !absolute) throw new UsageError('No base URL: pass --base-url, set SCHOOL_BASE_URL, or log in first.');
-  const url = assertSafeUrl(targetUrl(baseUrl ?? path, path), 'URL');
-
-  // The token goes only to the origin it was issued for.
-  if (session && url.origin !== new URL(session.baseUrl).origin) {
-    throw new UsageError(`Refusing to send the token for ${new URL(session.baseUrl).origin} to ${url.origin}.`, {
-      code: 'foreign_origin',
-      hint: 'Add --anonymous to send the request there without a token.',
-    });
-  }
+  // The token goes only to the origin it was issued for; without one, an absolute URL may go anywhere.
+  // One refresh per run: a server that refuses every token must not spend a refresh per page.
+  const client = new ApiClient(deps, {
+    baseUrl: baseUrl ?? path,
+    session,
+    anonymousAnyOrigin: true,
+    refreshLimit: 1,
+    foreignOriginHint: 'Add --anonymous to send the request there without a token.',
+  });
+  const url = client.url(path);
   const headers: Record<string, string> = {};
   for (const h of opts.header ?? []) {
     const [name, value] = parseHeader(h);
-    if (name.toLowerCase() === 'authorization' && session) throw new UsageError('Do not pass an Authorization header: the token is added for you (or use --anonymous).');
     headers[name.toLowerCase()] = value;
   }
+  client.checkHeaders(headers, 'the token is added for you (or use --anonymous)');
   headers.accept ??= 'application/json, */*;q=0.5';
 
   const hasFields = Boolean(opts.rawField?.length || opts.field?.length);
@@ -155,7 +156,7 @@ async function run(deps: Deps, opts: CallOptions): Promise<void> {
       slurp: Boolean(opts.slurp),
       jq,
     },
-    session,
+    client,
   );
 }
 

@@ -5,17 +5,18 @@ import type { HttpResponse } from '../../http/client.js';
 import { type Deadline, startDeadline } from './deadline.js';
 import type { JqFilter } from './jq.js';
 import { terminalJson, writeResponse } from './output.js';
-import { PageGatherer, checkNextPage, nextLink, withoutFragment } from './paginate.js';
+import { PageGatherer } from './paginate.js';
 import { retryDecision } from './retry.js';
 import { type ChallengeOutcome, readChallengeHeader } from '../../oauth/challenge.js';
+import type { ApiClient } from '../../session/api-client.js';
 import type { Session } from '../../session/session.js';
-import { sendAuthorized } from '../../session/authorized-request.js';
-import { retryAfterRefresh } from '../../session/retry-after-refresh.js';
 import { insufficientScopeError, tokenRejected } from '../../session/step-up.js';
 
 export interface CallPlan {
   method: string;
   url: URL;
+  /** The path and query exactly as sent, when they are not the URL parser's (see http/request-url.ts). */
+  path?: string;
   headers: Record<string, string>;
   body?: Buffer;
   include: boolean;
@@ -34,25 +35,23 @@ interface Exchange {
 }
 
 /**
- * Sends the request (and, with --paginate, every next page), retrying what the server asks to
- * retry, and prints the answers. A non-2xx answer still has its body printed, then fails.
+ * Sends the request (and, with --paginate, every next page) through the API client, retrying what
+ * the server asks to retry, and prints the answers. A non-2xx answer still has its body printed,
+ * then fails.
  */
-export async function performCall(deps: Deps, plan: CallPlan, initialSession: Session | undefined): Promise<void> {
-  let session = initialSession;
-  let refreshed = false;
-
-  const sendOnce = async (url: URL, deadline: Deadline, as: Session | undefined): Promise<HttpResponse> => {
+export async function performCall(deps: Deps, plan: CallPlan, client: ApiClient): Promise<void> {
+  const sendOnce = async (url: URL, path: string | undefined, deadline: Deadline): Promise<HttpResponse> => {
     try {
-      const req = {
+      return await client.send({
         method: plan.method,
         url,
+        path,
         headers: plan.headers,
         body: plan.body,
         signal: deadline.signal,
         // The client's idle timeout must not pre-empt the deadline with another message.
         timeoutMs: plan.timeoutSeconds * 1000 + 1000,
-      };
-      return await (as ? sendAuthorized(deps.http, as, req) : deps.http.request(req));
+      });
     } catch (err) {
       if (deadline.expired()) throw deadline.error();
       throw err;
@@ -60,27 +59,18 @@ export async function performCall(deps: Deps, plan: CallPlan, initialSession: Se
   };
 
   // One deadline per request (each page of a listing): its retries and their waits count against it.
-  const exchange = async (url: URL): Promise<Exchange> => {
+  const exchange = async (url: URL, path: string | undefined): Promise<Exchange> => {
     const deadline = startDeadline(plan.timeoutSeconds, deps.signal);
     try {
-      return await exchangeWithin(url, deadline);
+      return await exchangeWithin(url, path, deadline);
     } finally {
       deadline.dispose();
     }
   };
 
-  const exchangeWithin = async (url: URL, deadline: Deadline): Promise<Exchange> => {
+  const exchangeWithin = async (url: URL, path: string | undefined, deadline: Deadline): Promise<Exchange> => {
     for (let attempt = 1; ; attempt++) {
-      // An invalid token gets one refresh and one retry per run, apart from the 429/503 retries.
-      const sent =
-        session && !refreshed
-          ? await retryAfterRefresh(session, (s) => sendOnce(url, deadline, s), async (r) => (await readChallengeHeader(r.status, r.headers['www-authenticate'])).refresh)
-          : { answer: await sendOnce(url, deadline, session), session };
-      if (sent.session !== session) {
-        refreshed = true;
-        session = sent.session;
-      }
-      const res = sent.answer;
+      const res = await sendOnce(url, path, deadline);
       const outcome = await readChallengeHeader(res.status, res.headers['www-authenticate']);
       const retry = retryDecision(res.status, res.headers['retry-after'], attempt, plan.maxRetries, deps.clock.now());
       if (!retry) return { res, outcome };
@@ -95,14 +85,14 @@ export async function performCall(deps: Deps, plan: CallPlan, initialSession: Se
     }
   };
 
-  const baseOrigin = plan.url.origin;
-  const fetched = new Set<string>();
+  const walk = client.pages({ url: plan.url, path: plan.path ?? `${plan.url.pathname}${plan.url.search}` });
   const slurped = new PageGatherer();
   let url = plan.url;
+  let path = plan.path;
   let previousEndedWithNewline = true;
-  for (let page = 1; ; page++) {
-    fetched.add(withoutFragment(url));
-    const { res, outcome } = await exchange(url);
+  for (;;) {
+    const page = walk.page;
+    const { res, outcome } = await exchange(url, path);
     const label = plan.paginate ? `page ${page}` : undefined;
     const ok = res.status >= 200 && res.status < 300;
     if (!ok || (!plan.slurp && !plan.jq)) {
@@ -116,11 +106,12 @@ export async function performCall(deps: Deps, plan: CallPlan, initialSession: Se
       if (plan.include) await writeResponse(deps.io, { ...res, body: Buffer.alloc(0) }, true);
       deps.io.out.write(plan.jq.apply(res.body.toString('utf8'), label ? `The ${label}` : 'The response'));
     }
-    if (!ok) throw httpFailure(res, outcome, session, plan.method, url, label);
+    if (!ok) throw httpFailure(res, outcome, client.session, plan.method, (path ?? url.pathname).replace(/\?.*$/s, ''), label);
 
-    const next = plan.paginate ? nextLink(res.headers.link, res.url) : undefined;
+    const next = plan.paginate ? walk.next(res) : undefined;
     if (!next) break;
-    url = checkNextPage(next, baseOrigin, fetched, page + 1);
+    url = next;
+    path = undefined;
   }
 
   if (plan.slurp) {
@@ -132,8 +123,8 @@ export async function performCall(deps: Deps, plan: CallPlan, initialSession: Se
 }
 
 /** The error for a non-2xx answer: exit 4 for a rejected token or a missing scope, else exit 1. */
-function httpFailure(res: HttpResponse, outcome: ChallengeOutcome, session: Session | undefined, method: string, url: URL, page?: string): CliError {
-  const summary = `${page ? `${page}: ` : ''}HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''} (${method} ${url.pathname})`;
+function httpFailure(res: HttpResponse, outcome: ChallengeOutcome, session: Session | undefined, method: string, path: string, page?: string): CliError {
+  const summary = `${page ? `${page}: ` : ''}HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''} (${method} ${path})`;
   if (session && res.status === 401) {
     return tokenRejected(`${summary}: the server rejected the token${outcome.error ? ` (${outcome.error})` : ''}.`, session);
   }
