@@ -12,7 +12,7 @@ _school_takes_value() {
     case $1 in
         --base-url | --profile | --scope | --add-scope | --port | --timeout | --client-metadata-url | --min-ttl | \
             -X | --method | -H | --header | -f | --raw-field | -F | --field | --input | \
-            --jq | --retry | --toolsets)
+            --jq | --retry | --toolsets | --format | --columns)
             return 0 ;;
     esac
     return 1
@@ -51,14 +51,14 @@ _school_add() {
     done
 }
 
-# Sets the array _school_list to the lines of `school __complete $1` for the --profile and
+# Sets the array _school_list to the lines of `school __complete $@` for the --profile and
 # --base-url of the line (in ctx, the caller's).
 _school_candidates() {
     local line
     _school_list=()
     while IFS= read -r line; do
         _school_list+=("$line")
-    done < <(command school ${ctx[@]+"${ctx[@]}"} __complete "$1" 2>/dev/null)
+    done < <(command school ${ctx[@]+"${ctx[@]}"} __complete "$@" 2>/dev/null)
 }
 
 # File names under $2, each prefixed with $1; directories get a slash and no trailing space.
@@ -88,7 +88,7 @@ _school() {
 
     # What precedes the word being completed: the subcommand, how many arguments it has, the
     # option whose value is being typed, and any --profile/--base-url for `school __complete`.
-    local cmd='' nargs=0 valopt='' dashdash='' i w _school_opt
+    local cmd='' first='' nargs=0 valopt='' dashdash='' i w _school_opt
     local -a ctx=()
     for ((i = 1; i < n - 1; i++)); do
         w=${words[i]}
@@ -116,6 +116,7 @@ _school() {
         if [[ -z $cmd ]]; then
             cmd=$w
         else
+            [[ $nargs -eq 0 ]] && first=$w
             nargs=$((nargs + 1))
         fi
     done
@@ -158,12 +159,22 @@ _school() {
                 else
                     _school_add_files "$keep" "$cur"
                 fi ;;
+            --format)
+                _school_add "$keep" "$cur" json table ;;
             -F | --field)
                 # key=@file reads the file: complete the file name after the @.
                 if [[ $cur == *=@* ]]; then
                     _school_add_files "$keep${cur%%=@*}=@" "${cur#*=@}"
                 fi ;;
         esac
+    elif [[ $cmd == api && -n $first && -z $dashdash && $cur == -* ]]; then
+        # An operation's flags come from the cached API description.
+        _school_candidates api-flags "$first"
+        _school_add "" "$cur" "${_school_list[@]}"
+    elif [[ $cmd == api && -n $first && -z $dashdash && ${words[n-2]} == --?* ]]; then
+        # The value of an operation's flag: its enum values, or true and false.
+        _school_candidates api-values "$first" "${words[n-2]#--}"
+        _school_add "" "$cur" "${_school_list[@]}"
     elif [[ -z $dashdash && $cur == -* ]]; then
         local -a opts=(--base-url --profile --json --verbose -h --help)
         case $cmd in
@@ -174,14 +185,18 @@ _school() {
             call) opts+=(-X --method -H --header -f --raw-field -F --field --input -i --include --anonymous --list
                 --paginate --slurp --jq --retry --timeout) ;;
             mcp) opts+=(--allow-write --toolsets) ;;
+            api) opts+=(--refresh --dry-run --no-validate --input --anonymous --format --columns --jq --paginate --slurp -i --include --timeout --retry) ;;
         esac
         _school_add "" "$cur" "${opts[@]}"
     else
-        local -a commands=(login logout whoami token call mcp status doctor completion help)
+        local -a commands=(login logout whoami token call api mcp status doctor completion help)
         case $cmd/$nargs in
             /*) _school_add "" "$cur" "${commands[@]}" ;;
             help/0) _school_add "" "$cur" "${commands[@]}" ;;
             completion/0) _school_add "" "$cur" bash zsh fish powershell ;;
+            api/0)
+                _school_candidates api-operations
+                _school_add "" "$cur" "${_school_list[@]}" ;;
             call/0)
                 _school_candidates paths
                 _school_add "" "$cur" "${_school_list[@]}" ;;

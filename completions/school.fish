@@ -25,7 +25,7 @@ function __school_state
                 case --
                     set dashdash 1
                     continue
-                case --base-url --profile --scope --add-scope --port --timeout --client-metadata-url --min-ttl -X --method -H --header -f --raw-field -F --field --input --jq --retry
+                case --base-url --profile --scope --add-scope --port --timeout --client-metadata-url --min-ttl -X --method -H --header -f --raw-field -F --field --input --jq --retry --format --columns
                     set skip 1
                     continue
                 case '-*'
@@ -60,7 +60,7 @@ function __school_first_arg -a name
 end
 
 # Candidates of one kind, for the --profile/--base-url already on the command line.
-function __school_complete -a kind
+function __school_complete
     set -l tokens (commandline -opc)
     set -l ctx
     set -l n (count $tokens)
@@ -76,7 +76,45 @@ function __school_complete -a kind
                 set -a ctx $tokens[$i]
         end
     end
-    command school $ctx __complete $kind 2>/dev/null
+    command school $ctx __complete $argv 2>/dev/null
+end
+
+# For `school api <operation>`: the operation's flags, or the values of the flag before the
+# cursor (its enum values, true/false), from the cached API description.
+function __school_api -a what
+    set -l tokens (commandline -opc)
+    set -l op ''
+    set -l seen 0
+    set -l skip 0
+    for t in $tokens[2..-1]
+        if test $skip = 1
+            set skip 0
+            continue
+        end
+        switch $t
+            case --base-url --profile --input --format --columns --jq --timeout --retry
+                set skip 1
+                continue
+            case '-*'
+                continue
+        end
+        if test $seen = 0
+            test "$t" = api; or return
+            set seen 1
+        else
+            set op $t
+            break
+        end
+    end
+    test -n "$op"; or return
+    switch $what
+        case flags
+            string match -q -- '-*' (commandline -ct); and __school_complete api-flags $op
+        case values
+            set -l prev $tokens[-1]
+            string match -q -- '--?*' $prev; or return
+            __school_complete api-values $op (string replace -r -- '^--' '' $prev)
+    end
 end
 
 # --scope takes a list separated by commas: complete its last item, leaving out the ones
@@ -117,6 +155,7 @@ complete -c school -n __school_needs_command -a logout -d 'Revoke the tokens and
 complete -c school -n __school_needs_command -a whoami -d 'Show who is logged in'
 complete -c school -n __school_needs_command -a token -d 'Print a valid access token'
 complete -c school -n __school_needs_command -a call -d 'Make an authenticated request to the school API'
+complete -c school -n __school_needs_command -a api -d "The API's operations as commands, checked before sending"
 complete -c school -n __school_needs_command -a mcp -d 'Serve the school API as MCP tools on stdio, for agent hosts'
 complete -c school -n __school_needs_command -a status -d 'Show every profile'
 complete -c school -n __school_needs_command -a doctor -d 'Check the setup and say how to fix what is wrong'
@@ -160,10 +199,15 @@ complete -c school -n '__school_using call' -l jq -x -d 'Filter the JSON respons
 complete -c school -n '__school_using call' -l retry -x -d 'Retries on 429/503, for any method'
 complete -c school -n '__school_using call' -l timeout -x -d 'Deadline in seconds for the whole request, retries included (default 60)'
 
+# api
+complete -c school -n '__school_first_arg api' -a '(__school_complete api-operations)' -d 'Operation'
+complete -c school -n '__school_using api' -a '(__school_api flags)' -d 'Flag'
+complete -c school -n '__school_using api' -a '(__school_api values)' -d 'Value'
+
 # mcp
 complete -c school -n '__school_using mcp' -l allow-write -d 'Offer and send writes too (POST, PUT, PATCH, DELETE)'
 complete -c school -n '__school_using mcp' -l toolsets -x -d 'Only the operations of these scope areas, comma-separated'
 
 # completion, help
 complete -c school -n '__school_first_arg completion' -a 'bash zsh fish powershell' -d 'Shell'
-complete -c school -n '__school_first_arg help' -a 'login logout whoami token call mcp status doctor completion help' -d 'Command'
+complete -c school -n '__school_first_arg help' -a 'login logout whoami token call api mcp status doctor completion help' -d 'Command'

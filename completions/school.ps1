@@ -12,7 +12,7 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
     # Options followed by a value: the word after them is that value, never a command or a path.
     # Compared case-sensitively (-ccontains, -ceq): -H takes a value, -h does not.
     $takesValue = @('--base-url', '--profile', '--scope', '--add-scope', '--toolsets', '--port', '--timeout', '--client-metadata-url', '--min-ttl',
-        '-X', '--method', '-H', '--header', '-f', '--raw-field', '-F', '--field', '--input', '--jq', '--retry')
+        '-X', '--method', '-H', '--header', '-f', '--raw-field', '-F', '--field', '--input', '--jq', '--retry', '--format', '--columns')
     $globalFlags = @('--base-url', '--profile', '--json', '--verbose', '-h', '--help')
     $commandFlags = @{
         ''     = @('--version')
@@ -22,8 +22,9 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
         call   = @('-X', '--method', '-H', '--header', '-f', '--raw-field', '-F', '--field', '--input', '-i', '--include', '--anonymous', '--list',
             '--paginate', '--slurp', '--jq', '--retry', '--timeout')
         mcp    = @('--allow-write', '--toolsets')
+        api    = @('--refresh', '--dry-run', '--no-validate', '--input', '--anonymous', '--format', '--columns', '--jq', '--paginate', '--slurp', '-i', '--include', '--timeout', '--retry')
     }
-    $commands = @('login', 'logout', 'whoami', 'token', 'call', 'mcp', 'status', 'doctor', 'completion', 'help')
+    $commands = @('login', 'logout', 'whoami', 'token', 'call', 'api', 'mcp', 'status', 'doctor', 'completion', 'help')
     $shells = @('bash', 'zsh', 'fish', 'powershell')
     $methods = @('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS')
 
@@ -43,6 +44,7 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
     # What precedes the word: the subcommand, how many arguments it has, the option whose value
     # is being typed, and any --profile/--base-url to hand to `school __complete`.
     $cmd = ''
+    $first = ''
     $nargs = 0
     $valueOf = ''
     $dashdash = $false
@@ -78,7 +80,7 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
                 continue
             }
         }
-        if ($cmd -eq '') { $cmd = $w } else { $nargs++ }
+        if ($cmd -eq '') { $cmd = $w } else { if ($nargs -eq 0) { $first = $w }; $nargs++ }
     }
 
     # keep: the part of the word that stays as typed; cur: the part being completed.
@@ -102,8 +104,8 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
         }
     }
     $fromSchool = {
-        param($kind)
-        @(& school @context __complete $kind 2>$null)
+        param([string[]]$kindArgs)
+        @(& school @context __complete @kindArgs 2>$null)
     }
     # File names for $partial, as PowerShell completes them, unquoted.
     $fileNames = {
@@ -127,6 +129,7 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
             & $add ($keep + $chosen) @(& $fromSchool 'scopes' | Where-Object { $have -cnotcontains $_ })
         }
         elseif ($valueOf -ceq '-X' -or $valueOf -ceq '--method') { & $add $keep $methods }
+        elseif ($valueOf -ceq '--format') { & $add $keep @('json', 'table') }
         elseif ($valueOf -ceq '--input') {
             & $add $keep @('-')
             & $add $keep @(& $fileNames $cur)
@@ -139,12 +142,21 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
             foreach ($file in @(& $fileNames $partial)) { $found.Add($keep + $field + $file) }
         }
     }
+    elseif ($cmd -ceq 'api' -and $first -and -not $dashdash -and $cur.StartsWith('-')) {
+        # An operation's flags, from the cached API description.
+        & $add '' (& $fromSchool @('api-flags', $first))
+    }
+    elseif ($cmd -ceq 'api' -and $first -and -not $dashdash -and ([string]$words[$words.Count - 1]) -clike '--?*') {
+        # The value of an operation's flag: its enum values, or true and false.
+        & $add '' (& $fromSchool @('api-values', $first, ([string]$words[$words.Count - 1]).Substring(2)))
+    }
     elseif (-not $dashdash -and $cur.StartsWith('-')) {
         & $add '' ($globalFlags + @($commandFlags[$cmd]))
     }
     elseif ($cmd -eq '' -or ($cmd -ceq 'help' -and $nargs -eq 0)) { & $add '' $commands }
     elseif ($cmd -ceq 'completion' -and $nargs -eq 0) { & $add '' $shells }
     elseif ($cmd -ceq 'call' -and $nargs -eq 0) { & $add '' (& $fromSchool 'paths') }
+    elseif ($cmd -ceq 'api' -and $nargs -eq 0) { & $add '' (& $fromSchool 'api-operations') }
 
     # Candidates from a server (scopes, API paths) are inserted into a command line: anything but
     # a plain name is single-quoted, so that no $, `, ;, ( or , in it can run or split the word.

@@ -24,7 +24,9 @@ import { availableParallelism, cpus, loadavg, release, tmpdir, type } from 'node
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createServer } from 'node:http';
 import { BROWSER_DRIVER_SCRIPT } from '@school/sandbox/browser-driver';
+import { bigDescription } from '../test/helpers/big-description.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'school.cjs');
@@ -277,7 +279,7 @@ const [apiSandbox, refreshSandbox, dpopSandbox, dpopRefreshSandbox] = await Prom
 
 const homes = {
   file: join(scratch, 'file'), keychain: join(scratch, 'keychain'), refresh: join(scratch, 'refresh'),
-  dpop: join(scratch, 'dpop'), dpopRefresh: join(scratch, 'dpop-refresh'),
+  dpop: join(scratch, 'dpop'), dpopRefresh: join(scratch, 'dpop-refresh'), api500: join(scratch, 'api500'),
 };
 await login(homes.file, apiSandbox.baseUrl, 'file');
 await login(homes.keychain, apiSandbox.baseUrl, 'keychain');
@@ -288,8 +290,31 @@ await login(homes.dpopRefresh, dpopRefreshSandbox.baseUrl, 'file', 'DPoP');
 const lastRefreshEnd = { refresh: Date.now(), dpopRefresh: Date.now() };
 const envs = {
   file: childEnv(homes.file), keychain: childEnv(homes.keychain), refresh: childEnv(homes.refresh),
-  dpop: childEnv(homes.dpop), dpopRefresh: childEnv(homes.dpopRefresh),
+  dpop: childEnv(homes.dpop), dpopRefresh: childEnv(homes.dpopRefresh), api500: childEnv(homes.api500),
 };
+
+// A description of 500 operations, cached once by `school api` (the listing fetches it; fresh for
+// 24 hours, so the measured runs make no request). Its server lives only for that one fetch.
+const API500_OPERATIONS = 500;
+const api500Url = await new Promise<string>((resolveUrl) => {
+  const text = JSON.stringify(bigDescription(API500_OPERATIONS));
+  const server = createServer((_, res) => res.writeHead(200, { 'content-type': 'application/json', etag: '"bench"' }).end(text));
+  server.listen(0, '127.0.0.1', () => {
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const listed = spawn(NODE, [BIN, 'api', '--base-url', url, '--json'], { env: envs.api500, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    listed.stdout.on('data', (c) => (out += String(c)));
+    listed.stderr.on('data', (c) => (err += String(c)));
+    listed.on('close', (code) => {
+      server.close();
+      const ops = code === 0 ? (parsedJson('school api --json', out) as unknown[]) : [];
+      if (ops.length !== API500_OPERATIONS) fail(`school api --json listed ${ops.length} operations of ${API500_OPERATIONS} (exit ${code}): ${lastWords(err)}`);
+      resolveUrl(url);
+    });
+  });
+});
+const api500DryRun = [NODE, BIN, 'api', '--base-url', api500Url, 'create-thing7', '--title', 'Algebra', '--seats', '30', '--address.city', 'Paris', '--dry-run'];
 // How each home is set up, for the legend under the table.
 const homeNotes = {
   file: 'logged in to the sandbox with --insecure-storage (0600 file store), token valid for an hour',
@@ -297,6 +322,7 @@ const homeNotes = {
   refresh: `logged in with --insecure-storage to a second sandbox whose access tokens last ${SHORT_TTL_S} s`,
   dpop: 'as [file], to a sandbox offering DPoP: tokens bound to a key, a proof signed for every request',
   dpopRefresh: `as [refresh], to a sandbox offering DPoP: the refresh carries a proof, as does the call`,
+  api500: `no login; a cached description of ${API500_OPERATIONS} operations (its compact index read, one operation's detail, the body checked against its schema)`,
 };
 
 // The token curl sends: held in memory and handed to curl on stdin, never on a command line.
@@ -381,6 +407,10 @@ const cases: Case[] = [
   } satisfies Case] : []),
   { name: 'school --help', argv: [NODE, BIN, '--help'], home: 'file', budget: 1.30, samples: [] },
   {
+    name: `school api <op> --dry-run (${API500_OPERATIONS} operations)`, argv: api500DryRun, home: 'api500', budget: 1.50, samples: [],
+    check: (run) => { if (!run.stdout.startsWith('POST http://127.0.0.1:') || !run.stdout.includes('"seats": 30')) fail('school api --dry-run did not print the request.'); },
+  },
+  {
     // import { openSession } from 'school', open the session and print its cached token.
     name: 'library: openSession + token', argv: [NODE, LIBRARY_SCRIPT], home: 'file', budget: 1.25, samples: [],
     check: (run) => { if (!/^\S+\n$/.test(run.stdout)) fail('the library script printed something other than one token line.'); },
@@ -402,7 +432,7 @@ if (binBefore) {
   for (let i = cases.length - 1; i >= 0; i--) {
     const c = cases[i];
     // An earlier build may not speak DPoP: the DPoP rows have no before.
-    if (c.argv[1] !== BIN || c.home === 'dpop' || c.home === 'dpopRefresh') continue;
+    if (c.argv[1] !== BIN || c.home === 'dpop' || c.home === 'dpopRefresh' || c.home === 'api500') continue;
     cases.splice(i + 1, 0, { ...c, name: `${c.name} [before]`, argv: [c.argv[0], binBefore, ...c.argv.slice(2)], budget: undefined, samples: [] });
   }
 }

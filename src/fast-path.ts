@@ -52,8 +52,29 @@ export function parseFast(argv: readonly string[]): FastCommand | undefined {
   return undefined;
 }
 
+/**
+ * `school api …` past the global options: the rest of the line, which the command parses itself
+ * (its operations' flags come from the API description, unknown to the command parser).
+ */
+export function apiLine(argv: readonly string[]): string[] | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--profile' || arg === '--base-url') i++;
+    else if (arg === '--json' || arg === '--verbose' || arg.startsWith('--profile=') || arg.startsWith('--base-url=')) continue;
+    else return arg === 'api' ? [...argv.slice(0, i), ...argv.slice(i + 1)] : undefined;
+  }
+  return undefined;
+}
+
 /** Runs a plain form and returns its exit code, or undefined for the full parser to take over. */
 export async function fastPath(argv: readonly string[], signal: AbortSignal): Promise<number | undefined> {
+  const api = apiLine(argv);
+  if (api) {
+    const { systemDeps } = await import('./deps-system.js');
+    const verbose = api.includes('--verbose');
+    await (await import('./commands/api/api.js')).runApi(systemDeps({ verbose, signal }), api);
+    return 0;
+  }
   const fast = parseFast(argv);
   if (!fast) return undefined;
   if (fast.command === 'help') {

@@ -1,9 +1,11 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { readBody } from './body.js';
 import { dpopChallenge, dpopHeaderOf, proofThumbprint, type ResourceDpop } from './dpop.js';
-import { buildOpenApi } from './openapi.js';
+import { SYNTHETIC_SCHEMAS, buildOpenApi, syntheticScope, type DescriptionOptions } from './openapi.js';
+import { createPlatform, type PlatformCall } from './platform.js';
+import { firstViolation } from './schema-check.js';
 import { userClaims, type Emit } from './provider.js';
 import { DATA_SCOPES } from './scopes.js';
 import type { SandboxUser } from './users.js';
@@ -153,25 +155,24 @@ export interface ResourceServerContext {
   dpop: ResourceDpop;
   /** RFC 9728 DPoP fields of the protected-resource metadata, where the variant offers DPoP. */
   dpopMetadata?: { dpop_signing_alg_values_supported: string[]; dpop_bound_access_tokens_required: boolean };
+  /** What the variant changes in /openapi.json (x-cli-name, synthetic operations). */
+  description?: DescriptionOptions;
 }
 
 interface Course { id: string; title: string; visibility: 'public' | 'private'; lecturer?: string; [k: string]: unknown }
 interface Student { id: string; name: string; email?: string; [k: string]: unknown }
 
-// The protected resource: RFC 9728 metadata, /openapi.json and a small data API whose
-// operations are guarded by the platform's scopes. No token means anonymous, never a challenge.
+// The protected resource: RFC 9728 metadata, /openapi.json and the data API whose operations
+// are guarded by the platform's scopes. No token means anonymous, never a challenge. Courses,
+// lessons, students and echo are written out here; every other area is served by platform.ts
+// from the table in catalogue.ts, on the same records.
 export function createResourceServer(ctx: ResourceServerContext) {
   const { baseUrl, issuer, provider, emit } = ctx;
   const resourceMetadataUrl = `${baseUrl}/.well-known/oauth-protected-resource`;
-  const courses: Course[] = [
-    { id: 'c-101', title: 'Analytical Engines for Beginners', visibility: 'public', lecturer: 'Ada Lovelace' },
-    { id: 'c-102', title: 'On Computable Numbers', visibility: 'public', lecturer: 'Alan Turing' },
-    { id: 'c-201', title: 'Cryptanalysis Seminar', visibility: 'private', lecturer: 'Alan Turing' },
-  ];
-  const students: Student[] = [
-    { id: 's-1', name: 'Grace Hopper', email: 'grace@example.edu' },
-    { id: 's-2', name: 'Edsger Dijkstra', email: 'edsger@example.edu' },
-  ];
+  const platform = createPlatform(baseUrl, ctx.users);
+  const courses = platform.records('Course') as Course[];
+  const students = platform.records('Student') as Student[];
+  const synthetic = ctx.description?.totalOperations ? /^\/api\/synthetic\/([a-z_]+)\/op-(\d+)$/ : undefined;
 
   function invalidToken(res: ServerResponse, description: string) {
     sendJson(res, 401, { error: 'invalid_token', error_description: description }, {
@@ -229,19 +230,29 @@ export function createResourceServer(ctx: ResourceServerContext) {
     }
     if (path === '/openapi.json') {
       if (method !== 'GET' && method !== 'HEAD') return methodNotAllowed(res, 'GET');
-      sendJson(res, 200, buildOpenApi(baseUrl, ctx.oauthUrls));
+      // Cacheable as a description is: an ETag to revalidate with, fresh for five minutes.
+      const text = JSON.stringify(buildOpenApi(baseUrl, ctx.oauthUrls, ctx.description), null, 2);
+      const etag = `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
+      const cache = { ETag: etag, 'Cache-Control': 'max-age=300' };
+      const revalidated = req.headers['if-none-match'] === etag;
+      emit('openapi', { method, status: revalidated ? 304 : 200, conditional: req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined });
+      if (revalidated) res.writeHead(304, cache).end();
+      else res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', ...cache }).end(method === 'HEAD' ? undefined : text);
       return true;
     }
 
     if (path.startsWith('/api/testing/')) return handleTesting(req, res, url);
 
     const courseMatch = /^\/api\/courses\/([^/]+)$/.exec(path);
+    const syntheticMatch = synthetic?.exec(path);
     let allowed: string[];
     if (path === '/api/courses' || path === '/api/students') allowed = ['GET', 'POST'];
     else if (path === '/api/lessons') allowed = ['GET'];
-    else if (courseMatch) allowed = ['GET'];
+    else if (courseMatch) allowed = ['GET', ...platform.methodsAt(path)];
     else if (path === '/api/echo') allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
-    else return false;
+    else if (syntheticMatch) allowed = [syntheticScope(Number(syntheticMatch[2])).method];
+    else allowed = platform.methodsAt(path);
+    if (!allowed.length) return false;
     if (!allowed.includes(method)) return methodNotAllowed(res, allowed.join(', '));
 
     const access = await checkAccess(req, provider, baseUrl, ctx.dpop, `${baseUrl}${path}`);
@@ -321,7 +332,7 @@ export function createResourceServer(ctx: ResourceServerContext) {
       sendJson(res, 200, { anonymous: !token, courses: token ? courses : courses.filter((c) => c.visibility === 'public') });
       return true;
     }
-    if (courseMatch) {
+    if (courseMatch && method === 'GET') {
       if (!guard('courses:read', true)) return true;
       const id = decodeURIComponent(courseMatch[1]!);
       const course = courses.find((c) => c.id === id && (token || c.visibility === 'public'));
@@ -333,14 +344,15 @@ export function createResourceServer(ctx: ResourceServerContext) {
       if (!guard('courses:write', false)) { await readApiBody(req).catch(() => undefined); return true; }
       const input = await jsonBody(req, res);
       if (!input) return true;
-      if (typeof input.title !== 'string' || !input.title.trim()) {
-        sendJson(res, 400, { error: 'invalid_request', error_description: 'title (a non-empty string) is required' });
+      const violation = platform.violation('NewCourse', input);
+      if (violation) {
+        sendJson(res, 400, { error: 'invalid_request', error_description: `${violation.field}: ${violation.message}`, field: violation.field });
         return true;
       }
       const course: Course = {
         visibility: 'private',
         ...input,
-        title: input.title,
+        title: input.title as string,
         id: `c-${randomUUID().slice(0, 8)}`,
         created_by: token!.sub,
       };
@@ -370,16 +382,50 @@ export function createResourceServer(ctx: ResourceServerContext) {
       if (!guard('students:write', false)) { await readApiBody(req).catch(() => undefined); return true; }
       const input = await jsonBody(req, res);
       if (!input) return true;
-      if (typeof input.name !== 'string' || !input.name.trim()) {
-        sendJson(res, 400, { error: 'invalid_request', error_description: 'name (a non-empty string) is required' });
+      const violation = platform.violation('NewStudent', input);
+      if (violation) {
+        sendJson(res, 400, { error: 'invalid_request', error_description: `${violation.field}: ${violation.message}`, field: violation.field });
         return true;
       }
-      const student: Student = { ...input, name: input.name, id: `s-${randomUUID().slice(0, 8)}` };
+      const student: Student = { ...input, name: input.name as string, id: `s-${randomUUID().slice(0, 8)}` };
       students.push(student);
       sendJson(res, 201, student, { Location: `${baseUrl}/api/students/${student.id}` });
       return true;
     }
-    return false;
+    if (syntheticMatch) {
+      const n = Number(syntheticMatch[2]);
+      const { scope } = syntheticScope(n);
+      if (method === 'GET') {
+        if (!guard(scope, true)) return true;
+        sendJson(res, 200, { operation: n, anonymous: !token });
+        return true;
+      }
+      if (!guard(scope, false)) { await readApiBody(req).catch(() => undefined); return true; }
+      const input = await jsonBody(req, res);
+      if (!input) return true;
+      const violation = firstViolation(input, SYNTHETIC_SCHEMAS.NewSyntheticRecord!, { components: { schemas: SYNTHETIC_SCHEMAS } });
+      if (violation) {
+        sendJson(res, 400, { error: 'invalid_request', error_description: `${violation.field}: ${violation.message}`, field: violation.field });
+        return true;
+      }
+      sendJson(res, 201, { operation: n, ...input });
+      return true;
+    }
+    const call: PlatformCall = {
+      method,
+      url,
+      token: token ? { sub: token.sub } : undefined,
+      guard,
+      readJson: () => jsonBody(req, res),
+      discardBody: async () => { await readApiBody(req).catch(() => undefined); },
+      send: (status, body, headers) => sendJson(res, status, body, headers),
+      sendEmpty: (status) => {
+        res.statusCode = status;
+        res.setHeader('Cache-Control', 'no-store');
+        res.end();
+      },
+    };
+    return platform.serve(call);
   };
 }
 

@@ -15,7 +15,7 @@ import {
 import { defaultUsers, type SandboxUser } from './users.js';
 import { ResourceDpop } from './dpop.js';
 import {
-  ISSUER_PATH, type SandboxVariant, defaultClientAuthMethod, dpopSigningAlgs, frontDoor, hasIssuerPath, replayBodyOf, resourceDpopNonces, usesDpop,
+  ISSUER_PATH, type SandboxVariant, defaultClientAuthMethod, descriptionOptions, dpopSigningAlgs, frontDoor, hasIssuerPath, replayBodyOf, resourceDpopNonces, usesDpop,
 } from './variants.js';
 
 export interface SandboxOptions {
@@ -138,7 +138,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const dpopMetadata = usesDpop(variants)
     ? { dpop_signing_alg_values_supported: dpop.algs, dpop_bound_access_tokens_required: variants.has('dpop-required') }
     : undefined;
-  const resourceServer = createResourceServer({ baseUrl, issuer, provider, users, emit, oauthUrls: urls, dpop, dpopMetadata });
+  const resourceServer = createResourceServer({
+    baseUrl, issuer, provider, users, emit, oauthUrls: urls, dpop, dpopMetadata, description: descriptionOptions(variants),
+  });
 
   // RFC 8707 resource values are compared as exact strings by oidc-provider; the API's
   // identifier is accepted with or without a trailing slash by canonicalising it first.

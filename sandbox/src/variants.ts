@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { dpopHeaderOf, proofThumbprint } from './dpop.js';
+import type { DescriptionOptions } from './openapi.js';
 
 import { ALL_SCOPES, DATA_SCOPES, isKnownScope } from './scopes.js';
 
@@ -110,10 +111,27 @@ export const SANDBOX_VARIANTS = [
   'dpop-api-nonce-loop',
   // DPoP offered with PS256 alone among dpop_signing_alg_values_supported (and accepted).
   'dpop-other-algs',
+  // The description gives some operations an `x-cli-name` (CLI_NAMES in openapi.ts), the name a
+  // command line uses instead of the one made from the operationId.
+  'cli-names',
+  // A large description: the platform's operations padded with synthetic ones (served under
+  // /api/synthetic/) to LARGE_DESCRIPTION_OPERATIONS in all, for measuring clients.
+  'large-description',
 ] as const;
 
 export type SandboxVariant = (typeof SANDBOX_VARIANTS)[number];
 export type Variants = ReadonlySet<SandboxVariant>;
+
+/** How many operations the `large-description` variant describes. */
+export const LARGE_DESCRIPTION_OPERATIONS = 500;
+
+/** What the variant changes in the API description. */
+export function descriptionOptions(v: Variants): DescriptionOptions {
+  return {
+    ...(v.has('cli-names') ? { cliNames: true } : {}),
+    ...(v.has('large-description') ? { totalOperations: LARGE_DESCRIPTION_OPERATIONS } : {}),
+  };
+}
 
 /** The path of the issuer in the variants whose issuer has one. */
 export const ISSUER_PATH = '/tenant';

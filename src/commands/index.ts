@@ -1,3 +1,4 @@
+import { apiCommand } from './api/api.js';
 import { callCommand } from './call/call.js';
 import type { CommandEntry } from './command.js';
 import { completeCommand } from './completion/complete.js';
@@ -14,7 +15,7 @@ import { whoamiCommand } from './whoami/whoami.js';
 /** The headings of `school --help`, each with its commands in the order listed. */
 export const COMMAND_GROUPS: ReadonlyArray<{ heading: string; commands: readonly CommandEntry[] }> = [
   { heading: 'Sign in:', commands: [loginCommand, logoutCommand] },
-  { heading: 'Use the API:', commands: [tokenCommand, callCommand, mcpCommand] },
+  { heading: 'Use the API:', commands: [tokenCommand, callCommand, apiCommand, mcpCommand] },
   { heading: 'Inspect:', commands: [whoamiCommand, statusCommand, doctorCommand] },
   { heading: 'Shell:', commands: [completionCommand] },
 ];

@@ -1,4 +1,4 @@
-import { fetchOpenApi } from '../api/openapi.js';
+import { loadApiDescription } from '../session/api-description.js';
 import type { Deps } from '../deps.js';
 import type { PendingLogin, PendingLoginRecord } from '../state/pending-login.js';
 import { printable } from '../util/printable.js';
@@ -60,8 +60,7 @@ export function loggedInMessage(user: string | undefined, where: string): string
   return user ? `Logged in as ${printable(user)} on ${printable(where)}.` : `Logged in on ${printable(where)}; the server does not say who signed in.`;
 }
 
-/** Path completion and `school mcp` read the API description from the cache; a failure here costs nothing. */
+/** Completion, `school api` and `school mcp` read the API description from the cache; a failure here costs nothing. */
 export async function cacheApiDescription(deps: Deps, baseUrl: string): Promise<void> {
-  const doc = await fetchOpenApi(deps.http, baseUrl, AbortSignal.any([deps.signal, AbortSignal.timeout(3000)])).catch(() => undefined);
-  if (doc) await deps.state.saveApiDescription(baseUrl, doc);
+  await loadApiDescription(deps, baseUrl, { signal: AbortSignal.any([deps.signal, AbortSignal.timeout(3000)]) }).catch(() => undefined);
 }

@@ -5,7 +5,6 @@
  * apart from the CLI, see scripts/build.mjs), so this file is the one place that knows how the
  * engine does these things.
  */
-import { fetchOpenApi } from '../api/openapi.js';
 import { ABSOLUTE_URL, underBase } from '../http/request-url.js';
 import type { Deps } from '../deps.js';
 import { CliError, ExitCode, errorReason } from '../errors.js';
@@ -14,6 +13,7 @@ import { startPendingLogin } from '../login/two-step.js';
 import { readChallengeHeader } from '../oauth/challenge.js';
 import { fromOAuthError } from '../oauth/oauth-errors.js';
 import { ApiClient, pagesFromAnswers } from '../session/api-client.js';
+import { loadApiDescription } from '../session/api-description.js';
 import { lookUpIdentity } from '../session/identity.js';
 import { serverFor } from '../session/server.js';
 import { type Session, notLoggedIn, resolveSession } from '../session/session.js';
@@ -82,7 +82,7 @@ export interface McpEngine {
   baseUrl(): string | undefined;
   /** The copy `call --list` cached, if any; never a network request. */
   cachedApiDescription(): Promise<unknown>;
-  /** A fresh copy of `/openapi.json`, cached for the next run. */
+  /** A fresh copy of `/openapi.json` (fresh as the description cache keeps it), cached for the next run. */
   fetchApiDescription(signal?: AbortSignal): Promise<unknown>;
   /** An authenticated request to the API: a token due is renewed first; a 401 is refreshed and retried once. */
   send(req: ApiRequest): Promise<Outcome<ApiAnswer>>;
@@ -215,9 +215,10 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
       const url = baseUrl() ?? (await deps.state.rememberedBaseUrl(profile));
       if (!url) throw noBaseUrl();
       knownBaseUrl ??= url;
-      const doc = await fetchOpenApi(deps.http, url, signal);
-      await deps.state.saveApiDescription(url, doc).catch(() => undefined);
-      return doc;
+      // The description cache `school api` keeps: fresh, revalidated (a 304 keeps it), or fetched anew.
+      const loaded = await loadApiDescription(deps, url, { signal });
+      if (loaded.how === 'stale') throw new CliError(loaded.note ?? 'The API description could not be fetched.', { code: 'openapi_unavailable' });
+      return loaded.document();
     },
     async send(req) {
       const found = await current();

@@ -1,19 +1,19 @@
+import { type ModelParameter, readApiModel, scopeArea } from '../api/operations.js';
 import { assignNames } from './names.js';
 import { createHash } from 'node:crypto';
-import { type JsonSchema, PROPERTY_NAME, cleanText, newBudget, resolvePointer, serverWords, toolSchema } from './schema.js';
+import { type JsonSchema, PROPERTY_NAME, cleanText, newBudget, serverWords, toolSchema } from './schema.js';
+
+export { HTTP_METHODS as METHODS, MAX_OPERATIONS, scopeArea } from '../api/operations.js';
 
 /**
  * The tools `school mcp` offers, made from the API description (`/openapi.json`). Every part of
  * the document is untrusted: anything of unexpected shape is skipped, never thrown on.
  */
 
-export const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 export const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 
 /** More operations than this become one `school_operations` tool, unless `--toolsets` picks some. */
 export const MAX_OPERATION_TOOLS = 40;
-/** The most operations read from a document: beyond that, a description is not one a person wrote. */
-export const MAX_OPERATIONS = 20_000;
 
 export interface ApiParameter {
   name: string;
@@ -50,59 +50,23 @@ export interface Tool {
   annotations: { title?: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint?: boolean; openWorldHint: boolean };
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const listOf = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-
-/** A `$ref` to a parameter or request body, followed once (they do not nest). */
-function deref(doc: unknown, value: unknown): unknown {
-  if (isObject(value) && typeof value.$ref === 'string') return resolvePointer(doc, value.$ref);
-  return value;
-}
-
-function scopesOf(security: unknown): { scopes: string[]; anonymous: boolean } {
-  const requirements = listOf(security).filter(isObject);
-  const scopes = new Set<string>();
-  let anonymous = requirements.length === 0;
-  for (const requirement of requirements) {
-    const entries = Object.values(requirement);
-    if (entries.length === 0) anonymous = true;
-    for (const list of entries) for (const s of listOf(list)) if (typeof s === 'string' && /^[\x21\x23-\x5b\x5d-\x7e]{1,100}$/.test(s)) scopes.add(s);
-  }
-  return { scopes: [...scopes].slice(0, 20), anonymous };
-}
-
-function isPaginated(op: Record<string, unknown>): boolean {
-  if (op['x-paginated'] === true) return true;
-  const responses = isObject(op.responses) ? op.responses : {};
-  return Object.entries(responses).some(
-    ([status, response]) => /^2/.test(status) && isObject(response) && isObject(response.headers) && Object.keys(response.headers).some((h) => h.toLowerCase() === 'link'),
-  );
-}
-
-function parametersOf(doc: unknown, lists: unknown[][]): ApiParameter[] {
-  const byKey = new Map<string, ApiParameter>();
+/** The operation's path and query parameters as tool input properties (headers and cookies are ours to set). */
+function parametersOf(doc: unknown, params: readonly ModelParameter[]): ApiParameter[] {
   const budget = newBudget();
-  for (const raw of lists.flat().slice(0, 200)) {
-    const p = deref(doc, raw);
-    if (!isObject(p) || typeof p.name !== 'string' || !p.name || p.name.length > 200) continue;
-    if (p.in !== 'path' && p.in !== 'query') continue; // headers and cookies are ours to set
-    const param: ApiParameter = {
-      name: p.name,
-      key: p.name,
-      in: p.in,
-      required: p.required === true || p.in === 'path',
-      schema: toolSchema(doc, p.schema, budget),
-    };
+  const out: ApiParameter[] = [];
+  for (const p of params) {
+    if (p.in !== 'path' && p.in !== 'query') continue;
+    if (!p.name || p.name.length > 200) continue; // not a name a person gave
+    const param: ApiParameter = { name: p.name, key: p.name, in: p.in, required: p.required, schema: toolSchema(doc, p.schema, budget) };
     // Path and query values travel as text: a parameter without a type is a string.
     if (param.schema.type === undefined && param.schema.anyOf === undefined && param.schema.enum === undefined) param.schema.type = 'string';
     const description = serverWords("Server's description", p.description);
     if (description) param.description = description;
-    byKey.set(`${p.in}:${p.name}`, param);
+    out.push(param);
   }
-  const params = [...byKey.values()];
   // Hosts accept property names of [A-Za-z0-9_.-], at most 64; `body` is the request body's.
-  const used = new Set(params.filter((p) => PROPERTY_NAME.test(p.name) && p.name !== 'body').map((p) => p.name));
-  for (const p of params) {
+  const used = new Set(out.filter((p) => PROPERTY_NAME.test(p.name) && p.name !== 'body').map((p) => p.name));
+  for (const p of out) {
     if (PROPERTY_NAME.test(p.name) && p.name !== 'body') continue;
     // A short name keeps a readable form (filter[kind] → query_filter_kind_); a long one, which
     // could carry a message of its own, becomes a tag made from it, the same on every run.
@@ -115,55 +79,32 @@ function parametersOf(doc: unknown, lists: unknown[][]): ApiParameter[] {
     const shown = serverWords(`The ${p.in} parameter's name, as the server spells it`, p.name, 40);
     p.description = [p.description, shown ? `${shown}.` : undefined].filter(Boolean).join(' ');
   }
-  return params;
+  return out;
 }
 
-function jsonBodyOf(doc: unknown, raw: unknown): ApiOperation['body'] {
-  const body = deref(doc, raw);
-  if (!isObject(body) || !isObject(body.content)) return undefined;
-  const entry = Object.entries(body.content).find(([type]) => /^application\/(?:[\w.+-]*\+)?json\b/i.test(type.trim()));
-  if (!entry) return undefined;
-  const media = entry[1];
-  return { schema: toolSchema(doc, isObject(media) ? media.schema : undefined), required: body.required === true };
-}
-
-/** Every operation of the document, each with its tool name. */
+/** Every operation of the document (read by the one operation model, src/api/operations.ts), each with its tool name. */
 export function readOperations(doc: unknown): ApiOperation[] {
-  if (!isObject(doc) || !isObject(doc.paths)) return [];
-  const found: Array<Omit<ApiOperation, 'name'>> = [];
-  outer: for (const [path, rawItem] of Object.entries(doc.paths)) {
-    const item = deref(doc, rawItem);
-    if (!isObject(item) || !path.startsWith('/') || path.length > 2000) continue;
-    for (const method of METHODS) {
-      if (found.length >= MAX_OPERATIONS) break outer;
-      const op = item[method];
-      if (!isObject(op)) continue;
-      const { scopes, anonymous } = scopesOf(op.security !== undefined ? op.security : doc.security);
-      const summary = cleanText(op.summary, 120);
-      const description = cleanText(op.description, 600);
-      found.push({
-        method: method.toUpperCase(),
-        path,
-        ...(typeof op.operationId === 'string' && op.operationId ? { operationId: op.operationId } : {}),
-        ...(summary ? { summary } : {}),
-        ...(description && description !== summary ? { description } : {}),
-        scopes,
-        anonymous,
-        paginated: method === 'get' && isPaginated(op),
-        parameters: parametersOf(doc, [listOf(item.parameters), listOf(op.parameters)]),
-        ...(method === 'get' || method === 'head' ? {} : { body: jsonBodyOf(doc, op.requestBody) }),
-      });
-    }
-  }
+  const found: Array<Omit<ApiOperation, 'name'>> = readApiModel(doc).operations.map((op) => {
+    const summary = cleanText(op.summary, 120);
+    const description = cleanText(op.description, 600);
+    const reading = op.method === 'GET' || op.method === 'HEAD';
+    return {
+      method: op.method,
+      path: op.path,
+      ...(op.operationId ? { operationId: op.operationId } : {}),
+      ...(summary ? { summary } : {}),
+      ...(description && description !== summary ? { description } : {}),
+      scopes: op.scopes,
+      anonymous: op.anonymous,
+      paginated: op.method === 'GET' && op.paginated,
+      parameters: parametersOf(doc, op.parameters),
+      ...(reading ? {} : { body: op.body?.json ? { schema: toolSchema(doc, op.body.schema), required: op.body.required } : undefined }),
+    };
+  });
   const names = assignNames(found);
   return found.map((op, i) => ({ ...op, name: names[i] }));
 }
 
-/** The area of a scope: the part before `:` (`courses:read` → `courses`). */
-export function scopeArea(scope: string): string {
-  const colon = scope.indexOf(':');
-  return colon < 0 ? scope : scope.slice(0, colon);
-}
 
 export function inToolsets(op: Pick<ApiOperation, 'scopes'>, areas: readonly string[]): boolean {
   return op.scopes.some((s) => areas.includes(scopeArea(s).toLowerCase()));

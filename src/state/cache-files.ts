@@ -30,3 +30,13 @@ export function serverCacheFile(cacheDir: string, baseUrl: string): string {
 export function openapiCacheFile(cacheDir: string, baseUrl: string): string {
   return join(cacheDir, 'openapi', `${cacheKey(baseUrl)}.json`);
 }
+
+/** The compact index of a base URL's API description (see src/api/api-index.ts). */
+export function openapiIndexFile(cacheDir: string, baseUrl: string): string {
+  return join(cacheDir, 'openapi', `${cacheKey(baseUrl)}.index.json`);
+}
+
+/** One generation of the detail file of a base URL's API description. */
+export function openapiDetailFile(cacheDir: string, baseUrl: string, generation: string): string {
+  return join(cacheDir, 'openapi', `${cacheKey(baseUrl)}.${generation}.detail.jsonl`);
+}

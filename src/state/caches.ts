@@ -1,10 +1,10 @@
 // fs.promises, not node:fs/promises: the promise API loads a dozen modules, so only where it is used.
-import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, openSync, promises as fs, readSync, readdirSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { OpenApiDoc } from '../types/api-description.js';
 import type { ServerInfo } from '../types/server.js';
 import { writeFileAtomic } from './atomic.js';
-import { openapiCacheFile, serverCacheFile } from './cache-files.js';
+import { openapiCacheFile, openapiDetailFile, openapiIndexFile, serverCacheFile } from './cache-files.js';
 import { type StoreContext, parseJson } from './store-context.js';
 
 /** What is cached of each server: its metadata (with its scopes) and its API description. Losing any costs a request. */
@@ -15,6 +15,16 @@ export interface Caches {
   cachedScopes(baseUrl?: string): Promise<string[]>;
   cachedApiDescription(baseUrl: string): Promise<OpenApiDoc | undefined>;
   saveApiDescription(baseUrl: string, doc: OpenApiDoc): Promise<void>;
+  /** The compact index of a base URL's description as saved (its shape is the caller's to check). */
+  readApiIndex(baseUrl: string): Promise<unknown>;
+  /**
+   * Saves a description's compact index, and with a new document its detail file (named in the
+   * index as `detailFile`) and the document itself. The index is written last: a reader sees the
+   * old index with its old detail file, or the new one with the new.
+   */
+  saveApiCache(baseUrl: string, entry: { index: Record<string, unknown>; detail?: string; doc?: unknown }): Promise<{ detailFile: string } | undefined>;
+  /** One operation's detail: `length` bytes at `offset` of the index's detail file; the whole file without them. */
+  readApiDetail(baseUrl: string, detailFile: string, offset?: number, length?: number): Promise<string | undefined>;
   /**
    * The last DPoP nonce an origin gave (RFC 9449 §9), while it may still be good: the first proof
    * of the next process carries it instead of costing a refused request to learn it. Not a secret.
@@ -70,6 +80,18 @@ function isOpenApiDoc(value: unknown): value is OpenApiDoc {
   return Boolean(value && typeof value === 'object' && !Array.isArray(value));
 }
 
+/** The detail files of one index but the current one: left by an earlier fetch. */
+function removeOtherDetailFiles(indexFile: string, keep: string): void {
+  const prefix = basename(indexFile).replace(/\.index\.json$/, '.');
+  try {
+    for (const name of readdirSync(dirname(indexFile))) {
+      if (name !== keep && name.startsWith(prefix) && name.endsWith('.detail.jsonl')) rmSync(join(dirname(indexFile), name), { force: true });
+    }
+  } catch {
+    // A file another process still reads, or one already gone: the next fetch tries again.
+  }
+}
+
 export function openCaches(ctx: StoreContext): Caches {
   const { paths, readOwnFile } = ctx;
   const serverFile = (baseUrl: string) => serverCacheFile(paths.cacheDir, baseUrl);
@@ -104,6 +126,48 @@ export function openCaches(ctx: StoreContext): Caches {
     },
     async saveApiDescription(baseUrl, doc) {
       await writeFileAtomic(openapiCacheFile(paths.cacheDir, baseUrl), JSON.stringify({ baseUrl, doc }), 0o600).catch(() => undefined);
+    },
+    async readApiIndex(baseUrl) {
+      return parseJson(await readOwnFile(openapiIndexFile(paths.cacheDir, baseUrl)));
+    },
+    async saveApiCache(baseUrl, entry) {
+      // Losing the cache costs a request, so a failed write is not an error.
+      try {
+        const indexFile = openapiIndexFile(paths.cacheDir, baseUrl);
+        let index = entry.index;
+        let detailFile: string | undefined;
+        if (entry.detail !== undefined) {
+          detailFile = basename(openapiDetailFile(paths.cacheDir, baseUrl, `${Date.now().toString(36)}${process.pid.toString(36)}`));
+          await writeFileAtomic(join(dirname(indexFile), detailFile), entry.detail, 0o600);
+          index = { ...index, detailFile };
+        }
+        if (entry.doc !== undefined) await writeFileAtomic(openapiCacheFile(paths.cacheDir, baseUrl), JSON.stringify({ baseUrl, doc: entry.doc }), 0o600);
+        await writeFileAtomic(indexFile, JSON.stringify(index), 0o600);
+        if (detailFile) removeOtherDetailFiles(indexFile, detailFile);
+        return { detailFile: typeof index.detailFile === 'string' ? index.detailFile : '' };
+      } catch {
+        return undefined;
+      }
+    },
+    async readApiDetail(baseUrl, detailFile, offset, length) {
+      // Only a file of this base URL, beside its index: the name comes from a file, not a path to follow.
+      const prefix = basename(openapiIndexFile(paths.cacheDir, baseUrl)).replace(/\.index\.json$/, '.');
+      if (!detailFile.startsWith(prefix) || detailFile !== basename(detailFile) || !detailFile.endsWith('.detail.jsonl')) return undefined;
+      const file = join(paths.cacheDir, 'openapi', detailFile);
+      if (offset === undefined || length === undefined) return readOwnFile(file);
+      if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0 || length > 64 * 1024 * 1024) return undefined;
+      await ctx.checkOwnDirs();
+      let fd: number | undefined;
+      try {
+        fd = openSync(file, 'r');
+        const buffer = Buffer.alloc(length);
+        const read = readSync(fd, buffer, 0, length, offset);
+        return read === length ? buffer.toString('utf8') : undefined;
+      } catch {
+        return undefined;
+      } finally {
+        if (fd !== undefined) closeSync(fd);
+      }
     },
     async dpopNonce(origin, nowSeconds) {
       const entry = (await readNonces().catch((): NonceEntries => ({})))[origin];

@@ -11,6 +11,8 @@ export interface StoreContext {
   probeStore(kind: StorageKind, area?: CredentialArea): Promise<ProbeResult>;
   /** A file of ours, read only once its dirs passed the ownership and mode checks; undefined when absent or unreadable. */
   readOwnFile(file: string): Promise<string | undefined>;
+  /** The ownership and mode checks alone, for a reader that reads part of a file. */
+  checkOwnDirs(): Promise<void>;
 }
 
 export function storeContext(paths: Paths, credentials: CredentialBackends): StoreContext {
@@ -23,6 +25,7 @@ export function storeContext(paths: Paths, credentials: CredentialBackends): Sto
       await checkPrivatePaths(paths);
       return readFileIfExists(file).catch(() => undefined);
     },
+    checkOwnDirs: () => checkPrivatePaths(paths),
   };
 }
 

@@ -61,8 +61,8 @@ describe('openapi operations', () => {
       },
     });
     expect(ops).toEqual([
-      { method: 'GET', path: '/api/courses', scopes: ['courses:read'], anonymous: true, summary: 'List courses', paginated: false, parameters: [] },
-      { method: 'POST', path: '/api/courses', scopes: ['courses:write'], anonymous: false, summary: undefined, paginated: false, parameters: [] },
+      { command: 'get-api-courses', method: 'GET', path: '/api/courses', scopes: ['courses:read'], anonymous: true, summary: 'List courses', paginated: false, parameters: [] },
+      { command: 'post-api-courses', method: 'POST', path: '/api/courses', scopes: ['courses:write'], anonymous: false, summary: undefined, paginated: false, parameters: [] },
     ]);
   });
 });

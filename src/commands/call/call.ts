@@ -1,11 +1,12 @@
 // fs.promises, not node:fs/promises: the promise API loads a dozen modules, so only where it is used.
 import { promises as fs } from 'node:fs';
 import type { Command } from 'commander';
-import { fetchOpenApi, listOperations } from '../../api/openapi.js';
+import { type OpenApiDoc, listOperations } from '../../api/openapi.js';
 import type { Deps } from '../../deps.js';
-import { UsageError, errorReason } from '../../errors.js';
+import { CliError, UsageError } from '../../errors.js';
 import { ABSOLUTE_URL } from '../../http/request-url.js';
 import { ApiClient } from '../../session/api-client.js';
+import { loadApiDescription } from '../../session/api-description.js';
 import type { GlobalOptions } from '../../options.js';
 import { type Session, resolveSession } from '../../session/session.js';
 import { booleanFlag, collect, commandTarget, defineCommand, globalOptions, listFlag, stringFlag } from '../command.js';
@@ -45,19 +46,12 @@ function scriptOptions(opts: CallOptions) {
 }
 
 async function listRun(deps: Deps, opts: CallOptions, baseUrl: string): Promise<void> {
-  const doc = await fetchOpenApi(deps.http, baseUrl, deps.signal).then(
-    async (fetched) => {
-      await deps.state.saveApiDescription(baseUrl, fetched);
-      return fetched;
-    },
-    async (err: unknown) => {
-      const cached = await deps.state.cachedApiDescription(baseUrl);
-      if (!cached) throw err;
-      deps.io.err.write(`Could not fetch /openapi.json (${printable(errorReason(err))}); showing the cached copy.\n`);
-      return cached;
-    },
-  );
-  const ops = listOperations(doc);
+  // The description cache `school api` uses: fresh, revalidated, or the stale copy with a note.
+  const loaded = await loadApiDescription(deps, baseUrl);
+  if (loaded.note) deps.io.err.write(`${loaded.note}\n`);
+  const doc = await loaded.document();
+  if (doc === undefined) throw new CliError(`The cached API description of ${printable(baseUrl)} is gone: run 'school api --refresh'.`, { code: 'openapi_unavailable' });
+  const ops = listOperations(doc as OpenApiDoc);
   if (opts.jq !== undefined) {
     // --jq implies the JSON form.
     const filter = await (await import('./jq.js')).compileJq(opts.jq, deps.io.outIsTTY ? await terminalJson(deps.io) : undefined);

@@ -27,6 +27,8 @@ export interface CallPlan {
   paginate: boolean;
   slurp: boolean;
   jq?: JqFilter;
+  /** Prints a 2xx answer another way (`school api --format table`): the body's text, and whether it is the --slurp array of pages. */
+  render?: (body: string, slurped: boolean) => string;
 }
 
 interface Exchange {
@@ -95,7 +97,10 @@ export async function performCall(deps: Deps, plan: CallPlan, client: ApiClient)
     const { res, outcome } = await exchange(url, path);
     const label = plan.paginate ? `page ${page}` : undefined;
     const ok = res.status >= 200 && res.status < 300;
-    if (!ok || (!plan.slurp && !plan.jq)) {
+    if (ok && plan.render && !plan.slurp) {
+      if (plan.include) await writeResponse(deps.io, { ...res, body: Buffer.alloc(0) }, true);
+      deps.io.out.write(plan.render(res.body.toString('utf8'), false));
+    } else if (!ok || (!plan.slurp && !plan.jq)) {
       // Pages piped one after another stay apart: a newline between them when a page lacks one.
       if (plan.paginate && page > 1 && !previousEndedWithNewline && !deps.io.outIsTTY) deps.io.out.write('\n');
       await writeResponse(deps.io, res, plan.include);
@@ -116,7 +121,8 @@ export async function performCall(deps: Deps, plan: CallPlan, client: ApiClient)
 
   if (plan.slurp) {
     const all = slurped.joined();
-    if (plan.jq) deps.io.out.write(plan.jq.apply(all, 'The pages'));
+    if (plan.render) deps.io.out.write(plan.render(all, true));
+    else if (plan.jq) deps.io.out.write(plan.jq.apply(all, 'The pages'));
     else if (deps.io.outIsTTY) deps.io.out.write(`${(await terminalJson(deps.io))(JSON.parse(all))}\n`);
     else deps.io.out.write(`${all}\n`);
   }

@@ -2,10 +2,33 @@ import type { Command } from 'commander';
 import type { Deps } from '../../deps.js';
 import { type GlobalOptions, checkProfileName } from '../../options.js';
 import { isPlainPath, isPlainScope } from '../../util/plain-name.js';
+import { loadApiDescription } from '../../session/api-description.js';
+import { BUILTIN_FLAGS, operationFlags } from '../api/flags.js';
 import { commandTarget, defineCommand, globalOptions } from '../command.js';
 
 export interface CompleteOptions extends GlobalOptions {
   kind: string;
+  /** For `api-flags <operation>` and `api-values <operation> <flag>`. */
+  args?: string[];
+}
+
+/** A value completion may insert as it is: nothing a shell or a terminal would act on. */
+const PLAIN_VALUE = /^[A-Za-z0-9_.:/@%+=,-]{1,100}$/;
+
+/** `school api` completions: operation names, an operation's flags, a flag's values. From the cached index only. */
+async function apiCandidates(deps: Deps, baseUrl: string, kind: string, args: readonly string[]): Promise<string[]> {
+  const loaded = await loadApiDescription(deps, baseUrl, { offline: true });
+  if (kind === 'api-operations') return loaded.index.operations.map((op) => op.command);
+  const entry = loaded.index.operations.find((op) => op.command === args[0]);
+  const detail = entry ? await loaded.detail(entry) : undefined;
+  const flags = detail ? operationFlags(detail.fields) : [];
+  if (kind === 'api-flags') return [...flags.map((f) => `--${f.flag}`), ...Object.entries(BUILTIN_FLAGS).flatMap(([name, f]) => [`--${name}`, ...(f.short ? [`-${f.short}`] : [])])];
+  const name = (args[1] ?? '').replace(/^--/, '').split('=')[0];
+  if (name === 'format') return ['json', 'table'];
+  const flag = flags.find((f) => f.flag === name);
+  if (!flag) return [];
+  if (flag.field.enum) return flag.field.enum.map(String).filter((v) => PLAIN_VALUE.test(v));
+  return flag.field.type === 'boolean' ? ['true', 'false'] : [];
 }
 
 function isPlainProfile(name: string): boolean {
@@ -32,7 +55,7 @@ async function run(deps: Deps, opts: CompleteOptions): Promise<void> {
     else if (opts.kind === 'paths' && baseUrl) {
       const doc = await deps.state.cachedApiDescription(baseUrl);
       out = Object.keys(doc?.paths && typeof doc.paths === 'object' ? doc.paths : {}).filter(isPlainPath).sort();
-    }
+    } else if (opts.kind.startsWith('api-') && baseUrl) out = await apiCandidates(deps, baseUrl, opts.kind, opts.args ?? []);
   } catch {
     out = []; // a broken config must not break the user's shell
   }
@@ -45,8 +68,8 @@ export const completeCommand = defineCommand<CompleteOptions>({
   description: 'completion candidates',
   hidden: true,
   configure(cmd: Command) {
-    cmd.argument('<kind>', 'profiles, scopes or paths');
+    cmd.argument('<kind>', 'profiles, scopes, paths, api-operations, api-flags <operation> or api-values <operation> <flag>').argument('[args...]', 'the operation (and flag)');
   },
-  toOptions: (raw, args) => ({ ...globalOptions(raw), kind: args[0] ?? '' }),
+  toOptions: (raw, args) => ({ ...globalOptions(raw), kind: String(args[0] ?? ''), args: args.slice(1).map(String) }),
   run,
 });

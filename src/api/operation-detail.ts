@@ -1,0 +1,375 @@
+/**
+ * What a command needs of one operation beyond its name: its fields (each parameter, each property
+ * of its JSON body) with their types, and self-contained JSON Schemas to check a request against.
+ * Made once when the description is fetched and cached beside it, so a command reads the detail
+ * of its own operation only. The document is untrusted: `$ref` loops end, remote references are
+ * dropped, a schema has a size budget, and keywords that would change how references resolve
+ * (`$id`, `$anchor`, …) are left out.
+ */
+import { type ModelOperation, resolvePointer } from './operations.js';
+
+export type JsonSchema = Record<string, unknown>;
+export type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'json';
+export type FieldLocation = 'path' | 'query' | 'header' | 'body';
+
+export interface FieldSpec {
+  location: FieldLocation;
+  /** The parameter's name, or the body property's path joined with dots. */
+  name: string;
+  /** For a body property: its path from the body's top. */
+  path?: string[];
+  type: FieldType;
+  /** An array: the flag is repeated, one value each time. */
+  array: boolean;
+  enum?: Array<string | number | boolean | null>;
+  default?: unknown;
+  format?: string;
+  required: boolean;
+  description?: string;
+  deprecated?: boolean;
+  /** The bounds the schema sets, for help: "1 to 500", "at most 200 characters", "pattern ^[a-z]+$". */
+  limits?: string;
+}
+
+export interface OperationDetail {
+  fields: FieldSpec[];
+  /** By `location:name`: the parameter's schema, ready for a validator. */
+  paramSchemas: Record<string, JsonSchema>;
+  /** The JSON body's schema, ready for a validator. */
+  bodySchema?: JsonSchema;
+  /** Whether the JSON body is an object (its properties are flags) or something else (only from --input). */
+  bodyIsObject: boolean;
+  /** For `--format table`: the columns of a listing's items, and the property holding the list in a wrapped answer. */
+  columns?: string[];
+  listKey?: string;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** How much of a schema is kept for checks: beyond it, a part accepts any value. */
+const BUNDLE_NODES = 20_000;
+const BUNDLE_DEPTH = 64;
+/** How deep body properties become dotted flags, and how many flags one operation gets. */
+const FLAG_DEPTH = 4;
+const MAX_FIELDS = 300;
+const MAX_COLUMNS = 8;
+
+/** Keywords that would make a validator look elsewhere than where the document's pointers lead. */
+const DROPPED = new Set(['$id', '$schema', '$anchor', '$dynamicRef', '$dynamicAnchor', '$recursiveRef', '$recursiveAnchor', '$vocabulary', '$comment', 'id']);
+
+function validPattern(pattern: unknown): boolean {
+  if (typeof pattern !== 'string' || pattern.length > 1000) return false;
+  try {
+    new RegExp(pattern, 'u');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A schema that stands alone: every local `$ref` rewritten to `#/$defs/…` and its target copied
+ * there (once, so a loop stays a loop the validator follows lazily), OpenAPI 3.0's `nullable` and
+ * boolean `exclusiveMinimum`/`exclusiveMaximum` in their JSON Schema forms.
+ */
+export function bundleSchema(doc: unknown, schema: unknown): JsonSchema {
+  const defs: Record<string, JsonSchema | boolean> = {};
+  const keys = new Map<string, string>();
+  const queue: Array<[string, unknown]> = [];
+  let nodes = BUNDLE_NODES;
+
+  const refKey = (ref: string): string | undefined => {
+    if (!ref.startsWith('#')) return undefined;
+    let key = keys.get(ref);
+    if (key === undefined) {
+      key = `d${keys.size}`;
+      keys.set(ref, key);
+      queue.push([key, resolvePointer(doc, ref)]);
+    }
+    return key;
+  };
+
+  const copy = (node: unknown, depth: number): JsonSchema | boolean => {
+    if (typeof node === 'boolean') return node;
+    if (!isObject(node) || depth > BUNDLE_DEPTH || nodes <= 0) return {};
+    nodes -= 1;
+    if (typeof node.$ref === 'string') {
+      const key = refKey(node.$ref);
+      return key === undefined ? {} : { $ref: `#/$defs/${key}` };
+    }
+    const out: JsonSchema = {};
+    for (const [k, v] of Object.entries(node)) {
+      if (DROPPED.has(k) || k === '$ref' || k === '$defs' || k === 'definitions' || k === '__proto__') continue;
+      switch (k) {
+        case 'properties':
+        case 'patternProperties':
+        case 'dependentSchemas': {
+          if (!isObject(v)) break;
+          const props: Record<string, unknown> = {};
+          for (const [name, sub] of Object.entries(v)) {
+            if (name === '__proto__' || (k === 'patternProperties' && !validPattern(name))) continue;
+            props[name] = copy(sub, depth + 1);
+          }
+          out[k] = props;
+          break;
+        }
+        case 'items':
+          // An array of item schemas is the tuple form of drafts before 2020-12.
+          if (Array.isArray(v)) out.prefixItems = v.slice(0, 100).map((s) => copy(s, depth + 1));
+          else out.items = copy(v, depth + 1);
+          break;
+        case 'prefixItems':
+        case 'allOf':
+        case 'anyOf':
+        case 'oneOf':
+          if (Array.isArray(v) && v.length) out[k] = v.slice(0, 100).map((s) => copy(s, depth + 1));
+          break;
+        case 'additionalProperties':
+        case 'not':
+        case 'contains':
+        case 'propertyNames':
+        case 'if':
+        case 'then':
+        case 'else':
+        case 'unevaluatedProperties':
+        case 'unevaluatedItems':
+        case 'additionalItems':
+          out[k] = copy(v, depth + 1);
+          break;
+        case 'pattern':
+          if (validPattern(v)) out.pattern = v;
+          break;
+        case 'enum':
+          if (Array.isArray(v) && v.length) out.enum = v.slice(0, 1000);
+          break;
+        case 'type':
+          if (typeof v === 'string' || (Array.isArray(v) && v.every((t) => typeof t === 'string'))) out.type = v;
+          break;
+        case 'required':
+          if (Array.isArray(v)) out.required = v.filter((r) => typeof r === 'string');
+          break;
+        case 'description':
+        case 'title':
+        case 'example':
+        case 'examples':
+        case 'xml':
+        case 'externalDocs':
+        case 'discriminator':
+          break; // words for people, not checks
+        default:
+          // Other keywords (minimum, maxLength, format, const, default, …) as sent; a validator ignores what it does not know.
+          if (!k.startsWith('x-')) out[k] = v;
+      }
+    }
+    // OpenAPI 3.0: `nullable: true` lets null through; booleans for the exclusive bounds.
+    if (out.nullable === true) {
+      if (typeof out.type === 'string') out.type = [out.type, 'null'];
+      else if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+    }
+    delete out.nullable;
+    for (const [bound, exclusive] of [['minimum', 'exclusiveMinimum'], ['maximum', 'exclusiveMaximum']] as const) {
+      if (out[exclusive] === true && typeof out[bound] === 'number') {
+        out[exclusive] = out[bound];
+        delete out[bound];
+      } else if (typeof out[exclusive] === 'boolean') delete out[exclusive];
+    }
+    return out;
+  };
+
+  const root = copy(schema, 0);
+  for (let i = 0; i < queue.length; i++) {
+    const [key, target] = queue[i];
+    defs[key] = target === undefined ? {} : copy(target, 1);
+  }
+  const top: JsonSchema = typeof root === 'boolean' ? (root ? {} : { not: {} }) : root;
+  return Object.keys(defs).length ? { ...top, $defs: defs } : top;
+}
+
+/** A schema with its `$ref`s followed and `allOf` members merged, one level deep; undefined for a loop. */
+function flatten(doc: unknown, schema: unknown, seen: ReadonlySet<string> = new Set()): { schema: Record<string, unknown>; seen: Set<string> } | undefined {
+  let node = schema;
+  const refs = new Set(seen);
+  for (let hops = 0; isObject(node) && typeof node.$ref === 'string'; hops++) {
+    if (refs.has(node.$ref) || hops > 32) return undefined;
+    refs.add(node.$ref);
+    node = resolvePointer(doc, node.$ref);
+  }
+  if (!isObject(node)) return { schema: {}, seen: refs };
+  if (!Array.isArray(node.allOf)) return { schema: node, seen: refs };
+  const merged: Record<string, unknown> = { ...node };
+  delete merged.allOf;
+  const properties: Record<string, unknown> = isObject(node.properties) ? { ...node.properties } : {};
+  const required = new Set(Array.isArray(node.required) ? node.required.filter((r): r is string => typeof r === 'string') : []);
+  for (const member of node.allOf.slice(0, 20)) {
+    const part = flatten(doc, member, refs);
+    if (!part) continue;
+    for (const [k, v] of Object.entries(part.schema)) if (!(k in merged) && k !== 'properties' && k !== 'required') merged[k] = v;
+    if (isObject(part.schema.properties)) Object.assign(properties, part.schema.properties);
+    if (Array.isArray(part.schema.required)) for (const r of part.schema.required) if (typeof r === 'string') required.add(r);
+  }
+  if (Object.keys(properties).length) merged.properties = properties;
+  if (required.size) merged.required = [...required];
+  return { schema: merged, seen: refs };
+}
+
+const SIMPLE: ReadonlySet<string> = new Set(['string', 'integer', 'number', 'boolean']);
+
+function typesOf(schema: Record<string, unknown>): string[] {
+  const declared = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type.filter((t): t is string => typeof t === 'string') : [];
+  return declared.filter((t) => t !== 'null');
+}
+
+function enumOf(schema: Record<string, unknown>): FieldSpec['enum'] {
+  if (!Array.isArray(schema.enum)) return undefined;
+  const values = schema.enum.filter((v): v is string | number | boolean | null => v === null || ['string', 'number', 'boolean'].includes(typeof v));
+  return values.length === schema.enum.length && values.length > 0 ? values.slice(0, 200) : undefined;
+}
+
+/** The flag type of a value schema: one simple type, else any JSON value. */
+function scalarType(schema: Record<string, unknown>): FieldType {
+  const types = typesOf(schema);
+  if (types.length === 1 && SIMPLE.has(types[0])) return types[0] as FieldType;
+  if (types.length === 0 && !schema.anyOf && !schema.oneOf) {
+    const values = enumOf(schema);
+    if (values?.every((v) => typeof v === 'string' || v === null)) return 'string';
+    if (values?.every((v) => typeof v === 'number' || v === null)) return 'number';
+    if (values?.every((v) => typeof v === 'boolean' || v === null)) return 'boolean';
+    if (!values && schema.const === undefined && !schema.properties && !schema.items) return 'string';
+  }
+  return 'json';
+}
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+function limitsOf(schema: Record<string, unknown>): string | undefined {
+  const parts: string[] = [];
+  const min = num(schema.minimum);
+  const max = num(schema.maximum);
+  const xmin = num(schema.exclusiveMinimum);
+  const xmax = num(schema.exclusiveMaximum);
+  if (min !== undefined && max !== undefined) parts.push(`${min} to ${max}`);
+  else if (min !== undefined) parts.push(`at least ${min}`);
+  else if (max !== undefined) parts.push(`at most ${max}`);
+  if (xmin !== undefined) parts.push(`more than ${xmin}`);
+  if (xmax !== undefined) parts.push(`less than ${xmax}`);
+  const minLength = num(schema.minLength);
+  const maxLength = num(schema.maxLength);
+  if (minLength !== undefined && maxLength !== undefined) parts.push(`${minLength} to ${maxLength} characters`);
+  else if (minLength !== undefined) parts.push(`at least ${minLength} characters`);
+  else if (maxLength !== undefined) parts.push(`at most ${maxLength} characters`);
+  if (typeof schema.pattern === 'string' && schema.pattern.length <= 100) parts.push(`pattern ${schema.pattern}`);
+  return parts.length ? parts.join(', ') : undefined;
+}
+
+const smallDefault = (v: unknown): unknown => (v === null || ['boolean', 'number'].includes(typeof v) || (typeof v === 'string' && v.length <= 200) ? v : undefined);
+
+function fieldFrom(doc: unknown, location: FieldLocation, name: string, raw: unknown, required: boolean, extra: Partial<FieldSpec> = {}): FieldSpec {
+  const resolved = flatten(doc, raw)?.schema ?? {};
+  let type: FieldType;
+  let array = false;
+  let valueSchema = resolved;
+  if (typesOf(resolved).length === 1 && typesOf(resolved)[0] === 'array') {
+    const items = flatten(doc, resolved.items)?.schema ?? {};
+    const itemType = scalarType(items);
+    array = true;
+    type = itemType;
+    valueSchema = items;
+  } else type = scalarType(resolved);
+  const values = enumOf(valueSchema);
+  const description = typeof resolved.description === 'string' ? resolved.description : undefined;
+  const def = smallDefault(resolved.default);
+  const limits = limitsOf(valueSchema);
+  return {
+    location,
+    name,
+    type,
+    array,
+    ...(values ? { enum: values } : {}),
+    ...(def !== undefined ? { default: def } : {}),
+    ...(typeof valueSchema.format === 'string' && valueSchema.format.length <= 50 ? { format: valueSchema.format } : {}),
+    required,
+    ...(description ? { description } : {}),
+    ...(resolved.deprecated === true ? { deprecated: true } : {}),
+    ...(limits ? { limits } : {}),
+    ...extra,
+  };
+}
+
+/** The body's properties as fields: nested objects with properties become dotted names, to a depth. */
+function bodyFields(doc: unknown, schema: unknown): FieldSpec[] {
+  const fields: FieldSpec[] = [];
+  const walk = (node: unknown, path: string[], parentRequired: boolean, seen: ReadonlySet<string>) => {
+    const flat = flatten(doc, node, seen);
+    if (!flat || !isObject(flat.schema.properties)) return;
+    const required = new Set(Array.isArray(flat.schema.required) ? flat.schema.required : []);
+    for (const [name, sub] of Object.entries(flat.schema.properties)) {
+      if (fields.length >= MAX_FIELDS) return;
+      if (name === '__proto__' || !name) continue;
+      const here = [...path, name];
+      const isRequired = parentRequired && required.has(name);
+      const inner = flatten(doc, sub, flat.seen);
+      if (!inner) {
+        // A reference back to a schema being expanded: the property takes its value as JSON.
+        fields.push({ location: 'body', name: here.join('.'), path: here, type: 'json', array: false, required: isRequired });
+        continue;
+      }
+      const nested = isObject(inner.schema.properties) && Object.keys(inner.schema.properties).length > 0 && here.length < FLAG_DEPTH;
+      if (nested && inner.schema.readOnly !== true) walk(sub, here, isRequired, flat.seen);
+      else if (inner.schema.readOnly !== true) {
+        const description = typeof inner.schema.description === 'string' ? inner.schema.description : undefined;
+        fields.push(fieldFrom(doc, 'body', here.join('.'), sub, isRequired, { path: here, ...(description ? { description } : {}) }));
+      }
+    }
+  };
+  walk(schema, [], true, new Set());
+  return fields;
+}
+
+function columnsOf(doc: unknown, schema: unknown): Pick<OperationDetail, 'columns' | 'listKey'> {
+  const top = flatten(doc, schema)?.schema;
+  if (!top) return {};
+  const itemColumns = (items: unknown): string[] | undefined => {
+    const item = flatten(doc, items)?.schema;
+    if (!item || !isObject(item.properties)) return undefined;
+    const names = Object.entries(item.properties)
+      .filter(([, s]) => {
+        const f = flatten(doc, s)?.schema ?? {};
+        return scalarType(f) !== 'json' || enumOf(f) !== undefined;
+      })
+      .map(([n]) => n);
+    return names.length ? names.slice(0, MAX_COLUMNS) : undefined;
+  };
+  if (typesOf(top).includes('array')) {
+    const columns = itemColumns(top.items);
+    return columns ? { columns } : {};
+  }
+  if (isObject(top.properties)) {
+    for (const [name, sub] of Object.entries(top.properties)) {
+      const f = flatten(doc, sub)?.schema;
+      if (f && typesOf(f).includes('array')) {
+        const columns = itemColumns(f.items);
+        if (columns) return { columns, listKey: name };
+      }
+    }
+  }
+  return {};
+}
+
+export function operationDetail(doc: unknown, op: ModelOperation): OperationDetail {
+  const fields: FieldSpec[] = [];
+  const paramSchemas: Record<string, JsonSchema> = {};
+  for (const p of op.parameters) {
+    if (p.in === 'cookie') continue; // cookies are not ours to send
+    fields.push(fieldFrom(doc, p.in, p.name, p.schema, p.required, { ...(p.description ? { description: p.description } : {}), ...(p.deprecated ? { deprecated: true } : {}) }));
+    if (p.schema !== undefined) paramSchemas[`${p.in}:${p.name}`] = bundleSchema(doc, p.schema);
+  }
+  let bodySchema: JsonSchema | undefined;
+  let bodyIsObject = false;
+  if (op.body && op.body.schema !== undefined && (op.body.json || op.body.contentType === '*/*')) {
+    bodySchema = bundleSchema(doc, op.body.schema);
+    const flat = flatten(doc, op.body.schema)?.schema ?? {};
+    bodyIsObject = isObject(flat.properties) || typesOf(flat).includes('object');
+    if (bodyIsObject) fields.push(...bodyFields(doc, op.body.schema));
+  }
+  return { fields, paramSchemas, ...(bodySchema ? { bodySchema } : {}), bodyIsObject, ...columnsOf(doc, op.responseSchema) };
+}

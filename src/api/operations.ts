@@ -1,0 +1,309 @@
+/**
+ * The operation model: every operation of an API description (`/openapi.json`) with the one name
+ * it has on the command line, its method, path, texts, parameters, body, scopes and area. `school
+ * api`, `call --list`, completion and `school mcp` all read operations through here, so an
+ * operation is the same operation everywhere. The document comes from a server: every part of
+ * unexpected shape is skipped, never thrown on, and texts are kept as sent (each front-end makes
+ * them safe for where they go).
+ */
+
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
+
+/** The most operations read from a document: beyond that, a description is not one a person wrote. */
+export const MAX_OPERATIONS = 20_000;
+/** The most parameters read of one operation. */
+const MAX_PARAMETERS = 200;
+
+export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
+
+export interface ModelParameter {
+  name: string;
+  in: ParameterLocation;
+  required: boolean;
+  description?: string;
+  /** The parameter's schema as the document has it (`$ref`s not followed). */
+  schema: unknown;
+  deprecated?: boolean;
+}
+
+export interface ModelBody {
+  /** The media type the body is sent as: a JSON one where the operation takes one. */
+  contentType: string;
+  /** True for `application/json` and `…+json`. */
+  json: boolean;
+  /** The body's schema as the document has it (`$ref`s not followed). */
+  schema: unknown;
+  required: boolean;
+}
+
+export interface ModelOperation {
+  /** The command name: `x-cli-name`, else the operationId in kebab-case, else made from the method and path; unique. */
+  command: string;
+  /** Upper case. */
+  method: string;
+  path: string;
+  operationId?: string;
+  summary?: string;
+  description?: string;
+  tags: string[];
+  /** Every scope any of the operation's security requirements names. */
+  scopes: string[];
+  /** The alternatives: any one requirement, all of its scopes, lets the request through. */
+  scopeSets: string[][];
+  /** True when the operation also answers requests without a token. */
+  anonymous: boolean;
+  /** The scope area (the part of a scope before `:`), else the first tag, else `other`. */
+  area: string;
+  /** True when the operation answers page by page (`x-paginated`, or a `Link` header in its success response). */
+  paginated: boolean;
+  deprecated: boolean;
+  parameters: ModelParameter[];
+  body?: ModelBody;
+  /** The schema of the first 2xx JSON answer, as the document has it. */
+  responseSchema?: unknown;
+}
+
+export interface ApiModel {
+  operations: ModelOperation[];
+  /** What was changed to make the names work, said once where the operations are listed. */
+  notes: string[];
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const listOf = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const textOf = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v : undefined);
+
+/** Follows a local JSON pointer (`#/components/schemas/Course`) in the document. */
+export function resolvePointer(doc: unknown, ref: string): unknown {
+  if (ref === '#') return doc;
+  if (!ref.startsWith('#/')) return undefined;
+  let node: unknown = doc;
+  for (const raw of ref.slice(2).split('/')) {
+    let key: string;
+    try {
+      key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    } catch {
+      return undefined;
+    }
+    if (!isObject(node) && !Array.isArray(node)) return undefined;
+    if (!Object.prototype.hasOwnProperty.call(node, key)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+/** A `$ref` to a parameter, body, response or path item, followed while it leads somewhere new. */
+function deref(doc: unknown, value: unknown): unknown {
+  let node = value;
+  const seen = new Set<string>();
+  while (isObject(node) && typeof node.$ref === 'string') {
+    if (seen.has(node.$ref) || seen.size > 16) return undefined;
+    seen.add(node.$ref);
+    node = resolvePointer(doc, node.$ref);
+  }
+  return node;
+}
+
+/** A scope as RFC 6749 allows one (no space, quote or backslash), of a sane length. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]{1,100}$/;
+
+function securityOf(security: unknown): { scopes: string[]; scopeSets: string[][]; anonymous: boolean } {
+  const requirements = listOf(security).filter(isObject);
+  const scopes = new Set<string>();
+  const scopeSets: string[][] = [];
+  let anonymous = requirements.length === 0;
+  for (const requirement of requirements) {
+    const entries = Object.values(requirement);
+    if (entries.length === 0) anonymous = true;
+    const set = new Set<string>();
+    for (const list of entries) for (const s of listOf(list)) if (typeof s === 'string' && SCOPE_TOKEN.test(s)) set.add(s);
+    for (const s of set) scopes.add(s);
+    // A requirement naming a scheme but no scope is met by any token: an empty alternative.
+    if (entries.length) scopeSets.push([...set].slice(0, 20));
+  }
+  return { scopes: [...scopes].slice(0, 20), scopeSets: scopeSets.slice(0, 20), anonymous };
+}
+
+function isPaginated(doc: unknown, op: Record<string, unknown>): boolean {
+  if (op['x-paginated'] === true) return true;
+  const responses = isObject(op.responses) ? op.responses : {};
+  return Object.entries(responses).some(([status, raw]) => {
+    const response = deref(doc, raw);
+    return /^2/.test(status) && isObject(response) && isObject(response.headers) && Object.keys(response.headers).some((h) => h.toLowerCase() === 'link');
+  });
+}
+
+const LOCATIONS: ReadonlySet<string> = new Set(['path', 'query', 'header', 'cookie']);
+
+/** Path-level parameters first; an operation's own parameter of the same name and place replaces it. */
+function parametersOf(doc: unknown, lists: unknown[][], path: string): ModelParameter[] {
+  const byKey = new Map<string, ModelParameter>();
+  for (const raw of lists.flat().slice(0, MAX_PARAMETERS)) {
+    const p = deref(doc, raw);
+    if (!isObject(p) || typeof p.name !== 'string' || !p.name || p.name.length > 200) continue;
+    if (typeof p.in !== 'string' || !LOCATIONS.has(p.in)) continue;
+    const location = p.in as ParameterLocation;
+    // A path parameter the path does not hold cannot be sent.
+    if (location === 'path' && !path.includes(`{${p.name}}`)) continue;
+    const description = textOf(p.description);
+    byKey.set(`${location}:${p.name}`, {
+      name: p.name,
+      in: location,
+      required: p.required === true || location === 'path',
+      ...(description ? { description } : {}),
+      schema: p.schema ?? (isObject(p.content) ? firstMediaSchema(p.content) : undefined),
+      ...(p.deprecated === true ? { deprecated: true } : {}),
+    });
+  }
+  return [...byKey.values()];
+}
+
+function firstMediaSchema(content: Record<string, unknown>): unknown {
+  const first = Object.values(content)[0];
+  return isObject(first) ? first.schema : undefined;
+}
+
+const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\b/i;
+
+export function isJsonMediaType(type: string): boolean {
+  return JSON_TYPE.test(type.trim());
+}
+
+function bodyOf(doc: unknown, raw: unknown): ModelBody | undefined {
+  const body = deref(doc, raw);
+  if (!isObject(body) || !isObject(body.content)) return undefined;
+  const entries = Object.entries(body.content).filter(([type]) => type.length <= 200);
+  const json = entries.find(([type]) => isJsonMediaType(type));
+  // Any media type (`*/*`) takes JSON too; a body of another kind only comes from --input.
+  const chosen = json ?? entries.find(([type]) => type.trim() === '*/*') ?? entries[0];
+  if (!chosen) return undefined;
+  const [type, media] = chosen;
+  return { contentType: type.trim(), json: Boolean(json), schema: isObject(media) ? media.schema : undefined, required: body.required === true };
+}
+
+function responseSchemaOf(doc: unknown, op: Record<string, unknown>): unknown {
+  const responses = isObject(op.responses) ? op.responses : {};
+  for (const [status, raw] of Object.entries(responses)) {
+    if (!/^2/.test(status)) continue;
+    const response = deref(doc, raw);
+    if (!isObject(response) || !isObject(response.content)) continue;
+    const json = Object.entries(response.content).find(([type]) => isJsonMediaType(type));
+    if (json && isObject(json[1])) return json[1].schema;
+  }
+  return undefined;
+}
+
+/** `listCourses` → `list-courses`, `get_course_by-ID` → `get-course-by-id`: letters and digits, one dash between words. */
+export function kebabCase(raw: string): string {
+  return raw
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1-$2')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 64)
+    .replace(/-+$/, '');
+}
+
+/** A name made from the method and the path: `GET /api/courses/{id}` → `get-api-courses-id`. */
+export function routeCommand(method: string, path: string): string {
+  return kebabCase(`${method} ${path.replace(/[{}]/g, '')}`) || method.toLowerCase();
+}
+
+/** The area of a scope: the part before `:` (`courses:read` → `courses`). */
+export function scopeArea(scope: string): string {
+  const colon = scope.indexOf(':');
+  return colon < 0 ? scope : scope.slice(0, colon);
+}
+
+function areaOf(scopes: string[], tags: string[]): string {
+  const fromScope = scopes.map((s) => kebabCase(scopeArea(s)) || '').find(Boolean);
+  if (fromScope) return fromScope.replace(/-/g, '_');
+  const fromTag = tags.map((t) => kebabCase(t)).find(Boolean);
+  return fromTag ?? 'other';
+}
+
+type Unnamed = Omit<ModelOperation, 'command'> & { wanted: string };
+
+/**
+ * One unique command name per operation. A name two operations would share is never given to
+ * either silently: each takes its name made from the method and path (`get-api-courses-id`), and
+ * a note says so.
+ */
+function assignCommands(found: Unnamed[]): { names: string[]; notes: string[] } {
+  const count = new Map<string, number>();
+  for (const op of found) count.set(op.wanted, (count.get(op.wanted) ?? 0) + 1);
+  const taken = new Set(found.filter((op) => count.get(op.wanted) === 1).map((op) => op.wanted));
+  const notes: string[] = [];
+  const clashes = new Map<string, string[]>();
+  const names = found.map((op) => {
+    if (count.get(op.wanted) === 1) return op.wanted;
+    let name = routeCommand(op.method, op.path);
+    for (let i = 2; taken.has(name); i++) name = `${routeCommand(op.method, op.path).slice(0, 60)}-${i}`;
+    taken.add(name);
+    const ways = clashes.get(op.wanted) ?? [];
+    if (!clashes.has(op.wanted)) clashes.set(op.wanted, ways);
+    ways.push(`${op.method} ${op.path} is ${name}`);
+    return name;
+  });
+  for (const [wanted, ways] of clashes) {
+    const shown = ways.slice(0, 5).join(', ');
+    notes.push(`${ways.length} operations are named "${wanted}": ${shown}${ways.length > 5 ? `, and ${ways.length - 5} more` : ''}.`);
+  }
+  return { names, notes };
+}
+
+/** Every operation of the document, in document order, each with its command name. */
+export function readApiModel(doc: unknown): ApiModel {
+  if (!isObject(doc) || !isObject(doc.paths)) return { operations: [], notes: [] };
+  const found: Unnamed[] = [];
+  outer: for (const [path, rawItem] of Object.entries(doc.paths)) {
+    const item = deref(doc, rawItem);
+    if (!isObject(item) || !path.startsWith('/') || path.length > 2000) continue;
+    for (const method of HTTP_METHODS) {
+      if (found.length >= MAX_OPERATIONS) break outer;
+      const op = item[method];
+      if (!isObject(op)) continue;
+      const security = securityOf(op.security !== undefined ? op.security : doc.security);
+      const tags = listOf(op.tags).filter((t): t is string => typeof t === 'string' && t.length > 0 && t.length <= 100);
+      const operationId = typeof op.operationId === 'string' && op.operationId.length <= 200 ? op.operationId : undefined;
+      const cliName = typeof op['x-cli-name'] === 'string' ? kebabCase(op['x-cli-name']) : '';
+      const summary = textOf(op.summary);
+      const description = textOf(op.description);
+      const upper = method.toUpperCase();
+      const responseSchema = responseSchemaOf(doc, op);
+      const body = method === 'get' || method === 'head' ? undefined : bodyOf(doc, op.requestBody);
+      found.push({
+        wanted: cliName || (operationId ? kebabCase(operationId) : '') || routeCommand(upper, path),
+        method: upper,
+        path,
+        ...(operationId ? { operationId } : {}),
+        ...(summary ? { summary } : {}),
+        ...(description && description !== summary ? { description } : {}),
+        tags,
+        ...security,
+        area: areaOf(security.scopes, tags),
+        paginated: isPaginated(doc, op),
+        deprecated: op.deprecated === true,
+        parameters: parametersOf(doc, [listOf(item.parameters), listOf(op.parameters)], path),
+        ...(body ? { body } : {}),
+        ...(responseSchema !== undefined ? { responseSchema } : {}),
+      });
+    }
+  }
+  const { names, notes } = assignCommands(found);
+  const operations = found.map(({ wanted: _, ...op }, i) => ({ command: names[i], ...op }));
+  return { operations, notes };
+}
+
+/** Whether the scopes granted let the operation through; the scopes missing from its nearest alternative when not. */
+export function missingScopes(op: Pick<ModelOperation, 'scopeSets'>, granted: ReadonlySet<string>): string[] {
+  if (op.scopeSets.length === 0) return [];
+  let best: string[] | undefined;
+  for (const set of op.scopeSets) {
+    const missing = set.filter((s) => !granted.has(s));
+    if (missing.length === 0) return [];
+    if (!best || missing.length < best.length) best = missing;
+  }
+  return best ?? [];
+}

@@ -1,0 +1,386 @@
+// fs.promises, not node:fs/promises: the promise API loads a dozen modules, so only where it is used.
+import { promises as fs } from 'node:fs';
+import type { Command } from 'commander';
+import type { DetailLine, IndexEntry } from '../../api/api-index.js';
+import type { FieldSpec } from '../../api/operation-detail.js';
+import { missingScopes } from '../../api/operations.js';
+import type { Deps } from '../../deps.js';
+import { AuthError, CliError, UsageError } from '../../errors.js';
+import { operationTarget } from '../../http/request-url.js';
+import { ApiClient } from '../../session/api-client.js';
+import type { GlobalOptions } from '../../options.js';
+import { type LoadedDescription, loadApiDescription } from '../../session/api-description.js';
+import { notLoggedIn, resolveSession } from '../../session/session.js';
+import { insufficientScopeError } from '../../session/step-up.js';
+import { printable, terminalSafeJson } from '../../util/printable.js';
+import { bodyWithoutMark } from '../../util/text-file.js';
+import { commandTarget, defineCommand, globalOptions } from '../command.js';
+import { parseTimeout } from '../call/deadline.js';
+import { fileErrorReason, readAll } from '../call/fields.js';
+import { parseRetryCount, retriesAllowed } from '../call/retry.js';
+import { BUILTIN_FLAGS, type OperationFlag, type ParsedLine, didYouMean, findOperation, flagValues, operationFlags, parseLine, setPath } from './flags.js';
+import { apiHelp, describeScopes, line, operationHelp, pathParams, placeholder } from './help.js';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Headers a description may not set through a parameter: the client sets them, or they carry credentials. */
+const OWN_HEADERS = new Set(['authorization', 'dpop', 'cookie', 'host', 'content-length', 'content-type', 'accept', 'transfer-encoding', 'connection', 'proxy-authorization']);
+
+/** `school api`'s own flags and the global ones, read before the operation (and so its flags) is known. */
+function builtinsOf(argv: readonly string[]): Map<string, string | true> {
+  const found = new Map<string, string | true>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') break;
+    if (!arg.startsWith('-')) continue;
+    const short = /^-([A-Za-z])$/.exec(arg)?.[1];
+    const name = short ? Object.entries(BUILTIN_FLAGS).find(([, f]) => f.short === short)?.[0] : arg.startsWith('--') ? arg.slice(2).split('=')[0] : undefined;
+    if (!name || !Object.hasOwn(BUILTIN_FLAGS, name)) continue;
+    if (!BUILTIN_FLAGS[name].value) found.set(name, true);
+    else if (arg.includes('=')) found.set(name, arg.slice(arg.indexOf('=') + 1));
+    else if (i + 1 < argv.length) found.set(name, argv[++i]);
+  }
+  return found;
+}
+
+const str = (v: string | true | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
+
+function globalsOf(builtins: Map<string, string | true>): GlobalOptions {
+  return { baseUrl: str(builtins.get('base-url')), profile: str(builtins.get('profile')), json: builtins.has('json'), verbose: builtins.has('verbose') };
+}
+
+/** The operation a name means: its command name; else an operationId written as it is in the description. */
+function findEntry(index: LoadedDescription['index'], name: string): IndexEntry | undefined {
+  return index.operations.find((op) => op.command === name);
+}
+
+function unknownOperation(index: LoadedDescription['index'], name: string): UsageError {
+  const byId = index.operations.find((op) => op.operationId === name || op.operationId?.toLowerCase() === name.toLowerCase());
+  const suggestion = byId?.command ?? didYouMean(name.toLowerCase(), index.operations.map((op) => op.command));
+  return new UsageError(`Unknown operation '${printable(name.slice(0, 100))}'${suggestion ? ` (did you mean '${suggestion}'?)` : ''}. Run 'school api' to list the operations.`);
+}
+
+async function listRun(deps: Deps, loaded: LoadedDescription, opts: GlobalOptions, jq: string | undefined): Promise<void> {
+  const ops = loaded.index.operations;
+  if (opts.json || jq !== undefined) {
+    const rows = [];
+    const details = await loaded.details();
+    for (const [i, op] of ops.entries()) {
+      const detail = details[i];
+      const parameters = (detail?.fields ?? [])
+        .filter((f) => f.location !== 'body')
+        .map((f) => ({ name: f.name, in: f.location, required: f.required, type: f.array ? `${f.type}[]` : f.type, ...(f.enum ? { enum: f.enum } : {}) }));
+      rows.push({ command: op.command, method: op.method, path: op.path, summary: op.summary ?? '', scopes: op.scopes, area: op.area, anonymous: op.anonymous, parameters });
+    }
+    if (jq !== undefined) {
+      const { compileJq } = await import('../call/jq.js');
+      deps.io.out.write((await compileJq(jq)).apply(JSON.stringify(rows), 'The list'));
+      return;
+    }
+    deps.io.out.write(`${terminalSafeJson(rows, 2)}\n`);
+    return;
+  }
+  if (!ops.length) {
+    deps.io.err.write('The API description lists no operations.\n');
+    return;
+  }
+  const byArea = new Map<string, IndexEntry[]>();
+  for (const op of ops) byArea.set(op.area, [...(byArea.get(op.area) ?? []), op]);
+  const nameWidth = Math.min(40, Math.max(...ops.map((o) => o.command.length)));
+  const pathWidth = Math.min(40, Math.max(...ops.map((o) => line(o.path, 40).length)));
+  const out: string[] = [];
+  for (const area of [...byArea.keys()].sort()) {
+    out.push(`${printable(area)}:`);
+    for (const op of byArea.get(area)!) {
+      const scopes = op.scopes.length ? op.scopes.map(printable).join(' ') + (op.anonymous ? ' (or anonymous)' : '') : op.anonymous ? 'anonymous' : '-';
+      out.push(`  ${op.command.padEnd(nameWidth)}  ${op.method.padEnd(6)} ${line(op.path, 40).padEnd(pathWidth)}  ${line(op.summary, 60)}  [${scopes}]`.trimEnd());
+    }
+    out.push('');
+  }
+  out.push("Run 'school api <operation> --help' for an operation's arguments and flags.");
+  deps.io.out.write(`${out.join('\n')}\n`);
+  for (const note of loaded.index.notes) deps.io.err.write(`Note: ${printable(note)}\n`);
+}
+
+/** The path parameters in the order the path names them. */
+function orderedPathParams(entry: IndexEntry, detail: DetailLine): FieldSpec[] {
+  return pathParams(detail).sort((a, b) => entry.path.indexOf(`{${a.name}}`) - entry.path.indexOf(`{${b.name}}`));
+}
+
+interface BuiltRequest {
+  method: string;
+  /** For display; `path` is the path and query exactly as sent (see operationTarget). */
+  url: URL;
+  path: string;
+  headers: Record<string, string>;
+  body?: unknown;
+  rawBody?: Buffer;
+}
+
+function queryText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** The flag that sets a body path, or a phrase naming the place. */
+function nameOfPlace(flags: readonly OperationFlag[], location: 'body' | 'query' | 'header', path: string[]): string {
+  const exact = flags.find((f) => f.field.location === location && (location === 'body' ? f.field.path?.join('\u0000') === path.join('\u0000') : f.field.name === path[0]));
+  if (exact) return `--${exact.flag}`;
+  const where = path.map((p) => printable(p)).join('.');
+  if (location !== 'body') return `the ${location} parameter ${where}`;
+  return where ? `the body's field ${where}` : 'the body';
+}
+
+async function readInput(deps: Deps, input: string): Promise<Buffer> {
+  try {
+    return bodyWithoutMark(input === '-' ? await readAll(deps.io.in) : await fs.readFile(input));
+  } catch (err) {
+    throw new UsageError(`Cannot read ${input}: ${fileErrorReason(err)}.`);
+  }
+}
+
+async function buildRequest(deps: Deps, baseUrl: string, entry: IndexEntry, detail: DetailLine, flags: OperationFlag[], parsed: ParsedLine, validate: boolean): Promise<BuiltRequest> {
+  const commandPath = `school api ${entry.command}`;
+  const positional = orderedPathParams(entry, detail);
+  if (parsed.args.length < positional.length) {
+    const missing = positional.slice(parsed.args.length).map(placeholder).join(' ');
+    throw new UsageError(`'${commandPath}' needs ${missing}. Usage: ${commandPath}${positional.map((p) => ` ${placeholder(p)}`).join('')} [flags]`);
+  }
+  if (parsed.args.length > positional.length) {
+    throw new UsageError(`Too many arguments for '${commandPath}' (it takes ${positional.length}, got ${parsed.args.length}). Run '${commandPath} --help'.`);
+  }
+  const pathValues = Object.fromEntries(positional.map((p, i) => [p.name, parsed.args[i]]));
+  const values = flagValues(parsed, flags);
+  const query = new URLSearchParams();
+  const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5' };
+  const violations: string[] = [];
+  const checks: Array<{ schema: Record<string, unknown>; value: unknown; place: (p: string[]) => string }> = [];
+
+  for (const { flag, value } of values) {
+    const field = flag.field;
+    if (field.location === 'query') for (const v of Array.isArray(value) ? value : [value]) query.append(field.name, queryText(v));
+    else if (field.location === 'header') {
+      if (OWN_HEADERS.has(field.name.toLowerCase()) || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(field.name)) continue;
+      headers[field.name.toLowerCase()] = (Array.isArray(value) ? value : [value]).map(queryText).join(', ');
+    }
+    if (field.location !== 'body') {
+      const schema = detail.paramSchemas[`${field.location}:${field.name}`];
+      if (schema) checks.push({ schema, value, place: (p) => nameOfPlace(flags, field.location as 'query' | 'header', [field.name, ...p]) });
+    }
+  }
+  for (const p of positional) {
+    const schema = detail.paramSchemas[`path:${p.name}`];
+    const raw = parsed.args[positional.indexOf(p)];
+    const value = p.type === 'integer' || p.type === 'number' ? (Number.isFinite(Number(raw)) && raw.trim() !== '' ? Number(raw) : raw) : raw;
+    if (schema) checks.push({ schema, value, place: (rest) => `${placeholder(p)}${rest.length ? `/${rest.join('/')}` : ''}` });
+  }
+  if (validate) {
+    for (const f of detail.fields) {
+      if ((f.location === 'query' || f.location === 'header') && f.required && !values.some((v) => v.flag.field === f)) {
+        violations.push(`${nameOfPlace(flags, f.location, [f.name])} is required`);
+      }
+    }
+  }
+
+  // The body: --input, then the flags over it.
+  const input = parsed.builtins.get('input');
+  const bodyFlags = values.filter((v) => v.flag.field.location === 'body');
+  let body: unknown;
+  let rawBody: Buffer | undefined;
+  if (typeof input === 'string') {
+    if (!entry.body) throw new UsageError(`'${commandPath}' takes no request body (${entry.method} ${line(entry.path)}): --input has nothing to fill.`);
+    rawBody = await readInput(deps, input);
+    const text = rawBody.toString('utf8');
+    try {
+      body = JSON.parse(text);
+      rawBody = undefined;
+    } catch {
+      if (bodyFlags.length || entry.body.json) throw new UsageError(`${input === '-' ? 'Standard input' : input} is not JSON: the body of '${commandPath}' is JSON${bodyFlags.length ? ', and flags set its fields' : ''}.`);
+    }
+  }
+  if (bodyFlags.length) {
+    if (body === undefined) body = {};
+    if (!isObject(body)) throw new UsageError(`--input holds no JSON object, so the flags ${bodyFlags.map((v) => `--${v.flag.flag}`).join(', ')} have no fields to set.`);
+    for (const { flag, value } of bodyFlags) setPath(body, flag.field.path ?? [flag.field.name], value);
+  }
+  if (validate && entry.body?.required && body === undefined && rawBody === undefined) {
+    const required = flags.filter((f) => f.field.location === 'body' && f.field.required).map((f) => `--${f.flag}`);
+    violations.push(`the request body is required: ${required.length ? `give ${required.join(', ')}` : 'give its fields as flags'} or --input <file>`);
+  }
+  if (validate && body !== undefined && detail.bodySchema) checks.push({ schema: detail.bodySchema, value: body, place: (p) => nameOfPlace(flags, 'body', p) });
+
+  if (validate && checks.length) {
+    const { check } = await import('./checks.js');
+    for (const c of checks) for (const v of check(c.schema, c.value)) violations.push(`${c.place(v.path)} ${v.expected}`);
+  }
+  if (violations.length) {
+    const shown = violations.slice(0, 4);
+    const more = violations.length - shown.length;
+    throw new UsageError(`Not sent: ${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}.`, {
+      hint: `'${commandPath} --help' lists its arguments and flags; --no-validate sends it anyway.`,
+    });
+  }
+
+  const { url, path } = operationTarget(baseUrl, entry.path, pathValues, query);
+  if (body !== undefined || rawBody !== undefined) headers['content-type'] = body !== undefined && (entry.body?.json || entry.body?.contentType === '*/*') ? 'application/json' : (entry.body?.contentType ?? 'application/json');
+  return { method: entry.method, url, path, headers, ...(body !== undefined ? { body } : {}), ...(rawBody ? { rawBody } : {}) };
+}
+
+function printDryRun(deps: Deps, req: BuiltRequest, tokenType: string | undefined, json: boolean): void {
+  const headers: Record<string, string> = { ...req.headers };
+  if (tokenType) headers.authorization = `${tokenType} [REDACTED]`;
+  const bodyText = req.body !== undefined ? JSON.stringify(req.body, null, 2) : req.rawBody?.toString('utf8');
+  if (json) {
+    deps.io.out.write(`${terminalSafeJson({ method: req.method, url: `${req.url.origin}${req.path}`, headers, ...(req.body !== undefined ? { body: req.body } : bodyText !== undefined ? { body: bodyText } : {}) }, 2)}\n`);
+    return;
+  }
+  const title = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => `${dash}${c.toUpperCase()}`);
+  const lines = [`${req.method} ${printable(`${req.url.origin}${req.path}`)}`, ...Object.entries(headers).map(([k, v]) => `${title(k)}: ${printable(v)}`)];
+  deps.io.out.write(`${lines.join('\n')}\n${bodyText !== undefined ? `\n${req.body !== undefined ? terminalSafeJson(req.body, 2) : printable(bodyText)}\n` : ''}`);
+}
+
+/** `school api [<operation> …]`, from the command line after `api`. */
+export async function runApi(deps: Deps, argv: readonly string[]): Promise<void> {
+  const builtins = builtinsOf(argv);
+  const opts = globalsOf(builtins);
+  const operation = findOperation(argv);
+  if (builtins.has('help') && operation === undefined) {
+    deps.io.out.write(apiHelp());
+    return;
+  }
+  if (operation === undefined) {
+    // Anything but the listing's own flags before the operation's name is a mistake: say which.
+    parseLine(argv, [], 'school api');
+  }
+  const target = await commandTarget(deps, opts, { anonymous: builtins.has('anonymous') });
+  const baseUrl = target.baseUrl;
+  if (!baseUrl) throw new UsageError('No base URL: pass --base-url, set SCHOOL_BASE_URL, or log in first.');
+  const loaded = await loadApiDescription(deps, baseUrl, { refresh: builtins.has('refresh') });
+  if (loaded.note) deps.io.err.write(`${loaded.note}\n`);
+
+  if (operation === undefined) {
+    if (builtins.has('refresh') && !opts.json && !builtins.has('jq')) {
+      const how = loaded.how === 'revalidated' ? 'unchanged (revalidated)' : loaded.how === 'fetched' ? 'fetched' : 'the cached copy (the server could not be reached)';
+      deps.io.err.write(`The API description of ${printable(baseUrl)}: ${loaded.index.operations.length} operations, ${how}.\n`);
+      return;
+    }
+    return listRun(deps, loaded, opts, str(builtins.get('jq')));
+  }
+
+  const entry = findEntry(loaded.index, operation);
+  if (!entry) throw unknownOperation(loaded.index, operation);
+  const detail = await loaded.detail(entry);
+  if (!detail) throw new CliError(`The cached API description of ${printable(baseUrl)} is damaged: run 'school api --refresh'.`, { code: 'openapi_invalid' });
+  const flags = operationFlags(detail.fields);
+  const parsed = parseLine(argv, flags, `school api ${entry.command}`);
+  const has = (name: string) => parsed.builtins.has(name);
+  if (has('help')) {
+    deps.io.out.write(operationHelp(entry, detail, flags));
+    return;
+  }
+  const format = str(parsed.builtins.get('format')) ?? 'json';
+  if (format !== 'json' && format !== 'table') throw new UsageError(`--format takes json or table, not "${printable(format)}".`);
+  const columns = str(parsed.builtins.get('columns'))?.split(',').map((c) => c.trim()).filter(Boolean);
+  if (columns && format !== 'table') throw new UsageError('--columns goes with --format table.');
+  const jq = str(parsed.builtins.get('jq'));
+  if (jq !== undefined && format === 'table') throw new UsageError('--jq and --format table do not go together: pick one.');
+  if (has('slurp') && !has('paginate')) throw new UsageError('--slurp needs --paginate: it gathers every page into one array.');
+  if (has('paginate') && entry.method !== 'GET') throw new UsageError(`--paginate follows pages of a GET listing, not ${entry.method}.`);
+  if (jq !== undefined && !jq.trim()) throw new UsageError('--jq needs an expression, e.g. --jq .courses[].title');
+  const timeoutSeconds = parseTimeout(str(parsed.builtins.get('timeout')));
+  const retries = parseRetryCount(str(parsed.builtins.get('retry')));
+
+  const request = await buildRequest(deps, baseUrl, entry, detail, flags, parsed, !has('no-validate'));
+
+  if (has('dry-run')) {
+    // What would be sent, with no token read: a dry run needs no login and refreshes nothing.
+    printDryRun(deps, request, target.source === 'none' ? undefined : 'Bearer', Boolean(opts.json));
+    return;
+  }
+
+  // --anonymous sends no token, whatever the description says: the server answers for itself, as to `call --anonymous`.
+  const anonymous = has('anonymous');
+  const session = anonymous ? undefined : await resolveSession(deps, target, { notify: (text) => deps.io.err.write(text) });
+  if (!session && !anonymous) {
+    const err = notLoggedIn(target);
+    throw new AuthError(`${err.message.replace(/\.$/, '')}: 'school api ${entry.command}' sends the request with your token. Nothing was sent.`, {
+      code: 'not_logged_in',
+      hint: `${err.hint ?? 'Run: school login'}${entry.anonymous ? ` (or add --anonymous: the operation also answers anonymous callers)` : ''}`,
+    });
+  }
+  // A token without the operation's scope is refused by the server (anonymous callers aside): refused here first, nothing sent.
+  if (session?.scope !== undefined) {
+    const missing = missingScopes(entry, new Set(session.scope.split(' ').filter(Boolean)));
+    if (missing.length) throw insufficientScopeError(`Not sent: 'school api ${entry.command}' (${entry.method} ${line(entry.path)})`, session, missing);
+  }
+
+  const body = request.body !== undefined ? Buffer.from(JSON.stringify(request.body)) : request.rawBody;
+  const [{ performCall }, jqFilter] = await Promise.all([
+    import('../call/request.js'),
+    jq !== undefined ? import('../call/jq.js').then(async (m) => m.compileJq(jq, deps.io.outIsTTY ? await (await import('../call/output.js')).terminalJson(deps.io) : undefined)) : undefined,
+  ]);
+  const paginate = has('paginate');
+  const table = format === 'table';
+  let render: ((text: string, slurped: boolean) => string) | undefined;
+  if (table) {
+    const { renderTable } = await import('./table.js');
+    render = (text, slurped) => {
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        throw new CliError('--format table: the answer is not JSON.', { code: 'not_json' });
+      }
+      return renderTable(slurped && Array.isArray(value) ? value : [value], { columns: columns ?? detail.columns, listKey: detail.listKey });
+    };
+  }
+  await performCall(
+    deps,
+    {
+      method: request.method,
+      url: request.url,
+      path: request.path,
+      headers: request.headers,
+      body,
+      include: has('include'),
+      timeoutSeconds,
+      maxRetries: retriesAllowed(request.method, retries),
+      paginate,
+      // A table of a paginated listing is one table of every page.
+      slurp: has('slurp') || (paginate && table),
+      jq: jqFilter,
+      render,
+    },
+    // One refresh per run, as for call: a server that refuses every token must not spend one per page.
+    new ApiClient(deps, { baseUrl, session, refreshLimit: 1 }),
+  );
+}
+
+export interface ApiOptions extends GlobalOptions {
+  argv: string[];
+}
+
+export const apiCommand = defineCommand<ApiOptions>({
+  name: 'api',
+  description: "the API's operations as commands, checked against its description before sending",
+  examples: `
+Examples:
+  school api
+  school api list-courses --format table
+  school api create-course --help
+  school api create-course --title Algebra --seats 30 --dry-run
+Run 'school api --help' for every flag.`,
+  configure(cmd: Command) {
+    // The operations and their flags come from the server's description: parsed by the command itself.
+    cmd.argument('[operation]', 'the operation (school api lists them)').argument('[args...]', "the operation's path arguments and flags").allowUnknownOption().allowExcessArguments().helpOption(false);
+  },
+  toOptions: (raw, args) => {
+    const globals = globalOptions(raw);
+    const argv = [...args.flat()];
+    if (globals.baseUrl) argv.push('--base-url', globals.baseUrl);
+    if (globals.profile) argv.push('--profile', globals.profile);
+    if (globals.json) argv.push('--json');
+    if (globals.verbose) argv.push('--verbose');
+    return { ...globals, argv };
+  },
+  run: (deps, opts) => runApi(deps, opts.argv),
+});

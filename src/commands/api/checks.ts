@@ -1,0 +1,139 @@
+/**
+ * The request checked against the operation's JSON Schemas before anything is sent. The validator
+ * is @cfworker/json-schema: it interprets a schema rather than compiling it to code, so a
+ * description from a server never becomes code that runs, and it loads in a few milliseconds
+ * (loaded here only, and only when there is something to check).
+ */
+import type { JsonSchema } from '../../api/operation-detail.js';
+import { printable } from '../../util/printable.js';
+import { requireCommonJs } from '../../util/require.js';
+
+interface OutputUnit {
+  keyword: string;
+  keywordLocation: string;
+  instanceLocation: string;
+  error: string;
+}
+
+type ValidatorModule = typeof import('@cfworker/json-schema');
+
+let validatorModule: ValidatorModule | undefined;
+function loadValidator(): ValidatorModule {
+  validatorModule ??= requireCommonJs('@cfworker/json-schema') as ValidatorModule;
+  return validatorModule;
+}
+
+/** Keywords whose errors only say that something inside failed: the inner error says what. */
+const WRAPPERS = new Set(['properties', '$ref', 'items', 'prefixItems', 'allOf', 'false', 'dependentSchemas', 'unevaluatedItems', 'unevaluatedProperties', 'additionalItems', 'patternProperties']);
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function decodeSegment(s: string): string {
+  try {
+    return decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~');
+  } catch {
+    return s;
+  }
+}
+
+function pointerSegments(pointer: string): string[] {
+  return pointer.replace(/^#\/?/, '').split('/').filter((s) => s !== '').map(decodeSegment);
+}
+
+/** The value at a validator's keyword location, `$ref`s followed within the bundled schema. */
+function keywordValue(root: JsonSchema, location: string): { value: unknown; schema: unknown } {
+  let node: unknown = root;
+  let parent: unknown = root;
+  for (const seg of pointerSegments(location)) {
+    if (seg === '$ref' && isObject(node) && typeof node.$ref === 'string') {
+      node = pointerSegments(node.$ref).reduce<unknown>((n, s) => (isObject(n) ? n[s] : Array.isArray(n) ? n[Number(s)] : undefined), root);
+      continue;
+    }
+    parent = node;
+    node = isObject(node) ? node[seg] : Array.isArray(node) ? node[Number(seg)] : undefined;
+  }
+  return { value: node, schema: parent };
+}
+
+const show = (v: unknown) => printable(JSON.stringify(v) ?? String(v)).slice(0, 120);
+
+function instanceAt(value: unknown, location: string): unknown {
+  return pointerSegments(location).reduce<unknown>((n, s) => (isObject(n) ? n[s] : Array.isArray(n) ? n[Number(s)] : undefined), value);
+}
+
+export interface Violation {
+  /** The instance path within the checked value (`address/city`), empty for the value itself. */
+  path: string[];
+  /** What is expected, as a phrase: "must be at least 1". */
+  expected: string;
+}
+
+function describe(unit: OutputUnit, root: JsonSchema, instance: unknown): Violation | undefined {
+  if (WRAPPERS.has(unit.keyword)) return undefined;
+  const path = pointerSegments(unit.instanceLocation);
+  const { value: keywordArg } = keywordValue(root, unit.keywordLocation);
+  const got = instanceAt(instance, unit.instanceLocation);
+  const quoted = /"([^"]*)"/.exec(unit.error)?.[1];
+  switch (unit.keyword) {
+    case 'required':
+      return quoted === undefined ? { path, expected: 'is missing a required field' } : { path: [...path, quoted], expected: 'is required' };
+    case 'additionalProperties':
+      return quoted === undefined ? undefined : { path: [...path, quoted], expected: 'is not a field the operation takes' };
+    case 'type':
+      return { path, expected: `must be of type ${Array.isArray(keywordArg) ? keywordArg.join(' or ') : String(keywordArg)} (got ${show(got)})` };
+    case 'enum':
+      return { path, expected: `must be one of ${Array.isArray(keywordArg) ? keywordArg.map(show).join(', ') : '?'} (got ${show(got)})` };
+    case 'const':
+      return { path, expected: `must be ${show(keywordArg)}` };
+    case 'minimum':
+      return { path, expected: `must be at least ${String(keywordArg)} (got ${show(got)})` };
+    case 'maximum':
+      return { path, expected: `must be at most ${String(keywordArg)} (got ${show(got)})` };
+    case 'exclusiveMinimum':
+      return { path, expected: `must be greater than ${String(keywordArg)} (got ${show(got)})` };
+    case 'exclusiveMaximum':
+      return { path, expected: `must be less than ${String(keywordArg)} (got ${show(got)})` };
+    case 'minLength':
+      return { path, expected: `must be at least ${String(keywordArg)} characters long` };
+    case 'maxLength':
+      return { path, expected: `must be at most ${String(keywordArg)} characters long` };
+    case 'pattern':
+      return { path, expected: `must match the pattern ${show(keywordArg)}` };
+    case 'format':
+      return { path, expected: `must be a valid ${printable(String(keywordArg))} (got ${show(got)})` };
+    case 'minItems':
+      return { path, expected: `must have at least ${String(keywordArg)} items` };
+    case 'maxItems':
+      return { path, expected: `must have at most ${String(keywordArg)} items` };
+    case 'uniqueItems':
+      return { path, expected: 'must not repeat an item' };
+    case 'multipleOf':
+      return { path, expected: `must be a multiple of ${String(keywordArg)}` };
+    case 'anyOf':
+    case 'oneOf':
+      return { path, expected: unit.keyword === 'oneOf' ? 'must match exactly one of the forms the description allows' : 'must match one of the forms the description allows' };
+    default:
+      return { path, expected: printable(unit.error.replace(/\.$/, '')).toLowerCase() };
+  }
+}
+
+/** The violations of a value against a schema, the most specific first, one per place. */
+export function check(schema: JsonSchema, value: unknown): Violation[] {
+  const { Validator } = loadValidator();
+  const result = new Validator(schema as never, '2020-12', false).validate(value);
+  if (result.valid) return [];
+  const seen = new Set<string>();
+  const out: Violation[] = [];
+  const units = result.errors as OutputUnit[];
+  // The deepest places first: "seats must be at least 1" says more than "the body does not match".
+  const ordered = [...units].sort((a, b) => pointerSegments(b.instanceLocation).length - pointerSegments(a.instanceLocation).length);
+  for (const unit of ordered) {
+    const v = describe(unit, schema, value);
+    if (!v) continue;
+    const key = v.path.join('\u0000');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(v);
+  }
+  return out;
+}

@@ -1,0 +1,254 @@
+/**
+ * The command line of `school api`: its own flags, and the flags each operation gets from its
+ * description (a parameter or a body property each, typed from its schema). Made at run time
+ * from the operation's detail, since they differ per operation and per server; parsed here
+ * rather than by the command parser, which knows flags declared before it runs.
+ */
+import type { FieldSpec, FieldType } from '../../api/operation-detail.js';
+import { kebabCase } from '../../api/operations.js';
+import { UsageError } from '../../errors.js';
+import { printable } from '../../util/printable.js';
+
+/** `school api`'s own flags: a value each, or none (a switch). Global flags included. */
+export const BUILTIN_FLAGS: Readonly<Record<string, { value: boolean; short?: string; help: string }>> = {
+  'dry-run': { value: false, help: 'print the request that would be sent (token as [REDACTED]) and send nothing; needs no login' },
+  'no-validate': { value: false, help: 'send the request even when it does not match the description' },
+  input: { value: true, help: 'the whole JSON body from a file ("-" for stdin); flags override its values' },
+  anonymous: { value: false, help: 'send no token (for operations that answer anonymous callers)' },
+  format: { value: true, help: 'json (default) or table: an array, or the items of a list, as a table' },
+  columns: { value: true, help: 'with --format table: the columns, comma-separated' },
+  jq: { value: true, help: 'filter the JSON response through jq' },
+  paginate: { value: false, help: 'follow Link rel="next" pages on the same origin' },
+  slurp: { value: false, help: 'with --paginate: one JSON array holding every page' },
+  include: { value: false, short: 'i', help: 'print the status line and headers too' },
+  timeout: { value: true, help: 'deadline for the whole request, in seconds (default 60)' },
+  retry: { value: true, help: 'retries on 429/503 for any method (GET and HEAD get 3 without it)' },
+  refresh: { value: false, help: 'fetch the API description now instead of using the cached copy' },
+  help: { value: false, short: 'h', help: 'show the operation, its flags and an example' },
+  // Global flags, accepted anywhere on the line.
+  'base-url': { value: true, help: 'the school service origin (env SCHOOL_BASE_URL)' },
+  profile: { value: true, help: 'which account or school to use (env SCHOOL_PROFILE)' },
+  json: { value: false, help: 'structured output (and JSON errors on stderr)' },
+  verbose: { value: false, help: 'trace HTTP on stderr, with every secret redacted' },
+};
+
+const SHORT: Record<string, string> = Object.fromEntries(Object.entries(BUILTIN_FLAGS).flatMap(([name, f]) => (f.short ? [[f.short, name]] : [])));
+
+export interface OperationFlag {
+  /** Without the leading dashes. */
+  flag: string;
+  field: FieldSpec;
+  /** Why the flag is not plain `--<name>`, when it is not. */
+  renamed?: string;
+}
+
+const LOCATION_WORD: Record<FieldSpec['location'], string> = { path: 'path parameter', query: 'query parameter', header: 'header', body: 'body field' };
+
+/** A flag name from a field's name: kebab-case, dots kept between the parts of a body path. */
+function baseFlag(field: FieldSpec): string {
+  const parts = field.path ?? [field.name];
+  return parts.map((p) => kebabCase(p) || 'x').join('.');
+}
+
+/**
+ * The flags of an operation's fields (path parameters are positional and get none). A name two
+ * fields would share, or one of `school api`'s own, gets the field's location as a prefix
+ * (`--query-title`, `--body-title`); a name still taken gets a number. Never silently shadowed:
+ * `renamed` says why.
+ */
+export function operationFlags(fields: readonly FieldSpec[]): OperationFlag[] {
+  const candidates = fields.filter((f) => f.location !== 'path').map((field) => ({ field, base: baseFlag(field) }));
+  const count = new Map<string, number>();
+  for (const c of candidates) count.set(c.base, (count.get(c.base) ?? 0) + 1);
+  const reserved = (name: string) => Object.hasOwn(BUILTIN_FLAGS, name) || name.startsWith('no-');
+  const taken = new Set<string>(Object.keys(BUILTIN_FLAGS));
+  for (const c of candidates) if (count.get(c.base) === 1 && !reserved(c.base)) taken.add(c.base);
+  return candidates.map(({ field, base }) => {
+    if (count.get(base) === 1 && !reserved(base)) return { flag: base, field };
+    let flag = `${field.location}-${base}`;
+    for (let i = 2; taken.has(flag); i++) flag = `${field.location}-${base}-${i}`;
+    taken.add(flag);
+    const why = reserved(base) ? `--${base} is a flag of school api` : `another field is also named ${base}`;
+    return { flag, field, renamed: `the ${LOCATION_WORD[field.location]} ${printable(field.name)} (${why})` };
+  });
+}
+
+export interface ParsedLine {
+  /** The operation's name, when one was given. */
+  operation?: string;
+  /** The positional arguments after it. */
+  args: string[];
+  /** `school api`'s own flags: true for a switch, the value(s) otherwise. */
+  builtins: Map<string, string | true>;
+  /** The operation's flags, each with every value given, in order. */
+  values: Map<string, string[]>;
+}
+
+/** The operation's name: the first argument that is neither a flag nor a value of one of `school api`'s own flags. */
+export function findOperation(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') return argv[i + 1];
+    if (!arg.startsWith('-') || arg === '-') return arg;
+    const name = longName(arg);
+    if (name && !arg.includes('=') && BUILTIN_FLAGS[name]?.value) i++;
+    if (!name || !Object.hasOwn(BUILTIN_FLAGS, name)) return undefined; // an operation's flag before its name
+  }
+  return undefined;
+}
+
+function longName(arg: string): string | undefined {
+  if (arg.startsWith('--')) return arg.slice(2).split('=')[0];
+  if (/^-[A-Za-z]$/.test(arg)) return SHORT[arg.slice(1)];
+  return undefined;
+}
+
+function closest(name: string, candidates: readonly string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const c of candidates) {
+    const d = editDistance(name, c);
+    if (!best || d < best.distance) best = { name: c, distance: d };
+  }
+  return best && best.distance <= Math.max(2, Math.floor(name.length / 3)) ? best.name : undefined;
+}
+
+export function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 10) return Math.abs(a.length - b.length);
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length];
+}
+
+/** The names a mistyped one may have meant: the closest by edit distance, or those it begins. */
+export function didYouMean(name: string, candidates: readonly string[]): string | undefined {
+  return closest(name, candidates) ?? candidates.find((c) => c.startsWith(name) || (name.length >= 4 && c.includes(name)));
+}
+
+/** Splits the command line: `school api`'s own flags, the operation's flags (known from `flags`), the positional arguments. */
+export function parseLine(argv: readonly string[], flags: readonly OperationFlag[], commandPath: string): ParsedLine {
+  const byName = new Map(flags.map((f) => [f.flag, f]));
+  const line: ParsedLine = { args: [], builtins: new Map(), values: new Map() };
+  const positionals: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith('-') || arg === '-' || /^-\d/.test(arg)) {
+      positionals.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const name = longName(arg);
+    const inline = arg.startsWith('--') && eq > 0 ? arg.slice(eq + 1) : undefined;
+    const op = name === undefined ? undefined : byName.get(name);
+    const negated = name?.startsWith('no-') ? byName.get(name.slice(3)) : undefined;
+    if (op) {
+      let value = inline;
+      if (value === undefined && op.field.type === 'boolean' && !op.field.array) {
+        // A switch: `--open`, `--open=false`, or `--open false`.
+        value = argv[i + 1] === 'true' || argv[i + 1] === 'false' ? argv[++i] : 'true';
+      }
+      if (value === undefined) {
+        if (i + 1 >= argv.length) throw new UsageError(`The option '--${op.flag}' of '${commandPath}' needs a value. Run '${commandPath} --help'.`);
+        value = argv[++i];
+      }
+      line.values.set(op.flag, [...(line.values.get(op.flag) ?? []), value]);
+      continue;
+    }
+    if (negated && negated.field.type === 'boolean' && inline === undefined) {
+      line.values.set(negated.flag, [...(line.values.get(negated.flag) ?? []), 'false']);
+      continue;
+    }
+    if (name !== undefined && Object.hasOwn(BUILTIN_FLAGS, name)) {
+      if (!BUILTIN_FLAGS[name].value) {
+        if (inline !== undefined) throw new UsageError(`The option '--${name}' of '${commandPath}' takes no value. Run '${commandPath} --help'.`);
+        line.builtins.set(name, true);
+        continue;
+      }
+      let value = inline;
+      if (value === undefined) {
+        if (i + 1 >= argv.length) throw new UsageError(`The option '--${name}' of '${commandPath}' needs a value. Run '${commandPath} --help'.`);
+        value = argv[++i];
+      }
+      line.builtins.set(name, value);
+      continue;
+    }
+    const shown = printable(arg.split('=')[0]);
+    const suggestion = didYouMean(shown.replace(/^-+/, ''), [...byName.keys(), ...Object.keys(BUILTIN_FLAGS)]);
+    throw new UsageError(`Unknown option '${shown}' for '${commandPath}'${suggestion ? ` (did you mean '--${suggestion}'?)` : ''}. Run '${commandPath} --help'.`);
+  }
+  [line.operation, ...line.args] = positionals;
+  if (line.operation === undefined) line.args = [];
+  return line;
+}
+
+const INTEGER = /^[+-]?\d+$/;
+const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+function typeWord(field: FieldSpec): string {
+  if (field.enum) return `one of ${field.enum.map((v) => printable(String(v))).join(', ')}`;
+  return { string: 'a string', integer: 'an integer', number: 'a number', boolean: 'true or false', json: 'a JSON value (or text)' }[field.type];
+}
+
+/** One value of a flag, as its type says: an integer, a number, true/false, JSON, or the text itself. */
+export function typedValue(flag: string, field: FieldSpec, raw: string): unknown {
+  let value: unknown = raw;
+  const type: FieldType = field.type;
+  const wrong = () => new UsageError(`--${flag} expects ${typeWord(field)}, not "${printable(raw.slice(0, 100))}".`);
+  if (type === 'integer') {
+    if (!INTEGER.test(raw) || !Number.isSafeInteger(Number(raw))) throw wrong();
+    value = Number(raw);
+  } else if (type === 'number') {
+    if (!NUMBER.test(raw) || !Number.isFinite(Number(raw))) throw wrong();
+    value = Number(raw);
+  } else if (type === 'boolean') {
+    if (raw !== 'true' && raw !== 'false') throw wrong();
+    value = raw === 'true';
+  } else if (type === 'json') {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      value = raw; // plain text is a string
+    }
+  }
+  if (field.enum && !field.enum.some((allowed) => allowed === value || (typeof allowed !== 'string' && String(allowed) === raw))) throw wrong();
+  if (field.enum && typeof value === 'string') value = field.enum.find((allowed) => String(allowed) === raw) ?? value;
+  return value;
+}
+
+/** Each operation flag given, typed: an array for a repeated (array) flag. */
+export function flagValues(line: ParsedLine, flags: readonly OperationFlag[]): Array<{ flag: OperationFlag; value: unknown }> {
+  const out: Array<{ flag: OperationFlag; value: unknown }> = [];
+  for (const f of flags) {
+    const raws = line.values.get(f.flag);
+    if (!raws) continue;
+    if (!f.field.array && raws.length > 1) throw new UsageError(`--${f.flag} was given ${raws.length} times; it takes one value.`);
+    const typed = raws.map((raw) => typedValue(f.flag, f.field, raw));
+    out.push({ flag: f, value: f.field.array ? typed : typed[0] });
+  }
+  return out;
+}
+
+/** Sets a value at a path of a JSON object, making the objects on the way. */
+export function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let node = target;
+  for (const key of path.slice(0, -1)) {
+    const next = Object.hasOwn(node, key) ? node[key] : undefined;
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) {
+      const made: Record<string, unknown> = {};
+      Object.defineProperty(node, key, { value: made, enumerable: true, writable: true, configurable: true });
+      node = made;
+    } else node = next as Record<string, unknown>;
+  }
+  Object.defineProperty(node, path[path.length - 1], { value, enumerable: true, writable: true, configurable: true });
+}

@@ -1,0 +1,160 @@
+/**
+ * The API description of a base URL, as every front-end gets it: from the cache while fresh (its
+ * `Cache-Control: max-age`, else 24 hours), then revalidated with `If-None-Match` /
+ * `If-Modified-Since` (a `304` keeps the copy), fetched anew when changed, and the stale copy kept
+ * in use, with a note, when the server cannot be reached. What a command reads at start-up is the
+ * compact index (src/api/api-index.ts), not the document.
+ */
+import { type ApiIndex, type DetailLine, type IndexEntry, INDEX_FORMAT, asDetail, asIndex, buildIndex } from '../api/api-index.js';
+import { type Deps, nowSeconds } from '../deps.js';
+import { CliError, errorReason } from '../errors.js';
+import { MAX_BYTES } from '../http/client.js';
+import { printable } from '../util/printable.js';
+
+/** How long a description is used without asking the server, when it says nothing of it. */
+export const DEFAULT_MAX_AGE_SECONDS = 24 * 60 * 60;
+/** The longest a server's max-age is taken at its word. */
+const MAX_MAX_AGE_SECONDS = 30 * 24 * 60 * 60;
+const FETCH_TIMEOUT_MS = 30_000;
+
+export interface LoadedDescription {
+  index: ApiIndex;
+  /** One line for stderr when the copy in use is stale because the server could not be reached. */
+  note?: string;
+  /** How the copy was obtained, for tests and --verbose. */
+  how: 'cache' | 'revalidated' | 'fetched' | 'stale';
+  /** One operation's detail (fields, schemas), read from the detail file alone. */
+  detail(entry: IndexEntry): Promise<DetailLine | undefined>;
+  /** Every operation's detail, in index order, read at once (listings). */
+  details(): Promise<Array<DetailLine | undefined>>;
+  /** The whole document, for what needs more than the index (`school mcp`). */
+  document(): Promise<unknown>;
+}
+
+export interface LoadOptions {
+  /** Fetch now, whatever the cache holds (`school api --refresh`). */
+  refresh?: boolean;
+  /** Never make a request: the cached index or nothing (completion). */
+  offline?: boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * `max-age` of a Cache-Control header; else 0 for `no-cache` (use only once revalidated); else
+ * undefined (the 24 hours apply). `no-store` alone is no reason to ask the server on every run:
+ * many servers send it on every answer, a description included.
+ */
+export function maxAgeOf(cacheControl: string | undefined): number | undefined {
+  if (!cacheControl) return undefined;
+  const directives = cacheControl.toLowerCase().split(',').map((d) => d.trim());
+  const found = directives.map((d) => /^max-age\s*=\s*"?(\d{1,12})"?$/.exec(d)?.[1]).find((v) => v !== undefined);
+  if (found !== undefined) return Math.min(Number(found), MAX_MAX_AGE_SECONDS);
+  return directives.includes('no-cache') ? 0 : undefined;
+}
+
+function describeAge(seconds: number): string {
+  if (seconds < 90) return `${Math.max(0, Math.round(seconds))} s`;
+  if (seconds < 90 * 60) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 36 * 3600) return `${Math.round(seconds / 3600)} h`;
+  return `${Math.round(seconds / 86400)} days`;
+}
+
+export function descriptionUrl(baseUrl: string): string {
+  return `${baseUrl}/openapi.json`;
+}
+
+/** The API description of the base URL: cached, revalidated or fetched, as its freshness calls for. */
+export async function loadApiDescription(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>, baseUrl: string, options: LoadOptions = {}): Promise<LoadedDescription> {
+  const now = nowSeconds(deps);
+  const cached = asIndex(await deps.state.readApiIndex(baseUrl).catch(() => undefined), baseUrl);
+  let memoryDetail: { bytes: Buffer; index: ApiIndex } | undefined;
+  let memoryDoc: unknown;
+
+  const loaded = (index: ApiIndex, how: LoadedDescription['how'], note?: string): LoadedDescription => ({
+    index,
+    how,
+    ...(note ? { note } : {}),
+    async detail(entry) {
+      const [offset, length] = entry.at;
+      if (memoryDetail?.index === index) return asDetail(memoryDetail.bytes.subarray(offset, offset + length).toString('utf8'));
+      return asDetail(await deps.state.readApiDetail(baseUrl, index.detailFile, offset, length));
+    },
+    async details() {
+      const bytes = memoryDetail?.index === index ? memoryDetail.bytes : Buffer.from((await deps.state.readApiDetail(baseUrl, index.detailFile)) ?? '');
+      return index.operations.map(({ at: [offset, length] }) => (offset + length <= bytes.length ? asDetail(bytes.subarray(offset, offset + length).toString('utf8')) : undefined));
+    },
+    async document() {
+      return memoryDoc ?? (await deps.state.cachedApiDescription(baseUrl));
+    },
+  });
+
+  /** A new index for a document, saved with it; kept in memory when the cache cannot be written. */
+  const indexDocument = async (doc: unknown, meta: Pick<ApiIndex, 'fetchedAt' | 'maxAgeSeconds' | 'etag' | 'lastModified'>, saveDoc: boolean): Promise<ApiIndex> => {
+    const built = buildIndex(doc);
+    const draft: ApiIndex = {
+      format: INDEX_FORMAT,
+      baseUrl,
+      ...meta,
+      detailFile: '',
+      notes: built.notes,
+      operations: built.operations.map((op, i) => ({ ...op, at: built.at[i] })),
+    };
+    const saved = await deps.state.saveApiCache(baseUrl, { index: { ...draft }, detail: built.detail, ...(saveDoc ? { doc } : {}) });
+    const index = { ...draft, detailFile: saved?.detailFile ?? '' };
+    memoryDoc = doc;
+    memoryDetail = { bytes: Buffer.from(built.detail), index };
+    return index;
+  };
+
+  if (cached && !options.refresh && (options.offline || now - cached.fetchedAt < cached.maxAgeSeconds)) return loaded(cached, 'cache');
+  if (options.offline) {
+    // An index of another format (an earlier version of school) is made again from the cached document.
+    const doc = await deps.state.cachedApiDescription(baseUrl).catch(() => undefined);
+    if (doc === undefined) throw new CliError(`No cached API description of ${printable(baseUrl)}.`, { code: 'openapi_unavailable' });
+    return loaded(await indexDocument(doc, { fetchedAt: 0, maxAgeSeconds: 0 }, false), 'cache');
+  }
+
+  const url = descriptionUrl(baseUrl);
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (cached?.etag) headers['if-none-match'] = cached.etag;
+  if (cached?.lastModified) headers['if-modified-since'] = cached.lastModified;
+  const signal = options.signal ?? deps.signal;
+  let res;
+  try {
+    res = await deps.http.request({ url, headers, signal, timeoutMs: FETCH_TIMEOUT_MS, maxBytes: MAX_BYTES.openapi });
+  } catch (err) {
+    if (signal?.aborted || !cached) {
+      if (signal?.aborted) throw err;
+      throw new CliError(`Could not fetch the API description ${printable(url)}: ${errorReason(err)}`, { code: 'openapi_unavailable' });
+    }
+    return loaded(cached, 'stale', staleNote(url, errorReason(err), now - cached.fetchedAt));
+  }
+  const validators = {
+    ...(res.headers.etag ? { etag: res.headers.etag.slice(0, 500) } : {}),
+    ...(res.headers['last-modified'] ? { lastModified: res.headers['last-modified'].slice(0, 100) } : {}),
+  };
+  const maxAgeSeconds = maxAgeOf(res.headers['cache-control']) ?? DEFAULT_MAX_AGE_SECONDS;
+  if (res.status === 304 && cached) {
+    const index: ApiIndex = { ...cached, fetchedAt: now, maxAgeSeconds, ...validators };
+    await deps.state.saveApiCache(baseUrl, { index: { ...index } });
+    return loaded(index, 'revalidated');
+  }
+  if (res.status !== 200) {
+    if (cached) return loaded(cached, 'stale', staleNote(url, `HTTP ${res.status}`, now - cached.fetchedAt));
+    throw new CliError(`Could not fetch the API description: ${printable(url)} answered HTTP ${res.status}.`, { code: 'openapi_unavailable' });
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(res.body.toString('utf8').replace(/^\uFEFF/, ''));
+  } catch {
+    throw new CliError(`The API description ${printable(url)} is not valid JSON.`, { code: 'openapi_invalid' });
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc) || typeof (doc as { paths?: unknown }).paths !== 'object' || (doc as { paths?: unknown }).paths === null) {
+    throw new CliError(`The API description ${printable(url)} is not an OpenAPI document (it has no "paths").`, { code: 'openapi_invalid' });
+  }
+  return loaded(await indexDocument(doc, { fetchedAt: now, maxAgeSeconds, ...validators }, true), 'fetched');
+}
+
+function staleNote(url: string, reason: string, ageSeconds: number): string {
+  return `Could not reach ${printable(url)} (${printable(reason.replace(/\.$/, ''))}); using the copy cached ${describeAge(ageSeconds)} ago.`;
+}

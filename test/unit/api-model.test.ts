@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import { buildIndex } from '../../src/api/api-index.js';
+import { bundleSchema, operationDetail } from '../../src/api/operation-detail.js';
+import { kebabCase, missingScopes, readApiModel, routeCommand } from '../../src/api/operations.js';
+import { readOperations } from '../../src/mcp/tools.js';
+import { listOperations } from '../../src/api/openapi.js';
+import { check } from '../../src/commands/api/checks.js';
+import { bigDescription } from '../helpers/big-description.js';
+
+const ok = { 200: { description: 'OK' } };
+
+describe('the operation model: names', () => {
+  it('takes x-cli-name, else the operationId in kebab-case, else the method and path', () => {
+    const { operations } = readApiModel({
+      paths: {
+        '/api/courses': { get: { operationId: 'listCourses', responses: ok }, post: { 'x-cli-name': 'new-course', operationId: 'createCourse', responses: ok } },
+        '/api/courses/{id}': { get: { responses: ok } },
+        '/api/HTMLPages': { get: { operationId: 'getHTMLPage_byID' } },
+      },
+    });
+    expect(operations.map((o) => o.command)).toEqual(['list-courses', 'new-course', 'get-api-courses-id', 'get-html-page-by-id']);
+    expect(kebabCase('createCourse')).toBe('create-course');
+    expect(routeCommand('DELETE', '/api/courses/{id}/seats')).toBe('delete-api-courses-id-seats');
+  });
+
+  it('never gives two operations one name: each of a clash takes its route name, and a note says so', () => {
+    const model = readApiModel({
+      paths: {
+        '/a': { get: { operationId: 'list' } },
+        '/b': { get: { operationId: 'List' }, post: { operationId: 'other' } },
+        '/get-c': { get: { operationId: 'get-get-c' } },
+        '/c': { get: { operationId: 'get_get_c' } },
+      },
+    });
+    const names = model.operations.map((o) => o.command);
+    expect(names).toEqual(['get-a', 'get-b', 'other', 'get-get-c', 'get-c']);
+    expect(new Set(names).size).toBe(names.length);
+    expect(model.notes).toEqual([expect.stringMatching(/^2 operations are named "list": GET \/a is get-a, GET \/b is get-b\.$/), expect.stringMatching(/named "get-get-c"/)]);
+  });
+
+  it('keeps names the same when an operation is added elsewhere', () => {
+    const doc = bigDescription(50);
+    const before = readApiModel(doc).operations.map((o) => `${o.method} ${o.path} ${o.command}`);
+    (doc.paths as Record<string, unknown>)['/zzz'] = { get: { operationId: 'late' } };
+    const after = readApiModel(doc).operations.map((o) => `${o.method} ${o.path} ${o.command}`);
+    expect(after.slice(0, before.length)).toEqual(before);
+  });
+});
+
+describe('the operation model: scopes, areas, parameters, bodies', () => {
+  const doc = {
+    security: [{ oauth2: ['school:read'] }],
+    paths: {
+      '/api/courses/{id}': {
+        parameters: [{ name: 'id', in: 'path', schema: { type: 'string' } }, { name: 'ghost', in: 'path' }],
+        get: { tags: ['Courses'], security: [{}, { oauth2: ['courses:read'] }], parameters: [{ $ref: '#/components/parameters/Expand' }] },
+        put: { security: [{ oauth2: ['courses:write', 'courses:read'] }, { key: [] }], requestBody: { $ref: '#/components/requestBodies/Course' } },
+      },
+      '/api/misc': { get: { tags: ['Misc Things'], security: [] }, post: {} },
+    },
+    components: {
+      parameters: { Expand: { name: 'expand', in: 'query', required: true, schema: { type: 'array', items: { type: 'string' } } } },
+      requestBodies: { Course: { required: true, content: { 'text/plain': {}, 'application/merge-patch+json': { schema: { type: 'object' } } } } },
+    },
+  };
+  const { operations } = readApiModel(doc);
+
+  it('reads the security requirements as alternatives, and the area from the scope, else the tag, else other', () => {
+    const [get, put, misc, post] = operations;
+    expect(get).toMatchObject({ scopes: ['courses:read'], scopeSets: [['courses:read']], anonymous: true, area: 'courses' });
+    expect(put).toMatchObject({ scopes: ['courses:write', 'courses:read'], anonymous: false, area: 'courses' });
+    expect(misc).toMatchObject({ scopes: [], anonymous: true, area: 'misc-things' });
+    expect(post).toMatchObject({ scopes: ['school:read'], area: 'school' });
+    expect(missingScopes(get, new Set(['openid']))).toEqual(['courses:read']);
+    expect(missingScopes(get, new Set(['courses:read']))).toEqual([]);
+    // The second alternative names a scheme but no scope: any token meets it.
+    expect(missingScopes(put, new Set())).toEqual([]);
+    expect(missingScopes({ scopeSets: [['a:write', 'a:read'], ['b:write']] }, new Set(['a:read']))).toEqual(['a:write']);
+  });
+
+  it('follows $refs to parameters and bodies, and drops a path parameter the path lacks', () => {
+    const [get, put] = operations;
+    expect(get.parameters.map((p) => `${p.in}:${p.name}:${p.required}`)).toEqual(['path:id:true', 'query:expand:true']);
+    expect(put.body).toEqual({ contentType: 'application/merge-patch+json', json: true, schema: { type: 'object' }, required: true });
+  });
+
+  it('is what call --list and school mcp read, under the same operations', () => {
+    const big = bigDescription(25);
+    const model = readApiModel(big).operations;
+    expect(listOperations(big).map((o) => [o.command, o.method, o.path])).toEqual(model.map((o) => [o.command, o.method, o.path]));
+    expect(readOperations(big).map((o) => [o.method, o.path, o.scopes])).toEqual(model.map((o) => [o.method, o.path, o.scopes]));
+  });
+});
+
+describe('operation detail', () => {
+  const doc = bigDescription(5);
+  const create = readApiModel(doc).operations.find((o) => o.command === 'create-thing0')!;
+  const detail = operationDetail(doc, create);
+
+  it('makes a field of every parameter and body property: dotted for nesting, arrays repeated, enums and bounds kept', () => {
+    const byName = Object.fromEntries(detail.fields.map((f) => [f.name, f]));
+    expect(byName.title).toMatchObject({ location: 'body', type: 'string', required: true, limits: '1 to 200 characters' });
+    expect(byName.seats).toMatchObject({ type: 'integer', required: false, limits: '1 to 500' });
+    expect(byName.level).toMatchObject({ type: 'string', enum: ['beginner', 'intermediate', 'advanced'] });
+    expect(byName['address.city']).toMatchObject({ path: ['address', 'city'], type: 'string' });
+    expect(byName.tags).toMatchObject({ type: 'string', array: true });
+    expect(detail.bodyIsObject).toBe(true);
+  });
+
+  it('finds table columns in a wrapped listing', () => {
+    const list = readApiModel(doc).operations.find((o) => o.command === 'list-things0')!;
+    expect(operationDetail(doc, list)).toMatchObject({ listKey: 'items', columns: ['title', 'seats', 'level'] });
+  });
+
+  it('bundles a schema that stands alone: refs into $defs, loops kept as loops, OpenAPI 3.0 forms converted, bad patterns and $id dropped', () => {
+    const loopDoc = { components: { schemas: { Node: { type: 'object', nullable: true, $id: 'https://evil.example/', properties: { next: { $ref: '#/components/schemas/Node' }, n: { type: 'integer', minimum: 1, exclusiveMinimum: true }, p: { type: 'string', pattern: '(' } } } } } };
+    const bundled = bundleSchema(loopDoc, { $ref: '#/components/schemas/Node' });
+    expect(bundled).toEqual({
+      $ref: '#/$defs/d0',
+      $defs: { d0: { type: ['object', 'null'], properties: { next: { $ref: '#/$defs/d0' }, n: { type: 'integer', exclusiveMinimum: 1 }, p: { type: 'string' } } } },
+    });
+    expect(check(bundled, { next: { next: { n: 1 } } })).toEqual([{ path: ['next', 'next', 'n'], expected: 'must be greater than 1 (got 1)' }]);
+    expect(check(bundled, null)).toEqual([]);
+  });
+});
+
+describe('checks against the schema', () => {
+  const doc = bigDescription(5);
+  const schema = operationDetail(doc, readApiModel(doc).operations.find((o) => o.command === 'create-thing0')!).bodySchema!;
+
+  it('names each field and what it expects', () => {
+    expect(check(schema, { title: 'Algebra', seats: 30 })).toEqual([]);
+    const found = check(schema, { seats: 0, level: 'expert', address: { country: 'france' }, extra: 1 });
+    expect(found).toEqual(
+      expect.arrayContaining([
+        { path: ['title'], expected: 'is required' },
+        { path: ['seats'], expected: 'must be at least 1 (got 0)' },
+        { path: ['level'], expected: 'must be one of "beginner", "intermediate", "advanced" (got "expert")' },
+        { path: ['address', 'country'], expected: 'must match the pattern "^[A-Z]{2}$"' },
+        { path: ['extra'], expected: 'is not a field the operation takes' },
+      ]),
+    );
+    expect(check(schema, { title: 5 })).toEqual([{ path: ['title'], expected: 'must be of type string (got 5)' }]);
+    expect(check(schema, { title: '' })).toEqual([{ path: ['title'], expected: 'must be at least 1 characters long' }]);
+  });
+});
+
+describe('the compact index', () => {
+  it('holds every operation with the place of its detail, and the detail lines parse back', () => {
+    const doc = bigDescription(500);
+    const built = buildIndex(doc);
+    expect(built.operations).toHaveLength(500);
+    const bytes = Buffer.from(built.detail);
+    const [offset, length] = built.at[123];
+    const line = JSON.parse(bytes.subarray(offset, offset + length).toString('utf8'));
+    expect(line.fields.length).toBeGreaterThan(0);
+    // Small enough to read at every start: well under the document's size.
+    expect(JSON.stringify(built.operations).length).toBeLessThan(JSON.stringify(doc).length);
+  });
+});
