@@ -52,7 +52,7 @@ never reaches the agent. Each operation of the API's /openapi.json is a tool (mo
 searchable school_operations tool instead), plus school_call and school_whoami. Only reading
 (GET, HEAD) unless --allow-write. Every tool call is recorded in audit.jsonl in the state
 directory (see \`school status\`): time, profile, tool, method, path, status, duration.
-In Claude Code: claude mcp add school -- school mcp (the README has VS Code and Cursor too).
+In Claude Code: claude mcp add --scope user school -- school mcp (docs/agents.md has VS Code, Cursor, Codex).
 
 Examples:
   school mcp
