@@ -49,7 +49,7 @@ async function bundle(extraDefines, entry = '../src/cli.ts', out = outfile) {
 // oauth4webapi, as CommonJS of its own beside the CLI: loaded with require() by the commands that
 // speak the protocol, without starting the ES module loader, and given the small Headers and
 // Response of src/http/web-types.ts (and a fetch that refuses) in place of Node's fetch globals,
-// whose loading costs more than the rest of a refresh; see src/oauth/library-globals.ts.
+// whose loading costs more than the rest of a refresh; see src/oauth/oauth4webapi-globals.ts.
 async function bundleOAuth() {
   await build({
     entryPoints: [createRequire(import.meta.url).resolve('oauth4webapi')],
@@ -58,7 +58,7 @@ async function bundleOAuth() {
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    inject: [here('../src/oauth/library-globals.ts')],
+    inject: [here('../src/oauth/oauth4webapi-globals.ts')],
     legalComments: 'inline',
     logLevel: 'warning',
   });

@@ -17,6 +17,8 @@ export interface CliErrorOptions<C extends ErrorCode = ErrorCode> {
   /** Optional, for readability at the call site; the compiler holds it to the catalogue's exit code for `code`. */
   exitCode?: ExitOf<C>;
   hint?: string;
+  /** The exact command the hint asks to run, as data (a front-end never parses it out of the hint). */
+  command?: string;
   scope?: string;
   cause?: unknown;
 }
@@ -25,6 +27,7 @@ export class CliError<C extends ErrorCode = ErrorCode> extends Error {
   readonly exitCode: number;
   readonly code: C;
   readonly hint?: string;
+  readonly command?: string;
   readonly scope?: string;
 
   constructor(message: string, options: CliErrorOptions<C>) {
@@ -33,6 +36,7 @@ export class CliError<C extends ErrorCode = ErrorCode> extends Error {
     this.code = options.code;
     this.exitCode = ERROR_CODES[options.code].exit;
     this.hint = options.hint;
+    this.command = options.command;
     this.scope = options.scope;
   }
 }

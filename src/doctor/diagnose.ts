@@ -11,7 +11,8 @@ import { requestUserInfo } from '../oauth/userinfo.js';
 import { offersDpop } from '../oauth/dpop.js';
 import { type TargetInputs, explicitBaseUrl, targetProfile } from '../session/target.js';
 import type { Env } from '../types/env.js';
-import { checkProfileName, loginCommandFor, loginHint } from '../util/profiles.js';
+import { loginCommandFor, loginHint } from '../util/login-command.js';
+import { checkProfileName } from '../util/profiles.js';
 import type { Profile } from '../state/config-file.js';
 import { fileProtection } from '../platform/file-protection.js';
 import { type PathVerdict, inspectPrivatePath, reportRepairsTo } from '../state/permissions.js';
@@ -201,15 +202,15 @@ async function keychainFinding(deps: Deps, profiles: Record<string, Profile>): P
   const reason = probe.reason.replace(/\.$/, '');
   const dependent = Object.entries(profiles).filter(([, p]) => p.storage === 'keychain').map(([name]) => name);
   // Credentials in the environment (CI) need no keychain: their job state goes to a 0600 file by design.
-  const headless = Boolean(deps.env.SCHOOL_TOKEN || deps.env.SCHOOL_REFRESH_TOKEN);
+  const credentialsInEnvironment = Boolean(deps.env.SCHOOL_TOKEN || deps.env.SCHOOL_REFRESH_TOKEN);
   return {
     area: 'keychain',
     check: 'keychain',
-    status: dependent.length ? 'problem' : headless ? 'info' : 'warning',
+    status: dependent.length ? 'problem' : credentialsInEnvironment ? 'info' : 'warning',
     message: dependent.length
       ? `The OS keychain cannot be used (${reason}), and profile ${dependent.map((n) => `"${n}"`).join(', ')} keeps its tokens there.`
       : `The OS keychain cannot be used (${reason}): logins store their tokens in a plain ${deps.platform === 'win32' ? `file instead, ${fileProtection(deps.platform)}` : '0600 file instead'}.`,
-    ...(headless && !dependent.length ? {} : { fix: keychainFix(reason) }),
+    ...(credentialsInEnvironment && !dependent.length ? {} : { fix: keychainFix(reason) }),
     data: { usable: false, ms, reason },
   };
 }

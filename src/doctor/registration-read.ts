@@ -1,6 +1,6 @@
 import type { Deps } from '../deps.js';
 import { errorReason } from '../errors.js';
-import type { AuthorizationServer } from '../oauth/library.js';
+import type { AuthorizationServer } from '../oauth/oauth4webapi.js';
 import { readRegistration } from '../oauth/registration-management.js';
 import type { ClientRegistration } from '../state/config-file.js';
 import { savedManagement } from '../state/registration-token.js';

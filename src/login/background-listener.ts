@@ -1,12 +1,12 @@
 import { type Deps, nowSeconds } from '../deps.js';
 import { describeError } from '../errors.js';
 import { fromOAuthError } from '../oauth/oauth-errors.js';
-import { loginCommandFor } from '../util/profiles.js';
+import { loginCommandText } from '../util/login-command.js';
 import type { LoginOutcome, PendingLoginRecord } from '../state/pending-login.js';
 import { redactText } from '../util/redact.js';
 import { type Handshake, REPORT_FD } from './background.js';
 import { type LoopbackListener, listenForRedirect } from './loopback.js';
-import { finishBrowserLogin, loggedInMessage } from './orchestrator.js';
+import { finishBrowserLogin, loggedInMessage, stillThisLogin } from './orchestrator.js';
 import { CALLBACK_PATH, type LoginResult } from './transaction.js';
 import { requireCommonJs } from '../util/require.js';
 
@@ -48,7 +48,7 @@ export function outcomeOf(profile: string, err: unknown, at: number, baseUrl: st
     error: timedOut ? 'login_timeout' : report.error,
     // The listener's own hints speak of the one-step login.
     // It names the base URL: a first login has saved no profile that would remember it.
-    hint: timedOut ? `Start a new one with \`${loginCommandFor(profile, baseUrl)} --no-wait\`; give the person longer with --timeout.` : report.hint ? redactText(report.hint) : undefined,
+    hint: timedOut ? `Start a new one with \`${loginCommandText({ profile, baseUrl, options: ['--no-wait'] })}\`; give the person longer with --timeout.` : report.hint ? redactText(report.hint) : undefined,
     at,
   };
 }
@@ -77,12 +77,16 @@ export async function runBackgroundListener(
     const record = await deps.state.pendingLoginRecord(p.profile).catch(() => undefined);
     return ours(record) ? record : undefined;
   };
+  // The login this listener serves, once the redirect came: nothing is stored unless it is still the profile's.
+  let served: PendingLoginRecord | undefined;
   await finishBrowserLogin(deps, listener, {
     redirect: () => listener.callback,
     async pending() {
       const pending = await deps.state.pendingLogin(p.profile);
-      return pending && ours(pending) ? pending : undefined;
+      served = pending && ours(pending) ? pending : undefined;
+      return served ? pending : undefined;
     },
+    stillWanted: async () => served !== undefined && (await stillThisLogin(deps, served)()),
     ownRecord,
     // The outcome before anything else: the pending login is removed only after it.
     async completed(result, pending) {

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { type Deps, nowSeconds } from '../deps.js';
 import { isErrorCode } from '../error-codes.js';
 import { CliError, InterruptedError } from '../errors.js';
+import { profileLockName } from '../session/refresh.js';
 import type { LoginOutcome } from '../state/pending-login.js';
 import { requireCommonJs } from '../util/require.js';
 import { LISTENER_IDENTITY_PATH } from './loopback.js';
@@ -212,10 +213,16 @@ export function awayFromWorkingDirectory(env: NodeJS.ProcessEnv, cwd = process.c
 }
 
 /**
- * Ends a profile's pending login, stopping its background listener: a new login supersedes it,
- * a logout forgets it. The outcome of an earlier one is forgotten too. True when one was pending.
+ * Ends a profile's pending login, whatever its kind: a new login supersedes it, a logout forgets
+ * it. The outcome of an earlier one is forgotten too. True when one was pending.
+ *
+ * The record is what makes a background login wanted: it is removed under the profile's lock, the
+ * lock under which a background login checks, just before it stores, that its record is still
+ * there (see storeLogin). So a login approved after the cancel stores nothing, whether its process
+ * was stopped here (a browser listener, which answers on its port as ours) or stops by itself at
+ * its next poll (a device poller, which listens on no port).
  */
-export async function cancelPendingLogin(deps: Pick<Deps, 'state' | 'clock'>, profile: string, processes: Processes = systemProcesses): Promise<boolean> {
+export async function cancelPendingLogin(deps: Pick<Deps, 'state' | 'clock' | 'signal'>, profile: string, processes: Processes = systemProcesses): Promise<boolean> {
   const record = await deps.state.pendingLoginRecord(profile);
   // Past its deadline the listener has exited by itself; the number may belong to another process
   // now, so it is stopped only once it answers as our listener on its port.
@@ -227,7 +234,7 @@ export async function cancelPendingLogin(deps: Pick<Deps, 'state' | 'clock'>, pr
   ) {
     await processes.stop(record.listenerPid);
   }
-  if (record) await deps.state.removePendingLogin(profile, record.storage);
+  if (record) await deps.state.locked(profileLockName(profile), deps.signal, () => deps.state.removePendingLogin(profile, record.storage));
   await deps.state.removeLoginOutcome(profile);
   return record !== undefined;
 }

@@ -57,8 +57,10 @@ export async function startDeviceLogin(deps: Deps, req: LoginRequest, notify: (t
 /**
  * The second half: polls the token endpoint at the server's interval (longer after each
  * slow_down) until the person approves, refuses, or the deadline passes, then stores the login.
+ * A background poller passes `stillWanted`: once its login is cancelled it stops polling, and an
+ * approval that comes after the cancel stores nothing.
  */
-export async function finishDeviceLogin(deps: Deps, profile: string, started: DeviceLogin): Promise<LoginResult> {
+export async function finishDeviceLogin(deps: Deps, profile: string, started: DeviceLogin, stillWanted?: () => Promise<boolean>): Promise<LoginResult> {
   const { login, authorization } = started;
   const { as } = login.server;
   let interval = authorization.interval;
@@ -67,6 +69,9 @@ export async function finishDeviceLogin(deps: Deps, profile: string, started: De
       throw new CliError('The device code was not approved in time.', { code: 'timeout', hint: 'Run `school login --device` again.' });
     }
     await systemProcesses.sleep(interval * 1000, deps.signal);
+    if (stillWanted && !(await stillWanted())) {
+      throw new CliError('The device login was cancelled (by `school logout` or a newer login); it stopped waiting for the approval.', { code: 'login_failed' });
+    }
     let poll: Awaited<ReturnType<typeof pollDeviceToken>>;
     try {
       poll = await pollDeviceToken(deps.http, as, login.client, { deviceCode: authorization.deviceCode, resource: login.server.resource, nowSeconds: nowSeconds(deps), signal: deps.signal, dpopKey: login.dpopKey });
@@ -78,7 +83,7 @@ export async function finishDeviceLogin(deps: Deps, profile: string, started: De
     }
     if (poll.kind === 'slow_down') interval += SLOW_DOWN_STEP_SECONDS;
     if (poll.kind !== 'done') continue;
-    return storeLogin(deps, { profile, scopes: login.scopes, authMethod: login.client.authMethod, storage: login.store.kind, keychainProblem: login.keychainProblem }, login.server, login.client, poll.result);
+    return storeLogin(deps, { profile, scopes: login.scopes, authMethod: login.client.authMethod, storage: login.store.kind, keychainProblem: login.keychainProblem }, login.server, login.client, poll.result, stillWanted);
   }
 }
 

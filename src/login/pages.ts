@@ -25,9 +25,9 @@ export function failurePage(err: unknown): { title: string; message: string } {
  * Completes the login the browser came back for. When that fails, the tab is told why before the
  * error goes on, so the person at the browser is not left looking at a page that never loads.
  */
-export async function completeForBrowser(deps: Deps, pending: PendingLogin, redirect: URL, listener: Pick<LoopbackListener, 'finish'>): Promise<LoginResult> {
+export async function completeForBrowser(deps: Deps, pending: PendingLogin, redirect: URL, listener: Pick<LoopbackListener, 'finish'>, stillWanted?: () => Promise<boolean>): Promise<LoginResult> {
   try {
-    return await completeLogin(deps, pending, redirect);
+    return await completeLogin(deps, pending, redirect, stillWanted);
   } catch (err) {
     await listener.finish({ ok: false, ...failurePage(err) });
     throw err;

@@ -1,3 +1,4 @@
+import { loginCommandText } from '../util/login-command.js';
 import { UsageError } from '../errors.js';
 import { isPlainScope } from '../util/plain-name.js';
 import { printable } from '../util/printable.js';
@@ -86,9 +87,9 @@ export function suggestScope(wrong: string, supported: string[]): string | undef
   return best !== undefined && bestDistance <= Math.max(2, Math.floor(wrong.length / 3)) ? best : undefined;
 }
 
-/** `school login --scope '…'`: the fallback for callers that do not know the command line they came from. */
+/** `school login --scope …`: the fallback for callers that do not know the command line they came from. */
 function plainLoginCommand(scopes: string[]): string {
-  return `school login --scope '${scopes.join(' ')}'`;
+  return loginCommandText({ scope: scopes });
 }
 
 /**

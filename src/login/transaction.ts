@@ -14,7 +14,7 @@ import { registerClient } from '../oauth/register.js';
 import { revokeToken } from '../oauth/revoke.js';
 import { identityClaims, lookUpIdentity } from '../session/identity.js';
 import { profileLockName } from '../session/refresh.js';
-import { loginHint } from '../util/profiles.js';
+import { loginFix } from '../util/login-command.js';
 import { serverFor } from '../session/server.js';
 import { stepUpCommand } from '../session/step-up.js';
 import { sessionFrom } from '../session/usable-session.js';
@@ -56,7 +56,7 @@ export interface LoginRequest {
 }
 
 export interface LoginHooks {
-  /** Messages for the user; the orchestrator writes nothing itself. */
+  /** Messages for the user; preparing a login writes nothing itself. */
   notify(text: string): void;
   /**
    * Starts receiving the redirect and says where: on the port of the cached registration's
@@ -243,7 +243,7 @@ async function clientRefused(deps: Deps, pending: PendingLogin, client: ClientId
   const answered = err.status ? `HTTP ${err.status}, ` : '';
   return new CliError(`The server no longer accepts the saved client registration (${answered}${err.detail}); it has been forgotten, and the next login registers again.`, {
     code: 'invalid_client',
-    hint: loginHint(pending.profile, pending.baseUrl),
+    ...loginFix(pending.profile, pending.baseUrl),
   });
 }
 
@@ -285,7 +285,7 @@ function userOf(claims: Record<string, unknown> | undefined): Profile['user'] {
  * removes the pending login once it has said how the login ended: a background listener must
  * record the outcome first, so that `login --wait` never finds neither.
  */
-export async function completeLogin(deps: Deps, pending: PendingLogin, redirect: URL): Promise<LoginResult> {
+export async function completeLogin(deps: Deps, pending: PendingLogin, redirect: URL, stillWanted?: () => Promise<boolean>): Promise<LoginResult> {
   const server = await serverFor(deps, pending.baseUrl, pending.issuer);
   const { as } = server;
   const client = await clientFor(deps, pending);
@@ -314,12 +314,15 @@ export async function completeLogin(deps: Deps, pending: PendingLogin, redirect:
     if (err instanceof ServerRefusal && err.error === 'invalid_client') throw await clientRefused(deps, pending, client, err);
     throw err;
   }
-  return storeLogin(deps, pending, server, client, exchanged);
+  return storeLogin(deps, pending, server, client, exchanged, stillWanted);
 }
 
 /**
  * The end of every kind of login, once the tokens came (by the code, or the device grant): learn
- * who signed in, store the tokens and the profile, and end the grant this login replaces.
+ * who signed in, store the tokens and the profile, and end the grant this login replaces. A
+ * background login passes `stillWanted`, asked under the profile's lock right before anything is
+ * stored: a login cancelled meanwhile (`school logout`, a newer login) stores nothing, and the
+ * tokens it got are revoked.
  */
 export async function storeLogin(
   deps: Deps,
@@ -327,6 +330,7 @@ export async function storeLogin(
   server: ServerInfo,
   client: ClientIdentity,
   exchanged: ExchangeResult,
+  stillWanted?: () => Promise<boolean>,
 ): Promise<LoginResult> {
   const { as } = server;
   const { tokens, idClaims } = exchanged;
@@ -359,6 +363,9 @@ export async function storeLogin(
     // Under the refresh's lock: a refresh in flight writes its tokens first, and this login then
     // replaces (and below revokes) them, rather than the refresh overwriting the new login.
     replaced = await deps.state.locked(profileLockName(pending.profile), deps.signal, async () => {
+      if (stillWanted && !(await stillWanted())) {
+        throw new CliError('The login was cancelled before it completed (by `school logout` or a newer login); nothing was stored.', { code: 'login_failed' });
+      }
       const previous = await replacedTokens(deps, pending.profile);
       await deps.state.saveTokens(pending.profile, pending.storage, tokens);
       await deps.state.saveProfile(pending.profile, profile);

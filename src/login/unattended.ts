@@ -9,7 +9,8 @@ export function isCi(env: Env): boolean {
 
 /**
  * Why a login that waits for a browser must not start here, if it must not: in CI and in headless
- * mode nobody will open the browser, and waiting for one would only hang the job.
+ * mode (a CI seed in SCHOOL_REFRESH_TOKEN) nobody will open the browser, and waiting for one would
+ * only hang the job.
  */
 export function unattendedLoginError(env: Env): AuthError | undefined {
   const why = env.SCHOOL_REFRESH_TOKEN ? 'SCHOOL_REFRESH_TOKEN is set (headless mode)' : isCi(env) ? `this is a CI job (CI=${env.CI})` : undefined;

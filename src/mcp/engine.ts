@@ -20,7 +20,7 @@ import { type Session, notLoggedIn, resolveSession } from '../session/session.js
 import { stepUpCommand } from '../session/step-up.js';
 import { type TargetInputs, explicitBaseUrl, resolveTarget, targetProfile } from '../session/target.js';
 import { resolvePaths } from '../state/paths.js';
-import { loginCommandFor, loginHint } from '../util/profiles.js';
+import { loginCommandText } from '../util/login-command.js';
 import { registerSecret, redactText } from '../util/redact.js';
 
 export interface ApiRequest {
@@ -112,8 +112,6 @@ const LOGIN_TIMEOUT_SECONDS = 300;
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 const REQUEST_TIMEOUT_MS = 60_000;
 
-const commandOf = (hint: string | undefined): string | undefined => /`(school [^`]+)`/.exec(hint ?? '')?.[1] ?? /^Run:? (school .+?)\.?$/.exec(hint ?? '')?.[1];
-
 export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
   const profile = targetProfile(inputs);
   const paths = resolvePaths(deps.env);
@@ -143,7 +141,7 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
       const s = remember(await resolveSession(deps, target));
       if (s) return { ok: true, value: s };
       const err = notLoggedIn(target);
-      return { ok: false, problem: { kind: 'not_logged_in', message: err.message, command: commandOf(err.hint), canLogIn: !fromEnv() && baseUrl() !== undefined } };
+      return { ok: false, problem: { kind: 'not_logged_in', message: err.message, command: err.command, canLogIn: !fromEnv() && baseUrl() !== undefined } };
     } catch (err) {
       return { ok: false, problem: authProblem(err) };
     }
@@ -154,7 +152,7 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
     const e = fromOAuthError(err);
     if (e instanceof CliError && e.exitCode === ExitCode.auth) {
       session = undefined;
-      return { kind: 'session_refused', message: redactText(e.message), command: commandOf(e.hint) ?? (fromEnv() ? undefined : plainLogin()), canLogIn: !fromEnv() };
+      return { kind: 'session_refused', message: redactText(e.message), command: e.command ?? (fromEnv() ? undefined : plainLogin()), canLogIn: !fromEnv() };
     }
     throw err;
   }
@@ -176,10 +174,10 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
   const noBaseUrl = () =>
     new CliError(`Profile "${profile}" has no login and no base URL here.`, {
       code: 'usage',
-      hint: `Start \`school mcp${profile === 'default' ? '' : ` --profile ${profile}`}\` with --base-url <url>, or run \`${loginCommandFor(profile)} --base-url <url>\` first.`,
+      hint: `Start \`school mcp${profile === 'default' ? '' : ` --profile ${profile}`}\` with --base-url <url>, or run \`${loginCommandText({ profile })} --base-url <url>\` first.`,
     });
 
-  const plainLogin = () => commandOf(loginHint(profile, baseUrl()));
+  const plainLogin = () => loginCommandText({ profile, baseUrl: baseUrl() });
 
   function baseUrl(): string | undefined {
     if (session) return session.baseUrl;

@@ -1,7 +1,7 @@
 import { CliError, messageOf } from '../errors.js';
 import { registerSecret } from '../util/redact.js';
 import { type ClientIdentity, oauthClient } from './client.js';
-import { type AuthorizationServer, loadOAuth } from './library.js';
+import { type AuthorizationServer, loadOAuth } from './oauth4webapi.js';
 import { ServerRefusal, fromOAuthError } from './oauth-errors.js';
 
 export interface AuthorizationRequest {

@@ -1,7 +1,7 @@
 import type * as OAuthModule from 'oauth4webapi';
 import { isPlainScope } from '../util/plain-name.js';
 import { BufferedResponse, PlainHeaders } from '../http/web-types.js';
-import { asStandardResponse, loadOAuth } from './library.js';
+import { asStandardResponse, loadOAuth } from './oauth4webapi.js';
 
 export type Challenge = OAuthModule.WWWAuthenticateChallenge;
 

@@ -1,7 +1,7 @@
 import { CliError, UsageError } from '../errors.js';
 import type { AuthMethod } from '../types/tokens.js';
 import type { TokenSet } from '../types/tokens.js';
-import type { AuthorizationServer, OAuth } from './library.js';
+import type { AuthorizationServer, OAuth } from './oauth4webapi.js';
 
 /** The client the CLI is to the authorization server: its id and how it authenticates. */
 export interface ClientIdentity {

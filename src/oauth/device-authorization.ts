@@ -3,7 +3,7 @@ import type { HttpClient } from '../http/client.js';
 import { assertSafeUrl } from '../http/transport.js';
 import { registerSecret } from '../util/redact.js';
 import { type ClientIdentity, clientAuth, oauthClient } from './client.js';
-import { type AuthorizationServer, loadOAuth, requestOptions } from './library.js';
+import { type AuthorizationServer, loadOAuth, requestOptions } from './oauth4webapi.js';
 import { oauthStep } from './oauth-errors.js';
 
 /** The device authorization grant's type (RFC 8628 §3.4). */

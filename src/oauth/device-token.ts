@@ -4,7 +4,7 @@ import type { ExchangeResult } from './exchange.js';
 import { ID_TOKEN_CLOCK_TOLERANCE_SECONDS } from './exchange.js';
 import type { DpopKey } from '../types/tokens.js';
 import { dpopOption, dpopProver, withNonceRetry } from './dpop.js';
-import { type AuthorizationServer, loadOAuth, requestOptions } from './library.js';
+import { type AuthorizationServer, loadOAuth, requestOptions } from './oauth4webapi.js';
 import { ServerRefusal, oauthStep } from './oauth-errors.js';
 import { toTokenSet } from './token-response.js';
 

@@ -1,7 +1,7 @@
 import { CliError, messageOf } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import { assertSafeUrl } from '../http/transport.js';
-import { type AuthorizationServer, type OAuth, loadOAuth, requestOptions } from './library.js';
+import { type AuthorizationServer, type OAuth, loadOAuth, requestOptions } from './oauth4webapi.js';
 import { fromOAuthError } from './oauth-errors.js';
 import type { ServerInfo } from '../types/server.js';
 import { checkPushedRequestMetadata } from './pushed-authorization.js';

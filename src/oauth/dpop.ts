@@ -3,7 +3,7 @@ import { CliError } from '../errors.js';
 import { PlainHeaders } from '../http/web-types.js';
 import type { DpopKey } from '../types/tokens.js';
 import { registerSecret } from '../util/redact.js';
-import { type AuthorizationServer, type OAuth, loadOAuth } from './library.js';
+import { type AuthorizationServer, type OAuth, loadOAuth } from './oauth4webapi.js';
 
 /** The one proof algorithm this CLI signs with (RFC 9449 names ES256 as the one to support). */
 export const DPOP_ALGORITHM = 'ES256';

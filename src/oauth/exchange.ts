@@ -3,7 +3,7 @@ import type { DpopKey, TokenSet } from '../types/tokens.js';
 import { registerSecret } from '../util/redact.js';
 import { type ClientIdentity, clientAuth, oauthClient, resourceParams } from './client.js';
 import { dpopOption, dpopProver, withNonceRetry } from './dpop.js';
-import { type AuthorizationServer, loadOAuth, requestOptions } from './library.js';
+import { type AuthorizationServer, loadOAuth, requestOptions } from './oauth4webapi.js';
 import { oauthStep } from './oauth-errors.js';
 import { toTokenSet } from './token-response.js';
 

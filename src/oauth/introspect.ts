@@ -1,7 +1,7 @@
 import type { HttpClient } from '../http/client.js';
 import { type ClientIdentity, clientAuth, oauthClient } from './client.js';
 import { endpointStep } from './endpoint-auth.js';
-import { type AuthorizationServer, loadOAuth, requestOptions } from './library.js';
+import { type AuthorizationServer, loadOAuth, requestOptions } from './oauth4webapi.js';
 
 /** What token introspection (RFC 7662) tells the client about its own access token; no secret. */
 export interface TokenSubject {

@@ -4,7 +4,7 @@ import { assertSafeUrl } from '../http/transport.js';
 import { type ClientIdentity, clientAuth, oauthClient } from './client.js';
 import type { DpopKey } from '../types/tokens.js';
 import { dpopOption, dpopProver, withNonceRetry } from './dpop.js';
-import { type AuthorizationServer, loadOAuth, requestOptions } from './library.js';
+import { type AuthorizationServer, loadOAuth, requestOptions } from './oauth4webapi.js';
 import { oauthStep } from './oauth-errors.js';
 
 /** Whether the server wants authorization requests pushed (RFC 9126 §5): whenever it offers it. */

@@ -3,7 +3,7 @@ import type { HttpClient } from '../http/client.js';
 import { BufferedResponse } from '../http/web-types.js';
 import { type AuthMethod, isAuthMethod } from '../types/tokens.js';
 import { registerSecret } from '../util/redact.js';
-import { type AuthorizationServer, asStandardResponse, loadOAuth, requestOptions } from './library.js';
+import { type AuthorizationServer, asStandardResponse, loadOAuth, requestOptions } from './oauth4webapi.js';
 import { DEVICE_CODE_GRANT, offersDeviceGrant } from './device-authorization.js';
 import { ServerRefusal, oauthStep } from './oauth-errors.js';
 import { type RegistrationManagement, managementOf } from './registration-management.js';

@@ -4,7 +4,7 @@ import type { HttpClient } from '../http/client.js';
 import { assertSafeUrl } from '../http/transport.js';
 import { PlainHeaders } from '../http/web-types.js';
 import { registerSecret } from '../util/redact.js';
-import { type AuthorizationServer, loadOAuth, requestOptions } from './library.js';
+import { type AuthorizationServer, loadOAuth, requestOptions } from './oauth4webapi.js';
 
 /** What RFC 7592 needs to read or delete a registration: where it lives, and the token for it. */
 export interface RegistrationManagement {

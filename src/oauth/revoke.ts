@@ -3,7 +3,7 @@ import { type ClientIdentity, clientAuth, oauthClient } from './client.js';
 import { endpointStep } from './endpoint-auth.js';
 import type { DpopKey } from '../types/tokens.js';
 import { dpopProver, withNonceRetry } from './dpop.js';
-import { type AuthorizationServer, loadOAuth, requestOptions } from './library.js';
+import { type AuthorizationServer, loadOAuth, requestOptions } from './oauth4webapi.js';
 
 /**
  * Token revocation (RFC 7009), authenticated as the client registered, else as the endpoint's

@@ -3,7 +3,7 @@ import type { HttpClient } from '../http/client.js';
 import type { Challenge } from './challenge.js';
 import type { DpopKey } from '../types/tokens.js';
 import { dpopOption, dpopProver, withNonceRetry } from './dpop.js';
-import { type AuthorizationServer, loadOAuth, requestOptions } from './library.js';
+import { type AuthorizationServer, loadOAuth, requestOptions } from './oauth4webapi.js';
 import { fromOAuthError } from './oauth-errors.js';
 
 export type UserInfoResult =

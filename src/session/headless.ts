@@ -70,7 +70,7 @@ export async function headlessSession(
   };
   return renewableSession(
     deps,
-    { lockName: `ci-${key}`, stored, ctx: { baseUrl, loginHint: REFUSED_HINT, refusedHint, clientSecret }, base: { profile: target.profile, baseUrl, source: 'env' }, afterRefresh },
+    { lockName: `ci-${key}`, stored, ctx: { baseUrl, loginFix: { hint: REFUSED_HINT }, refusedHint, clientSecret }, base: { profile: target.profile, baseUrl, source: 'env' }, afterRefresh },
     (await job.read()) ?? fromSeed(),
     minTtlSeconds,
   );

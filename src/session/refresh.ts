@@ -53,7 +53,8 @@ async function tokenEndpointClient(http: HttpClient, key: DpopKey, tokenEndpoint
 
 export interface RefreshContext {
   baseUrl: string;
-  loginHint: string;
+  /** The login that fixes a session that cannot be renewed: its sentence, and its command when there is one. */
+  loginFix: { hint: string; command?: string };
   refusedHint?: string | ((refusal: ServerRefusal) => string);
   clientSecret?: string;
   force: boolean;
@@ -112,7 +113,7 @@ export async function refreshLocked(
     if (!stillNeeded) return { set: current, refreshed: false };
     const refreshToken = current.refreshToken;
     if (!refreshToken) {
-      throw new AuthError('The access token has expired and there is no refresh token.', { code: 'refresh_refused', hint: ctx.loginHint });
+      throw new AuthError('The access token has expired and there is no refresh token.', { code: 'refresh_refused', ...ctx.loginFix });
     }
     const server = await serverFor(deps, ctx.baseUrl, current.issuer);
     const http = current.dpopKey ? await tokenEndpointClient(deps.http, current.dpopKey, String(server.as.token_endpoint), ctx.dpopNonces) : deps.http;
@@ -131,7 +132,8 @@ export async function refreshLocked(
     } catch (err) {
       if (err instanceof ServerRefusal && ENDS_SESSION.has(err.error)) {
         await stored.refused?.(err.detail);
-        throw new StateProblem('refused', `The server refused to renew the session (${err.detail}).`, { hint: (typeof ctx.refusedHint === 'function' ? ctx.refusedHint(err) : ctx.refusedHint) ?? ctx.loginHint });
+        const refusedHint = typeof ctx.refusedHint === 'function' ? ctx.refusedHint(err) : ctx.refusedHint;
+        throw new StateProblem('refused', `The server refused to renew the session (${err.detail}).`, refusedHint ? { hint: refusedHint } : ctx.loginFix);
       }
       throw err;
     }

@@ -2,7 +2,8 @@ import { AuthError, UsageError } from '../errors.js';
 import { type Deps, nowSeconds } from '../deps.js';
 import type { Profile } from '../types/profile.js';
 import type { TokenSet } from '../types/tokens.js';
-import { loginHint, profileSuffix } from '../util/profiles.js';
+import { loginFix } from '../util/login-command.js';
+import { profileSuffix } from '../util/profiles.js';
 import { registerSecret } from '../util/redact.js';
 import { headlessSession } from './headless.js';
 import { profileLockName, renewableSession } from './refresh.js';
@@ -25,7 +26,7 @@ async function profileSession(deps: Deps, target: Target, profile: Profile, minT
   const explicit = target.explicitBaseUrl;
   if (explicit && explicit !== baseUrl) {
     throw new UsageError(`Profile "${name}" is logged in to ${baseUrl}, not ${explicit}.`, {
-      hint: `Use another --profile for a second school, or ${loginHint(name, explicit).toLowerCase()}`,
+      ...loginFix(name, explicit, 'Use another --profile for a second school, or run'),
     });
   }
   const stored = {
@@ -43,7 +44,7 @@ async function profileSession(deps: Deps, target: Target, profile: Profile, minT
     {
       lockName: profileLockName(name),
       stored,
-      ctx: { baseUrl, loginHint: loginHint(name, baseUrl), dpopNonces },
+      ctx: { baseUrl, loginFix: loginFix(name, baseUrl), dpopNonces },
       base: { profile: name, baseUrl, source: profile.storage, dpopNonces },
     },
     await stored.read(),
@@ -78,6 +79,6 @@ export async function resolveSession(deps: Deps, target: Target, options: Sessio
 export function notLoggedIn(target: Pick<Target, 'profile' | 'baseUrl'>): AuthError {
   return new AuthError(`Not logged in${profileSuffix(target.profile)}.`, {
     code: 'not_logged_in',
-    hint: loginHint(target.profile, target.baseUrl ?? 'https://your-school.example'),
+    ...loginFix(target.profile, target.baseUrl ?? 'https://your-school.example'),
   });
 }

@@ -1,5 +1,5 @@
 import { AuthError } from '../errors.js';
-import { DEFAULT_PROFILE } from '../util/profiles.js';
+import { loginCommandText } from '../util/login-command.js';
 import { isPlainScope } from '../util/plain-name.js';
 import type { Session } from './usable-session.js';
 
@@ -9,9 +9,7 @@ import type { Session } from './usable-session.js';
  * joined by commas, which no shell reads specially: nothing to quote.
  */
 export function stepUpCommand(session: Pick<Session, 'profile'> | undefined, needed: string[]): string {
-  const missing = [...new Set(needed.filter(isPlainScope))];
-  const profile = session && session.profile !== DEFAULT_PROFILE ? ` --profile ${session.profile}` : '';
-  return `school login${profile} --add-scope ${missing.join(',')}`;
+  return loginCommandText({ profile: session?.profile, addScope: [...new Set(needed.filter(isPlainScope))] });
 }
 
 /** Exit 4 naming the missing scope and the exact login that fixes it. */

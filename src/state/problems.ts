@@ -23,7 +23,7 @@ const CODES: Record<StateProblemKind, ErrorCode & ('credentials_missing' | 'issu
 export class StateProblem extends CliError {
   readonly problem: StateProblemKind;
 
-  constructor(problem: StateProblemKind, message: string, options: { hint?: string; cause?: unknown } = {}) {
+  constructor(problem: StateProblemKind, message: string, options: { hint?: string; command?: string; cause?: unknown } = {}) {
     super(message, { ...options, code: CODES[problem] });
     this.name = 'StateProblem';
     this.problem = problem;

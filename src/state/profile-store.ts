@@ -1,6 +1,6 @@
 import type { Profile } from '../types/profile.js';
 import type { StorageKind } from '../types/storage.js';
-import { loginHint } from '../util/profiles.js';
+import { loginFix } from '../util/login-command.js';
 import { redactText } from '../util/redact.js';
 import { loadConfig, updateConfig } from './config-file.js';
 import { type CredentialStore, type ProbeResult, profileAccount } from './credential-store.js';
@@ -48,10 +48,10 @@ export function openProfileStore(ctx: StoreContext): ProfileStore {
     const probe = await probeStore(profile.storage).catch((err: unknown): ProbeResult => ({ ok: false, reason: String(err) }));
     if (!probe.ok) {
       return new StateProblem('keyring_locked', `No credentials for profile "${name}" in ${store.location}: it is locked or cannot be reached (${probe.reason}).`, {
-        hint: `Unlock it, or ${loginHint(name, profile.baseUrl).toLowerCase()}`,
+        ...loginFix(name, profile.baseUrl, 'Unlock it, or run'),
       });
     }
-    return new StateProblem('missing', `No credentials for profile "${name}" in ${store.location}: the entry was removed.`, { hint: loginHint(name, profile.baseUrl) });
+    return new StateProblem('missing', `No credentials for profile "${name}" in ${store.location}: the entry was removed.`, loginFix(name, profile.baseUrl));
   }
 
   async function inspectTokens(name: string, profile: Profile, options: { evenIfRefused?: boolean } = {}): Promise<TokenInspection> {
@@ -59,7 +59,7 @@ export function openProfileStore(ctx: StoreContext): ProfileStore {
       return {
         ok: false,
         problem: new StateProblem('refused', `The server refused to renew the session of profile "${name}" (${profile.sessionRefused.detail}); it counts as logged out.`, {
-          hint: loginHint(name, profile.baseUrl),
+          ...loginFix(name, profile.baseUrl),
         }),
       };
     }
@@ -77,7 +77,7 @@ export function openProfileStore(ctx: StoreContext): ProfileStore {
       return {
         ok: false,
         problem: new StateProblem('wrong_issuer', `The stored credentials of profile "${name}" come from ${set.issuer}, not ${profile.issuer}.`, {
-          hint: loginHint(name, profile.baseUrl),
+          ...loginFix(name, profile.baseUrl),
         }),
       };
     }

@@ -15,16 +15,3 @@ export function checkProfileName(name: string): string {
 export function profileSuffix(profile: string): string {
   return profile === DEFAULT_PROFILE ? '' : ` (profile ${profile})`;
 }
-
-/** The login command for a profile and server: `school login --base-url … --profile …`. */
-export function loginCommandFor(profile: string, baseUrl?: string): string {
-  const parts = ['school login'];
-  if (baseUrl) parts.push(`--base-url ${baseUrl}`);
-  if (profile !== DEFAULT_PROFILE) parts.push(`--profile ${profile}`);
-  return parts.join(' ');
-}
-
-/** The login command that fixes a missing or broken session, as a sentence. */
-export function loginHint(profile: string, baseUrl?: string): string {
-  return `Run \`${loginCommandFor(profile, baseUrl)}\`.`;
-}

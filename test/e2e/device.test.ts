@@ -76,6 +76,33 @@ describe('login --device (RFC 8628)', () => {
     });
   });
 
+  it('--no-wait cancelled by `school logout` and approved afterwards stores nothing, and its poller stops', async () => {
+    await withVariants(['device-authorization'], async (sb) => {
+      const env = userEnv();
+      const started = await login(sb, env, ['--no-wait', '--json']).done;
+      expect(started.code, started.stderr).toBe(0);
+      const codes = JSON.parse(started.stdout) as Record<string, string>;
+      const logout = await runSchool(['logout'], env);
+      expect(logout.code, logout.stderr).toBe(0);
+      expect(logout.stderr).toContain('Cancelled the pending login.');
+      // The person approves the code only after the logout.
+      await driveLogin(codes.url!);
+      const approvedAt = Date.now();
+      // One poll interval (5 s here) and some: the poller has asked again, or has stopped.
+      await new Promise((r) => setTimeout(r, 7_000));
+      expect(devicePolls(sb).filter((e) => e.ok === true && e.at >= approvedAt - 1000)).toEqual([]);
+      const who = await runSchool(['whoami'], env);
+      expect(who.code).toBe(4);
+      const waited = await runSchool(['login', '--wait'], env);
+      expect(waited.code).toBe(4);
+      expect(waited.stderr).toMatch(/No login is pending/);
+      // Nothing keeps polling once the login is gone.
+      const polls = devicePolls(sb).length;
+      await new Promise((r) => setTimeout(r, 6_000));
+      expect(devicePolls(sb).length).toBe(polls);
+    });
+  });
+
   it('gives up at --timeout when nobody approves', async () => {
     await withVariants(['device-authorization'], async (sb) => {
       const started = Date.now();

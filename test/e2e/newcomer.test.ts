@@ -119,7 +119,7 @@ describe('newcomer mistakes', () => {
   it('the "did you mean" hint of login is a whole command line with the flags given', async () => {
     const res = await runSchool(['login', '--base-url', sandbox.baseUrl, '--scope', 'coures:read', '--no-browser', '--json'], userEnv());
     expect(res.code).toBe(2);
-    expect(JSON.parse(res.stderr)).toMatchObject({ error: 'invalid_scope', scope: 'coures:read', hint: `school login --scope 'courses:read' --base-url ${sandbox.baseUrl} --no-browser --json` });
+    expect(JSON.parse(res.stderr)).toMatchObject({ error: 'invalid_scope', scope: 'coures:read', hint: `school login --base-url ${sandbox.baseUrl} --scope courses:read --no-browser --json` });
   });
 
   it('a base URL stays known after logout: in the hint, and as the next login default', async () => {

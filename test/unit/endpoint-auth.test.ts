@@ -5,7 +5,7 @@ import type { HttpClient, HttpRequest, HttpResponse } from '../../src/http/clien
 import type { ClientIdentity } from '../../src/oauth/client.js';
 import { endpointAuthAttempts } from '../../src/oauth/endpoint-auth.js';
 import { introspectOwnToken } from '../../src/oauth/introspect.js';
-import type { AuthorizationServer } from '../../src/oauth/library.js';
+import type { AuthorizationServer } from '../../src/oauth/oauth4webapi.js';
 import { revokeToken } from '../../src/oauth/revoke.js';
 
 const AS = 'https://login.school.example';

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { cancelPendingLogin } from '../../src/login/background.js';
+import { stillThisLogin } from '../../src/login/orchestrator.js';
 import { type LoginHooks, completeLogin, prepareLogin } from '../../src/login/transaction.js';
 import { profileAccount } from '../../src/state/credential-store.js';
 import { API, AS, fakeAuthServer } from '../helpers/fake-auth-server.js';
@@ -72,6 +74,28 @@ describe('login as a transaction', () => {
     await expect(completeLogin(deps, pending, redirectFor(pending))).rejects.toThrow(/keyring is locked/);
     expect(server.revoked).toHaveLength(2);
     expect(server.revoked.every((t) => /^(at|rt)-/.test(t))).toBe(true);
+    expect(await deps.state.profile('default')).toBeUndefined();
+  });
+
+  it('stores nothing for a background login cancelled before its tokens came, and revokes them', async () => {
+    const { server, deps, hooks } = setup();
+    const pending = await prepareLogin(deps, { ...request }, { ...hooks, listen: async () => ({ redirectUri: REDIRECT_URI, listenerPid: 4242 }) });
+    const record = (await deps.state.pendingLoginRecord('default'))!;
+    const stillWanted = stillThisLogin(deps, record);
+    expect(await stillWanted()).toBe(true);
+    await cancelPendingLogin(deps, 'default', { alive: () => false, isListener: async () => false, stop: async () => undefined, sleep: async () => undefined });
+    await expect(completeLogin(deps, pending, redirectFor(pending), stillWanted)).rejects.toMatchObject({ code: 'login_failed', message: expect.stringMatching(/cancelled .*nothing was stored/) });
+    expect(await deps.state.profile('default')).toBeUndefined();
+    expect(server.revoked).toHaveLength(2);
+  });
+
+  it('stores nothing for a background login a newer one replaced', async () => {
+    const { deps, hooks } = setup();
+    const first = await prepareLogin(deps, request, { ...hooks, listen: async () => ({ redirectUri: REDIRECT_URI, listenerPid: 4242 }) });
+    const stillWanted = stillThisLogin(deps, (await deps.state.pendingLoginRecord('default'))!);
+    await prepareLogin(deps, request, { ...hooks, listen: async () => ({ redirectUri: REDIRECT_URI, listenerPid: 4343 }) });
+    expect(await stillWanted()).toBe(false);
+    await expect(completeLogin(deps, first, redirectFor(first), stillWanted)).rejects.toMatchObject({ code: 'login_failed' });
     expect(await deps.state.profile('default')).toBeUndefined();
   });
 

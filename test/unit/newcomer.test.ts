@@ -94,12 +94,12 @@ describe('the "did you mean" hint of login', () => {
     expect(err).toMatchObject({
       code: 'invalid_scope',
       scope: 'coures:read',
-      hint: "school login --scope 'openid courses:read' --base-url http://127.0.0.1:8080 --profile work --port 8400 --no-browser",
+      hint: 'school login --base-url http://127.0.0.1:8080 --profile work --scope openid,courses:read --port 8400 --no-browser',
     });
   });
 
   it('repeats --add-scope as --add-scope, and --add-scope with --scope is refused', async () => {
-    expect(loginCommandLine({ ...base, profile: 'work' }, ['courses:write'], '--add-scope')).toBe("school login --add-scope 'courses:write' --profile work");
+    expect(loginCommandLine({ ...base, profile: 'work' }, ['courses:write'], '--add-scope')).toBe('school login --profile work --add-scope courses:write');
     const deps = fakeDeps();
     await expect(loginCommand.execute(() => deps, { baseUrl: 'https://school.example', scope: ['courses:read'], addScope: ['courses:write'] }, [])).rejects.toMatchObject({
       exitCode: 2,
@@ -108,11 +108,12 @@ describe('the "did you mean" hint of login', () => {
   });
 
   it('keeps a two-step login two-step', () => {
-    expect(loginCommandLine({ ...base, wait: false }, ['courses:read'])).toBe("school login --scope 'courses:read' --no-wait");
+    expect(loginCommandLine({ ...base, wait: false }, ['courses:read'])).toBe('school login --scope courses:read --no-wait');
   });
 
   it('quotes what the shell would split', () => {
-    expect(loginCommandLine({ ...base, profile: 'a b', json: true }, ['courses:read'])).toBe("school login --scope 'courses:read' --profile 'a b' --json");
+    expect(loginCommandLine({ ...base, profile: 'a b', json: true }, ['courses:read'])).toBe("school login --profile 'a b' --scope courses:read --json");
+    expect(loginCommandLine({ ...base, baseUrl: "https://o'hara.example" }, ['a b'])).toBe(`school login --base-url 'https://o'\\''hara.example' --scope 'a b'`);
   });
 });
 

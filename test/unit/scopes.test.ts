@@ -24,7 +24,7 @@ describe('scopes', () => {
     expect(() => checkScopes(['openid', 'cources:read'], SUPPORTED)).toThrow(expect.objectContaining({
       exitCode: 2,
       message: expect.stringContaining('"cources:read"'),
-      hint: "school login --scope 'openid courses:read'",
+      hint: 'school login --scope openid,courses:read',
     }));
     expect(() => checkScopes(['openid', 'cources:read'], SUPPORTED)).toThrow('Did you mean "courses:read"?');
   });

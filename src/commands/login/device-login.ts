@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { type BackgroundListener, startBackgroundListener } from '../../login/background.js';
 import { type DeviceLogin, finishDeviceLogin, pendingDeviceLogin, startDeviceLogin } from '../../login/device.js';
-import { cacheApiDescription, loggedInMessage } from '../../login/orchestrator.js';
+import { endLogin, loggedInMessage } from '../../login/orchestrator.js';
 import type { LoginRequest } from '../../login/transaction.js';
 import { profileSuffix } from '../../options.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
@@ -47,8 +47,7 @@ export function deviceCodesJson(profile: string, started: DeviceLogin): string {
 export async function deviceLogin(deps: Deps, request: LoginRequest, loggedInJson: (r: { profile: string; baseUrl: string; user?: string; scopes?: string[]; storage?: string }) => string, json: boolean): Promise<void> {
   const started = await startDeviceLogin(deps, request, (text) => deps.io.err.write(text));
   showDeviceCodes(deps, started);
-  const result = await finishDeviceLogin(deps, request.profile, started);
-  await cacheApiDescription(deps, result.profile.baseUrl);
+  const result = await endLogin(deps, { complete: (wanted) => finishDeviceLogin(deps, request.profile, started, wanted), ownRecord: async () => undefined });
   for (const warning of result.warnings) deps.io.err.write(`Warning: ${printable(warning)}\n`);
   deps.io.err.write(`${loggedInMessage(result.user, `${result.profile.baseUrl}${profileSuffix(request.profile)}`)}\n`);
   if (json) deps.io.out.write(loggedInJson({ profile: request.profile, baseUrl: result.profile.baseUrl, user: result.user, scopes: started.login.scopes, storage: result.profile.storage }));

@@ -12,7 +12,8 @@ import { waitForRedirect } from '../../login/redirect-wait.js';
 import { parseLoginPort, portProblem } from '../../login/ports.js';
 import { parseScopes } from '../../login/scopes.js';
 import { unattendedLoginError } from '../../login/unattended.js';
-import { DEFAULT_PROFILE, type GlobalOptions, loginCommandFor, parseSeconds, profileSuffix } from '../../options.js';
+import { type GlobalOptions, loginCommandFor, parseSeconds, profileSuffix } from '../../options.js';
+import { loginCommandText } from '../../util/login-command.js';
 import type { Target } from '../../session/target.js';
 import type { PendingLogin } from '../../state/pending-login.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
@@ -25,7 +26,7 @@ export interface LoginOptions extends GlobalOptions {
   scope?: string[];
   /** Added to the scopes the profile holds now. */
   addScope?: string[];
-  /** false with --no-browser */
+  /** false with --no-browser: the printed-URL login (the person opens the URL, here or on another machine). */
   browser: boolean;
   port?: string;
   timeout?: string;
@@ -54,7 +55,7 @@ function loggedInJson(p: { profile: string; baseUrl: string; user?: string; scop
 }
 
 function waitHint(profile: string): string {
-  return `school login --wait${profile === DEFAULT_PROFILE ? '' : ` --profile ${profile}`}`;
+  return loginCommandText({ profile, options: ['--wait'] });
 }
 
 /** The request both the waiting and the two-step login prepare. */
@@ -132,32 +133,26 @@ async function finishTwoStepLogin(deps: Deps, opts: LoginOptions, profile: strin
   if (opts.json) deps.io.out.write(loggedInJson({ profile, baseUrl: outcome.baseUrl ?? saved?.baseUrl ?? '', user: outcome.user, scopes: outcome.scopes, storage: saved?.storage }));
 }
 
-/** A value as the shell reads it back: bare when plain, else in single quotes. */
-function shellWord(value: string): string {
-  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
 /** This login again, as a whole command line, with the flags the user gave and other scopes (for `--scope` or `--add-scope`). */
 export function loginCommandLine(opts: LoginOptions, scopes: string[], flag: ScopeFlag = '--scope'): string {
-  const words = ['school', 'login', flag, `'${scopes.join(' ').replace(/'/g, `'\\''`)}'`];
-  const valued: Array<[string, string | undefined]> = [
-    ['--base-url', opts.baseUrl],
-    ['--profile', opts.profile],
+  const options: Array<string | [string, string]> = [];
+  for (const [name, value] of [
     ['--port', opts.port],
     ['--timeout', opts.timeout],
     ['--client-metadata-url', opts.clientMetadataUrl],
-  ];
-  for (const [flag, value] of valued) if (value !== undefined) words.push(flag, shellWord(value));
-  if (!opts.browser) words.push('--no-browser');
+  ] as const) {
+    if (value !== undefined) options.push([name, value]);
+  }
+  if (!opts.browser) options.push('--no-browser');
   // --wait never gets this far (it prepares nothing); a retried --no-wait login is again a two-step one.
-  if (opts.wait === false) words.push('--no-wait');
-  if (opts.confidential) words.push('--confidential');
-  if (opts.insecureStorage) words.push('--insecure-storage');
-  if (opts.device) words.push('--device');
-  if (!opts.dpop) words.push('--no-dpop');
-  if (opts.json) words.push('--json');
-  if (opts.verbose) words.push('--verbose');
-  return words.join(' ');
+  if (opts.wait === false) options.push('--no-wait');
+  if (opts.confidential) options.push('--confidential');
+  if (opts.insecureStorage) options.push('--insecure-storage');
+  if (opts.device) options.push('--device');
+  if (!opts.dpop) options.push('--no-dpop');
+  if (opts.json) options.push('--json');
+  if (opts.verbose) options.push('--verbose');
+  return loginCommandText({ baseUrl: opts.baseUrl, profile: opts.profile, ...(flag === '--scope' ? { scope: scopes } : { addScope: scopes }), options });
 }
 
 async function run(deps: Deps, opts: LoginOptions): Promise<void> {
@@ -251,7 +246,7 @@ Examples:
     cmd
       .option('--scope <scopes>', 'the scopes to request instead of the default set, space- or comma-separated (repeatable)', collect)
       .option('--add-scope <scopes>', 'request the scopes the profile holds now plus these (repeatable)', collect)
-      .option('--no-browser', 'print the URL instead of opening a browser (SSH, headless)')
+      .option('--no-browser', 'print the URL instead of opening a browser (over SSH, or without a display)')
       .option('--port <n>', 'loopback port for the redirect (default: the one registered last time, else a free one)')
       .option('--timeout <seconds>', 'how long to wait for the browser (default 300); with --wait, how long to wait at most')
       // --wait first: then neither flag given leaves the value unset, which is the waiting login.

@@ -3,6 +3,7 @@ import type { Deps } from '../../deps.js';
 import { nowSeconds } from '../../deps.js';
 import { CliError } from '../../errors.js';
 import { DEFAULT_PROFILE, type GlobalOptions, loginCommandFor, targetInputs } from '../../options.js';
+import { loginCommandText } from '../../util/login-command.js';
 import { type Target, resolveTarget, targetProfile } from '../../session/target.js';
 import type { Profile } from '../../state/config-file.js';
 import type { PendingLoginRecord } from '../../state/pending-login.js';
@@ -199,7 +200,7 @@ function report(rows: Array<ProfileStatus & { location?: string }>, now: number)
     if ((r.storage !== 'env' && !(r.pendingLogin && r.expiresAt === null)) || r.expiresAt) line('Expires', describeExpiry(r.expiresAt, now, r.refreshable));
     if (r.tokenType === 'DPoP') line('Tokens', 'DPoP-bound: usable only with the key stored beside them (RFC 9449)');
     line('Secrets', r.location ? `${r.storage} (${r.location})` : r.storage);
-    if (r.pendingLogin) line('Pending', `a login waits for the browser until ${describeExpiry(r.pendingLogin.expiresAt, now, false)}; finish it with \`school login --wait${r.profile === DEFAULT_PROFILE ? '' : ` --profile ${r.profile}`}\``);
+    if (r.pendingLogin) line('Pending', `a login waits for the browser until ${describeExpiry(r.pendingLogin.expiresAt, now, false)}; finish it with \`${loginCommandText({ profile: r.profile, options: ['--wait'] })}\``);
     if (r.problem) line('Problem', r.problem);
     out.push('');
   }

@@ -8,7 +8,7 @@ export type OAuth = typeof OAuthModule;
 export type { AuthorizationServer } from '../types/server.js';
 
 // The installed build's own copy of oauth4webapi, beside dist/cli.cjs (see scripts/build.mjs and
-// library-globals.ts), or undefined when the sources run unbuilt and import the package itself.
+// oauth4webapi-globals.ts), or undefined when the sources run unbuilt and import the package itself.
 declare const __SCHOOL_OAUTH_BUNDLE__: string;
 const OAUTH_BUNDLE: string | undefined = typeof __SCHOOL_OAUTH_BUNDLE__ === 'undefined' ? undefined : __SCHOOL_OAUTH_BUNDLE__;
 

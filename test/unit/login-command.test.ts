@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { notLoggedIn } from '../../src/session/session.js';
+import { stepUpCommand } from '../../src/session/step-up.js';
+import { loginCommandText, loginFix, shellWord } from '../../src/util/login-command.js';
+
+describe('the one writer of `school login …` command lines', () => {
+  it('writes server, profile, scopes, then the other options, leaving out the default profile', () => {
+    expect(loginCommandText()).toBe('school login');
+    expect(loginCommandText({ profile: 'default', baseUrl: 'https://s.example' })).toBe('school login --base-url https://s.example');
+    expect(loginCommandText({ profile: 'work', addScope: ['a:read', 'b:write'], options: ['--no-wait', ['--timeout', '60']] })).toBe('school login --profile work --add-scope a:read,b:write --no-wait --timeout 60');
+    expect(loginCommandText({ scope: [] })).toBe('school login');
+  });
+
+  it('quotes every word a shell would split or expand', () => {
+    expect(loginCommandText({ profile: 'a b', scope: ['x;rm'] })).toBe("school login --profile 'a b' --scope 'x;rm'");
+    expect(shellWord("it's")).toBe(`'it'\\''s'`);
+  });
+
+  it('serves the step-up hint', () => {
+    expect(stepUpCommand({ profile: 'work' }, ['courses:write', 'courses:write', 'bad scope'])).toBe('school login --profile work --add-scope courses:write');
+  });
+});
+
+describe('hints as data', () => {
+  it('gives the command beside the sentence, never only inside it', () => {
+    expect(loginFix('work', 'https://s.example')).toEqual({ hint: 'Run `school login --base-url https://s.example --profile work`.', command: 'school login --base-url https://s.example --profile work' });
+    // The lead may be lower case; the command keeps its own case.
+    expect(loginFix('Work', 'https://S.example/x', 'Unlock it, or run').hint).toBe('Unlock it, or run `school login --base-url https://S.example/x --profile Work`.');
+    const err = notLoggedIn({ profile: 'work', baseUrl: 'https://s.example' });
+    expect(err).toMatchObject({ code: 'not_logged_in', command: 'school login --base-url https://s.example --profile work' });
+  });
+});
