@@ -202,6 +202,19 @@ complete -c school -n '__school_using call' -l timeout -x -d 'Deadline in second
 # api
 complete -c school -n '__school_first_arg api' -a '(__school_complete api-operations)' -d 'Operation'
 complete -c school -n '__school_using api' -a '(__school_api flags)' -d 'Flag'
+complete -c school -n '__school_using api' -l refresh -d 'Fetch the API description now'
+complete -c school -n '__school_using api' -l dry-run -d 'Print the request and send nothing'
+complete -c school -n '__school_using api' -l no-validate -d 'Send even when the request does not match the description'
+complete -c school -n '__school_using api' -l input -r -F -d 'The whole JSON body from a file (- for stdin)'
+complete -c school -n '__school_using api' -l anonymous -d 'Send no token'
+complete -c school -n '__school_using api' -l format -x -a 'json table' -d 'json, or table'
+complete -c school -n '__school_using api' -l columns -x -d 'With --format table: the columns, comma-separated'
+complete -c school -n '__school_using api' -l jq -x -d 'Filter the JSON response through a jq expression'
+complete -c school -n '__school_using api' -l paginate -d 'Follow Link rel="next" pages'
+complete -c school -n '__school_using api' -l slurp -d 'With --paginate: one JSON array of every page'
+complete -c school -n '__school_using api' -s i -l include -d 'Print the status line and headers too'
+complete -c school -n '__school_using api' -l timeout -x -d 'Deadline in seconds for the whole request (default 60)'
+complete -c school -n '__school_using api' -l retry -x -d 'Retries on 429/503, for any method'
 complete -c school -n '__school_using api' -a '(__school_api values)' -d 'Value'
 
 # mcp

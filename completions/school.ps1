@@ -104,8 +104,9 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
         }
     }
     $fromSchool = {
-        param([string[]]$kindArgs)
-        @(& school @context __complete @kindArgs 2>$null)
+        # An array (a kind and its operation) goes to the native command as one argument each.
+        param($kind)
+        @(& school @context __complete $kind 2>$null)
     }
     # File names for $partial, as PowerShell completes them, unquoted.
     $fileNames = {

@@ -19,6 +19,8 @@ const outfile = here('../dist/cli.cjs');
 const OAUTH_BUNDLE = './oauth4webapi.cjs';
 // `school mcp`'s server with the MCP SDK inside, beside the CLI: loaded by that command alone.
 const MCP_BUNDLE = './mcp.cjs';
+// The JSON Schema validator of `school api`, one file beside the CLI: loaded when a request is checked.
+const VALIDATOR_BUNDLE = './json-schema.cjs';
 
 async function bundle(extraDefines, entry = '../src/cli.ts', out = outfile) {
   await build({
@@ -37,6 +39,7 @@ async function bundle(extraDefines, entry = '../src/cli.ts', out = outfile) {
       __SCHOOL_VERSION__: JSON.stringify(version),
       __SCHOOL_OAUTH_BUNDLE__: JSON.stringify(OAUTH_BUNDLE),
       __SCHOOL_MCP_BUNDLE__: JSON.stringify(MCP_BUNDLE),
+      __SCHOOL_VALIDATOR_BUNDLE__: JSON.stringify(VALIDATOR_BUNDLE),
       ...extraDefines,
     },
     legalComments: 'none',
@@ -60,6 +63,23 @@ async function bundleOAuth() {
     target: 'node20',
     inject: [here('../src/oauth/oauth4webapi-globals.ts')],
     legalComments: 'inline',
+    logLevel: 'warning',
+  });
+}
+
+// @cfworker/json-schema as one CommonJS file: its nine modules, each resolved and read apart, cost
+// a dry run of `school api` more than the rest of its checks.
+async function bundleValidator() {
+  await build({
+    entryPoints: [createRequire(import.meta.url).resolve('@cfworker/json-schema')],
+    outfile: here(`../dist/${VALIDATOR_BUNDLE}`),
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    legalComments: 'inline',
+    minifyWhitespace: true,
+    minifySyntax: true,
     logLevel: 'warning',
   });
 }
@@ -132,6 +152,7 @@ async function bundleMcp() {
 
 rmSync(here('../dist'), { recursive: true, force: true });
 await bundleOAuth();
+await bundleValidator();
 await bundleMcp();
 await bundle({});
 await bundleLibrary();

@@ -44,6 +44,8 @@ export interface ResourceSpec {
   anonymousFields?: string[];
   /** What an anonymous caller sees, in words, where `anonymous` is a rule. */
   anonymousSees?: string;
+  /** A valid body: for a new record (a singleton: for an update); the description publishes it. */
+  example?: Rec;
   /** What a created record gets when the body leaves a field out. */
   defaults?: Rec;
   /** The operations this table serves and describes (others of the resource are hand-written in api.ts). */
@@ -125,6 +127,7 @@ export const RESOURCES: ResourceSpec[] = [
       description: { type: 'string', maxLength: 5000, description: 'Course description (Markdown)' },
     },
     serverFields: { id: id('Course id, e.g. c-101'), created_by: { type: 'string', readOnly: true, description: 'Subject of the user who created it' } },
+    example: { title: 'Difference Engines', visibility: 'public', seats: 30, lecturer: 'Ada Lovelace' },
     required: ['title'],
     filters: [],
     anonymous: (c) => c.visibility === 'public', anonymousSees: 'public courses',
@@ -143,6 +146,7 @@ export const RESOURCES: ResourceSpec[] = [
       email: { type: 'string', format: 'email', maxLength: 254, description: 'Where the school writes to the student' },
     },
     serverFields: { id: id('Student id, e.g. s-1') },
+    example: { name: 'Barbara Liskov', email: 'barbara@example.edu' },
     required: ['name'],
     filters: [],
     anonymous: 'none',
@@ -188,6 +192,7 @@ export const RESOURCES: ResourceSpec[] = [
       tags: list({ type: 'string', minLength: 1, maxLength: 32 }, 10, { uniqueItems: true, description: 'Free labels, at most 10' }),
     },
     serverFields: { id: id('Member id'), joined_at: createdAt },
+    example: { name: 'Frances Allen', email: 'frances@example.edu', role: 'student', address: { line1: '1 Main Street', city: 'Paris', country: 'FR' }, tags: ['evening'] },
     required: ['email', 'role'],
     filters: [{ name: 'role', schema: oneOf(['student', 'lecturer', 'admin', 'owner']), description: 'Only members with this role' }, statusFilter(['active', 'invited', 'suspended'], 'members')],
     anonymous: 'none',
@@ -250,6 +255,7 @@ export const RESOURCES: ResourceSpec[] = [
       }, 50, { description: 'The lessons of the module, in order' }),
     },
     serverFields: { id: id('Module id'), created_at: createdAt },
+    example: { course_id: 'c-101', title: 'Loops and the Jacquard loom', position: 3, lessons: [{ title: 'Punched cards', kind: 'video', duration_minutes: 20 }] },
     required: ['course_id', 'title'],
     filters: [{ name: 'course_id', schema: { type: 'string', pattern: '^c-[a-z0-9-]+$' }, description: 'Only modules of this course' }],
     anonymous: (r) => r.published === true, anonymousSees: 'published modules',
@@ -308,6 +314,7 @@ export const RESOURCES: ResourceSpec[] = [
       address: ref('Address'),
     },
     serverFields: { updated_at: { ...createdAt, description: 'When the profile last changed' } },
+    example: { name: 'Babbage Institute of Computing', locale: 'en', contact_email: 'office@example.edu' },
     required: [],
     filters: [],
     anonymous: 'all',
@@ -323,6 +330,7 @@ export const RESOURCES: ResourceSpec[] = [
     kind: 'collection', about: 'Categories group the school\'s courses and products in its catalogue.',
     fields: { name: text(80), slug, description: { type: 'string', maxLength: 500 }, position: int(1, 1000) },
     serverFields: { id: id('Category id') },
+    example: { name: 'Logic', slug: 'logic', position: 4 },
     required: ['name', 'slug'],
     filters: [],
     anonymous: 'all',
@@ -346,6 +354,7 @@ export const RESOURCES: ResourceSpec[] = [
       custom_css: { type: 'string', maxLength: 10_000 },
     },
     serverFields: { updated_at: { ...createdAt, description: 'When the theme last changed' } },
+    example: { primary_color: '#0f766e', layout: 'minimal' },
     required: [],
     filters: [],
     anonymous: 'all',
@@ -365,6 +374,7 @@ export const RESOURCES: ResourceSpec[] = [
       }, 20),
     },
     serverFields: { id: id('Menu id') },
+    example: { name: 'Help', location: 'sidebar', items: [{ label: 'FAQ', url: 'https://babbage.school.example/faq' }] },
     required: ['name', 'location'],
     filters: [{ name: 'location', schema: oneOf(['header', 'footer', 'sidebar']), description: 'Only the menus of this location' }],
     anonymous: 'all',
@@ -392,6 +402,7 @@ export const RESOURCES: ResourceSpec[] = [
       },
     },
     serverFields: { id: id('Event id') },
+    example: { title: 'Office hours', starts_at: '2026-03-02T15:00:00Z', capacity: 40, location: { kind: 'online', url: 'https://meet.example/office-hours' } },
     required: ['title', 'starts_at'],
     filters: [statusFilter(['scheduled', 'cancelled', 'done'], 'events'), { name: 'visibility', schema: oneOf(['public', 'private']), description: 'Only events with this visibility' }],
     anonymous: (r) => r.visibility === 'public', anonymousSees: 'public events',
@@ -417,6 +428,7 @@ export const RESOURCES: ResourceSpec[] = [
       active: { type: 'boolean', description: 'Inactive plans cannot be bought and are hidden from anonymous callers' },
     },
     serverFields: { id: id('Plan id') },
+    example: { name: 'Quarterly', price: { amount: 4900, currency: 'EUR' }, interval: 'month', features: ['Every public course'] },
     required: ['name', 'price', 'interval'],
     filters: [{ name: 'interval', schema: oneOf(['month', 'year', 'lifetime']), description: 'Only plans with this interval' }],
     anonymous: (r) => r.active === true, anonymousSees: 'active plans',
@@ -441,6 +453,7 @@ export const RESOURCES: ResourceSpec[] = [
       applies_to: list({ type: 'string', minLength: 1, maxLength: 40 }, 100, { description: 'Ids of the courses, plans and products it is valid for; empty for all' }),
     },
     serverFields: { id: id('Coupon id'), times_redeemed: { type: 'integer', minimum: 0, readOnly: true } },
+    example: { code: 'AUTUMN25', kind: 'percent', percent_off: 25, max_redemptions: 100 },
     required: ['code', 'kind'],
     filters: [{ name: 'kind', schema: oneOf(['percent', 'fixed']), description: 'Only coupons of this kind' }],
     anonymous: 'none',
@@ -465,6 +478,7 @@ export const RESOURCES: ResourceSpec[] = [
       published_at: { type: 'string', format: 'date-time' },
     },
     serverFields: { id: id('Post id'), created_at: createdAt },
+    example: { title: 'Term starts', slug: 'term-starts', body: 'See you on Monday.', status: 'published', tags: ['news'] },
     required: ['title', 'slug'],
     filters: [statusFilter(['draft', 'published', 'archived'], 'posts')],
     anonymous: (r) => r.status === 'published', anonymousSees: 'published posts',
@@ -488,6 +502,7 @@ export const RESOURCES: ResourceSpec[] = [
       current_period_end: { type: 'string', format: 'date-time' },
     },
     serverFields: { id: id('Subscription id'), created_at: createdAt },
+    example: { member_id: 'm-8', plan_id: 'mp-1' },
     required: ['member_id', 'plan_id'],
     filters: [statusFilter(['trialing', 'active', 'past_due', 'cancelled'], 'subscriptions')],
     anonymous: 'none',
@@ -511,6 +526,7 @@ export const RESOURCES: ResourceSpec[] = [
       published: { type: 'boolean', description: 'Unpublished products are hidden from anonymous callers' },
     },
     serverFields: { id: id('Product id'), created_at: createdAt },
+    example: { title: 'Lecture notes', kind: 'ebook', price: { amount: 500, currency: 'EUR' } },
     required: ['title', 'kind', 'price'],
     filters: [{ name: 'kind', schema: oneOf(['ebook', 'template', 'audio', 'video', 'bundle']), description: 'Only products of this kind' }],
     anonymous: (r) => r.published === true, anonymousSees: 'published products',
@@ -560,6 +576,7 @@ export const RESOURCES: ResourceSpec[] = [
       },
     },
     serverFields: { id: id('Lecturer id') },
+    example: { name: 'Grace Hopper', email: 'grace@example.edu', expertise: ['compilers'], social: { linkedin: 'https://linkedin.example/grace' } },
     required: ['name', 'email'],
     filters: [],
     anonymous: 'all',
@@ -586,6 +603,7 @@ export const RESOURCES: ResourceSpec[] = [
       expires_at: { type: 'string', format: 'date-time', readOnly: true, description: 'When upload_url stops working' },
       created_at: createdAt,
     },
+    example: { filename: 'notes.pdf', content_type: 'application/pdf', size_bytes: 52480, checksum_sha256: 'a3f5c1d2e4b6a7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2' },
     required: ['filename', 'content_type', 'size_bytes'],
     filters: [],
     anonymous: 'none',
@@ -661,6 +679,7 @@ export const RESOURCES: ResourceSpec[] = [
       },
     },
     serverFields: { id: id('Page id'), updated_at: createdAt },
+    example: { title: 'Contact', slug: 'contact', status: 'published', blocks: [{ kind: 'text', content: 'Write to office@example.edu.' }], seo: { title: 'Contact us' } },
     required: ['title', 'slug'],
     filters: [statusFilter(['draft', 'published'], 'pages')],
     anonymous: (r) => r.status === 'published', anonymousSees: 'published pages',
@@ -688,6 +707,7 @@ export const RESOURCES: ResourceSpec[] = [
       sub: { type: 'string', readOnly: true, description: 'The user\'s subject, as in the ID token' },
       email: { type: 'string', format: 'email', readOnly: true },
     },
+    example: { locale: 'fr', notifications: { email_digest: 'daily' } },
     required: [],
     filters: [],
     anonymous: 'none',
@@ -734,3 +754,32 @@ export function tagOf(area: string): string {
 export function itemPath(spec: ResourceSpec): string {
   return `${spec.path}/{id}`;
 }
+
+/** Descriptions of the fields whose schema above says nothing of its own, by resource and field. */
+export const FIELD_NOTES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  Member: { email: 'Where invitations and notices go; unique within the school', status: 'Invited members have not signed in yet' },
+  CurriculumModule: { title: 'The module title as students see it' },
+  School: { name: 'The school\'s name as visitors see it', contact_email: 'Where visitors\' questions go', website: 'The school\'s own site, if it has one' },
+  SchoolCategory: { name: 'The category\'s name in the catalogue', description: 'A sentence shown under the name', position: 'Order in the catalogue, from 1' },
+  AppearanceTheme: { accent_color: 'Hex colour of buttons and links', layout: 'Page layout of the school\'s site', logo_url: 'Image shown in the header', custom_css: 'CSS added after the theme\'s own' },
+  AppearanceMenu: { name: 'A name for the school\'s staff; visitors do not see it', location: 'Where on the site the menu appears', items: 'The entries of the menu, in order' },
+  Event: {
+    title: 'The event title as attendees see it', starts_at: 'Start, with its offset', ends_at: 'End, with its offset; open-ended when left out',
+    timezone: 'IANA time zone the event is shown in, e.g. Europe/London', visibility: 'Private events are hidden from anonymous callers', status: 'Cancelled and done events stay listed',
+  },
+  MembershipPlan: { name: 'The plan name on the pricing page', trial_days: 'Free days before the first charge' },
+  Coupon: { kind: 'percent takes percent_off off; fixed takes amount_off off', max_redemptions: 'How many orders may use it', expires_at: 'When it stops working; never when left out' },
+  Post: { title: 'The post title as readers see it', tags: 'Labels readers can browse by', published_at: 'When it was or will be published' },
+  Subscription: {
+    member_id: 'The member who subscribes', plan_id: 'The membership plan subscribed to', status: 'Where the subscription stands in its billing',
+    cancel_at_period_end: 'Ends when the current period ends instead of renewing', current_period_end: 'When the current billing period ends',
+  },
+  DigitalProduct: { title: 'The product title as buyers see it', kind: 'What the buyer receives' },
+  Lecturer: {
+    name: 'Full name', email: 'Where the school writes to the lecturer; not shown on the profile page', bio: 'A short biography (Markdown)',
+    website: 'The lecturer\'s own site', expertise: 'Subjects the lecturer teaches', social: 'Profiles elsewhere',
+  },
+  StorageUpload: { visibility: 'Public files can be fetched without a signed URL' },
+  Page: { title: 'The page title as visitors see it', template: 'The layout the blocks are placed in', blocks: 'The content of the page, top to bottom' },
+  Account: { name: 'Your name as others see it', locale: 'Language of the platform for you', timezone: 'IANA time zone times are shown in', notifications: 'Which e-mails you get' },
+};

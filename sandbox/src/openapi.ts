@@ -1,3 +1,5 @@
+// The sandbox's API description, made from the same table the routes are (catalogue.ts), plus
+// the hand-written operations of courses, lessons, students and echo.
 import { AREAS, DEFAULT_PER_PAGE, MAX_PER_PAGE, RESOURCES, tagOf, type OperationKind, type ResourceSpec } from './catalogue.js';
 import { ROUTES, platformSchemas, readScopeOf, writeScopeOf } from './platform.js';
 import { DATA_SCOPES, IDENTITY_SCOPES, describeScope } from './scopes.js';
@@ -41,16 +43,15 @@ const capital = (s: string) => s[0]!.toUpperCase() + s.slice(1);
 const ANONYMOUS_WRITE = 'A request without a token is refused with 403 (never challenged: the platform serves tokenless requests as anonymous).';
 
 function anonymousNote(spec: ResourceSpec, kind: OperationKind): string {
+  const served = 'A request without a token is served as anonymous and';
   if (spec.kind === 'singleton') {
     return spec.anonymousFields?.length
-      ? `A request without a token is served as anonymous and gets the public fields only (${spec.anonymousFields.join(', ')}).`
-      : 'A request without a token is served as anonymous and gets `{"anonymous": true}` alone.';
+      ? `${served} gets the public fields only (${spec.anonymousFields.join(', ')}).`
+      : `${served} gets \`{"anonymous": true}\` alone.`;
   }
-  const what = spec.anonymous === 'all' ? `every ${spec.noun}` : spec.anonymous === 'none' ? 'nothing' : spec.anonymousSees!;
-  const effect = spec.anonymous === 'none'
-    ? (kind === 'list' ? 'an empty list' : 'a 404')
-    : `${what} only`;
-  return spec.anonymous === 'all' ? 'A request without a token is served as anonymous and sees every record.' : `A request without a token is served as anonymous and gets ${effect}.`;
+  if (spec.anonymous === 'all') return `${served} sees every record.`;
+  if (spec.anonymous === 'none') return `${served} gets ${kind === 'list' ? 'an empty list' : 'a 404'}.`;
+  return `${served} sees ${spec.anonymousSees} only.`;
 }
 
 function idParameter(spec: ResourceSpec): Json {

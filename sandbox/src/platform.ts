@@ -3,7 +3,7 @@
 // Link headers, filters, and bodies checked against the same schemas /openapi.json publishes.
 import { randomUUID } from 'node:crypto';
 
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE, RESOURCES, SHARED_SCHEMAS, itemPath, type OperationKind, type Rec, type ResourceSpec } from './catalogue.js';
+import { DEFAULT_PER_PAGE, FIELD_NOTES, MAX_PER_PAGE, RESOURCES, SHARED_SCHEMAS, itemPath, type OperationKind, type Rec, type ResourceSpec } from './catalogue.js';
 import { firstViolation, type Schema, type Violation } from './schema-check.js';
 import { DATA_SCOPES } from './scopes.js';
 import type { SandboxUser } from './users.js';
@@ -57,26 +57,40 @@ export const ROUTES: Route[] = RESOURCES.flatMap((spec) => spec.operations.map((
 
 const ANONYMOUS_FLAG: Schema = { type: 'boolean', readOnly: true, description: 'True when the answer was made for a request without a token' };
 
+/** An update body: a singleton's whole example, else the first field of the create example. */
+function updateExample(spec: ResourceSpec): Rec | undefined {
+  if (!spec.example) return undefined;
+  if (spec.kind === 'singleton') return spec.example;
+  const [name, value] = Object.entries(spec.example)[0]!;
+  return { [name]: value };
+}
+
 /** The component schemas of the table: each resource's record, and its new, update and list shapes. */
 export function platformSchemas(): Record<string, Schema> {
   const schemas: Record<string, Schema> = structuredClone(SHARED_SCHEMAS);
   for (const spec of RESOURCES) {
     const ref = { $ref: `#/components/schemas/${spec.name}` };
+    const fields = Object.fromEntries(Object.entries(spec.fields).map(([name, schema]) => {
+      const note = FIELD_NOTES[spec.name]?.[name];
+      return [name, note && schema.description === undefined ? { ...schema, description: note } : schema];
+    }));
     const hasId = 'id' in spec.serverFields;
     schemas[spec.name] = {
       type: 'object',
       description: spec.about,
       required: hasId ? ['id', ...spec.required] : [...spec.required],
-      properties: { ...spec.serverFields, ...spec.fields, anonymous: ANONYMOUS_FLAG },
+      properties: { ...spec.serverFields, ...fields, anonymous: ANONYMOUS_FLAG },
     };
     if (spec.kind === 'collection' && Object.keys(spec.fields).length) {
       schemas[`New${spec.name}`] = {
-        type: 'object', description: `A new ${spec.noun}`, required: spec.required, additionalProperties: false, properties: spec.fields,
+        type: 'object', description: `A new ${spec.noun}`, required: spec.required, additionalProperties: false, properties: fields,
+        ...(spec.example ? { example: spec.example } : {}),
       };
     }
     if (spec.operations.includes('update')) {
       schemas[`${spec.name}Update`] = {
-        type: 'object', description: `Changes to the ${spec.noun}: only the fields sent change`, minProperties: 1, additionalProperties: false, properties: spec.fields,
+        type: 'object', description: `Changes to the ${spec.noun}: only the fields sent change`, minProperties: 1, additionalProperties: false, properties: fields,
+        ...(updateExample(spec) ? { example: updateExample(spec) } : {}),
       };
     }
     if (spec.operations.includes('list')) {
@@ -213,7 +227,8 @@ export function createPlatform(baseUrl: string, users: SandboxUser[]): Platform 
       if (['created_at', 'joined_at', 'updated_at', 'submitted_at'].includes(name)) set[name] = now;
     }
     if ('upload_url' in spec.serverFields) {
-      set.upload_url = `${baseUrl}/uploads/${id}`;
+      // A pre-signed address on the storage host, as the platform hands out; the sandbox stores no bytes.
+      set.upload_url = `https://uploads.school.example/${id}`;
       set.expires_at = new Date(Date.now() + 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
     }
     return set;

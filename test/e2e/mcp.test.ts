@@ -108,12 +108,14 @@ describe('school mcp, driven by the SDK client as a host drives it', () => {
   it('lists the tools, reads through them after a CLI login, refuses a write and sends nothing, and leaks no secret', async () => {
     const env = userEnv();
     expectSuccess(await runSchool(['login', '--base-url', sandbox.baseUrl, '--insecure-storage', '--confidential'], env));
-    const { client, recording } = await connectSdkClient(env);
+    // The sandbox describes more than 40 operations: two areas are picked to get a tool each.
+    const { client, recording } = await connectSdkClient(env, ['--toolsets', 'courses,students']);
     try {
       const tools = (await client.listTools()).tools;
       const names = tools.map((t) => t.name);
-      expect(names).toEqual(expect.arrayContaining(['listCourses', 'getCourse', 'listLessons', 'listStudents', 'school_call', 'school_whoami']));
+      expect(names).toEqual(expect.arrayContaining(['listCourses', 'getCourse', 'listLessons', 'listStudents', 'getStudent', 'school_call', 'school_whoami']));
       expect(names).not.toContain('createCourse');
+      expect(names).not.toContain('listMembers');
       for (const name of names) expect(name).toMatch(/^[A-Za-z0-9_-]{1,48}$/);
       expect(tools.find((t) => t.name === 'listCourses')).toMatchObject({ annotations: { readOnlyHint: true }, description: expect.stringContaining('courses:read') });
 
@@ -159,10 +161,30 @@ describe('school mcp, driven by the SDK client as a host drives it', () => {
     expect(status.stdout).toContain(join(env.SCHOOL_CONFIG_DIR, 'state', 'audit.jsonl'));
   });
 
+  it('offers the whole sandbox API, more than 40 operations, through school_operations without a login', async () => {
+    const env = userEnv();
+    const { client } = await connectSdkClient(env, ['--base-url', sandbox.baseUrl]);
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(['school_operations', 'school_call', 'school_whoami']));
+      expect(names).not.toContain('listCourses');
+      const found = await client.callTool({ name: 'school_operations', arguments: { query: 'orders' } });
+      expect(found.isError).toBeFalsy();
+      const ops = (found.structuredContent as { operations: Array<Record<string, unknown>> }).operations;
+      expect(ops).toEqual(expect.arrayContaining([
+        expect.objectContaining({ method: 'GET', path: '/api/orders', scopes: ['orders:read'] }),
+        expect.objectContaining({ method: 'GET', path: '/api/orders/{id}', scopes: ['orders:read'] }),
+      ]));
+      expect(ops.every((op) => op.method === 'GET')).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('with --allow-write sends a write', async () => {
     const env = userEnv();
     expectSuccess(await runSchool(['login', '--base-url', sandbox.baseUrl, '--insecure-storage', '--scope', 'courses:read courses:write'], env));
-    const { client } = await connectSdkClient(env, ['--allow-write']);
+    const { client } = await connectSdkClient(env, ['--allow-write', '--toolsets', 'courses']);
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).toContain('createCourse');
       const created = await client.callTool({ name: 'createCourse', arguments: { body: { title: 'Written by an agent' } } });
@@ -376,7 +398,7 @@ describe('school mcp, driven by a client that is not the SDK', () => {
   it('answers a bare newline-delimited JSON-RPC client: initialize, tools/list, tools/call, and exits 0 when stdin closes', async () => {
     const env = userEnv();
     expectSuccess(await runSchool(['login', '--base-url', sandbox.baseUrl, '--insecure-storage', '--confidential'], env));
-    const child = spawn(process.execPath, [SCHOOL_BIN, 'mcp', '--toolsets', 'courses'], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [SCHOOL_BIN, 'mcp', '--toolsets', 'courses,students'], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (c) => (stderr += c));
     const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
@@ -416,10 +438,10 @@ describe('school mcp, driven by the MCP Inspector in CLI mode', () => {
   it('lists tools whose schemas pass its portability check, and calls one', async () => {
     const env = userEnv();
     expectSuccess(await runSchool(['login', '--base-url', sandbox.baseUrl, '--insecure-storage', '--confidential'], env));
-    const listed = await inspect(env, ['--toolsets', 'courses', '--method', 'tools/list', '--strict']);
+    const listed = await inspect(env, ['--toolsets', 'courses,students,members,events,pages', '--method', 'tools/list', '--strict']);
     expect(listed.code, listed.stderr).toBe(0);
     const names = (JSON.parse(listed.stdout) as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['listCourses', 'getCourse', 'school_call', 'school_whoami']));
+    expect(names).toEqual(expect.arrayContaining(['listCourses', 'getCourse', 'listMembers', 'getEvent', 'listPages', 'school_call', 'school_whoami']));
     const called = await inspect(env, ['--method', 'tools/call', '--tool-name', 'school_call', '--tool-arg', 'path=/api/courses']);
     expect(called.code, called.stderr).toBe(0);
     const result = JSON.parse(called.stdout) as { content: Array<{ text: string }>; structuredContent: { status: number; body: { anonymous: boolean } } };

@@ -4,6 +4,7 @@ import { runApi } from '../../src/commands/api/api.js';
 import { findOperation, operationFlags, parseLine, setPath, typedValue } from '../../src/commands/api/flags.js';
 import { renderTable } from '../../src/commands/api/table.js';
 import type { HttpClient, HttpRequest, HttpResponse } from '../../src/http/client.js';
+import { apiLine } from '../../src/fast-path.js';
 import { maxAgeOf } from '../../src/session/api-description.js';
 import { bigDescription } from '../helpers/big-description.js';
 import { fakeDeps } from '../helpers/fake-deps.js';
@@ -21,6 +22,8 @@ describe('school api flags', () => {
       field('body', 'input', { path: ['input'] }),
       field('body', 'address.postCode', { path: ['address', 'postCode'] }),
       field('header', 'X-Request-Id'),
+      field('header', 'Authorization'),
+      field('header', 'bad header'),
     ]);
     expect(flags.map((f) => f.flag)).toEqual(['per-page', 'query-title', 'body-title', 'query-format', 'body-input', 'address.post-code', 'x-request-id']);
     expect(flags.find((f) => f.flag === 'query-format')?.renamed).toBe('the query parameter format (--format is a flag of school api)');
@@ -62,6 +65,15 @@ describe('school api flags', () => {
     setPath(body, ['address', 'city'], 'Paris');
     expect(Reflect.get({}, 'polluted')).toBeUndefined();
     expect(JSON.stringify(body)).toBe('{"__proto__":{"polluted":"yes"},"address":{"city":"Paris"}}');
+  });
+});
+
+describe('school api on the fast path', () => {
+  it('takes the line after `api`, global options before it kept, and leaves every other command to the parser', () => {
+    expect(apiLine(['--profile', 'work', '--json', 'api', 'list-courses', '--page', '2'])).toEqual(['--profile', 'work', '--json', 'list-courses', '--page', '2']);
+    expect(apiLine(['api'])).toEqual([]);
+    expect(apiLine(['call', 'api'])).toBeUndefined();
+    expect(apiLine(['--base-url', 'api', 'token'])).toBeUndefined();
   });
 });
 

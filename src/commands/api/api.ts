@@ -13,6 +13,7 @@ import { type LoadedDescription, loadApiDescription } from '../../session/api-de
 import { notLoggedIn, resolveSession } from '../../session/session.js';
 import { insufficientScopeError } from '../../session/step-up.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
+import { REDACTED } from '../../util/redact.js';
 import { bodyWithoutMark } from '../../util/text-file.js';
 import { commandTarget, defineCommand, globalOptions } from '../command.js';
 import { parseTimeout } from '../call/deadline.js';
@@ -23,8 +24,6 @@ import { apiHelp, describeScopes, line, operationHelp, pathParams, placeholder }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Headers a description may not set through a parameter: the client sets them, or they carry credentials. */
-const OWN_HEADERS = new Set(['authorization', 'dpop', 'cookie', 'host', 'content-length', 'content-type', 'accept', 'transfer-encoding', 'connection', 'proxy-authorization']);
 
 /** `school api`'s own flags and the global ones, read before the operation (and so its flags) is known. */
 function builtinsOf(argv: readonly string[]): Map<string, string | true> {
@@ -117,6 +116,13 @@ interface BuiltRequest {
   rawBody?: Buffer;
 }
 
+/** The JSON Schema type of a value, as a flag parsed it. */
+function jsonType(value: unknown): string {
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  if (Array.isArray(value)) return 'array';
+  return value === null ? 'null' : typeof value;
+}
+
 function queryText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
@@ -159,7 +165,6 @@ async function buildRequest(deps: Deps, baseUrl: string, entry: IndexEntry, deta
     const field = flag.field;
     if (field.location === 'query') for (const v of Array.isArray(value) ? value : [value]) query.append(field.name, queryText(v));
     else if (field.location === 'header') {
-      if (OWN_HEADERS.has(field.name.toLowerCase()) || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(field.name)) continue;
       headers[field.name.toLowerCase()] = (Array.isArray(value) ? value : [value]).map(queryText).join(', ');
     }
     if (field.location !== 'body') {
@@ -208,9 +213,11 @@ async function buildRequest(deps: Deps, baseUrl: string, entry: IndexEntry, deta
   }
   if (validate && body !== undefined && detail.bodySchema) checks.push({ schema: detail.bodySchema, value: body, place: (p) => nameOfPlace(flags, 'body', p) });
 
-  if (validate && checks.length) {
+  // A schema that only names the type the flag already parsed to asks nothing more: the validator is not loaded for it.
+  const needed = checks.filter((c) => !(Object.keys(c.schema).length === 1 && c.schema.type === jsonType(c.value)));
+  if (validate && needed.length) {
     const { check } = await import('./checks.js');
-    for (const c of checks) for (const v of check(c.schema, c.value)) violations.push(`${c.place(v.path)} ${v.expected}`);
+    for (const c of needed) for (const v of check(c.schema, c.value)) violations.push(`${c.place(v.path)} ${v.expected}`);
   }
   if (violations.length) {
     const shown = violations.slice(0, 4);
@@ -226,8 +233,9 @@ async function buildRequest(deps: Deps, baseUrl: string, entry: IndexEntry, deta
 }
 
 function printDryRun(deps: Deps, req: BuiltRequest, tokenType: string | undefined, json: boolean): void {
-  const headers: Record<string, string> = { ...req.headers };
-  if (tokenType) headers.authorization = `${tokenType} [REDACTED]`;
+  // Shown, never sent: the token itself is never read on a dry run.
+  const shownCredential = tokenType ? `${tokenType} ${REDACTED}` : undefined;
+  const headers: Record<string, string> = { ...req.headers, ...(shownCredential ? { authorization: shownCredential } : {}) };
   const bodyText = req.body !== undefined ? JSON.stringify(req.body, null, 2) : req.rawBody?.toString('utf8');
   if (json) {
     deps.io.out.write(`${terminalSafeJson({ method: req.method, url: `${req.url.origin}${req.path}`, headers, ...(req.body !== undefined ? { body: req.body } : bodyText !== undefined ? { body: bodyText } : {}) }, 2)}\n`);
@@ -370,16 +378,41 @@ Examples:
   school api create-course --title Algebra --seats 30 --dry-run
 Run 'school api --help' for every flag.`,
   configure(cmd: Command) {
-    // The operations and their flags come from the server's description: parsed by the command itself.
-    cmd.argument('[operation]', 'the operation (school api lists them)').argument('[args...]', "the operation's path arguments and flags").allowUnknownOption().allowExcessArguments().helpOption(false);
+    // The operations and their flags come from the server's description: the command parses its
+    // line itself (the fast path hands it over); these are its own flags, for help and completion.
+    cmd
+      .argument('[operation]', 'the operation (school api lists them)')
+      .argument('[args...]', "the operation's path arguments and flags")
+      .option('--refresh', BUILTIN_FLAGS.refresh.help)
+      .option('--dry-run', BUILTIN_FLAGS['dry-run'].help)
+      .option('--no-validate', BUILTIN_FLAGS['no-validate'].help)
+      .option('--input <file>', BUILTIN_FLAGS.input.help)
+      .option('--anonymous', BUILTIN_FLAGS.anonymous.help)
+      .option('--format <format>', BUILTIN_FLAGS.format.help)
+      .option('--columns <list>', BUILTIN_FLAGS.columns.help)
+      .option('--jq <expression>', BUILTIN_FLAGS.jq.help)
+      .option('--paginate', BUILTIN_FLAGS.paginate.help)
+      .option('--slurp', BUILTIN_FLAGS.slurp.help)
+      .option('-i, --include', BUILTIN_FLAGS.include.help)
+      .option('--timeout <seconds>', BUILTIN_FLAGS.timeout.help)
+      .option('--retry <n>', BUILTIN_FLAGS.retry.help)
+      .allowUnknownOption()
+      .allowExcessArguments()
+      // `--help` after an operation is that operation's help, which only the command can give.
+      .helpOption(false);
   },
   toOptions: (raw, args) => {
     const globals = globalOptions(raw);
     const argv = [...args.flat()];
-    if (globals.baseUrl) argv.push('--base-url', globals.baseUrl);
-    if (globals.profile) argv.push('--profile', globals.profile);
-    if (globals.json) argv.push('--json');
-    if (globals.verbose) argv.push('--verbose');
+    // The flags commander took, given back as written: the command reads its whole line itself.
+    for (const [name, flag] of Object.entries(BUILTIN_FLAGS)) {
+      const key = name.replace(/^no-/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+      const value: unknown = raw[key];
+      if (name === 'no-validate') {
+        if (value === false) argv.push('--no-validate');
+      } else if (flag.value && typeof value === 'string') argv.push(`--${name}`, value);
+      else if (!flag.value && value === true) argv.push(`--${name}`);
+    }
     return { ...globals, argv };
   },
   run: (deps, opts) => runApi(deps, opts.argv),

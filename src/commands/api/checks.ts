@@ -17,9 +17,14 @@ interface OutputUnit {
 
 type ValidatorModule = typeof import('@cfworker/json-schema');
 
+// The build's one-file copy of the validator beside dist/cli.cjs (see scripts/build.mjs), or
+// undefined when the sources run unbuilt and require the package itself.
+declare const __SCHOOL_VALIDATOR_BUNDLE__: string;
+const VALIDATOR_BUNDLE: string | undefined = typeof __SCHOOL_VALIDATOR_BUNDLE__ === 'undefined' ? undefined : __SCHOOL_VALIDATOR_BUNDLE__;
+
 let validatorModule: ValidatorModule | undefined;
 function loadValidator(): ValidatorModule {
-  validatorModule ??= requireCommonJs('@cfworker/json-schema') as ValidatorModule;
+  validatorModule ??= requireCommonJs(VALIDATOR_BUNDLE ?? '@cfworker/json-schema') as ValidatorModule;
   return validatorModule;
 }
 

@@ -50,14 +50,24 @@ function baseFlag(field: FieldSpec): string {
   return parts.map((p) => kebabCase(p) || 'x').join('.');
 }
 
+/** Headers a description may not set through a parameter: the client sets them, or they carry credentials. */
+const OWN_HEADERS: ReadonlySet<string> = new Set(['authorization', 'dpop', 'cookie', 'host', 'content-length', 'content-type', 'accept', 'transfer-encoding', 'connection', 'proxy-authorization']);
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** A header parameter the request may carry: a valid name, and none the client sets itself. */
+function sendableHeader(field: FieldSpec): boolean {
+  return field.location !== 'header' || (HEADER_NAME.test(field.name) && !OWN_HEADERS.has(field.name.toLowerCase()));
+}
+
 /**
- * The flags of an operation's fields (path parameters are positional and get none). A name two
+ * The flags of an operation's fields (path parameters are positional and get none; headers the
+ * client sets itself, such as Authorization, get none either). A name two
  * fields would share, or one of `school api`'s own, gets the field's location as a prefix
  * (`--query-title`, `--body-title`); a name still taken gets a number. Never silently shadowed:
  * `renamed` says why.
  */
 export function operationFlags(fields: readonly FieldSpec[]): OperationFlag[] {
-  const candidates = fields.filter((f) => f.location !== 'path').map((field) => ({ field, base: baseFlag(field) }));
+  const candidates = fields.filter((f) => f.location !== 'path' && sendableHeader(f)).map((field) => ({ field, base: baseFlag(field) }));
   const count = new Map<string, number>();
   for (const c of candidates) count.set(c.base, (count.get(c.base) ?? 0) + 1);
   const reserved = (name: string) => Object.hasOwn(BUILTIN_FLAGS, name) || name.startsWith('no-');

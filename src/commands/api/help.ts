@@ -119,11 +119,13 @@ export function operationHelp(entry: IndexEntry, detail: DetailLine, flags: read
   return `${out.join('\n')}\n`;
 }
 
+const VALUE_NAMES: Record<string, string> = { input: 'file|-', format: 'json|table', columns: 'a,b,c', jq: 'expression', timeout: 'seconds', retry: 'n' };
+
 /** `school api --help`. */
 export function apiHelp(): string {
   const rows = Object.entries(BUILTIN_FLAGS)
     .filter(([name]) => !['base-url', 'profile', 'json', 'verbose'].includes(name))
-    .map(([name, f]) => [`${f.short ? `-${f.short}, ` : ''}--${name}${f.value ? ' <value>' : ''}`, f.help] as const);
+    .map(([name, f]) => [`${f.short ? `-${f.short}, ` : ''}--${name}${f.value ? ` <${VALUE_NAMES[name] ?? 'value'}>` : ''}`, f.help] as const);
   const width = Math.max(...rows.map(([l]) => l.length));
   return [
     'Usage: school api [<operation> [<path-arg>...] [flags]]',
