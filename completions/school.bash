@@ -14,7 +14,7 @@ _school_takes_value() {
         --base-url | --profile | --scope | --add-scope | --port | --timeout | \
             --client-metadata-url | --client-id | --min-ttl | -X | --method | -H | --header | -f | \
             --raw-field | -F | --field | --input | --jq | --retry | --format | --columns | \
-            --toolsets)
+            --toolsets | --install)
             return 0 ;;
     esac
     return 1
@@ -132,7 +132,7 @@ _school() {
 
     COMPREPLY=()
     local -a _school_list
-    local -a commands=(login logout token call api mcp whoami status doctor completion help)
+    local -a commands=(login logout token call api mcp skill whoami status doctor completion help)
     if [[ -n $valopt ]]; then
         case $valopt in
             --profile)
@@ -166,6 +166,17 @@ _school() {
                 else
                     _school_add_files "$keep" "$cur"
                 fi ;;
+            --install)
+                # Readline quotes and marks file names itself when told they are file names.
+                # (bash 4 and later: bash 3.2 has no compopt).
+                if [[ -z $keep ]] && compopt -o filenames 2>/dev/null; then
+                    local f
+                    while IFS= read -r f; do
+                        COMPREPLY+=("$f")
+                    done < <(compgen -f -- "$cur")
+                else
+                    _school_add_files "$keep" "$cur"
+                fi ;;
         esac
     elif [[ -z $dashdash && $cur == -* ]]; then
         local -a opts=(--base-url --profile --json --verbose -h --help)
@@ -181,6 +192,7 @@ _school() {
             api) opts+=(--refresh --dry-run --no-validate --input --anonymous --format --columns --jq
                 --paginate --slurp -i --include --timeout --retry) ;;
             mcp) opts+=(--allow-write --toolsets) ;;
+            skill) opts+=(--install) ;;
         esac
         _school_add "" "$cur" "${opts[@]}"
     else

@@ -26,7 +26,7 @@ function __school_state
                 case --
                     set dashdash 1
                     continue
-                case --base-url --profile --scope --add-scope --port --timeout --client-metadata-url --client-id --min-ttl --method -X --header -H --raw-field -f --field -F --input --jq --retry --format --columns --toolsets
+                case --base-url --profile --scope --add-scope --port --timeout --client-metadata-url --client-id --min-ttl --method -X --header -H --raw-field -f --field -F --input --jq --retry --format --columns --toolsets --install
                     set skip 1
                     continue
                 case '-*'
@@ -119,6 +119,7 @@ complete -c school -n __school_needs_command -a token -d 'Print a valid access t
 complete -c school -n __school_needs_command -a call -d 'Make an authenticated request to the school API'
 complete -c school -n __school_needs_command -a api -d "The API's operations as commands, checked against its description before sending"
 complete -c school -n __school_needs_command -a mcp -d 'Serve the school API as MCP tools on stdio, for agent hosts'
+complete -c school -n __school_needs_command -a skill -d 'Print an Agent Skill (SKILL.md) for coding agents, made from the API description'
 complete -c school -n __school_needs_command -a whoami -d 'Show who is logged in'
 complete -c school -n __school_needs_command -a status -d 'Show every profile: base URL, issuer, client, user, scopes, expiry, storage'
 complete -c school -n __school_needs_command -a doctor -d 'Check the setup: server metadata, clock, keychain, proxy, file permissions, each profile'
@@ -182,7 +183,10 @@ complete -c school -n '__school_using api' -l retry -x -d 'Retries on 429/503 fo
 complete -c school -n '__school_using mcp' -l allow-write -d 'Offer and send writes too (POST, PUT, PATCH, DELETE); reading only without it'
 complete -c school -n '__school_using mcp' -l toolsets -x -d 'Only the operations of these scope areas, comma-separated (e.g. courses,students)'
 
+# skill
+complete -c school -n '__school_using skill' -l install -r -F -d 'Write <dir>/school/SKILL.md (replacing only a file written by school skill) and print its path'
+
 # Arguments.
 complete -c school -n '__school_first_arg call' -a '(__school_complete paths)' -d 'Path'
 complete -c school -n '__school_first_arg completion' -a 'bash zsh fish powershell' -d 'Shell'
-complete -c school -n '__school_first_arg help' -a 'login logout token call api mcp whoami status doctor completion help environment exit-codes errors' -d 'Command'
+complete -c school -n '__school_first_arg help' -a 'login logout token call api mcp skill whoami status doctor completion help environment exit-codes errors' -d 'Command'

@@ -14,7 +14,7 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
     # Compared case-sensitively (-ccontains, -ceq): -H takes a value, -h does not.
     $takesValue = @('--base-url', '--profile', '--scope', '--add-scope', '--port', '--timeout', '--client-metadata-url', '--client-id',
         '--min-ttl', '-X', '--method', '-H', '--header', '-f', '--raw-field', '-F', '--field', '--input', '--jq', '--retry', '--format',
-        '--columns', '--toolsets')
+        '--columns', '--toolsets', '--install')
     $globalFlags = @('--base-url', '--profile', '--json', '--verbose', '-h', '--help')
     $commandFlags = @{
         ''     = @('--version')
@@ -27,8 +27,9 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
         api    = @('--refresh', '--dry-run', '--no-validate', '--input', '--anonymous', '--format', '--columns', '--jq', '--paginate',
             '--slurp', '-i', '--include', '--timeout', '--retry')
         mcp    = @('--allow-write', '--toolsets')
+        skill  = @('--install')
     }
-    $commands = @('login', 'logout', 'token', 'call', 'api', 'mcp', 'whoami', 'status', 'doctor', 'completion', 'help')
+    $commands = @('login', 'logout', 'token', 'call', 'api', 'mcp', 'skill', 'whoami', 'status', 'doctor', 'completion', 'help')
     $topics = @('environment', 'exit-codes', 'errors')
     $shells = @('bash', 'zsh', 'fish', 'powershell')
 
@@ -141,6 +142,9 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
         }
         elseif ($valueOf -ceq '--input') {
             & $add $keep @('-')
+            & $add $keep @(& $fileNames $cur)
+        }
+        elseif ($valueOf -ceq '--install') {
             & $add $keep @(& $fileNames $cur)
         }
     }

@@ -8,6 +8,7 @@ import { completeLoginCommand } from './login/complete-login.js';
 import { loginCommand } from './login/login.js';
 import { logoutCommand } from './logout/logout.js';
 import { mcpCommand } from './mcp/mcp.js';
+import { skillCommand } from './skill/skill.js';
 import { statusCommand } from './status/status.js';
 import { tokenCommand } from './token/token.js';
 import { whoamiCommand } from './whoami/whoami.js';
@@ -20,6 +21,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   callCommand,
   apiCommand,
   mcpCommand,
+  skillCommand,
   whoamiCommand,
   statusCommand,
   doctorCommand,

@@ -306,8 +306,26 @@ never reaches the agent. Each operation of the API's /openapi.json is a tool (mo
 searchable school_operations tool instead), plus school_call and school_whoami. Only reading
 (GET, HEAD) unless --allow-write. Every tool call is recorded in audit.jsonl in the state
 directory (see \`school status\`): time, profile, tool, method, path, status, duration.
-In Claude Code: claude mcp add school -- school mcp (docs/agents.md has VS Code, Cursor and Codex too).`,
+In Claude Code: claude mcp add --scope user school -- school mcp (docs/agents.md has VS Code, Cursor and Codex too).`,
     examples: ['school mcp', 'school mcp --profile work --toolsets courses,students', 'school mcp --allow-write'],
+  },
+  {
+    name: 'skill',
+    group: 'Use the API:',
+    description: 'print an Agent Skill (SKILL.md) for coding agents, made from the API description',
+    args: [],
+    flags: [
+      {
+        name: 'install',
+        value: { type: 'string', placeholder: 'dir' },
+        help: 'write <dir>/school/SKILL.md (replacing only a file written by school skill) and print its path',
+        complete: { kind: 'files' },
+      },
+    ],
+    details: `An Agent Skill tells a coding agent that has \`school\` on its PATH how to use it well and safely:
+checking the login, the operations by area as \`school api\` commands with their scopes, writes
+only when asked, never a token in the conversation. It is made from the cached API description.`,
+    examples: ['school skill', 'school skill --install ~/.claude/skills', 'school skill --install .claude/skills'],
   },
   {
     name: 'whoami',

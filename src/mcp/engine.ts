@@ -71,6 +71,9 @@ export interface PendingLogin {
 
 export type LoginWait = { status: 'completed' } | { status: 'pending' } | { status: 'failed'; message: string };
 
+/** How the profile's login stands now: none pending, one waiting for the browser (its URL), or one that just ended. */
+export type LoginState = { status: 'none' } | ({ status: 'pending' } & PendingLogin) | { status: 'completed' } | { status: 'failed'; message: string };
+
 export interface McpEngine {
   readonly profile: string;
   /** Where every tool call is recorded (`audit.jsonl` in the state directory). */
@@ -91,6 +94,11 @@ export interface McpEngine {
   startLogin(addScopes?: string[]): Promise<PendingLogin>;
   /** Waits at most this long for the login started here to end. */
   waitForLogin(maxWaitSeconds: number): Promise<LoginWait>;
+  /**
+   * The profile's pending login as it stands, without waiting: one started here or by `school login
+   * --no-wait` elsewhere, whose listener is still waiting (its URL), or how it ended (read once).
+   */
+  loginState(): Promise<LoginState>;
   /** Ends the login started here, its listener included. */
   cancelLogin(): Promise<void>;
   /** A text with every secret the engine knows replaced. */
@@ -149,6 +157,26 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
     throw err;
   }
 
+  /**
+   * A keychain that cannot be reached from a host's trimmed environment: Linux's Secret Service is
+   * found through the session bus, whose address hosts such as Codex do not pass on by default.
+   */
+  const keychainHint = (e: unknown): string | undefined => {
+    if (!(e instanceof CliError) || e.code !== 'keychain_error') return undefined;
+    if (deps.platform !== 'linux' || deps.env.DBUS_SESSION_BUS_ADDRESS) return 'The person can check the keychain with `school doctor`';
+    return (
+      'The host started `school mcp` without DBUS_SESSION_BUS_ADDRESS, which the keychain needs: the person should pass it through in the host\'s ' +
+      'settings for this server (Codex: env_vars = ["DBUS_SESSION_BUS_ADDRESS"] in ~/.codex/config.toml; hosts with an "env" object: its value) and restart the server'
+    );
+  };
+
+  /** No server known for the profile: the two ways to name one, for this profile. */
+  const noBaseUrl = () =>
+    new CliError(`Profile "${profile}" has no login and no base URL here.`, {
+      code: 'usage',
+      hint: `Start \`school mcp${profile === 'default' ? '' : ` --profile ${profile}`}\` with --base-url <url>, or run \`${loginCommandText({ profile })} --base-url <url>\` first.`,
+    });
+
   const plainLogin = () => loginCommandText({ profile, baseUrl: baseUrl() });
 
   function baseUrl(): string | undefined {
@@ -183,7 +211,7 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
     },
     async fetchApiDescription(signal) {
       const url = baseUrl() ?? (await deps.state.rememberedBaseUrl(profile));
-      if (!url) throw new CliError('No base URL: pass --base-url, set SCHOOL_BASE_URL, or log in first.', { code: 'usage' });
+      if (!url) throw noBaseUrl();
       knownBaseUrl ??= url;
       // The description cache `school api` keeps: fresh, revalidated (a 304 keeps it), or fetched anew.
       const loaded = await loadApiDescription(deps, url, { signal });
@@ -243,7 +271,7 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
     },
     async startLogin(addScopes) {
       const url = baseUrl() ?? (await deps.state.rememberedBaseUrl(profile));
-      if (!url) throw new CliError('No base URL: start `school mcp` with --base-url, or log in first.', { code: 'usage' });
+      if (!url) throw noBaseUrl();
       const stored = await deps.state.profile(profile);
       loginStarted = true;
       // A step-up asks for the scopes held plus the missing ones (`login --add-scope`); a first login, the default set.
@@ -263,6 +291,20 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
       session = undefined; // read again: the new login's tokens
       return { status: 'completed' };
     },
+    async loginState() {
+      const result = await waitForPendingLogin(deps, profile, { maxWaitSeconds: 0 });
+      if (result.kind === 'none') return { status: 'none' };
+      if (result.kind === 'still_pending') {
+        const record = await deps.state.pendingLoginRecord(profile);
+        // A pushed request the server no longer keeps: its URL would only show an error page.
+        if (!record || (record.openBy !== undefined && record.openBy <= Math.floor(deps.clock.now() / 1000))) return { status: 'failed', message: 'The sign-in link was not opened in time.' };
+        return { status: 'pending', url: record.authorizationUrl, expiresAt: record.expiresAt };
+      }
+      loginStarted = false;
+      if (result.outcome.status !== 'completed') return { status: 'failed', message: redactText(result.outcome.message) };
+      session = undefined; // read again: the new login's tokens
+      return { status: 'completed' };
+    },
     async cancelLogin() {
       if (!loginStarted) return;
       loginStarted = false;
@@ -274,7 +316,9 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
       return out;
     },
     describeError(err) {
-      return redactText(errorReason(fromOAuthError(err)));
+      const e = fromOAuthError(err);
+      const hint = (e instanceof CliError ? e.hint : undefined) ?? keychainHint(e);
+      return redactText(hint ? `${errorReason(e)}. ${hint.replace(/\.$/, '')}` : errorReason(e));
     },
   };
 }

@@ -1,13 +1,18 @@
 import { createHash } from 'node:crypto';
 
-/** What every host accepts as a tool name. */
-export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-const MAX = 64;
+/**
+ * A tool name of ours: at most 48 characters, so that a host's prefix (`mcp__school__`, 13
+ * characters, or a longer server name) still leaves the whole name within the 64 characters model
+ * APIs accept.
+ */
+export const MAX_TOOL_NAME = 48;
+export const TOOL_NAME = /^[A-Za-z0-9_-]{1,48}$/;
+const MAX = MAX_TOOL_NAME;
 
 /** The tools of our own, whose names no operation may take. */
 export const RESERVED_TOOLS = ['school_call', 'school_whoami', 'school_operations'] as const;
 
-/** An operationId as a tool name: other characters become `_`, runs of `_` shrink, at most 64 characters. */
+/** An operationId as a tool name: other characters become `_`, runs of `_` shrink, at most 48 characters. */
 export function sanitizeName(raw: string): string {
   return raw
     .replace(/[^A-Za-z0-9_-]+/g, '_')

@@ -74,47 +74,95 @@ export function statusLine(answer: ApiAnswer): string {
 }
 
 /**
- * A tool result for an answer (or the pages of one listing): the status, then the body; JSON
- * objects also as structuredContent. Non-2xx answers are results with isError, so a model can
- * read and recover; bodies over 100 kB are cut, saying so.
+ * A tool result for an answer (or the pages of one listing): the status, then the body as text;
+ * and the same as structuredContent, `{status, pages?, body}`, for hosts that hand a model only
+ * that. Non-2xx answers are results with isError, so a model can read and recover; bodies over
+ * 100 kB are cut, saying so.
  */
-export function answerResult(pages: readonly ApiAnswer[], redact: (text: string) => string, note?: string): ToolResult {
+export function answerResult(pages: readonly ApiAnswer[], redact: (text: string) => string, more?: { note: string; next?: string }): ToolResult {
   const last = pages[pages.length - 1];
   const ok = last.status >= 200 && last.status < 300;
+  const structured: Record<string, unknown> = { status: last.status };
+  const content: ToolResult['content'] = [];
   if (pages.length === 1) {
     const body = readBody(last, redact, MAX_RESULT_BYTES);
-    const content: ToolResult['content'] = [{ type: 'text', text: statusLine(last) }];
+    content.push({ type: 'text', text: statusLine(last) });
     if (body.text) content.push({ type: 'text', text: body.text });
-    if (body.cut) content.push({ type: 'text', text: sizeNote(last.body.length) });
-    if (note) content.push({ type: 'text', text: note });
-    const structured = typeof body.json === 'object' && body.json !== null && !Array.isArray(body.json) ? (body.json as Record<string, unknown>) : undefined;
-    return { content, ...(structured ? { structuredContent: structured } : {}), ...(ok ? {} : { isError: true }) };
+    structured.body = body.json !== undefined ? body.json : body.text || null;
+    if (body.cut) {
+      content.push({ type: 'text', text: sizeNote(last.body.length) });
+      structured.cut = { bytes: last.body.length, shown_bytes: MAX_RESULT_BYTES };
+    }
+  } else {
+    // Pages of a listing: one JSON array of the pages while they fit, else each page's text.
+    let room = MAX_RESULT_BYTES;
+    const bodies: Body[] = [];
+    for (const page of pages) {
+      const body = readBody(page, redact, room);
+      bodies.push(body);
+      room -= Buffer.byteLength(body.text);
+      if (room <= 0) break;
+    }
+    const allJson = bodies.every((b) => b.json !== undefined);
+    content.push({ type: 'text', text: `${statusLine(last)} (${bodies.length} pages)` });
+    content.push({ type: 'text', text: allJson ? `[${bodies.map((b) => b.text).join(',')}]` : bodies.map((b) => b.text).join('\n') });
+    structured.pages = bodies.length;
+    structured.body = bodies.map((b) => (b.json !== undefined ? b.json : b.text));
+    if (bodies.length < pages.length || bodies.some((b) => b.cut)) {
+      content.push({ type: 'text', text: `[Cut at ${MAX_RESULT_BYTES / 1024} kB: ${bodies.length} of the pages fetched are shown.]` });
+      structured.cut = { pages_fetched: pages.length, pages_shown: bodies.length };
+    }
   }
-  // Pages of a listing: one JSON array of the pages while they fit, else each page's text.
-  let room = MAX_RESULT_BYTES;
-  const bodies: Body[] = [];
-  for (const page of pages) {
-    const body = readBody(page, redact, room);
-    bodies.push(body);
-    room -= Buffer.byteLength(body.text);
-    if (room <= 0) break;
+  if (more) {
+    content.push({ type: 'text', text: more.note });
+    if (more.next) structured.next_page = more.next;
   }
-  const allJson = bodies.every((b) => b.json !== undefined);
-  const content: ToolResult['content'] = [{ type: 'text', text: `${statusLine(last)} (${bodies.length} pages)` }];
-  content.push({ type: 'text', text: allJson ? `[${bodies.map((b) => b.text).join(',')}]` : bodies.map((b) => b.text).join('\n') });
-  if (bodies.length < pages.length || bodies.some((b) => b.cut)) content.push({ type: 'text', text: `[Cut at ${MAX_RESULT_BYTES / 1024} kB: ${bodies.length} of the pages fetched are shown.]` });
-  if (note) content.push({ type: 'text', text: note });
-  return { content, ...(allJson ? { structuredContent: { pages: bodies.map((b) => b.json) } } : {}), ...(ok ? {} : { isError: true }) };
+  return { content, structuredContent: structured, ...(ok ? {} : { isError: true }) };
 }
 
-/** A refusal for want of a login or a scope: what is wrong, and the command that fixes it. */
-export function problemResult(problem: AuthProblem, extra?: string): ToolResult {
+/** A sign-in for the person to open, started for this call or found waiting. */
+export interface SignInLink {
+  url: string;
+  /** Seconds since the epoch. */
+  expiresAt: number;
+  /** True when this call started it; false when it was already waiting. */
+  started: boolean;
+  /** Why the one before it did not complete, when one did not. */
+  earlier?: string;
+}
+
+const minutesLeft = (expiresAt: number) => Math.max(1, Math.round((expiresAt - Date.now() / 1000) / 60));
+
+/**
+ * A refusal for want of a login or a scope: what is wrong, and how it is fixed: the sign-in URL
+ * for the person when a login was started (or is waiting), else the command to run.
+ */
+export function problemResult(problem: AuthProblem, then?: string | SignInLink): ToolResult {
   const lines = [safeText(problem.message)];
-  if (problem.command) lines.push(`The person using this computer can fix it by running: ${problem.command}`);
-  if (extra) lines.push(extra);
+  const link = typeof then === 'object' ? then : undefined;
+  if (link) {
+    if (link.earlier) lines.push(`The earlier sign-in did not complete: ${safeText(link.earlier)}`);
+    lines.push(
+      link.started
+        ? `A sign-in has been started. Ask the person to open this URL in their browser and approve${problem.kind === 'insufficient_scope' ? ' the added access' : ''}:`
+        : 'A sign-in is still waiting for the person to open this URL in their browser and approve:',
+      safeText(link.url),
+      `Once they have approved, call this tool again (the sign-in waits about ${minutesLeft(link.expiresAt)} minutes).`,
+    );
+    if (problem.command) lines.push(`Or they can run in a terminal: ${problem.command}`);
+  } else {
+    if (problem.command) lines.push(`The person using this computer can fix it by running: ${problem.command}`);
+    if (typeof then === 'string') lines.push(then);
+  }
   return {
     content: [{ type: 'text', text: lines.join('\n') }],
-    structuredContent: { error: problem.kind, message: safeText(problem.message), ...(problem.command ? { command: problem.command } : {}), ...(problem.scopes?.length ? { scopes: problem.scopes } : {}) },
+    structuredContent: {
+      error: problem.kind,
+      message: safeText(problem.message),
+      ...(problem.command ? { command: problem.command } : {}),
+      ...(problem.scopes?.length ? { scopes: problem.scopes } : {}),
+      ...(link ? { sign_in: { url: safeText(link.url), status: link.started ? 'started' : 'waiting', expires_at: link.expiresAt, next: 'call this tool again once the person has approved' } } : {}),
+    },
     isError: true,
   };
 }

@@ -15,7 +15,10 @@ export const SCHEMA_LIMITS = { depth: 12, nodes: 1500, text: 500, enumValues: 20
 
 const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
 const NUMBER_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'multipleOf', 'minProperties', 'maxProperties'] as const;
-const TEXT_KEYWORDS = ['description', 'title', 'format', 'pattern'] as const;
+/** What a host accepts as a property name (model APIs refuse others), and what a model is not fooled by. */
+export const PROPERTY_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+/** The longest string kept as an `enum`, `const` or `default` value: a longer one is not a value a person chose. */
+const MAX_VALUE_LENGTH = 200;
 
 /** Text from the document for a model to read: control and invisible characters become spaces, long text is cut. */
 export function cleanText(value: unknown, max: number = SCHEMA_LIMITS.text): string | undefined {
@@ -32,10 +35,26 @@ export function cleanText(value: unknown, max: number = SCHEMA_LIMITS.text): str
   return `${cut}…`;
 }
 
-/** A JSON value from the document, kept only when small: for `enum`, `const` and `default`. */
+/**
+ * Text of the server's marked as such for a model: quoted as a JSON string (so a quote in it
+ * cannot end it) after a label that says whose words they are.
+ */
+export function serverWords(label: string, value: unknown, max: number = SCHEMA_LIMITS.text): string | undefined {
+  const text = cleanText(value, max);
+  return text === undefined ? undefined : `${label}: ${JSON.stringify(text)}`;
+}
+
+// Controls, bidi and invisible format characters (as cleanText removes them).
+const UNSAFE_IN_VALUE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * A JSON value from the document, kept only when small and safe: for `enum`, `const` and
+ * `default`. A value is sent back to the server as it is, so one that would need changing to be
+ * safe is left out, never altered.
+ */
 function smallValue(value: unknown): unknown {
   if (value === null || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) return value;
-  if (typeof value === 'string') return value.length <= SCHEMA_LIMITS.text ? value : undefined;
+  if (typeof value === 'string') return value.length <= MAX_VALUE_LENGTH && !UNSAFE_IN_VALUE.test(value) ? value : undefined;
   return undefined;
 }
 
@@ -101,15 +120,16 @@ function convert(doc: unknown, input: unknown, budget: SchemaBudget, refs: strin
   const types = [...new Set(declared.filter((t): t is string => typeof t === 'string' && TYPES.has(t) && t !== 'null'))];
   if (types.length === 1) out.type = types[0];
   else if (types.length > 1) out.anyOf = types.map((t) => ({ type: t }));
-  for (const key of TEXT_KEYWORDS) {
-    const text = cleanText(schema[key]);
-    if (text !== undefined) out[key] = text;
-  }
-  if (typeof out.pattern === 'string') {
+  // Titles are left out: a description says the same, and is marked as the server's.
+  const description = serverWords("Server's description", schema.description);
+  if (description !== undefined) out.description = description;
+  if (typeof schema.format === 'string' && /^[A-Za-z0-9_.-]{1,40}$/.test(schema.format)) out.format = schema.format;
+  if (typeof schema.pattern === 'string' && schema.pattern.length <= SCHEMA_LIMITS.text && !UNSAFE_IN_VALUE.test(schema.pattern)) {
     try {
-      new RegExp(out.pattern, 'u');
+      new RegExp(schema.pattern, 'u');
+      out.pattern = schema.pattern;
     } catch {
-      delete out.pattern;
+      // a pattern no host could check is no pattern
     }
   }
   for (const key of NUMBER_KEYWORDS) {
@@ -118,8 +138,9 @@ function convert(doc: unknown, input: unknown, budget: SchemaBudget, refs: strin
   }
   if (typeof schema.uniqueItems === 'boolean') out.uniqueItems = schema.uniqueItems;
   if (Array.isArray(schema.enum)) {
-    const values = schema.enum.slice(0, SCHEMA_LIMITS.enumValues).map(smallValue);
-    if (values.length && values.every((v) => v !== undefined)) out.enum = values;
+    // Unsafe or long values are left out: the rest can still be chosen.
+    const values = schema.enum.slice(0, SCHEMA_LIMITS.enumValues).map(smallValue).filter((v) => v !== undefined);
+    if (values.length) out.enum = values;
   }
   if ('const' in schema) {
     const value = smallValue(schema.const);
@@ -131,12 +152,21 @@ function convert(doc: unknown, input: unknown, budget: SchemaBudget, refs: strin
   }
   if (isObject(schema.properties)) {
     const properties: Record<string, JsonSchema> = {};
+    let left = 0;
     for (const [name, value] of Object.entries(schema.properties)) {
       if (budget.nodes <= 0) break;
-      if (name === '__proto__') continue;
+      // A name no host accepts, or one long enough to carry a message of its own, is left out.
+      if (!PROPERTY_NAME.test(name) || name === '__proto__') {
+        left += 1;
+        continue;
+      }
       properties[name] = next(value);
     }
     out.properties = properties;
+    if (left) {
+      const note = `${left} ${left === 1 ? 'property whose name' : 'properties whose names'} a host cannot take ${left === 1 ? 'is' : 'are'} left out here.`;
+      out.description = out.description ? `${String(out.description)} (${note})` : note;
+    }
   }
   if (Array.isArray(schema.required)) {
     const props = isObject(out.properties) ? out.properties : undefined;

@@ -11,8 +11,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { fillPath } from '../http/request-url.js';
 import { AuditLog, auditPath } from './audit.js';
-import type { ApiAnswer, ApiRequest, AuthProblem, McpEngine, Outcome } from './engine.js';
-import { MAX_RESULT_BYTES, type ToolResult, answerResult, jsonResult, problemResult, safeText, textResult } from './results.js';
+import type { ApiAnswer, ApiRequest, AuthProblem, LoginState, McpEngine, Outcome } from './engine.js';
+import { MAX_RESULT_BYTES, type SignInLink, type ToolResult, answerResult, jsonResult, problemResult, safeText, textResult } from './results.js';
 import { type ApiOperation, type Catalogue, READ_METHODS, buildCatalogue, searchOperations } from './tools.js';
 
 /** How long calls under way when stdin closes may take to be answered. */
@@ -28,10 +28,64 @@ export interface ServeOptions {
   notice: (text: string) => void;
   /** Aborted on SIGINT or SIGTERM: the server stops as when stdin closes. */
   signal?: AbortSignal;
+  /** Tool calls run at once, and how many more may wait (tests make them small). */
+  limits?: { calls: number; waiting: number };
 }
 
 /** The most pages a paginated operation's tool follows; the result's cap (MAX_RESULT_BYTES) usually stops it first. */
 const MAX_PAGES = 50;
+/** The most operations one school_operations answer lists. */
+const MAX_FOUND_OPERATIONS = 50;
+/** Tool calls run at once; more wait their turn, up to MAX_CALLS_WAITING; beyond that they are refused. */
+const MAX_CALLS_RUNNING = 4;
+const MAX_CALLS_WAITING = 16;
+
+/** Turns to run: `take` resolves with a release once one is free, or undefined when too many wait or the call was cancelled. */
+class Slots {
+  running = 0;
+  private readonly queue: Array<() => void> = [];
+
+  constructor(
+    private readonly size: number,
+    private readonly room: number,
+  ) {}
+
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  async take(signal: AbortSignal): Promise<(() => void) | undefined> {
+    if (this.running >= this.size) {
+      if (this.queue.length >= this.room || signal.aborted) return undefined;
+      const turn = await new Promise<boolean>((resolve) => {
+        const go = () => {
+          signal.removeEventListener('abort', cancel);
+          resolve(true);
+        };
+        const cancel = () => {
+          const at = this.queue.indexOf(go);
+          if (at >= 0) this.queue.splice(at, 1);
+          resolve(false);
+        };
+        this.queue.push(go);
+        signal.addEventListener('abort', cancel, { once: true });
+      });
+      if (!turn) return undefined;
+    } else this.running += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      // The turn passes straight to the next in line; the count stays.
+      const next = this.queue.shift();
+      if (next) next();
+      else this.running -= 1;
+    };
+  }
+}
+
+/** How long the start waits for the API description when no copy is cached. */
+const FIRST_FETCH_MS = 5000;
 /** How often a host waiting on a login hears that it is still going. */
 const PROGRESS_EVERY_SECONDS = 2;
 
@@ -48,6 +102,9 @@ interface Planned {
   contentType?: string;
   paginate: boolean;
 }
+
+/** A login or scope missing, with the sign-in the person is to open when one was started or found pending. */
+type LinkedRefusal = { ok: false; problem: AuthProblem; login?: SignInLink };
 
 /** A request refused before anything is sent; `reason` goes to the audit log. */
 class Refusal extends Error {
@@ -106,7 +163,7 @@ export function planCall(args: Record<string, unknown>): Planned {
 /** The instructions a host gives its model. */
 export function instructionsFor(catalogue: Catalogue | undefined, allowWrite: boolean): string {
   const lines = ['Tools for the school API (courses, students, members and other areas), called as the person logged in with `school login`.'];
-  if (!catalogue || catalogue.searchable) {
+  if (catalogue?.searchable) {
     lines.push('When the API has many operations, they are not one tool each: find them with school_operations (a query of words), then call one with school_call.');
   }
   lines.push(
@@ -114,7 +171,9 @@ export function instructionsFor(catalogue: Catalogue | undefined, allowWrite: bo
       ? 'Writes are allowed: tools that create, change or delete data act at once.'
       : 'Read-only: only GET and HEAD are offered and sent; a write is refused until the person restarts the server with --allow-write.',
   );
-  lines.push('A result that says a login or a scope is missing names the exact `school login` command the person should run.');
+  lines.push(
+    'A result that says a login or a scope is missing carries a sign-in URL: give it to the person to open in their browser, and call the tool again once they say they approved (or they can run the `school login` command it names).',
+  );
   return lines.join(' ');
 }
 
@@ -122,15 +181,22 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
   const audit = new AuditLog(engine.auditFile, (t) => engine.redact(t), options.notice);
   const offer = (doc: unknown) => buildCatalogue(doc, { allowWrite: options.allowWrite, toolsets: options.toolsets });
 
+  // A notice is said once: a host that lists the tools again and again must not repeat it.
+  const said = new Set<string>();
+  const notice = (text: string) => {
+    if (said.has(text)) return;
+    said.add(text);
+    options.notice(text);
+  };
+
   const cached = await engine.cachedApiDescription().catch(() => undefined);
   let catalogue: Catalogue | undefined = cached ? offer(cached) : undefined;
   let fresh: Promise<Catalogue | undefined> | undefined;
+  /** Why the description could not be read, while no copy of it is known. */
+  let unreadable: string | undefined;
   let closed = false;
-
-  const server = new Server(
-    { name: 'school', title: 'school API', version: options.version },
-    { capabilities: { tools: { listChanged: true } }, instructions: instructionsFor(catalogue, options.allowWrite) },
-  );
+  /** The server once made, for the refresh to tell hosts of changed tools. */
+  let made: Server | undefined;
 
   /** A fresh copy of the description; when it changes the tools, hosts are told. */
   const refresh = () =>
@@ -139,16 +205,28 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
         const next = offer(doc);
         const before = catalogue ? JSON.stringify(catalogue.tools) : undefined;
         catalogue = next;
-        if (before !== undefined && before !== JSON.stringify(next.tools) && !closed) server.sendToolListChanged().catch(() => undefined);
+        unreadable = undefined;
+        if (made && before !== undefined && before !== JSON.stringify(next.tools) && !closed) made.sendToolListChanged().catch(() => undefined);
         return next;
       },
       (err: unknown) => {
-        options.notice(`Could not fetch /openapi.json: ${safeText(engine.describeError(err))}${catalogue ? '; using the cached copy.' : '.'}`);
+        unreadable = safeText(engine.describeError(err));
+        notice(`Could not fetch /openapi.json: ${unreadable}${catalogue ? '; using the cached copy.' : '.'}`);
         // Without any copy, the next tools/list tries again.
         if (!catalogue) fresh = undefined;
         return catalogue;
       },
     ));
+
+  // Without a cached copy, the instructions wait a moment for a fresh one: they say how the
+  // operations are offered, and must not name a tool that is not.
+  if (!catalogue) await Promise.race([refresh(), new Promise((done) => setTimeout(done, FIRST_FETCH_MS).unref())]);
+
+  const server = new Server(
+    { name: 'school', title: 'school API', version: options.version },
+    { capabilities: { tools: { listChanged: true } }, instructions: instructionsFor(catalogue, options.allowWrite) },
+  );
+  made = server;
 
   /** The tools: the cached copy at once when there is one, else the fresh copy once it came. */
   const currentCatalogue = async (): Promise<Catalogue> => catalogue ?? (await refresh()) ?? offer(undefined);
@@ -202,20 +280,61 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
     try {
       return await loginInFlight;
     } catch (err) {
-      options.notice(`Could not start the login: ${safeText(engine.describeError(err))}`);
+      notice(`Could not start the login: ${safeText(engine.describeError(err))}`);
       return false;
     }
   }
 
-  /** Runs an authenticated step; where a login or scope is missing and the host can send the person to a URL, logs in first. */
-  async function withLogin<T>(extra: Extra, step: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
+  // One sign-in link at a time: calls that find a login missing take turns to look at it or start it.
+  let linkTurn: Promise<unknown> = Promise.resolve();
+  function inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const run = linkTurn.then(work, work);
+    linkTurn = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * For a host that cannot open a URL itself: the login is started all the same (or the one
+   * pending found), and the problem carries its URL for the person; the next call finds it done.
+   */
+  function loginThroughLink<T>(first: AuthProblem, step: () => Promise<Outcome<T>>): Promise<Outcome<T> | LinkedRefusal> {
+    return inTurn(async () => {
+      let problem = first;
+      let earlier: string | undefined;
+      const state = await engine.loginState().catch((): LoginState => ({ status: 'none' }));
+      if (state.status === 'completed') {
+        const again = await step();
+        if (again.ok || !again.problem.canLogIn) return again;
+        problem = again.problem;
+      } else if (state.status === 'pending') {
+        // Never a second listener while one waits: the same URL again.
+        return { ok: false, problem, login: { url: state.url, expiresAt: state.expiresAt, started: false } };
+      } else if (state.status === 'failed') earlier = state.message;
+      try {
+        const pending = await engine.startLogin(problem.kind === 'insufficient_scope' ? problem.scopes : undefined);
+        return { ok: false, problem, login: { url: pending.url, expiresAt: pending.expiresAt, started: true, earlier } };
+      } catch (err) {
+        notice(`Could not start the login: ${safeText(engine.describeError(err))}`);
+        return { ok: false, problem };
+      }
+    });
+  }
+
+  /**
+   * Runs an authenticated step; where a login or scope is missing, logs in: through the host where
+   * it can send the person to a URL, else by handing the URL to the model for the person.
+   */
+  async function withLogin<T>(extra: Extra, step: () => Promise<Outcome<T>>): Promise<Outcome<T> | LinkedRefusal> {
     const first = await step();
     if (first.ok || !first.problem.canLogIn) return first;
     const canElicit = Boolean(server.getClientCapabilities()?.elicitation?.url);
-    if (!canElicit) return first;
+    if (!canElicit) return loginThroughLink(first.problem, step);
     if (!(await loginThroughHost(first.problem, extra))) return first;
     return step();
   }
+
+  const refusalResult = (refusal: LinkedRefusal) =>
+    problemResult(refusal.problem, refusal.login ?? (server.getClientCapabilities()?.elicitation?.url ? undefined : 'Then call the tool again.'));
 
   /** The one place a request leaves: writes are refused here unless --allow-write, whatever tool asked. */
   async function send(req: ApiRequest): Promise<Outcome<ApiAnswer>> {
@@ -228,12 +347,12 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
     const cursor = engine.pages();
     let target = plan.target;
     let bytes = 0;
-    let note: string | undefined;
+    let more: { note: string; next?: string } | undefined;
     for (;;) {
       const outcome = await withLogin(extra, () => send({ method: plan.method, target, body: plan.body, contentType: plan.contentType, signal: extra.signal }));
       if (!outcome.ok) {
         record(null, outcome.problem.kind);
-        return problemResult(outcome.problem, server.getClientCapabilities()?.elicitation?.url ? undefined : 'Then call the tool again.');
+        return refusalResult(outcome);
       }
       const answer = outcome.value;
       record(answer.status, undefined, pages.length ? undefined : answer.url);
@@ -245,16 +364,22 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
         next = cursor.next(answer);
       } catch (err) {
         // A next link elsewhere, or back to a page already read: the listing ends here, as an error.
-        return { ...answerResult(pages, (t) => engine.redact(t), `[The listing stopped: ${safeText(engine.describeError(err))}]`), isError: true };
+        return { ...answerResult(pages, (t) => engine.redact(t), { note: `[The listing stopped: ${safeText(engine.describeError(err))}]` }), isError: true };
       }
       if (!next) break;
+      const shown = safeText(next);
+      // A page asked for by its own parameter (page=2, a cursor) is that page alone.
+      if (pages.length === 1 && askedForPage(plan.target, next)) {
+        more = { note: `[This is the page asked for; the next is ${shown}.]`, next: shown };
+        break;
+      }
       if (bytes >= MAX_RESULT_BYTES || pages.length >= MAX_PAGES) {
-        note = `[More pages follow; the next is ${safeText(next)}. Call school_call with that path to read on.]`;
+        more = { note: `[More pages follow; the next is ${shown}. Call school_call with that path to read on.]`, next: shown };
         break;
       }
       target = next;
     }
-    return answerResult(pages, (t) => engine.redact(t), note);
+    return answerResult(pages, (t) => engine.redact(t), more);
   }
 
   async function callTool(name: string, args: Record<string, unknown>, extra: Extra): Promise<ToolResult> {
@@ -266,8 +391,18 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
     try {
       if (name === 'school_operations') {
         const cat = await currentCatalogue();
+        if (!cat.searchable) {
+          return textResult(
+            unreadable
+              ? `school_operations is not offered: the API description could not be read (${unreadable}). school_call reaches any path of the API.`
+              : 'school_operations is not offered: each operation of the API is a tool of its own. List the tools to see them.',
+            true,
+          );
+        }
         const query = typeof args.query === 'string' ? args.query : undefined;
-        return jsonResult({ operations: searchOperations(cat.operations, query, options.allowWrite) });
+        const found = searchOperations(cat.operations, query, options.allowWrite);
+        const shown = found.slice(0, MAX_FOUND_OPERATIONS);
+        return jsonResult({ operations: shown, ...(found.length > shown.length ? { more: found.length - shown.length, hint: 'More operations match: add words to the query to narrow it.' } : {}) });
       }
       if (name === 'school_whoami') {
         method = 'GET';
@@ -275,7 +410,7 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
         const outcome = await withLogin(extra, () => engine.whoami());
         if (!outcome.ok) {
           refused = outcome.problem.kind;
-          return problemResult(outcome.problem);
+          return refusalResult(outcome);
         }
         status = 200;
         return jsonResult({ profile: engine.profile, base_url: engine.baseUrl() ?? null, claims: outcome.value.claims, scopes: outcome.value.scopes });
@@ -322,9 +457,25 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
 
   // Calls under way, so that a client that sends its calls and closes stdin at once still gets the answers.
   const inFlight = new Set<Promise<unknown>>();
+  // A bound on the calls under way, and so on the answers held in memory at once (each at most the
+  // engine's body cap): a few run, some more wait their turn, the rest are refused at once.
+  const slots = new Slots(options.limits?.calls ?? MAX_CALLS_RUNNING, options.limits?.waiting ?? MAX_CALLS_WAITING);
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const args = isObject(request.params.arguments) ? request.params.arguments : {};
-    const call = callTool(request.params.name, args, extra as unknown as Extra);
+    const call = (async (): Promise<ToolResult> => {
+      const release = await slots.take(extra.signal);
+      if (!release) {
+        return textResult(
+          extra.signal.aborted ? 'The call was cancelled before it started.' : `Too many calls at once: ${slots.running} are under way and ${slots.waiting} wait. Call again once some have answered.`,
+          true,
+        );
+      }
+      try {
+        return await callTool(request.params.name, args, extra as unknown as Extra);
+      } finally {
+        release();
+      }
+    })();
     inFlight.add(call);
     try {
       return await call;
@@ -355,4 +506,15 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
   await engine.cancelLogin().catch(() => undefined);
   await server.close().catch(() => undefined);
   audit.close();
+}
+
+/**
+ * Whether the request named its page itself: a query parameter it set (page=2, a cursor) has
+ * another value in the next page's link. Parameters the link keeps (a filter, a page size) do not count.
+ */
+export function askedForPage(target: string, next: string): boolean {
+  const asked = new URL(target, 'http://api.invalid').searchParams;
+  const following = new URL(next, 'http://api.invalid').searchParams;
+  for (const name of new Set(asked.keys())) if (asked.getAll(name).join('\u0000') !== following.getAll(name).join('\u0000')) return true;
+  return false;
 }

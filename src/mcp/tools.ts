@@ -1,6 +1,7 @@
 import { type ModelParameter, readApiModel, scopeArea } from '../api/operations.js';
 import { assignNames } from './names.js';
-import { type JsonSchema, cleanText, newBudget, toolSchema } from './schema.js';
+import { createHash } from 'node:crypto';
+import { type JsonSchema, PROPERTY_NAME, cleanText, newBudget, serverWords, toolSchema } from './schema.js';
 
 export { HTTP_METHODS as METHODS, MAX_OPERATIONS, scopeArea } from '../api/operations.js';
 
@@ -55,10 +56,11 @@ function parametersOf(doc: unknown, params: readonly ModelParameter[]): ApiParam
   const out: ApiParameter[] = [];
   for (const p of params) {
     if (p.in !== 'path' && p.in !== 'query') continue;
+    if (!p.name || p.name.length > 200) continue; // not a name a person gave
     const param: ApiParameter = { name: p.name, key: p.name, in: p.in, required: p.required, schema: toolSchema(doc, p.schema, budget) };
     // Path and query values travel as text: a parameter without a type is a string.
     if (param.schema.type === undefined && param.schema.anyOf === undefined && param.schema.enum === undefined) param.schema.type = 'string';
-    const description = cleanText(p.description);
+    const description = serverWords("Server's description", p.description);
     if (description) param.description = description;
     out.push(param);
   }
@@ -66,22 +68,24 @@ function parametersOf(doc: unknown, params: readonly ModelParameter[]): ApiParam
   const used = new Set(out.filter((p) => PROPERTY_NAME.test(p.name) && p.name !== 'body').map((p) => p.name));
   for (const p of out) {
     if (PROPERTY_NAME.test(p.name) && p.name !== 'body') continue;
-    const base = `${p.in}_${p.name.replace(/[^A-Za-z0-9_.-]+/g, '_')}`.slice(0, 56);
+    // A short name keeps a readable form (filter[kind] → query_filter_kind_); a long one, which
+    // could carry a message of its own, becomes a tag made from it, the same on every run.
+    const readable = p.name.replace(/[^A-Za-z0-9_.-]+/g, '_');
+    const base = readable.length <= 40 ? `${p.in}_${readable}` : `${p.in}_param_${createHash('sha256').update(p.name).digest('hex').slice(0, 8)}`;
     let key = base;
     for (let i = 2; used.has(key); i++) key = `${base}_${i}`;
     used.add(key);
     p.key = key;
-    p.description = [p.description, `The ${p.in} parameter named ${JSON.stringify(cleanText(p.name, 100) ?? '')}.`].filter(Boolean).join(' ');
+    const shown = serverWords(`The ${p.in} parameter's name, as the server spells it`, p.name, 40);
+    p.description = [p.description, shown ? `${shown}.` : undefined].filter(Boolean).join(' ');
   }
   return out;
 }
 
-const PROPERTY_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
-
 /** Every operation of the document (read by the one operation model, src/api/operations.ts), each with its tool name. */
 export function readOperations(doc: unknown): ApiOperation[] {
   const found: Array<Omit<ApiOperation, 'name'>> = readApiModel(doc).operations.map((op) => {
-    const summary = cleanText(op.summary, 200);
+    const summary = cleanText(op.summary, 120);
     const description = cleanText(op.description, 600);
     const reading = op.method === 'GET' || op.method === 'HEAD';
     return {
@@ -122,27 +126,28 @@ export function operationTool(op: ApiOperation): Tool {
   }
   if (op.body) {
     // A parameter called `body` would be shadowed: the request body is what the name means here.
-    properties.body = { ...op.body.schema, description: op.body.schema.description ?? 'The JSON request body.' };
+    properties.body = { ...op.body.schema, description: op.body.schema.description ? `The JSON request body. ${String(op.body.schema.description)}` : 'The JSON request body.' };
     if (op.body.required && !required.includes('body')) required.push('body');
   }
   const route = `${op.method} ${cleanText(op.path, 300) ?? '/'}`;
+  // Our words first; the server's summary and description after, quoted and labelled as its own.
+  const serverText = [op.summary ? `${op.summary.replace(/\.$/, '')}.` : undefined, op.description].filter(Boolean).join(' ');
   const description = [
-    op.summary ? `${op.summary.replace(/\.$/, '')}.` : undefined,
-    op.description,
     `${route}.`,
     describeScopes(op),
-    op.paginated ? 'Paginated: the pages are followed and returned together, up to 100 kB.' : undefined,
+    op.paginated ? 'Paginated: the pages are followed and returned together, up to 100 kB; a page asked for by its parameter (page, cursor) is returned alone.' : undefined,
+    serverText ? serverWords("Server's description", serverText, 720) : undefined,
   ]
     .filter(Boolean)
     .join(' ');
   const readOnly = READ_METHODS.has(op.method);
   return {
     name: op.name,
-    ...(op.summary ? { title: op.summary } : {}),
+    ...(op.summary ? { title: cleanText(op.summary, 80) } : {}),
     description,
     inputSchema: { type: 'object', properties, ...(required.length ? { required: [...new Set(required)] } : {}) },
     annotations: {
-      ...(op.summary ? { title: op.summary } : {}),
+      ...(op.summary ? { title: cleanText(op.summary, 80) } : {}),
       readOnlyHint: readOnly,
       destructiveHint: op.method === 'DELETE',
       ...(readOnly || op.method === 'PUT' || op.method === 'DELETE' ? { idempotentHint: true } : {}),
@@ -245,7 +250,7 @@ export function searchOperations(operations: readonly ApiOperation[], query: str
       ...(op.summary ? { summary: op.summary } : {}),
       scopes: op.scopes,
       ...(op.paginated ? { paginated: true } : {}),
-      parameters: op.parameters.map((p) => ({ name: p.name, in: p.in, required: p.required, ...(typeof p.schema.type === 'string' ? { type: p.schema.type } : {}), ...(p.description ? { description: p.description } : {}) })),
+      parameters: op.parameters.map((p) => ({ name: cleanText(p.name, 100) ?? '', in: p.in, required: p.required, ...(typeof p.schema.type === 'string' ? { type: p.schema.type } : {}), ...(p.description ? { description: p.description } : {}) })),
       ...(op.body ? { body: op.body.schema } : {}),
       ...(allowWrite || READ_METHODS.has(op.method) ? {} : { allowed: false, why: 'A write: this server is read-only; the person can start it with --allow-write.' }),
     }));

@@ -66,7 +66,10 @@ class RecordingTransport implements Transport {
 async function connectSdkClient(env: Env, args: string[] = [], options: { elicitUrl?: (url: string) => void } = {}) {
   const messages: string[] = [];
   let stderr = '';
-  const inner = new StdioClientTransport({ command: process.execPath, args: [SCHOOL_BIN, 'mcp', ...args], env: env as Record<string, string>, stderr: 'pipe' });
+  // The sandbox describes more than 40 operations: the areas the tests use are offered a tool each.
+  // Given a base URL, a test sees the catalogue as the server offers it.
+  const offered = args.includes('--toolsets') || args.includes('--base-url') ? args : [...args, '--toolsets', 'courses,students'];
+  const inner = new StdioClientTransport({ command: process.execPath, args: [SCHOOL_BIN, 'mcp', ...offered], env: env as Record<string, string>, stderr: 'pipe' });
   inner.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
   const client = new Client({ name: 'e2e-host', version: '1.0.0' }, { capabilities: options.elicitUrl ? { elicitation: { url: {} } } : {} });
   if (options.elicitUrl) {
@@ -113,18 +116,23 @@ describe('school mcp, driven by the SDK client as a host drives it', () => {
       expect(names).toEqual(expect.arrayContaining(['listCourses', 'getCourse', 'listLessons', 'listStudents', 'getStudent', 'school_call', 'school_whoami']));
       expect(names).not.toContain('createCourse');
       expect(names).not.toContain('listMembers');
-      for (const name of names) expect(name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+      for (const name of names) expect(name).toMatch(/^[A-Za-z0-9_-]{1,48}$/);
       expect(tools.find((t) => t.name === 'listCourses')).toMatchObject({ annotations: { readOnlyHint: true }, description: expect.stringContaining('courses:read') });
 
       const courses = await client.callTool({ name: 'listCourses', arguments: {} });
       expect(courses.isError).toBeFalsy();
       expect(text(courses)).toContain('HTTP 200');
-      expect(courses.structuredContent).toMatchObject({ anonymous: false, courses: expect.any(Array) });
+      expect(courses.structuredContent).toMatchObject({ status: 200, body: { anonymous: false, courses: expect.any(Array) } });
       const last = apiEvents(sandbox).at(-1)!;
       expect(last).toMatchObject({ method: 'GET', path: '/api/courses', authenticated: true });
 
       const lessons = await client.callTool({ name: 'listLessons', arguments: {} });
       expect(text(lessons)).toMatch(/HTTP 200 OK \(\d+ pages\)/);
+      expect(lessons.structuredContent).toMatchObject({ status: 200, pages: expect.any(Number), body: expect.any(Array) });
+      // A page asked for is that page alone.
+      const second = await client.callTool({ name: 'listLessons', arguments: { page: 2 } });
+      expect(second.structuredContent).toMatchObject({ status: 200, body: { page: 2 }, next_page: expect.stringContaining('page=3') });
+      expect(apiEvents(sandbox).at(-1)).toMatchObject({ path: '/api/lessons' });
 
       const who = await client.callTool({ name: 'school_whoami', arguments: {} });
       expect(who.structuredContent).toMatchObject({ claims: { name: 'Ada Lovelace' } });
@@ -141,9 +149,9 @@ describe('school mcp, driven by the SDK client as a host drives it', () => {
       const audit = join(env.SCHOOL_CONFIG_DIR, 'state', 'audit.jsonl');
       expect(statSync(audit).mode & 0o777).toBe(0o600);
       const lines = readFileSync(audit, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-      expect(lines.map((l) => l.tool)).toEqual(['listCourses', 'listLessons', 'school_whoami', 'school_call', 'createCourse']);
+      expect(lines.map((l) => l.tool)).toEqual(['listCourses', 'listLessons', 'listLessons', 'school_whoami', 'school_call', 'createCourse']);
       expect(lines[0]).toMatchObject({ profile: 'default', method: 'GET', path: '/api/courses', status: 200 });
-      expect(lines[3]).toMatchObject({ method: 'POST', status: null });
+      expect(lines[4]).toMatchObject({ method: 'POST', status: null });
       expect(readFileSync(audit, 'utf8')).not.toContain('Sneaky');
     } finally {
       await client.close();
@@ -213,7 +221,7 @@ describe('school mcp, driven by the SDK client as a host drives it', () => {
     try {
       const res = await client.callTool({ name: 'listCourses', arguments: {} }, undefined, { timeout: 120_000, resetTimeoutOnProgress: true, onprogress: () => undefined });
       expect(text(res)).toContain('HTTP 200');
-      expect(res.structuredContent).toMatchObject({ anonymous: false });
+      expect(res.structuredContent).toMatchObject({ status: 200, body: { anonymous: false } });
       expect(elicited.length).toBe(1);
       expect(new URL(elicited[0]).origin).toBe(new URL(sandbox.issuer).origin);
       await browser;
@@ -236,7 +244,7 @@ describe('school mcp, driven by the SDK client as a host drives it', () => {
     try {
       const res = await client.callTool({ name: 'listStudents', arguments: {} }, undefined, { timeout: 120_000, resetTimeoutOnProgress: true, onprogress: () => undefined });
       expect(text(res)).toContain('HTTP 200');
-      expect(res.structuredContent).toMatchObject({ anonymous: false, students: expect.any(Array) });
+      expect(res.structuredContent).toMatchObject({ status: 200, body: { anonymous: false, students: expect.any(Array) } });
       await browser;
       const scopes = JSON.parse((await runSchool(['status', '--json'], env)).stdout)[0].scopes as string[];
       expect(scopes).toEqual(expect.arrayContaining(['courses:read', 'students:read']));
@@ -267,13 +275,65 @@ describe('school mcp, driven by the SDK client as a host drives it', () => {
     }
   });
 
-  it('not logged in, a host without elicitation gets an error result naming the login command', async () => {
+  it('not logged in, a host that declared no elicitation gets the sign-in URL in the result; one listener; the call after approval is made', async () => {
     const env = userEnv();
-    const { client } = await connectSdkClient(env, ['--base-url', sandbox.baseUrl]);
+    const { client, recording } = await connectSdkClient(env, ['--base-url', sandbox.baseUrl]);
     try {
-      const res = await client.callTool({ name: 'listCourses', arguments: {} });
-      expect(res.isError).toBe(true);
-      expect(text(res)).toContain(`school login --base-url ${sandbox.baseUrl}`);
+      const first = await client.callTool({ name: 'listCourses', arguments: {} });
+      expect(first.isError).toBe(true);
+      const signIn = (first.structuredContent as { sign_in: { url: string; status: string } }).sign_in;
+      expect(signIn.status).toBe('started');
+      expect(new URL(signIn.url).origin).toBe(new URL(sandbox.issuer).origin);
+      expect(text(first)).toContain(signIn.url);
+      expect(text(first)).toMatch(/call this tool again/);
+      expect(text(first)).toContain(`school login --base-url ${sandbox.baseUrl}`);
+      const pending = JSON.parse(readFileSync(join(env.SCHOOL_CONFIG_DIR, 'state', 'pending', 'default.json'), 'utf8')) as { listenerPid: number };
+
+      // Called again before the person approved: the same sign-in, still waiting, no second listener.
+      const second = await client.callTool({ name: 'school_whoami', arguments: {} });
+      expect(second.isError).toBe(true);
+      expect(second.structuredContent).toMatchObject({ sign_in: { url: signIn.url, status: 'waiting' } });
+      expect(text(second)).toMatch(/still waiting/);
+      expect(JSON.parse(readFileSync(join(env.SCHOOL_CONFIG_DIR, 'state', 'pending', 'default.json'), 'utf8')).listenerPid).toBe(pending.listenerPid);
+
+      await driveLogin(signIn.url);
+      let third = await client.callTool({ name: 'listCourses', arguments: {} });
+      // The listener stores the tokens just after the browser's redirect: give it a moment.
+      for (let i = 0; i < 50 && third.isError; i++) {
+        await sleep(100);
+        third = await client.callTool({ name: 'listCourses', arguments: {} });
+      }
+      expect(third.isError).toBeFalsy();
+      expect(text(third)).toContain('HTTP 200');
+      expect(JSON.parse((await runSchool(['status', '--json'], env)).stdout)[0]).toMatchObject({ profile: 'default', user: { name: 'Ada Lovelace' } });
+      const token = expectSuccess(await runSchool(['token'], env)).stdout.trim();
+      expect(recording.messages.join('\n')).not.toContain(token);
+      expect(recording.stderr()).not.toContain(token);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a missing scope, with a host that declared no elicitation: the step-up sign-in URL in the result, the scope added only after the browser', async () => {
+    const env = userEnv();
+    expectSuccess(await runSchool(['login', '--base-url', sandbox.baseUrl, '--insecure-storage', '--scope', 'courses:read'], env));
+    const { client } = await connectSdkClient(env);
+    try {
+      const first = await client.callTool({ name: 'listStudents', arguments: {} });
+      expect(first.isError).toBe(true);
+      expect(text(first)).toContain('school login --add-scope students:read');
+      const url = (first.structuredContent as { sign_in: { url: string } }).sign_in.url;
+      expect(new URL(url).searchParams.get('scope') ?? '').toContain('students:read');
+      // Nothing widened yet.
+      expect(JSON.parse((await runSchool(['status', '--json'], env)).stdout)[0].scopes).not.toContain('students:read');
+      await driveLogin(url);
+      let again = await client.callTool({ name: 'listStudents', arguments: {} });
+      for (let i = 0; i < 50 && again.isError; i++) {
+        await sleep(100);
+        again = await client.callTool({ name: 'listStudents', arguments: {} });
+      }
+      expect(text(again)).toContain('HTTP 200');
+      expect(JSON.parse((await runSchool(['status', '--json'], env)).stdout)[0].scopes).toEqual(expect.arrayContaining(['courses:read', 'students:read']));
     } finally {
       await client.close();
     }
@@ -295,7 +355,7 @@ describe('school mcp, when the server rejects the token', () => {
       const before = refreshGrants(sandbox).length;
       const res = await client.callTool({ name: 'listCourses', arguments: {} });
       expect(text(res)).toContain('HTTP 200');
-      expect(res.structuredContent).toMatchObject({ anonymous: false });
+      expect(res.structuredContent).toMatchObject({ status: 200, body: { anonymous: false } });
       expect(refreshGrants(sandbox).length).toBe(before + 1);
       expect(apiEvents(sandbox).slice(-2).map((e) => e.status)).toEqual([401, 200]);
     } finally {
@@ -324,7 +384,7 @@ describe('school mcp, with short-lived tokens', () => {
       await sleep(3500);
       const second = await client.callTool({ name: 'listCourses', arguments: {} });
       expect(text(second)).toContain('HTTP 200');
-      expect(second.structuredContent).toMatchObject({ anonymous: false });
+      expect(second.structuredContent).toMatchObject({ status: 200, body: { anonymous: false } });
       expect(refreshGrants(shortLived).length).toBe(before + 1);
       expect(apiEvents(shortLived).at(-1)).toMatchObject({ authenticated: true });
     } finally {
@@ -348,12 +408,12 @@ describe('school mcp, driven by a client that is not the SDK', () => {
     expect(String(init.instructions)).toContain('Read-only');
     const tools = await wire.listTools();
     expect(tools.map((t) => t.name)).toContain('getCourse');
-    const listed = (await wire.callTool('listCourses')).structuredContent as { courses: Array<{ id: string }> };
+    const listed = ((await wire.callTool('listCourses')).structuredContent as { body: { courses: Array<{ id: string }> } }).body;
     const one = await wire.callTool('getCourse', { id: listed.courses[0].id });
     expect(one.isError).toBeUndefined();
-    expect(one.structuredContent).toMatchObject({ id: listed.courses[0].id });
+    expect(one.structuredContent).toMatchObject({ status: 200, body: { id: listed.courses[0].id } });
     const echoed = await wire.callTool('school_call', { path: '/api/echo', query: { q: 'algebra' } });
-    expect(echoed.structuredContent).toMatchObject({ method: 'GET', query: { q: 'algebra' }, authenticated: true });
+    expect(echoed.structuredContent).toMatchObject({ status: 200, body: { method: 'GET', query: { q: 'algebra' }, authenticated: true } });
     // Nothing but protocol messages on stdout.
     for (const line of wire.messages) expect(() => JSON.parse(line)).not.toThrow();
     wire.close();
@@ -384,9 +444,9 @@ describe('school mcp, driven by the MCP Inspector in CLI mode', () => {
     expect(names).toEqual(expect.arrayContaining(['listCourses', 'getCourse', 'listMembers', 'getEvent', 'listPages', 'school_call', 'school_whoami']));
     const called = await inspect(env, ['--method', 'tools/call', '--tool-name', 'school_call', '--tool-arg', 'path=/api/courses']);
     expect(called.code, called.stderr).toBe(0);
-    const result = JSON.parse(called.stdout) as { content: Array<{ text: string }>; structuredContent: { anonymous: boolean } };
+    const result = JSON.parse(called.stdout) as { content: Array<{ text: string }>; structuredContent: { status: number; body: { anonymous: boolean } } };
     expect(result.content[0].text).toBe('HTTP 200 OK');
-    expect(result.structuredContent.anonymous).toBe(false);
+    expect(result.structuredContent).toMatchObject({ status: 200, body: { anonymous: false } });
     expectNoSecrets(env, [{ messages: [listed.stdout, called.stdout], stderr: () => listed.stderr + called.stderr }], storedSecrets(env));
   });
 });
@@ -428,7 +488,7 @@ describe('school mcp, with a hostile API description', () => {
       try {
         const names = (await client.listTools()).tools.map((t) => t.name);
         expect(names.length).toBe(32);
-        for (const name of names) expect(name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+        for (const name of names) expect(name).toMatch(/^[A-Za-z0-9_-]{1,48}$/);
         expect(new Set(names).size).toBe(names.length);
         // The same names on a second run.
         const again = await connectSdkClient(env, ['--base-url', api.baseUrl]);

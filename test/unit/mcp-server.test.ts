@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { ApiAnswer, ApiRequest, AuthProblem, McpEngine, Outcome } from '../../src/mcp/engine.js';
+import type { ApiAnswer, ApiRequest, AuthProblem, LoginState, McpEngine, Outcome } from '../../src/mcp/engine.js';
 import { pagesFromAnswers } from '../../src/session/api-client.js';
 import { stepUpCommand } from '../../src/session/step-up.js';
 import { MAX_RESULT_BYTES } from '../../src/mcp/results.js';
@@ -17,7 +17,16 @@ const DOC = {
       post: { operationId: 'createCourse', security: [{ oauth2: ['courses:write'] }], requestBody: { content: { 'application/json': { schema: { type: 'object' } } } } },
     },
     '/api/courses/{id}': { get: { operationId: 'getCourse', parameters: [{ name: 'id', in: 'path', schema: { type: 'string' } }] } },
-    '/api/lessons': { get: { operationId: 'listLessons', 'x-paginated': true } },
+    '/api/lessons': {
+      get: {
+        operationId: 'listLessons',
+        'x-paginated': true,
+        parameters: [
+          { name: 'page', in: 'query', schema: { type: 'integer' } },
+          { name: 'per_page', in: 'query', schema: { type: 'integer' } },
+        ],
+      },
+    },
     '/api/big': { get: { operationId: 'big' } },
   },
 };
@@ -54,6 +63,7 @@ function fakeEngine(over: Partial<McpEngine> & { answers?: (req: ApiRequest) => 
       return { url: 'http://auth.test/authorize?x=1', expiresAt: 0 };
     },
     waitForLogin: async () => ({ status: 'completed' }),
+    loginState: async () => ({ status: 'none' }),
     cancelLogin: async () => undefined,
     redact: (t) => t.split('SECRET-TOKEN-123').join('[REDACTED]'),
     describeError: (err) => (err instanceof Error ? err.message : String(err)),
@@ -62,11 +72,14 @@ function fakeEngine(over: Partial<McpEngine> & { answers?: (req: ApiRequest) => 
   return { engine, sent, logins, dir };
 }
 
-async function start(engine: McpEngine, opts: { allowWrite?: boolean; toolsets?: string[]; capabilities?: Record<string, unknown>; onRequest?: ConstructorParameters<typeof WireClient>[2] } = {}) {
+async function start(
+  engine: McpEngine,
+  opts: { allowWrite?: boolean; toolsets?: string[]; capabilities?: Record<string, unknown>; onRequest?: ConstructorParameters<typeof WireClient>[2]; limits?: { calls: number; waiting: number } } = {},
+) {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   const notices: string[] = [];
-  const done = serveMcp(engine, { allowWrite: opts.allowWrite ?? false, toolsets: opts.toolsets, version: '1.0.0', stdin, stdout, notice: (t) => notices.push(t) });
+  const done = serveMcp(engine, { allowWrite: opts.allowWrite ?? false, toolsets: opts.toolsets, version: '1.0.0', stdin, stdout, notice: (t) => notices.push(t), limits: opts.limits });
   const client = new WireClient(stdin, stdout, opts.onRequest);
   await client.initialize(opts.capabilities);
   return { client, notices, done };
@@ -115,11 +128,13 @@ describe('tool results', () => {
     expect(ok.content[0].text).toBe('HTTP 200 OK');
     expect(JSON.parse(ok.content[1].text)).toEqual({ courses: [{ title: 'Al\u202egebra' }] });
     expect(ok.content[1].text).not.toContain('\u202e');
-    expect(ok.structuredContent).toEqual({ courses: [{ title: 'Al\u202egebra' }] });
+    // The status reaches a model that reads structuredContent alone.
+    expect(ok.structuredContent).toEqual({ status: 200, body: { courses: [{ title: 'Al\u202egebra' }] } });
     const missing = await client.callTool('getCourse', { id: '../../etc' });
     expect(sent[1].target).toBe('/api/courses/..%2F..%2Fetc');
     expect(missing.isError).toBe(true);
     expect(missing.content[1].text).toBe('no such course \\u{1b}[31m[REDACTED]\\u{7}');
+    expect(missing.structuredContent).toEqual({ status: 404, body: 'no such course \\u{1b}[31m[REDACTED]\\u{7}' });
     client.close();
     await done;
   });
@@ -141,7 +156,33 @@ describe('tool results', () => {
     const pages = await client.callTool('listLessons');
     expect(pages.content[0].text).toBe('HTTP 200 OK (3 pages)');
     expect(JSON.parse(pages.content[1].text)).toEqual([{ page: 1 }, { page: 2 }, { page: 3 }]);
-    expect(pages.structuredContent).toEqual({ pages: [{ page: 1 }, { page: 2 }, { page: 3 }] });
+    expect(pages.structuredContent).toEqual({ status: 200, pages: 3, body: [{ page: 1 }, { page: 2 }, { page: 3 }] });
+    client.close();
+    await done;
+  });
+
+  it('a page asked for by its parameter is that page alone, with the next one named', async () => {
+    const { engine, sent } = fakeEngine({
+      answers: (req) => {
+        const url = new URL(req.target, 'http://api.test');
+        const page = Number(url.searchParams.get('page') ?? '1');
+        const link: Record<string, string> = page < 4 ? { link: `<http://api.test/api/lessons?page=${page + 1}&per_page=2>; rel="next"` } : {};
+        return { ok: true, value: answer(200, JSON.stringify({ page }), { 'content-type': 'application/json', ...link }, url.toString()) };
+      },
+    });
+    const { client, done } = await start(engine);
+    const second = await client.callTool('school_call', { path: '/api/lessons', query: { page: '2' } });
+    // school_call never follows pages; an operation's tool does, unless a page is named.
+    expect(second.structuredContent).toEqual({ status: 200, body: { page: 2 } });
+    sent.length = 0;
+    const asked = await client.callTool('listLessons', { page: 2 });
+    expect(sent.map((r) => r.target)).toEqual(['/api/lessons?page=2']);
+    expect(asked.structuredContent).toEqual({ status: 200, body: { page: 2 }, next_page: 'http://api.test/api/lessons?page=3&per_page=2' });
+    expect(asked.content.at(-1)!.text).toContain('the next is http://api.test/api/lessons?page=3');
+    sent.length = 0;
+    const all = await client.callTool('listLessons', { per_page: 2 });
+    expect(sent.length).toBe(4);
+    expect(all.structuredContent).toMatchObject({ status: 200, pages: 4 });
     client.close();
     await done;
   });
@@ -201,13 +242,69 @@ describe('tool results', () => {
 describe('logins and scopes', () => {
   const scopeProblem: AuthProblem = { kind: 'insufficient_scope', message: 'The token lacks the scope students:read.', command: stepUpCommand({ profile: 'default' }, ['students:read']), scopes: ['students:read'], canLogIn: true };
 
-  it('names the exact command when the host cannot open a URL', async () => {
-    const { engine, logins } = fakeEngine({ answers: () => ({ ok: false, problem: scopeProblem }) });
+  it('a host that cannot open a URL gets the sign-in URL in the result; the next call finds it waiting, and the one after that done', async () => {
+    let state: LoginState = { status: 'none' };
+    let loggedIn = false;
+    const { engine, logins, sent } = fakeEngine({
+      answers: () => (loggedIn ? { ok: true, value: answer(200, '{"ok":true}') } : { ok: false, problem: scopeProblem }),
+      loginState: async () => state,
+      async startLogin(scopes) {
+        logins.push(scopes);
+        state = { status: 'pending', url: 'http://auth.test/authorize?x=1', expiresAt: Math.floor(Date.now() / 1000) + 300 };
+        return { url: 'http://auth.test/authorize?x=1', expiresAt: state.expiresAt };
+      },
+    });
+    const { client, done } = await start(engine);
+    // Two calls at once: one login between them.
+    const [first, second] = await Promise.all([client.callTool('listCourses'), client.callTool('getCourse', { id: '1' })]);
+    for (const res of [first, second]) {
+      expect(res.isError).toBe(true);
+      expect(res.content[0].text).toContain('http://auth.test/authorize?x=1');
+      expect(res.content[0].text).toMatch(/call this tool again/);
+      expect(res.content[0].text).toContain('school login --add-scope students:read');
+    }
+    expect(first.structuredContent).toMatchObject({ error: 'insufficient_scope', sign_in: { url: 'http://auth.test/authorize?x=1', status: 'started' } });
+    expect(second.structuredContent).toMatchObject({ sign_in: { status: 'waiting' } });
+    expect(second.content[0].text).toMatch(/still waiting/);
+    expect(logins).toEqual([['students:read']]);
+    // The person approved: the next call is made.
+    loggedIn = true;
+    state = { status: 'completed' };
+    const third = await client.callTool('listCourses');
+    expect(third.isError).toBeUndefined();
+    expect(logins).toHaveLength(1);
+    expect(sent.length).toBe(3);
+    client.close();
+    await done;
+  });
+
+  it('a sign-in that failed is said, and a new one started', async () => {
+    let state: LoginState = { status: 'failed', message: 'access_denied: the person declined.' };
+    const { engine, logins } = fakeEngine({
+      answers: () => ({ ok: false, problem: scopeProblem }),
+      loginState: async () => state,
+      async startLogin(scopes) {
+        logins.push(scopes);
+        state = { status: 'pending', url: 'http://auth.test/authorize?x=2', expiresAt: 0 };
+        return { url: 'http://auth.test/authorize?x=2', expiresAt: 0 };
+      },
+    });
+    const { client, done } = await start(engine);
+    const res = await client.callTool('listCourses');
+    expect(res.content[0].text).toContain('The earlier sign-in did not complete: access_denied');
+    expect(res.content[0].text).toContain('http://auth.test/authorize?x=2');
+    expect(logins).toHaveLength(1);
+    client.close();
+    await done;
+  });
+
+  it('names the exact command where no login can be started (a token from the environment)', async () => {
+    const { engine, logins } = fakeEngine({ answers: () => ({ ok: false, problem: { ...scopeProblem, command: undefined, canLogIn: false } }) });
     const { client, done } = await start(engine);
     const res = await client.callTool('listCourses');
     expect(res.isError).toBe(true);
-    expect(res.content[0].text).toContain('school login --add-scope students:read');
-    expect(res.structuredContent).toMatchObject({ error: 'insufficient_scope', command: 'school login --add-scope students:read' });
+    expect(res.structuredContent).toMatchObject({ error: 'insufficient_scope' });
+    expect(res.structuredContent).not.toHaveProperty('sign_in');
     expect(logins).toEqual([]);
     client.close();
     await done;
@@ -251,6 +348,92 @@ describe('logins and scopes', () => {
     expect(res.isError).toBe(true);
     expect(res.content[0].text).toContain('school login --add-scope students:read');
     expect(cancelled).toBeGreaterThan(0);
+    client.close();
+    await done;
+  });
+});
+
+describe('without an API description (not logged in, no server known)', () => {
+  const unreadable = () =>
+    fakeEngine({
+      cachedApiDescription: async () => undefined,
+      fetchApiDescription: async () => {
+        throw new Error('Profile "work" has no login and no base URL here');
+      },
+    });
+
+  it('the instructions name no tool that is not offered, and school_operations answers an error, not an empty list', async () => {
+    const { engine } = unreadable();
+    const { client, done } = await start(engine);
+    const init = client.messages.map((m) => JSON.parse(m) as { id?: number; result?: { instructions?: string } }).find((m) => m.id === 1 && m.result)!;
+    expect(init.result!.instructions).toBeTruthy();
+    expect(init.result!.instructions).not.toContain('school_operations');
+    expect((await client.listTools()).map((t) => t.name)).not.toContain('school_operations');
+    const res = await client.callTool('school_operations', { query: 'courses' });
+    expect(res.isError).toBe(true);
+    expect(res.content[0].text).toContain('school_operations is not offered');
+    expect(res.content[0].text).toContain('no login and no base URL');
+    expect(res.structuredContent).toBeUndefined();
+    client.close();
+    await done;
+  });
+
+  it('says why once, however often the host lists the tools', async () => {
+    const { engine } = unreadable();
+    const { client, notices, done } = await start(engine);
+    for (let i = 0; i < 3; i++) await client.listTools();
+    client.close();
+    await done;
+    expect(notices.filter((n) => n.includes('no login and no base URL'))).toHaveLength(1);
+  });
+
+  it('a large description offered through school_operations is named in the instructions', async () => {
+    const paths = Object.fromEntries(Array.from({ length: 45 }, (_, i) => [`/api/x${i}`, { get: { operationId: `x${i}` } }]));
+    const { engine } = fakeEngine({ cachedApiDescription: async () => ({ paths }), fetchApiDescription: async () => ({ paths }) });
+    const { client, done } = await start(engine);
+    const init = client.messages.map((m) => JSON.parse(m) as { id?: number; result?: { instructions?: string } }).find((m) => m.id === 1 && m.result)!;
+    expect(init.result!.instructions).toContain('school_operations');
+    const found = await client.callTool('school_operations', { query: 'x7' });
+    expect(found.isError).toBeUndefined();
+    client.close();
+    await done;
+  });
+});
+
+describe('calls in flight', () => {
+  it('runs a bounded number at once, lets a bounded number wait, and refuses the rest with an error result', async () => {
+    let running = 0;
+    let most = 0;
+    const gates: Array<() => void> = [];
+    const { engine, sent } = fakeEngine({
+      send: async (req) => {
+        sent.push(req);
+        running += 1;
+        most = Math.max(most, running);
+        await new Promise<void>((r) => gates.push(r));
+        running -= 1;
+        return { ok: true, value: answer(200, '{"ok":true}') };
+      },
+    });
+    const { client, done } = await start(engine, { limits: { calls: 2, waiting: 2 } });
+    const calls = Array.from({ length: 6 }, (_, i) => client.callTool('getCourse', { id: String(i) }));
+    // Two run, two wait, two are refused at once.
+    const refused = await Promise.all(calls.slice(4));
+    for (const res of refused) {
+      expect(res.isError).toBe(true);
+      expect(res.content[0].text).toMatch(/Too many calls at once: 2 are under way and 2 wait/);
+    }
+    while (sent.length < 2) await new Promise((r) => setTimeout(r, 5));
+    expect(sent.length).toBe(2);
+    // Each answer lets one waiting call run.
+    for (let answered = 0; answered < 4; answered++) {
+      while (!gates.length) await new Promise((r) => setTimeout(r, 5));
+      gates.shift()!();
+    }
+    const results = await Promise.all(calls.slice(0, 4));
+    for (const res of results) expect(res.isError).toBeUndefined();
+    expect(sent.length).toBe(4);
+    expect(most).toBe(2);
     client.close();
     await done;
   });
