@@ -5,6 +5,7 @@
  * rather than by the command parser, which knows flags declared before it runs.
  */
 import type { FieldSpec, FieldType } from '../../api/operation-detail.js';
+import { editDistance } from '../../util/edit-distance.js';
 import { kebabCase } from '../../api/operations.js';
 import { UsageError } from '../../errors.js';
 import { printable } from '../../util/printable.js';
@@ -116,25 +117,11 @@ function longName(arg: string): string | undefined {
 function closest(name: string, candidates: readonly string[]): string | undefined {
   let best: { name: string; distance: number } | undefined;
   for (const c of candidates) {
-    const d = editDistance(name, c);
+    // Names far apart in length are no match: skipped without the full comparison (descriptions may have thousands).
+    const d = Math.abs(name.length - c.length) > 10 ? Number.POSITIVE_INFINITY : editDistance(name, c);
     if (!best || d < best.distance) best = { name: c, distance: d };
   }
   return best && best.distance <= Math.max(2, Math.floor(name.length / 3)) ? best.name : undefined;
-}
-
-export function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 10) return Math.abs(a.length - b.length);
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length];
 }
 
 /** The names a mistyped one may have meant: the closest by edit distance, or those it begins. */

@@ -1,4 +1,5 @@
 import type { DetailLine, IndexEntry } from '../../api/api-index.js';
+import { shellWord as quotedWord } from '../../util/login-command.js';
 import type { FieldSpec } from '../../api/operation-detail.js';
 import { printable } from '../../util/printable.js';
 import { BUILTIN_FLAGS, type OperationFlag } from './flags.js';
@@ -47,11 +48,8 @@ export function exampleValue(field: FieldSpec): string {
   return 'text';
 }
 
-/** A word as a shell reads it: plain words as they are, anything else in single quotes. */
-export function shellWord(text: string): string {
-  const safe = printable(text);
-  return /^[A-Za-z0-9_.,:/@%+=-]+$/.test(safe) ? safe : `'${safe.replace(/'/g, `'\\''`)}'`;
-}
+/** A value from the description as a shell word: made printable, then quoted where a shell would read it. */
+const shellWord = (text: string): string => quotedWord(printable(text));
 
 export function pathParams(detail: DetailLine): FieldSpec[] {
   return detail.fields.filter((f) => f.location === 'path');
