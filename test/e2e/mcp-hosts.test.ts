@@ -50,9 +50,9 @@ describe('school mcp, the rough edges real hosts showed', () => {
     }
   });
 
-  it('--profile work with no such profile says so once, whatever the host asks', async () => {
+  it('with no server known yet, the tools offered are the ones the instructions name: school_operations answers that it is not offered', async () => {
     const env = userEnv();
-    const { client, stderr } = await host(env, ['--profile', 'work']);
+    const { client } = await host(env, []);
     try {
       for (let i = 0; i < 3; i++) expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['school_call', 'school_whoami']);
       const res = await client.callTool({ name: 'school_operations', arguments: {} });
@@ -61,8 +61,16 @@ describe('school mcp, the rough edges real hosts showed', () => {
     } finally {
       await client.close();
     }
-    const notices = stderr().split('\n').filter((l) => l.includes('Profile "work" has no login'));
+  });
+
+  it('--profile work with no such profile is refused once, before anything is served (exit 4)', async () => {
+    const env = userEnv();
+    expectSuccess(await runAsAgent(['login', '--base-url', sandbox.baseUrl, '--profile', 'wrk'], env));
+    const res = await runAsAgent(['mcp', '--profile', 'work'], env);
+    expect(res.code).toBe(4);
+    expect(res.stdout).toBe('');
+    const notices = res.stderr.split('\n').filter((l) => l.includes('There is no profile "work"'));
     expect(notices).toHaveLength(1);
-    expect(notices[0]).toContain('school login --profile work --base-url <url>');
+    expect(notices[0]).toContain('Did you mean "wrk"?');
   });
 });
