@@ -5,6 +5,7 @@
  * kept, each with a value of the right type, and every schema has a size and depth budget, so a
  * hostile or huge document can neither loop nor blow up into a schema no host would accept.
  */
+import { resolvePointer } from '../api/operations.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -58,24 +59,6 @@ function smallValue(value: unknown): unknown {
   return undefined;
 }
 
-/** Follows a local JSON pointer (`#/components/schemas/Course`) in the document. */
-export function resolvePointer(doc: unknown, ref: string): unknown {
-  if (ref === '#') return doc;
-  if (!ref.startsWith('#/')) return undefined;
-  let node: unknown = doc;
-  for (const raw of ref.slice(2).split('/')) {
-    let key: string;
-    try {
-      key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    } catch {
-      return undefined;
-    }
-    if (!isObject(node) && !Array.isArray(node)) return undefined;
-    if (!Object.prototype.hasOwnProperty.call(node, key)) return undefined;
-    node = (node as Record<string, unknown>)[key];
-  }
-  return node;
-}
 
 /** One tool's budget, shared by every schema of its input. */
 export interface SchemaBudget {
