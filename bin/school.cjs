@@ -57,8 +57,7 @@ function main() {
     // An install from a source checkout whose build never ran (npm skips `prepare` in some git installs).
     if (err && err.code === 'ENOENT') {
       process.stderr.write(
-        `school: this installation has no build (${dirname(CLI)} is missing); ` +
-          "run 'npm run build' there, or install from a packed tarball (see the README's Install section).\n",
+        `school: this installation has no build (${dirname(CLI)} is missing); run 'npm run build' there, or install from a packed tarball (see the README's Install section).\n`,
       );
       process.exitCode = 1;
       return;

@@ -76,8 +76,7 @@ function earlierResults(path: string | undefined): Map<string, string> | undefin
     if ('cases' in data && Array.isArray(data.cases)) {
       for (const c of data.cases) if (typeof c?.name === 'string' && typeof c.ratio === 'number') earlier.set(c.name, c.ratio.toFixed(2));
     }
-    if ('peakRss' in data && typeof data.peakRss === 'object' && data.peakRss !== null
-      && 'medianMiB' in data.peakRss && typeof data.peakRss.medianMiB === 'number') {
+    if ('peakRss' in data && typeof data.peakRss === 'object' && data.peakRss !== null && 'medianMiB' in data.peakRss && typeof data.peakRss.medianMiB === 'number') {
       earlier.set(RSS_ROW, `${data.peakRss.medianMiB.toFixed(1)} MiB`);
     }
   }
@@ -90,7 +89,12 @@ if (binBefore && !existsSync(binBefore)) fail(`BENCH_BIN_BEFORE: there is no ${b
 // ---------------------------------------------------------------------------------------------
 // Processes
 
-interface Run { ms: number; status: number | null; stdout: string; stderr: string }
+interface Run {
+  ms: number;
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 const INITIALIZE = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } })}\n`;
 
@@ -124,8 +128,7 @@ async function timedInitialize(argv: string[], env: NodeJS.ProcessEnv): Promise<
 // or node behaves (a token, a profile, CI, preloaded modules) leaks in.
 function childEnv(home: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, SCHOOL_CONFIG_DIR: join(home, 'config') };
-  for (const name of ['SCHOOL_TOKEN', 'SCHOOL_REFRESH_TOKEN', 'SCHOOL_CLIENT_ID', 'SCHOOL_CLIENT_SECRET',
-    'SCHOOL_BASE_URL', 'SCHOOL_PROFILE', 'CI', 'NODE_OPTIONS', 'BROWSER']) delete env[name];
+  for (const name of ['SCHOOL_TOKEN', 'SCHOOL_REFRESH_TOKEN', 'SCHOOL_CLIENT_ID', 'SCHOOL_CLIENT_SECRET', 'SCHOOL_BASE_URL', 'SCHOOL_PROFILE', 'CI', 'NODE_OPTIONS', 'BROWSER']) delete env[name];
   return env;
 }
 
@@ -139,7 +142,21 @@ function timedRun(argv: string[], env: NodeJS.ProcessEnv, input?: string): Run {
 }
 
 function shown(argv: string[]): string {
-  return argv.map((a) => (a === NODE ? 'node' : a === BIN ? 'bin/school.cjs' : a === MINIMAL_MCP ? 'scripts/bench-minimal-mcp.mjs' : a === binBefore ? '$BENCH_BIN_BEFORE' : a === LIBRARY_SCRIPT ? 'token.mjs (the library)' : a)).join(' ');
+  return argv
+    .map((a) =>
+      a === NODE
+        ? 'node'
+        : a === BIN
+          ? 'bin/school.cjs'
+          : a === MINIMAL_MCP
+            ? 'scripts/bench-minimal-mcp.mjs'
+            : a === binBefore
+              ? '$BENCH_BIN_BEFORE'
+              : a === LIBRARY_SCRIPT
+                ? 'token.mjs (the library)'
+                : a,
+    )
+    .join(' ');
 }
 
 // Never shows the text it parses: for `school token --json` it holds the token itself.
@@ -154,7 +171,10 @@ function parsedJson(what: string, text: string): unknown {
 // What a failed process said on stderr, on one line: the error of a crash (node prints the
 // stack and details after it), else the last lines, where `school` puts its message.
 function lastWords(stderr: string): string {
-  const lines = stderr.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   return lines.find((l) => /^\w*Error\b/.test(l)) ?? lines.slice(-2).join(' / ');
 }
 
@@ -165,7 +185,10 @@ function expectSuccess(name: string, argv: string[], run: Run): void {
   fail(`"${name}" (${shown(argv)}) exited ${run.status}${said ? `: ${said}` : ''}`);
 }
 
-interface SandboxProcess { baseUrl: string; eventsFile: string }
+interface SandboxProcess {
+  baseUrl: string;
+  eventsFile: string;
+}
 
 // Every sandbox started, stopped when the benchmark exits, however it exits.
 const sandboxChildren: ChildProcess[] = [];
@@ -195,12 +218,14 @@ async function startSandbox(scratch: string, label: string, extraArgs: string[])
 }
 
 function sandboxEvents(sandbox: SandboxProcess): Array<Record<string, unknown>> {
-  return readFileSync(sandbox.eventsFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  return readFileSync(sandbox.eventsFile, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 }
 
 const isRefreshGrant = (e: Record<string, unknown>) => e.type === 'token' && e.grant_type === 'refresh_token' && e.ok === true;
-const isAuthenticatedCoursesGet = (e: Record<string, unknown>) =>
-  e.type === 'api' && e.method === 'GET' && e.path === '/api/courses' && e.authenticated === true && e.status === 200;
+const isAuthenticatedCoursesGet = (e: Record<string, unknown>) => e.type === 'api' && e.method === 'GET' && e.path === '/api/courses' && e.authenticated === true && e.status === 200;
 
 // The sandbox writes an event as it answers; give it a moment to land after the client exits.
 async function countEvents(sandbox: SandboxProcess, match: (e: Record<string, unknown>) => boolean, expected: number): Promise<number> {
@@ -244,7 +269,9 @@ writeFileSync(join(libraryProject, 'package.json'), '{"type":"module","private":
 const LIBRARY_SCRIPT = join(libraryProject, 'token.mjs');
 writeFileSync(LIBRARY_SCRIPT, "import { openSession } from 'school';\nconst session = await openSession();\nprocess.stdout.write(`${await session.token()}\\n`);\n");
 
-const stopSandboxes = () => { for (const child of sandboxChildren) if (child.exitCode === null) child.kill('SIGTERM'); };
+const stopSandboxes = () => {
+  for (const child of sandboxChildren) if (child.exitCode === null) child.kill('SIGTERM');
+};
 process.on('exit', () => {
   stopSandboxes();
   rmSync(scratch, { recursive: true, force: true });
@@ -279,8 +306,12 @@ const [apiSandbox, refreshSandbox, dpopSandbox, dpopRefreshSandbox] = await Prom
 ]);
 
 const homes = {
-  file: join(scratch, 'file'), keychain: join(scratch, 'keychain'), refresh: join(scratch, 'refresh'),
-  dpop: join(scratch, 'dpop'), dpopRefresh: join(scratch, 'dpop-refresh'), api500: join(scratch, 'api500'),
+  file: join(scratch, 'file'),
+  keychain: join(scratch, 'keychain'),
+  refresh: join(scratch, 'refresh'),
+  dpop: join(scratch, 'dpop'),
+  dpopRefresh: join(scratch, 'dpop-refresh'),
+  api500: join(scratch, 'api500'),
 };
 await login(homes.file, apiSandbox.baseUrl, 'file');
 await login(homes.keychain, apiSandbox.baseUrl, 'keychain');
@@ -290,8 +321,12 @@ await login(homes.dpopRefresh, dpopRefreshSandbox.baseUrl, 'file', 'DPoP');
 // When each refreshing home last obtained an access token: its login, then each refresh run.
 const lastRefreshEnd = { refresh: Date.now(), dpopRefresh: Date.now() };
 const envs = {
-  file: childEnv(homes.file), keychain: childEnv(homes.keychain), refresh: childEnv(homes.refresh),
-  dpop: childEnv(homes.dpop), dpopRefresh: childEnv(homes.dpopRefresh), api500: childEnv(homes.api500),
+  file: childEnv(homes.file),
+  keychain: childEnv(homes.keychain),
+  refresh: childEnv(homes.refresh),
+  dpop: childEnv(homes.dpop),
+  dpopRefresh: childEnv(homes.dpopRefresh),
+  api500: childEnv(homes.api500),
 };
 
 // A description of 500 operations, cached once by `school api` (the listing fetches it; fresh for
@@ -339,12 +374,12 @@ interface Case {
   name: string;
   argv: string[];
   home: keyof typeof homes;
-  budget?: number;      // at most this ratio to `node -e 0`; none: shown for reference
-  input?: string;       // stdin
+  budget?: number; // at most this ratio to `node -e 0`; none: shown for reference
+  input?: string; // stdin
   before?: () => Promise<void>;
   check?: (run: Run) => void | Promise<void>;
-  getsCourses?: true;   // sends GET /api/courses with the file home's token, counted by the API
-  mcp?: true;           // an MCP server: timed from spawn to its answer to `initialize`
+  getsCourses?: true; // sends GET /api/courses with the file home's token, counted by the API
+  mcp?: true; // an MCP server: timed from spawn to its answer to `initialize`
   samples: number[];
 }
 
@@ -357,7 +392,11 @@ const sandboxOfRefreshHome = { refresh: refreshSandbox, dpopRefresh: dpopRefresh
 /** A case that must refresh first: it waits for the home's access token to expire, and checks one refresh grant per run. */
 function refreshFirst(name: string, home: 'refresh' | 'dpopRefresh', budget: number): Case {
   return {
-    name, argv: [NODE, BIN, 'token'], home, budget, samples: [],
+    name,
+    argv: [NODE, BIN, 'token'],
+    home,
+    budget,
+    samples: [],
     before: async () => {
       const wait = lastRefreshEnd[home] + REFRESH_GAP_MS - Date.now();
       if (wait > 0) await sleep(wait);
@@ -376,53 +415,117 @@ function refreshFirst(name: string, home: 'refresh' | 'dpopRefresh', budget: num
 const cases: Case[] = [
   { name: 'node -e 0', argv: [NODE, '-e', '0'], home: 'file', samples: [] },
   {
-    name: 'school token (file store)', argv: [NODE, BIN, 'token'], home: 'file', budget: 1.15, samples: [],
-    check: (run) => { if (!/^\S+\n$/.test(run.stdout)) fail('school token printed something other than one token line.'); },
+    name: 'school token (file store)',
+    argv: [NODE, BIN, 'token'],
+    home: 'file',
+    budget: 1.15,
+    samples: [],
+    check: (run) => {
+      if (!/^\S+\n$/.test(run.stdout)) fail('school token printed something other than one token line.');
+    },
   },
   {
-    name: 'school token (keychain)', argv: [NODE, BIN, 'token'], home: 'keychain', budget: 1.40, samples: [],
-    check: (run) => { if (!/^\S+\n$/.test(run.stdout)) fail('school token (keychain) printed something other than one token line.'); },
+    name: 'school token (keychain)',
+    argv: [NODE, BIN, 'token'],
+    home: 'keychain',
+    budget: 1.4,
+    samples: [],
+    check: (run) => {
+      if (!/^\S+\n$/.test(run.stdout)) fail('school token (keychain) printed something other than one token line.');
+    },
   },
   {
-    name: 'school token --json', argv: [NODE, BIN, 'token', '--json'], home: 'file', budget: 1.20, samples: [],
+    name: 'school token --json',
+    argv: [NODE, BIN, 'token', '--json'],
+    home: 'file',
+    budget: 1.2,
+    samples: [],
     check: (run) => {
       const printed = parsedJson('school token --json', run.stdout);
       if (typeof printed !== 'object' || printed === null || !('access_token' in printed)) fail('school token --json printed no access_token.');
     },
   },
-  refreshFirst('school token, refresh first', 'refresh', 1.60),
+  refreshFirst('school token, refresh first', 'refresh', 1.6),
   // A DPoP row costs what a proof costs (WebCrypto started, the key imported, a proof signed), about
   // 10-20 ms here; its budget keeps that cost from growing, the bearer rows keep theirs unchanged.
-  refreshFirst('school token, refresh first (DPoP)', 'dpopRefresh', 1.80),
+  refreshFirst('school token, refresh first (DPoP)', 'dpopRefresh', 1.8),
   {
-    name: 'school call /api/courses', argv: [NODE, BIN, 'call', '/api/courses'], home: 'file', budget: 1.45, getsCourses: true, samples: [],
-    check: (run) => { parsedJson('school call /api/courses', run.stdout); },
+    name: 'school call /api/courses',
+    argv: [NODE, BIN, 'call', '/api/courses'],
+    home: 'file',
+    budget: 1.45,
+    getsCourses: true,
+    samples: [],
+    check: (run) => {
+      parsedJson('school call /api/courses', run.stdout);
+    },
   },
   {
-    name: 'school call /api/courses (DPoP)', argv: [NODE, BIN, 'call', '/api/courses'], home: 'dpop', budget: 1.60, samples: [],
-    check: (run) => { parsedJson('school call /api/courses (DPoP)', run.stdout); },
+    name: 'school call /api/courses (DPoP)',
+    argv: [NODE, BIN, 'call', '/api/courses'],
+    home: 'dpop',
+    budget: 1.6,
+    samples: [],
+    check: (run) => {
+      parsedJson('school call /api/courses (DPoP)', run.stdout);
+    },
   },
-  ...(curlFound ? [{
-    name: 'curl, same token and URL', argv: ['curl', '-sSf', '-H', '@-', coursesUrl], home: 'file', input: curlHeaders, getsCourses: true, samples: [],
-    check: (run) => { parsedJson('curl', run.stdout); },
-  } satisfies Case] : []),
-  { name: 'school --help', argv: [NODE, BIN, '--help'], home: 'file', budget: 1.30, samples: [] },
+  ...(curlFound
+    ? [
+        {
+          name: 'curl, same token and URL',
+          argv: ['curl', '-sSf', '-H', '@-', coursesUrl],
+          home: 'file',
+          input: curlHeaders,
+          getsCourses: true,
+          samples: [],
+          check: (run) => {
+            parsedJson('curl', run.stdout);
+          },
+        } satisfies Case,
+      ]
+    : []),
+  { name: 'school --help', argv: [NODE, BIN, '--help'], home: 'file', budget: 1.3, samples: [] },
   {
-    name: `school api <op> --dry-run (${API500_OPERATIONS} operations)`, argv: api500DryRun, home: 'api500', budget: 1.50, samples: [],
-    check: (run) => { if (!run.stdout.startsWith('POST http://127.0.0.1:') || !run.stdout.includes('"seats": 30')) fail('school api --dry-run did not print the request.'); },
+    name: `school api <op> --dry-run (${API500_OPERATIONS} operations)`,
+    argv: api500DryRun,
+    home: 'api500',
+    budget: 1.5,
+    samples: [],
+    check: (run) => {
+      if (!run.stdout.startsWith('POST http://127.0.0.1:') || !run.stdout.includes('"seats": 30')) fail('school api --dry-run did not print the request.');
+    },
   },
   {
     // import { openSession } from 'school', open the session and print its cached token.
-    name: 'library: openSession + token', argv: [NODE, LIBRARY_SCRIPT], home: 'file', budget: 1.25, samples: [],
-    check: (run) => { if (!/^\S+\n$/.test(run.stdout)) fail('the library script printed something other than one token line.'); },
+    name: 'library: openSession + token',
+    argv: [NODE, LIBRARY_SCRIPT],
+    home: 'file',
+    budget: 1.25,
+    samples: [],
+    check: (run) => {
+      if (!/^\S+\n$/.test(run.stdout)) fail('the library script printed something other than one token line.');
+    },
   },
   {
-    name: 'school mcp, spawn to initialize', argv: [NODE, BIN, 'mcp'], home: 'file', mcp: true, samples: [],
-    check: (run) => { if (!/"serverInfo":\{"name":"school"/.test(run.stdout)) fail('school mcp did not answer initialize.'); },
+    name: 'school mcp, spawn to initialize',
+    argv: [NODE, BIN, 'mcp'],
+    home: 'file',
+    mcp: true,
+    samples: [],
+    check: (run) => {
+      if (!/"serverInfo":\{"name":"school"/.test(run.stdout)) fail('school mcp did not answer initialize.');
+    },
   },
   {
-    name: 'minimal SDK server, spawn to initialize', argv: [NODE, MINIMAL_MCP], home: 'file', mcp: true, samples: [],
-    check: (run) => { if (!/"serverInfo":\{"name":"minimal"/.test(run.stdout)) fail('the minimal MCP server did not answer initialize.'); },
+    name: 'minimal SDK server, spawn to initialize',
+    argv: [NODE, MINIMAL_MCP],
+    home: 'file',
+    mcp: true,
+    samples: [],
+    check: (run) => {
+      if (!/"serverInfo":\{"name":"minimal"/.test(run.stdout)) fail('the minimal MCP server did not answer initialize.');
+    },
   },
 ];
 /** `school mcp`'s start-up against the minimal server's: at most this ratio. */
@@ -532,8 +635,12 @@ const withBefore = (row: string[], before: string) => (earlier ? [...row.slice(0
 const rows: string[][] = [withBefore(['case', 'median ms', 'p25-p75 ms', 'ratio', 'budget', 'result'], 'before')];
 for (const r of results) {
   const spread = `${quantile(r.samplesMs, 0.25).toFixed(0)}-${quantile(r.samplesMs, 0.75).toFixed(0)}`;
-  rows.push(withBefore([r.name, r.medianMs.toFixed(1), spread, r.ratio.toFixed(2), r.budget === undefined ? '-' : `${r.budget.toFixed(2)}`,
-    r.ok === undefined ? 'reference' : r.ok ? 'ok' : 'OVER'], earlier?.get(r.name) ?? '-'));
+  rows.push(
+    withBefore(
+      [r.name, r.medianMs.toFixed(1), spread, r.ratio.toFixed(2), r.budget === undefined ? '-' : `${r.budget.toFixed(2)}`, r.ok === undefined ? 'reference' : r.ok ? 'ok' : 'OVER'],
+      earlier?.get(r.name) ?? '-',
+    ),
+  );
 }
 rows.push(withBefore([RSS_ROW, '-', '-', `${rssMiB.toFixed(1)} MiB`, `${RSS_BUDGET_MIB} MiB`, rssOk ? 'ok' : 'OVER'], earlier?.get(RSS_ROW) ?? '-'));
 const widths = rows[0].map((_, col) => Math.max(...rows.map((row) => row[col].length)));
@@ -551,8 +658,10 @@ for (const r of results) console.log(`  ${r.name}: ${r.command}${r.name === 'nod
 for (const [home, note] of Object.entries(homeNotes)) console.log(`  [${home}] ${note}`);
 console.log('');
 console.log(`Machine: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.os}, load average at start ${machine.loadAverage.join(' ')}`);
-console.log(`Runs: ${RUNS} timed rounds after ${WARMUPS} warm-up, each case once per round in random order (${elapsedS} s); ` +
-  `ratio = median / median of node -e 0; peak RSS: median of ${RSS_RUNS} runs by ${rssMethod}.`);
+console.log(
+  `Runs: ${RUNS} timed rounds after ${WARMUPS} warm-up, each case once per round in random order (${elapsedS} s); ` +
+    `ratio = median / median of node -e 0; peak RSS: median of ${RSS_RUNS} runs by ${rssMethod}.`,
+);
 if (machine.loadAverage[0] > machine.cores) {
   console.log(`Busy machine: a load average of ${machine.loadAverage[0]} on ${machine.cores} cores at the start inflates every ratio; measure again when it is quiet.`);
 }
@@ -560,21 +669,30 @@ if (!curlFound) console.log('No curl on the PATH: its reference row is left out.
 console.log(`Refresh rows: every run refreshed (${refreshRuns.refresh} and ${refreshRuns.dpopRefresh} refresh grants seen by the sandboxes; access tokens live ${SHORT_TTL_S} s).`);
 const medianOf = (name: string) => results.find((r) => r.name === name)?.medianMs;
 const proofCost = (bound: string, bearer: string) => `${(medianOf(bound)! - medianOf(bearer)!).toFixed(1)} ms`;
-console.log(`What DPoP adds (median against median): a refresh ${proofCost('school token, refresh first (DPoP)', 'school token, refresh first')}, ` +
-  `a call ${proofCost('school call /api/courses (DPoP)', 'school call /api/courses')} (WebCrypto started, the key imported, a proof signed; the call also loads oauth4webapi).`);
+console.log(
+  `What DPoP adds (median against median): a refresh ${proofCost('school token, refresh first (DPoP)', 'school token, refresh first')}, ` +
+    `a call ${proofCost('school call /api/courses (DPoP)', 'school call /api/courses')} (WebCrypto started, the key imported, a proof signed; the call also loads oauth4webapi).`,
+);
 
 const jsonPath = process.env.BENCH_JSON;
 if (jsonPath) {
-  writeFileSync(jsonPath, `${JSON.stringify({
-    date: new Date(startedAt).toISOString(),
-    machine,
-    runs: RUNS,
-    warmups: WARMUPS,
-    smoke: SMOKE,
-    baselineMs: baseline,
-    cases: results,
-    peakRss: { method: rssMethod, budgetMiB: RSS_BUDGET_MIB, medianMiB: rssMiB, ok: rssOk, samplesKiB: rssKiB },
-  }, null, 2)}\n`);
+  writeFileSync(
+    jsonPath,
+    `${JSON.stringify(
+      {
+        date: new Date(startedAt).toISOString(),
+        machine,
+        runs: RUNS,
+        warmups: WARMUPS,
+        smoke: SMOKE,
+        baselineMs: baseline,
+        cases: results,
+        peakRss: { method: rssMethod, budgetMiB: RSS_BUDGET_MIB, medianMiB: rssMiB, ok: rssOk, samplesKiB: rssKiB },
+      },
+      null,
+      2,
+    )}\n`,
+  );
   console.error(`bench: results written to ${jsonPath}`);
 }
 

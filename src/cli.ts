@@ -13,7 +13,12 @@ export function reportError(err: unknown, stderr: NodeJS.WritableStream, json: b
   const report = describeError(fromOAuthError(err));
   const message = printable(redactText(report.message));
   // A hint may be a sentence and the commands that fix it, one per line: each line made safe alone.
-  const hint = report.hint ? redactText(report.hint).split('\n').map((line) => printable(line)).join('\n') : undefined;
+  const hint = report.hint
+    ? redactText(report.hint)
+        .split('\n')
+        .map((line) => printable(line))
+        .join('\n')
+    : undefined;
   if (json) {
     const body: Record<string, string> = { error: report.error, message };
     if (report.scope) body.scope = printable(report.scope);

@@ -14,7 +14,8 @@ export const ExitCode = {
 /** What each exit status means, for `school help exit-codes` and the reference. */
 export const EXIT_CODE_MEANINGS: Readonly<Record<keyof typeof ExitCode, string>> = {
   ok: 'success',
-  failure: 'failure, including a non-2xx answer to `call` (its body is still printed), a `status` showing a profile with a problem, and a `logout` whose revocation the server did not confirm (the local credentials are gone all the same)',
+  failure:
+    'failure, including a non-2xx answer to `call` (its body is still printed), a `status` showing a profile with a problem, and a `logout` whose revocation the server did not confirm (the local credentials are gone all the same)',
   usage: 'usage error: an unknown command or flag, a missing or bad argument or value',
   auth: 'authentication needed: not logged in, refresh refused, token rejected, or a missing scope (the hint is the `school login` command that fixes it)',
   hangup: 'the terminal closed (SIGHUP)',

@@ -42,7 +42,14 @@ export function parseFast(argv: readonly string[]): FastCommand | undefined {
     }
     if (!arg.startsWith('--')) return undefined;
     // A command's own flag counts only after the command's name, as the parser reads it.
-    const found = longFlag(GLOBAL_FLAGS, arg) ?? (spec ? longFlag(spec.flags.filter((f) => f.fast), arg) : undefined);
+    const found =
+      longFlag(GLOBAL_FLAGS, arg) ??
+      (spec
+        ? longFlag(
+            spec.flags.filter((f) => f.fast),
+            arg,
+          )
+        : undefined);
     if (!found) return undefined;
     const { flag, inline } = found;
     if (!flag.value) {

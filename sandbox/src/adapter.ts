@@ -4,7 +4,10 @@
 
 type Payload = Record<string, unknown> & { grantId?: string; uid?: string; userCode?: string };
 
-interface Entry { payload: Payload; expiresAt?: number }
+interface Entry {
+  payload: Payload;
+  expiresAt?: number;
+}
 
 export function memoryAdapterFactory() {
   const store = new Map<string, Entry>();

@@ -22,10 +22,7 @@ export interface TokenInfo {
   jkt: string | undefined;
 }
 
-export type BearerResult =
-  | { state: 'absent' }
-  | { state: 'invalid'; description: string }
-  | { state: 'valid'; token: TokenInfo };
+export type BearerResult = { state: 'absent' } | { state: 'invalid'; description: string } | { state: 'valid'; token: TokenInfo };
 
 /** A refusal answered with a DPoP challenge (never a Bearer one: no refresh cures it). */
 export interface DpopRefusal {
@@ -55,7 +52,7 @@ async function findAccessToken(provider: Any, value: string, audience: string): 
   } catch {
     token = undefined;
   }
-  if (!token || !token.isValid) return { problem: UNKNOWN_TOKEN };
+  if (!token?.isValid) return { problem: UNKNOWN_TOKEN };
   if (token.grantId) {
     const grant = await provider.Grant.find(token.grantId);
     if (!grant || grant.isExpired || grant.clientId !== token.clientId || grant.accountId !== token.accountId) {
@@ -67,7 +64,11 @@ async function findAccessToken(provider: Any, value: string, audience: string): 
     token: {
       clientId: token.clientId,
       sub: token.accountId,
-      scopes: new Set(String(token.scope ?? '').split(' ').filter(Boolean)),
+      scopes: new Set(
+        String(token.scope ?? '')
+          .split(' ')
+          .filter(Boolean),
+      ),
       aud: token.aud,
       jkt: typeof token.jkt === 'string' ? token.jkt : undefined,
     },
@@ -82,8 +83,7 @@ export async function checkAccess(req: IncomingMessage, provider: Any, audience:
   const dpop = await proofThumbprint(proof);
   const nonce = proof !== undefined ? dpopState.nextNonce() : undefined;
   const done = (result: AccessCheck['result'], scheme: AccessCheck['scheme'] = null): AccessCheck => ({ result, scheme, dpop, nonce });
-  const refuse = (error: DpopRefusal['error'], description: string, scheme: AccessCheck['scheme']) =>
-    done({ state: 'dpop_refused', error, description }, scheme);
+  const refuse = (error: DpopRefusal['error'], description: string, scheme: AccessCheck['scheme']) => done({ state: 'dpop_refused', error, description }, scheme);
 
   const header = req.headers.authorization;
   if (header === undefined) return done({ state: 'absent' });
@@ -116,9 +116,14 @@ export async function checkAccess(req: IncomingMessage, provider: Any, audience:
 
 /** Answers a DPoP refusal: 401, a DPoP challenge, the OAuth error in the body. */
 export function sendDpopRefusal(res: ServerResponse, refusal: DpopRefusal, algs: string[], extra = '') {
-  sendJson(res, 401, { error: refusal.error, error_description: refusal.description }, {
-    'WWW-Authenticate': dpopChallenge(refusal.error, refusal.description, algs, extra),
-  });
+  sendJson(
+    res,
+    401,
+    { error: refusal.error, error_description: refusal.description },
+    {
+      'WWW-Authenticate': dpopChallenge(refusal.error, refusal.description, algs, extra),
+    },
+  );
 }
 
 function quote(value: string): string {
@@ -141,7 +146,10 @@ function readApiBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 function isJson(req: IncomingMessage): boolean {
-  const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = String(req.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
   return type === 'application/json' || type.endsWith('+json');
 }
 
@@ -161,8 +169,20 @@ export interface ResourceServerContext {
   description?: DescriptionOptions;
 }
 
-interface Course { id: string; title: string; visibility: 'public' | 'private'; lecturer?: string; seats?: number; [k: string]: unknown }
-interface Student { id: string; name: string; email?: string; [k: string]: unknown }
+interface Course {
+  id: string;
+  title: string;
+  visibility: 'public' | 'private';
+  lecturer?: string;
+  seats?: number;
+  [k: string]: unknown;
+}
+interface Student {
+  id: string;
+  name: string;
+  email?: string;
+  [k: string]: unknown;
+}
 
 // The protected resource: RFC 9728 metadata, /openapi.json and the data API whose operations
 // are guarded by the platform's scopes. No token means anonymous, never a challenge. Courses,
@@ -178,18 +198,29 @@ export function createResourceServer(ctx: ResourceServerContext) {
   const synthetic = ctx.description?.totalOperations ? /^\/api\/synthetic\/([a-z_]+)\/op-(\d+)$/ : undefined;
 
   function invalidToken(res: ServerResponse, description: string) {
-    sendJson(res, 401, { error: 'invalid_token', error_description: description }, {
-      'WWW-Authenticate': `Bearer error="invalid_token", error_description=${quote(description)}, resource_metadata=${quote(resourceMetadataUrl)}`,
-    });
+    sendJson(
+      res,
+      401,
+      { error: 'invalid_token', error_description: description },
+      {
+        'WWW-Authenticate': `Bearer error="invalid_token", error_description=${quote(description)}, resource_metadata=${quote(resourceMetadataUrl)}`,
+      },
+    );
   }
 
   function insufficientScope(res: ServerResponse, scope: string, scheme: 'bearer' | 'dpop') {
     const description = `this operation needs the ${scope} scope`;
-    sendJson(res, 403, { error: 'insufficient_scope', error_description: description, scope }, {
-      'WWW-Authenticate': scheme === 'dpop'
-        ? dpopChallenge('insufficient_scope', description, ctx.dpop.algs, `, scope=${quote(scope)}`)
-        : `Bearer error="insufficient_scope", error_description=${quote(description)}, scope=${quote(scope)}, resource_metadata=${quote(resourceMetadataUrl)}`,
-    });
+    sendJson(
+      res,
+      403,
+      { error: 'insufficient_scope', error_description: description, scope },
+      {
+        'WWW-Authenticate':
+          scheme === 'dpop'
+            ? dpopChallenge('insufficient_scope', description, ctx.dpop.algs, `, scope=${quote(scope)}`)
+            : `Bearer error="insufficient_scope", error_description=${quote(description)}, scope=${quote(scope)}, resource_metadata=${quote(resourceMetadataUrl)}`,
+      },
+    );
   }
 
   function forbiddenAnonymous(res: ServerResponse, scope: string) {
@@ -207,7 +238,9 @@ export function createResourceServer(ctx: ResourceServerContext) {
     try {
       const parsed = JSON.parse(raw.toString('utf8'));
       if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed;
-    } catch { /* reported below */ }
+    } catch {
+      /* reported below */
+    }
     sendJson(res, 400, { error: 'invalid_request', error_description: 'the body must be a JSON object' });
     return undefined;
   }
@@ -262,16 +295,18 @@ export function createResourceServer(ctx: ResourceServerContext) {
     const auth = access.result;
     const authenticated = auth.state === 'valid';
     const token = auth.state === 'valid' ? auth.token : undefined;
-    res.on('finish', () => emit('api', {
-      method,
-      path,
-      status: res.statusCode,
-      authenticated,
-      authorization_header: req.headers.authorization !== undefined,
-      ...(token ? { client_id: token.clientId, sub: token.sub } : {}),
-      scheme: access.scheme,
-      dpop: access.dpop,
-    }));
+    res.on('finish', () =>
+      emit('api', {
+        method,
+        path,
+        status: res.statusCode,
+        authenticated,
+        authorization_header: req.headers.authorization !== undefined,
+        ...(token ? { client_id: token.clientId, sub: token.sub } : {}),
+        scheme: access.scheme,
+        dpop: access.dpop,
+      }),
+    );
     if (access.nonce) res.setHeader('DPoP-Nonce', access.nonce);
 
     if (auth.state === 'invalid') {
@@ -307,7 +342,11 @@ export function createResourceServer(ctx: ResourceServerContext) {
         const text = raw.toString('utf8');
         body = text;
         if (isJson(req)) {
-          try { body = JSON.parse(text); } catch { body = text; }
+          try {
+            body = JSON.parse(text);
+          } catch {
+            body = text;
+          }
         }
       }
       const query: Record<string, string | string[]> = {};
@@ -344,7 +383,10 @@ export function createResourceServer(ctx: ResourceServerContext) {
       return true;
     }
     if (path === '/api/courses' && method === 'POST') {
-      if (!guard('courses:write', false)) { await readApiBody(req).catch(() => undefined); return true; }
+      if (!guard('courses:write', false)) {
+        await readApiBody(req).catch(() => undefined);
+        return true;
+      }
       const input = await jsonBody(req, res);
       if (!input) return true;
       const violation = platform.violation('NewCourse', input);
@@ -386,7 +428,10 @@ export function createResourceServer(ctx: ResourceServerContext) {
       return true;
     }
     if (path === '/api/students' && method === 'POST') {
-      if (!guard('students:write', false)) { await readApiBody(req).catch(() => undefined); return true; }
+      if (!guard('students:write', false)) {
+        await readApiBody(req).catch(() => undefined);
+        return true;
+      }
       const input = await jsonBody(req, res);
       if (!input) return true;
       const violation = platform.violation('NewStudent', input);
@@ -407,7 +452,10 @@ export function createResourceServer(ctx: ResourceServerContext) {
         sendJson(res, 200, { operation: n, anonymous: !token });
         return true;
       }
-      if (!guard(scope, false)) { await readApiBody(req).catch(() => undefined); return true; }
+      if (!guard(scope, false)) {
+        await readApiBody(req).catch(() => undefined);
+        return true;
+      }
       const input = await jsonBody(req, res);
       if (!input) return true;
       const violation = firstViolation(input, SYNTHETIC_SCHEMAS.NewSyntheticRecord!, { components: { schemas: SYNTHETIC_SCHEMAS } });
@@ -424,7 +472,9 @@ export function createResourceServer(ctx: ResourceServerContext) {
       token: token ? { sub: token.sub } : undefined,
       guard,
       readJson: () => jsonBody(req, res),
-      discardBody: async () => { await readApiBody(req).catch(() => undefined); },
+      discardBody: async () => {
+        await readApiBody(req).catch(() => undefined);
+      },
       send: (status, body, headers) => sendJson(res, status, body, headers),
       sendEmpty: (status) => {
         res.statusCode = status;
@@ -522,13 +572,11 @@ export async function handleUserinfo(req: IncomingMessage, res: ServerResponse, 
   }
   await readApiBody(req).catch(() => undefined);
   const access = await checkAccess(req, ctx.provider, ctx.resource, ctx.dpop, ctx.url);
-  const finish = (status: number, extra: Record<string, unknown> = {}) =>
-    ctx.emit('userinfo', { status, ...extra, scheme: access.scheme, dpop: access.dpop });
+  const finish = (status: number, extra: Record<string, unknown> = {}) => ctx.emit('userinfo', { status, ...extra, scheme: access.scheme, dpop: access.dpop });
   if (access.nonce) res.setHeader('DPoP-Nonce', access.nonce);
   const bound = access.scheme === 'dpop';
-  const challenge = (error: string, description: string, extra = '') => (bound
-    ? dpopChallenge(error, description, ctx.dpop.algs, extra)
-    : `Bearer realm=${quote(ctx.issuer)}, error=${quote(error)}, error_description=${quote(description)}${extra}`);
+  const challenge = (error: string, description: string, extra = '') =>
+    bound ? dpopChallenge(error, description, ctx.dpop.algs, extra) : `Bearer realm=${quote(ctx.issuer)}, error=${quote(error)}, error_description=${quote(description)}${extra}`;
 
   const auth = access.result;
   if (auth.state === 'dpop_refused') {
@@ -545,9 +593,14 @@ export async function handleUserinfo(req: IncomingMessage, res: ServerResponse, 
   const { token } = auth;
   if (!token.scopes.has('openid')) {
     const description = "access token missing 'openid' scope";
-    sendJson(res, 403, { error: 'insufficient_scope', error_description: description, scope: 'openid' }, {
-      'WWW-Authenticate': challenge('insufficient_scope', description, ', scope="openid"'),
-    });
+    sendJson(
+      res,
+      403,
+      { error: 'insufficient_scope', error_description: description, scope: 'openid' },
+      {
+        'WWW-Authenticate': challenge('insufficient_scope', description, ', scope="openid"'),
+      },
+    );
     finish(403, { client_id: token.clientId });
     return;
   }

@@ -25,16 +25,7 @@ export const CHROMIUM_PATH = process.env.SANDBOX_CHROMIUM || '/usr/bin/chromium'
 
 // Debian's Chromium, never a downloaded one. The flags keep it from phoning home (this
 // machine has no internet, and such requests stall page loads).
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 const OVERALL_TIMEOUT_MS = 60_000;
 
@@ -67,14 +58,7 @@ async function bodyText(page) {
  * @returns {Promise<{ finalUrl: string, finalText: string }>}
  */
 export async function driveLogin(url, options = {}) {
-  const {
-    user = 'ada',
-    password = 'lovelace',
-    consent = 'approve',
-    userCode,
-    timeoutMs = OVERALL_TIMEOUT_MS,
-    log = () => {},
-  } = options;
+  const { user = 'ada', password = 'lovelace', consent = 'approve', userCode, timeoutMs = OVERALL_TIMEOUT_MS, log = () => {} } = options;
   const deadline = Date.now() + timeoutMs;
   const remaining = () => Math.max(1, deadline - Date.now());
 
@@ -109,12 +93,16 @@ export async function driveLogin(url, options = {}) {
     await context.route('**/*', (route) => {
       const target = route.request().url();
       let host = '';
-      try { host = new URL(target).hostname; } catch { /* aborted below */ }
+      try {
+        host = new URL(target).hostname;
+      } catch {
+        /* aborted below */
+      }
       if (host === '127.0.0.1') return route.continue();
       log(`blocked ${withoutQuery(target)}`);
       return route.abort('blockedbyclient');
     });
-    const page = context.pages()[0] ?? await context.newPage();
+    const page = context.pages()[0] ?? (await context.newPage());
 
     log(`open ${withoutQuery(url)}`);
     await page.goto(url, { waitUntil: 'load', timeout: remaining() });
@@ -122,19 +110,13 @@ export async function driveLogin(url, options = {}) {
     const submit = async (selector, what) => {
       const before = page.url();
       log(`${what} on ${withoutQuery(before)}`);
-      await Promise.all([
-        page.waitForURL((u) => u.href !== before, { waitUntil: 'load', timeout: remaining() }),
-        page.click(selector, { timeout: remaining() }),
-      ]);
+      await Promise.all([page.waitForURL((u) => u.href !== before, { waitUntil: 'load', timeout: remaining() }), page.click(selector, { timeout: remaining() })]);
     };
 
     // A form that posts back to its own URL (the device pages) navigates without changing it.
     const post = async (selector, what) => {
       log(`${what} on ${withoutQuery(page.url())}`);
-      await Promise.all([
-        page.waitForEvent('load', { timeout: remaining() }),
-        page.click(selector, { timeout: remaining() }),
-      ]);
+      await Promise.all([page.waitForEvent('load', { timeout: remaining() }), page.click(selector, { timeout: remaining() })]);
     };
 
     let signedIn = false;
@@ -144,12 +126,12 @@ export async function driveLogin(url, options = {}) {
     for (;;) {
       if (Date.now() >= deadline) throw new Error('timed out');
       const current = new URL(page.url());
-      const hasSignIn = await page.locator('input[name="username"]').count() > 0;
-      const hasConsent = await page.locator('#approve').count() > 0;
+      const hasSignIn = (await page.locator('input[name="username"]').count()) > 0;
+      const hasConsent = (await page.locator('#approve').count()) > 0;
 
       // The device authorization grant (RFC 8628): code input, confirmation, and its own end page.
-      if (await page.locator('#device-done').count() > 0) break;
-      if (await page.locator('#device-user-code').count() > 0) {
+      if ((await page.locator('#device-done').count()) > 0) break;
+      if ((await page.locator('#device-user-code').count()) > 0) {
         sandboxOrigins.add(current.origin);
         if (codeEntered || !userCode) throw new Error(`the device code page ${codeEntered ? 'refused the code' : 'asks for a code and none was given'}: ${(await bodyText(page)).slice(0, 300)}`);
         await page.fill('#device-user-code', userCode, { timeout: remaining() });
@@ -157,7 +139,7 @@ export async function driveLogin(url, options = {}) {
         codeEntered = true;
         continue;
       }
-      if (await page.locator('#device-confirm').count() > 0) {
+      if ((await page.locator('#device-confirm').count()) > 0) {
         sandboxOrigins.add(current.origin);
         if (confirmed) throw new Error('the device confirmation came back after it was answered');
         await post(consent === 'deny' ? '#device-abort' : '#device-confirm', consent === 'deny' ? 'abort the device sign-in' : 'confirm the device');
@@ -219,7 +201,9 @@ async function main() {
     if (!logFile) return;
     try {
       appendFileSync(logFile, `${new Date().toISOString()} browser-driver: ${line}\n`);
-    } catch { /* logging must never fail the run */ }
+    } catch {
+      /* logging must never fail the run */
+    }
   };
   const url = process.argv[process.argv.length - 1];
   if (process.argv.length < 3 || !/^https?:\/\//.test(url)) {

@@ -1,7 +1,7 @@
 // Typed entry point to the browser driver for in-process use by tests. The implementation
 // lives in browser-driver.mjs so that the very same code also runs under plain `node` as
 // the BROWSER command of the CLI under test.
-// @ts-ignore -- plain ESM module without type declarations
+// @ts-expect-error -- plain ESM module without type declarations
 import * as impl from './browser-driver.mjs';
 import { fileURLToPath } from 'node:url';
 import { shellCommand } from './command-line.js';

@@ -76,7 +76,7 @@ export class ResourceDpop {
     } catch {
       return refuse(`the DPoP proof is not a dpop+jwt signed with its embedded key using one of ${this.algs.join(', ')}`);
     }
-    if (await calculateJwkThumbprint(jwk as Parameters<typeof calculateJwkThumbprint>[0], 'sha256') !== opts.jkt) {
+    if ((await calculateJwkThumbprint(jwk as Parameters<typeof calculateJwkThumbprint>[0], 'sha256')) !== opts.jkt) {
       return refuse("the DPoP proof's key is not the key the access token is bound to");
     }
     if (payload.htm !== opts.method) return refuse(`the DPoP proof's htm does not match the request method ${opts.method}`);

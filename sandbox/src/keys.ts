@@ -10,10 +10,7 @@ let cached: Promise<{ keys: JsonWebKey[] }> | undefined;
 // default ID token algorithm of registered clients; ES256 is offered alongside.
 export function signingKeys(): Promise<{ keys: JsonWebKey[] }> {
   cached ??= (async () => {
-    const [rsa, ec] = await Promise.all([
-      generate('rsa', { modulusLength: 2048 }),
-      generate('ec', { namedCurve: 'P-256' }),
-    ]);
+    const [rsa, ec] = await Promise.all([generate('rsa', { modulusLength: 2048 }), generate('ec', { namedCurve: 'P-256' })]);
     return {
       keys: [
         { ...rsa.privateKey.export({ format: 'jwk' }), kid: 'sandbox-rs256', use: 'sig', alg: 'RS256' },

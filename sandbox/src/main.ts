@@ -25,20 +25,37 @@ function parseArgs(argv: string[]) {
     const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
     const value = () => inline ?? argv[++i];
     switch (flag) {
-      case '--port': opts.port = number(flag, value()); break;
-      case '--split-origins': opts.splitOrigins = true; break;
-      case '--alt-paths': opts.altPaths = true; break;
-      case '--access-ttl': opts.accessTokenTtl = number(flag, value()); break;
-      case '--refresh-ttl': opts.refreshTokenTtl = number(flag, value()); break;
-      case '--no-rotation': opts.rotateRefreshTokens = false; break;
-      case '--no-revocation': opts.revocation = false; break;
+      case '--port':
+        opts.port = number(flag, value());
+        break;
+      case '--split-origins':
+        opts.splitOrigins = true;
+        break;
+      case '--alt-paths':
+        opts.altPaths = true;
+        break;
+      case '--access-ttl':
+        opts.accessTokenTtl = number(flag, value());
+        break;
+      case '--refresh-ttl':
+        opts.refreshTokenTtl = number(flag, value());
+        break;
+      case '--no-rotation':
+        opts.rotateRefreshTokens = false;
+        break;
+      case '--no-revocation':
+        opts.revocation = false;
+        break;
       case '--events': {
         const file = value();
         if (!file) throw new Error('--events needs a file name');
         opts.eventsFile = file;
         break;
       }
-      case '--quiet': opts.quiet = true; opts.showEvents = false; break;
+      case '--quiet':
+        opts.quiet = true;
+        opts.showEvents = false;
+        break;
       case '--variant': {
         const name = value();
         const variant = SANDBOX_VARIANTS.find((v): v is SandboxVariant => v === name);
@@ -46,11 +63,13 @@ function parseArgs(argv: string[]) {
         opts.variants = [...(opts.variants ?? []), variant];
         break;
       }
-      case '-h': case '--help':
+      case '-h':
+      case '--help':
         console.error(USAGE);
         process.exit(0);
         break;
-      default: throw new Error(`unknown argument ${arg}`);
+      default:
+        throw new Error(`unknown argument ${arg}`);
     }
   }
   return opts;
@@ -92,7 +111,10 @@ async function main() {
     if (showEvents) console.error(`sandbox: ${signal}, shutting down`);
     const force = setTimeout(() => process.exit(0), 3000);
     force.unref();
-    sandbox.close().then(() => process.exit(0), () => process.exit(1));
+    sandbox.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));

@@ -45,9 +45,7 @@ const ANONYMOUS_WRITE = 'A request without a token is refused with 403 (never ch
 function anonymousNote(spec: ResourceSpec, kind: OperationKind): string {
   const served = 'A request without a token is served as anonymous and';
   if (spec.kind === 'singleton') {
-    return spec.anonymousFields?.length
-      ? `${served} gets the public fields only (${spec.anonymousFields.join(', ')}).`
-      : `${served} gets \`{"anonymous": true}\` alone.`;
+    return spec.anonymousFields?.length ? `${served} gets the public fields only (${spec.anonymousFields.join(', ')}).` : `${served} gets \`{"anonymous": true}\` alone.`;
   }
   if (spec.anonymous === 'all') return `${served} sees every record.`;
   if (spec.anonymous === 'none') return `${served} gets ${kind === 'list' ? 'an empty list' : 'a 404'}.`;
@@ -57,7 +55,10 @@ function anonymousNote(spec: ResourceSpec, kind: OperationKind): string {
 function idParameter(spec: ResourceSpec): Json {
   const owner = spec.kind === 'nested' ? RESOURCES.find((r) => r.name === spec.parent!.resource)! : spec;
   return {
-    name: 'id', in: 'path', required: true, description: `The ${owner.noun}'s id, e.g. ${owner.seed()[0]?.id ?? `${owner.idPrefix}1`}`,
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: `The ${owner.noun}'s id, e.g. ${owner.seed()[0]?.id ?? `${owner.idPrefix}1`}`,
     schema: { type: 'string', minLength: 1, maxLength: 64 },
   };
 }
@@ -66,7 +67,13 @@ function listParameters(spec: ResourceSpec): Json[] {
   return [
     ...(spec.kind === 'nested' ? [idParameter(spec)] : []),
     { name: 'page', in: 'query', required: false, description: 'Page number, from 1', schema: { type: 'integer', minimum: 1, default: 1 } },
-    { name: 'per_page', in: 'query', required: false, description: `Records per page (default ${DEFAULT_PER_PAGE}, at most ${MAX_PER_PAGE})`, schema: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE } },
+    {
+      name: 'per_page',
+      in: 'query',
+      required: false,
+      description: `Records per page (default ${DEFAULT_PER_PAGE}, at most ${MAX_PER_PAGE})`,
+      schema: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE },
+    },
     ...spec.filters.map((f) => ({ name: f.name, in: 'query', required: false, description: f.description, schema: f.schema })),
   ];
 }
@@ -168,9 +175,7 @@ const SYNTHETIC_WRITES = DATA_SCOPES.filter((s) => s.endsWith(':write'));
 
 /** The scope a synthetic operation needs: GET for even numbers, POST for odd. */
 export function syntheticScope(n: number): { method: 'GET' | 'POST'; scope: string } {
-  return n % 2 === 0
-    ? { method: 'GET', scope: SYNTHETIC_READS[(n / 2) % SYNTHETIC_READS.length]! }
-    : { method: 'POST', scope: SYNTHETIC_WRITES[((n - 1) / 2) % SYNTHETIC_WRITES.length]! };
+  return n % 2 === 0 ? { method: 'GET', scope: SYNTHETIC_READS[(n / 2) % SYNTHETIC_READS.length]! } : { method: 'POST', scope: SYNTHETIC_WRITES[((n - 1) / 2) % SYNTHETIC_WRITES.length]! };
 }
 
 /**
@@ -184,28 +189,34 @@ export function syntheticPaths(count: number): Record<string, Json> {
     const area = scope.split(':')[0]!;
     const path = `/api/synthetic/${area}/op-${n}`;
     paths[path] = {
-      [method.toLowerCase()]: method === 'GET'
-        ? {
-          operationId: `getSyntheticRecord${n}`,
-          summary: `Read synthetic record ${n}`,
-          description: 'A synthetic operation of the large description, for benchmarks.',
-          tags: [tagOf(area)],
-          security: [{ oauth2: [scope] }],
-          parameters: [
-            { name: 'per_page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE } },
-            { name: 'status', in: 'query', required: false, schema: { type: 'string', enum: ['active', 'archived'] } },
-          ],
-          responses: { 200: { description: 'The record', content: json(schemaRef('SyntheticRecord')) }, 401: responseRef('InvalidToken'), 403: responseRef('Forbidden') },
-        }
-        : {
-          operationId: `createSyntheticRecord${n}`,
-          summary: `Create synthetic record ${n}`,
-          description: 'A synthetic operation of the large description, for benchmarks.',
-          tags: [tagOf(area)],
-          security: [{ oauth2: [scope] }],
-          requestBody: { required: true, content: json(schemaRef('NewSyntheticRecord')) },
-          responses: { 201: { description: 'Created', content: json(schemaRef('SyntheticRecord')) }, 400: responseRef('BadRequest'), 401: responseRef('InvalidToken'), 403: responseRef('Forbidden') },
-        },
+      [method.toLowerCase()]:
+        method === 'GET'
+          ? {
+              operationId: `getSyntheticRecord${n}`,
+              summary: `Read synthetic record ${n}`,
+              description: 'A synthetic operation of the large description, for benchmarks.',
+              tags: [tagOf(area)],
+              security: [{ oauth2: [scope] }],
+              parameters: [
+                { name: 'per_page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE } },
+                { name: 'status', in: 'query', required: false, schema: { type: 'string', enum: ['active', 'archived'] } },
+              ],
+              responses: { 200: { description: 'The record', content: json(schemaRef('SyntheticRecord')) }, 401: responseRef('InvalidToken'), 403: responseRef('Forbidden') },
+            }
+          : {
+              operationId: `createSyntheticRecord${n}`,
+              summary: `Create synthetic record ${n}`,
+              description: 'A synthetic operation of the large description, for benchmarks.',
+              tags: [tagOf(area)],
+              security: [{ oauth2: [scope] }],
+              requestBody: { required: true, content: json(schemaRef('NewSyntheticRecord')) },
+              responses: {
+                201: { description: 'Created', content: json(schemaRef('SyntheticRecord')) },
+                400: responseRef('BadRequest'),
+                401: responseRef('InvalidToken'),
+                403: responseRef('Forbidden'),
+              },
+            },
     };
   }
   return paths;
@@ -213,7 +224,9 @@ export function syntheticPaths(count: number): Record<string, Json> {
 
 export const SYNTHETIC_SCHEMAS: Record<string, Json> = {
   NewSyntheticRecord: {
-    type: 'object', required: ['title'], additionalProperties: false,
+    type: 'object',
+    required: ['title'],
+    additionalProperties: false,
     properties: {
       title: { type: 'string', minLength: 1, maxLength: 200 },
       status: { type: 'string', enum: ['active', 'archived'] },
@@ -229,9 +242,7 @@ export const SYNTHETIC_SCHEMAS: Record<string, Json> = {
 // lessons, students and echo, and every operation of the table in catalogue.ts. The OAuth URLs
 // come from the same values the authorization-server metadata publishes.
 export function buildOpenApi(baseUrl: string, urls: OAuthUrls, options: DescriptionOptions = {}): Record<string, unknown> {
-  const scopes = Object.fromEntries(
-    [...IDENTITY_SCOPES, ...DATA_SCOPES].map((s) => [s, describeScope(s)]),
-  );
+  const scopes = Object.fromEntries([...IDENTITY_SCOPES, ...DATA_SCOPES].map((s) => [s, describeScope(s)]));
   const errorRef = { $ref: '#/components/schemas/Error' };
   const errors = {
     401: { description: 'Invalid, expired or revoked access token (WWW-Authenticate names the protected resource metadata)', content: json(errorRef) },
@@ -312,15 +323,20 @@ export function buildOpenApi(baseUrl: string, urls: OAuthUrls, options: Descript
         responses: { 201: { description: 'Created', content: json({ $ref: '#/components/schemas/Student' }) }, 400: { description: 'Invalid body', content: json(errorRef) }, ...errors },
       },
     },
-    '/api/echo': Object.fromEntries(['get', 'post', 'put', 'patch', 'delete'].map((method) => [method, {
-      operationId: `echo${method[0]!.toUpperCase()}${method.slice(1)}`,
-      summary: 'Echo the request back',
-      description: 'Reflects method, path, query, headers (without Authorization), body and the authentication outcome. No scope needed.',
-      tags: ['Diagnostics'],
-      security: [{}, { oauth2: [] }],
-      ...(method === 'get' || method === 'delete' ? {} : { requestBody: { required: false, content: { '*/*': { schema: {} } } } }),
-      responses: { 200: { description: 'Echo', content: json({ $ref: '#/components/schemas/Echo' }) }, 401: errors[401] },
-    }])),
+    '/api/echo': Object.fromEntries(
+      ['get', 'post', 'put', 'patch', 'delete'].map((method) => [
+        method,
+        {
+          operationId: `echo${method[0]!.toUpperCase()}${method.slice(1)}`,
+          summary: 'Echo the request back',
+          description: 'Reflects method, path, query, headers (without Authorization), body and the authentication outcome. No scope needed.',
+          tags: ['Diagnostics'],
+          security: [{}, { oauth2: [] }],
+          ...(method === 'get' || method === 'delete' ? {} : { requestBody: { required: false, content: { '*/*': { schema: {} } } } }),
+          responses: { 200: { description: 'Echo', content: json({ $ref: '#/components/schemas/Echo' }) }, 401: errors[401] },
+        },
+      ]),
+    ),
   };
   for (const route of ROUTES) {
     const item = (paths[route.path] ??= {});
@@ -347,7 +363,8 @@ export function buildOpenApi(baseUrl: string, urls: OAuthUrls, options: Descript
     info: {
       title: 'School API (sandbox)',
       version: '1.0.0',
-      description: 'Protected API of the school sandbox, one area per scope. Requests without a token are served as anonymous and never challenged; writes need a token with the area\'s :write scope. An invalid token gets 401 and a token lacking the scope 403, each with a WWW-Authenticate header pointing to the protected resource metadata.',
+      description:
+        "Protected API of the school sandbox, one area per scope. Requests without a token are served as anonymous and never challenged; writes need a token with the area's :write scope. An invalid token gets 401 and a token lacking the scope 403, each with a WWW-Authenticate header pointing to the protected resource metadata.",
     },
     servers: [{ url: baseUrl }],
     tags: [
@@ -377,7 +394,7 @@ export function buildOpenApi(baseUrl: string, urls: OAuthUrls, options: Descript
         BadRequest: { description: 'The body or a query parameter is invalid; `field` names it', content: json(schemaRef('Error')) },
         InvalidToken: { description: 'Invalid, expired or revoked access token', headers: { 'WWW-Authenticate': challenge }, content: json(schemaRef('Error')) },
         Forbidden: {
-          description: 'The token lacks the operation\'s scope (insufficient_scope, with a challenge naming the scope), or a write was sent without a token (forbidden, no challenge)',
+          description: "The token lacks the operation's scope (insufficient_scope, with a challenge naming the scope), or a write was sent without a token (forbidden, no challenge)",
           headers: { 'WWW-Authenticate': challenge },
           content: json(schemaRef('Error')),
         },
@@ -398,12 +415,18 @@ export function buildOpenApi(baseUrl: string, urls: OAuthUrls, options: Descript
         ...platformSchemas(),
         CourseList: { type: 'object', properties: { anonymous: { type: 'boolean' }, courses: { type: 'array', items: { $ref: '#/components/schemas/Course' } } } },
         StudentList: { type: 'object', properties: { anonymous: { type: 'boolean' }, students: { type: 'array', items: { $ref: '#/components/schemas/Student' } } } },
-        Lesson: { type: 'object', required: ['id', 'title'], properties: { id: { type: 'string' }, title: { type: 'string' }, course: { type: 'string', description: 'The course\'s id' } } },
+        Lesson: { type: 'object', required: ['id', 'title'], properties: { id: { type: 'string' }, title: { type: 'string' }, course: { type: 'string', description: "The course's id" } } },
         Echo: {
           type: 'object',
           properties: {
-            method: { type: 'string' }, path: { type: 'string' }, query: { type: 'object' }, headers: { type: 'object' },
-            authorization: { enum: ['present', 'absent'] }, body: {}, authenticated: { type: 'boolean' }, scopes: { type: 'array', items: { type: 'string' } },
+            method: { type: 'string' },
+            path: { type: 'string' },
+            query: { type: 'object' },
+            headers: { type: 'object' },
+            authorization: { enum: ['present', 'absent'] },
+            body: {},
+            authenticated: { type: 'boolean' },
+            scopes: { type: 'array', items: { type: 'string' } },
           },
         },
         ...(wanted > have ? SYNTHETIC_SCHEMAS : {}),

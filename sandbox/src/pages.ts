@@ -33,13 +33,18 @@ function layout(title: string, body: string): string {
 }
 
 export function renderErrorPage(error: string | undefined, description: string | undefined): string {
-  return layout('Error', `<h1>Something went wrong</h1>
+  return layout(
+    'Error',
+    `<h1>Something went wrong</h1>
 <p id="error"><code>${escapeHtml(error ?? 'server_error')}</code></p>
-<p id="error-description">${escapeHtml(description ?? '')}</p>`);
+<p id="error-description">${escapeHtml(description ?? '')}</p>`,
+  );
 }
 
 function signInPage(uid: string, clientName: string, error?: string, username = ''): string {
-  return layout('Sign in', `<h1>Sign in to School</h1>
+  return layout(
+    'Sign in',
+    `<h1>Sign in to School</h1>
 <p class="muted">${escapeHtml(clientName)} wants to access your school account.</p>
 ${error ? `<p class="error" id="sign-in-error">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="/interaction/${escapeHtml(uid)}/login" autocomplete="off">
@@ -47,19 +52,23 @@ ${error ? `<p class="error" id="sign-in-error">${escapeHtml(error)}</p>` : ''}
 <label for="password">Password</label><input id="password" name="password" type="password" required>
 <button type="submit" id="sign-in">Sign in</button>
 </form>
-<p class="muted">Demo accounts: ada / lovelace, alan / turing.</p>`);
+<p class="muted">Demo accounts: ada / lovelace, alan / turing.</p>`,
+  );
 }
 
 function consentPage(uid: string, clientName: string, user: SandboxUser | undefined, scopes: string[]): string {
   const items = scopes.map((s) => `<li data-scope="${escapeHtml(s)}"><code>${escapeHtml(s)}</code> – ${escapeHtml(describeScope(s))}</li>`).join('\n');
-  return layout('Authorize', `<h1>Authorize ${escapeHtml(clientName)}</h1>
+  return layout(
+    'Authorize',
+    `<h1>Authorize ${escapeHtml(clientName)}</h1>
 <p class="muted">Signed in as ${escapeHtml(user?.name ?? 'unknown')}${user ? ` (${escapeHtml(user.username)})` : ''}.</p>
 <p>${escapeHtml(clientName)} asks for:</p>
 <ul class="scopes" id="scopes">${items || '<li>No specific permissions</li>'}</ul>
 <div class="actions">
 <form method="post" action="/interaction/${escapeHtml(uid)}/confirm"><button type="submit" id="approve">Approve</button></form>
 <form method="post" action="/interaction/${escapeHtml(uid)}/abort"><button type="submit" id="deny" class="secondary">Deny</button></form>
-</div>`);
+</div>`,
+  );
 }
 
 function send(res: ServerResponse, status: number, html: string) {
@@ -81,12 +90,7 @@ export interface InteractionContext {
 
 // Handles /interaction/<uid>[/login|/confirm|/abort]. Returns false when the path is not an
 // interaction path.
-export async function handleInteraction(
-  req: IncomingMessage,
-  res: ServerResponse,
-  pathname: string,
-  { provider, users, emit }: InteractionContext,
-): Promise<boolean> {
+export async function handleInteraction(req: IncomingMessage, res: ServerResponse, pathname: string, { provider, users, emit }: InteractionContext): Promise<boolean> {
   const m = /^\/interaction\/([A-Za-z0-9_-]+)(?:\/(login|confirm|abort))?$/.exec(pathname);
   if (!m) return false;
   const [, uid, action] = m;
@@ -113,7 +117,9 @@ export async function handleInteraction(
   const client = await provider.Client.find(clientId);
   const clientName: string = client?.clientName ?? clientId;
   const prompt: string = details.prompt.name;
-  const requested: string[] = String(details.params.scope ?? '').split(' ').filter(Boolean);
+  const requested: string[] = String(details.params.scope ?? '')
+    .split(' ')
+    .filter(Boolean);
 
   if (!action) {
     if (prompt === 'login') {
@@ -154,19 +160,22 @@ export async function handleInteraction(
 
   if (action === 'abort') {
     emit('consent', { client_id: clientId, decision: 'deny', scope: requested.join(' '), sub: details.session?.accountId });
-    await provider.interactionFinished(req, res, {
-      error: 'access_denied',
-      error_description: 'The user denied the authorization request.',
-    }, { mergeWithLastSubmission: false });
+    await provider.interactionFinished(
+      req,
+      res,
+      {
+        error: 'access_denied',
+        error_description: 'The user denied the authorization request.',
+      },
+      { mergeWithLastSubmission: false },
+    );
     return true;
   }
 
   // Approve: grant exactly what was asked for, both as OpenID scopes (id token) and as
   // scopes of the API resource (the access token).
   const { accountId } = details.session;
-  const grant = details.grantId
-    ? await provider.Grant.find(details.grantId)
-    : new provider.Grant({ accountId, clientId });
+  const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId, clientId });
   const missing = details.prompt.details ?? {};
   if (missing.missingOIDCScope?.length) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
   if (missing.missingOIDCClaims?.length) grant.addOIDCClaims(missing.missingOIDCClaims);
@@ -183,20 +192,26 @@ export async function handleInteraction(
 // for the browser driver: the code input (#device-user-code, #device-continue), the
 // confirmation (#device-confirm, #device-abort) and the end (#device-done).
 export function renderDeviceInputPage(form: string, error: boolean): string {
-  return layout('Connect a device', `<h1>Connect a device</h1>
+  return layout(
+    'Connect a device',
+    `<h1>Connect a device</h1>
 ${error ? '<p class="error">That code is not valid. Check it and try again.</p>' : '<p class="muted">Enter the code shown on your device.</p>'}
 ${form.replace('name="user_code" placeholder', 'id="device-user-code" name="user_code" placeholder')}
-<button id="device-continue" type="submit" form="op.deviceInputForm">Continue</button>`);
+<button id="device-continue" type="submit" form="op.deviceInputForm">Continue</button>`,
+  );
 }
 
 export function renderDeviceConfirmPage(form: string, clientName: string, userCode: string): string {
-  return layout('Confirm the device', `<h1>Confirm the device</h1>
+  return layout(
+    'Confirm the device',
+    `<h1>Confirm the device</h1>
 <p><strong>${escapeHtml(clientName)}</strong> asks to sign in with the code</p>
 <p><code id="device-code">${escapeHtml(userCode)}</code></p>
 <p class="muted">Continue only if you started this sign-in yourself and your device shows this code. Never enter a code that someone else sent you.</p>
 ${form}
 <div class="actions"><button id="device-confirm" type="submit" form="op.deviceConfirmForm">Continue</button>
-<button id="device-abort" class="secondary" type="submit" form="op.deviceConfirmForm" name="abort" value="yes">Abort</button></div>`);
+<button id="device-abort" class="secondary" type="submit" form="op.deviceConfirmForm" name="abort" value="yes">Abort</button></div>`,
+  );
 }
 
 export function renderDeviceDonePage(): string {

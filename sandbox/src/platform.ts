@@ -45,15 +45,20 @@ export function pathOf(spec: ResourceSpec, kind: OperationKind): string {
 }
 
 function patternOf(path: string): RegExp {
-  const source = path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('([^/]+)');
+  const source = path
+    .split(/\{[^}]+\}/)
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('([^/]+)');
   return new RegExp(`^${source}$`);
 }
 
 /** Every route of the table, in table order. */
-export const ROUTES: Route[] = RESOURCES.flatMap((spec) => spec.operations.map((kind) => {
-  const path = pathOf(spec, kind);
-  return { spec, kind, method: METHOD_OF[kind], path, pattern: patternOf(path) };
-}));
+export const ROUTES: Route[] = RESOURCES.flatMap((spec) =>
+  spec.operations.map((kind) => {
+    const path = pathOf(spec, kind);
+    return { spec, kind, method: METHOD_OF[kind], path, pattern: patternOf(path) };
+  }),
+);
 
 const ANONYMOUS_FLAG: Schema = { type: 'boolean', readOnly: true, description: 'True when the answer was made for a request without a token' };
 
@@ -70,10 +75,12 @@ export function platformSchemas(): Record<string, Schema> {
   const schemas: Record<string, Schema> = structuredClone(SHARED_SCHEMAS);
   for (const spec of RESOURCES) {
     const ref = { $ref: `#/components/schemas/${spec.name}` };
-    const fields = Object.fromEntries(Object.entries(spec.fields).map(([name, schema]) => {
-      const note = FIELD_NOTES[spec.name]?.[name];
-      return [name, note && schema.description === undefined ? { ...schema, description: note } : schema];
-    }));
+    const fields = Object.fromEntries(
+      Object.entries(spec.fields).map(([name, schema]) => {
+        const note = FIELD_NOTES[spec.name]?.[name];
+        return [name, note && schema.description === undefined ? { ...schema, description: note } : schema];
+      }),
+    );
     const hasId = 'id' in spec.serverFields;
     schemas[spec.name] = {
       type: 'object',
@@ -83,13 +90,21 @@ export function platformSchemas(): Record<string, Schema> {
     };
     if (spec.kind === 'collection' && Object.keys(spec.fields).length) {
       schemas[`New${spec.name}`] = {
-        type: 'object', description: `A new ${spec.noun}`, required: spec.required, additionalProperties: false, properties: fields,
+        type: 'object',
+        description: `A new ${spec.noun}`,
+        required: spec.required,
+        additionalProperties: false,
+        properties: fields,
         ...(spec.example ? { example: spec.example } : {}),
       };
     }
     if (spec.operations.includes('update')) {
       schemas[`${spec.name}Update`] = {
-        type: 'object', description: `Changes to the ${spec.noun}: only the fields sent change`, minProperties: 1, additionalProperties: false, properties: fields,
+        type: 'object',
+        description: `Changes to the ${spec.noun}: only the fields sent change`,
+        minProperties: 1,
+        additionalProperties: false,
+        properties: fields,
         ...(updateExample(spec) ? { example: updateExample(spec) } : {}),
       };
     }
@@ -141,9 +156,19 @@ export interface Platform {
 export function createPlatform(baseUrl: string, users: SandboxUser[]): Platform {
   const root = { components: { schemas: platformSchemas() } };
   const stores = new Map<string, Rec[]>(RESOURCES.map((spec) => [spec.name, structuredClone(spec.seed())]));
-  const accounts = new Map<string, Rec>(users.map((u) => [u.sub, {
-    sub: u.sub, name: u.name, email: u.email, locale: 'en', timezone: 'Europe/London', notifications: { email_digest: 'weekly', product_updates: true },
-  }]));
+  const accounts = new Map<string, Rec>(
+    users.map((u) => [
+      u.sub,
+      {
+        sub: u.sub,
+        name: u.name,
+        email: u.email,
+        locale: 'en',
+        timezone: 'Europe/London',
+        notifications: { email_digest: 'weekly', product_updates: true },
+      },
+    ]),
+  );
   const records = (name: string) => stores.get(name)!;
 
   const visibleTo = (spec: ResourceSpec, token: PlatformCall['token']) => (record: Rec) => {
@@ -198,10 +223,17 @@ export function createPlatform(baseUrl: string, users: SandboxUser[]): Platform 
     const links = [`<${pageUrl(1)}>; rel="first"`, `<${pageUrl(pages)}>; rel="last"`];
     if (page > 1) links.push(`<${pageUrl(Math.min(page - 1, pages))}>; rel="prev"`);
     if (page < pages) links.push(`<${pageUrl(page + 1)}>; rel="next"`);
-    call.send(200, {
-      anonymous: !call.token, page, per_page: perPage, total: matching.length,
-      [spec.key]: matching.slice((page - 1) * perPage, page * perPage),
-    }, { Link: links.join(', ') });
+    call.send(
+      200,
+      {
+        anonymous: !call.token,
+        page,
+        per_page: perPage,
+        total: matching.length,
+        [spec.key]: matching.slice((page - 1) * perPage, page * perPage),
+      },
+      { Link: links.join(', ') },
+    );
   }
 
   function notFound(spec: ResourceSpec, call: PlatformCall, id: string) {

@@ -57,8 +57,9 @@ export function firstViolation(value: unknown, schema: Schema, root: Schema, fie
     const target = resolveRef(root, schema.$ref);
     return target ? firstViolation(value, target, root, field) : fail(`cannot be checked (unresolved ${schema.$ref})`);
   }
-  const types = Array.isArray(schema.type) ? schema.type as string[] : typeof schema.type === 'string' ? [schema.type] : [];
-  if (types.length && !types.some((t) => matchesType(value, t))) return fail(`must be ${types.map((t) => (t === 'integer' ? 'an integer' : t === 'array' || t === 'object' ? `an ${t}` : `a ${t}`)).join(' or ')}`);
+  const types = Array.isArray(schema.type) ? (schema.type as string[]) : typeof schema.type === 'string' ? [schema.type] : [];
+  if (types.length && !types.some((t) => matchesType(value, t)))
+    return fail(`must be ${types.map((t) => (t === 'integer' ? 'an integer' : t === 'array' || t === 'object' ? `an ${t}` : `a ${t}`)).join(' or ')}`);
   if (Array.isArray(schema.enum) && !schema.enum.some((e) => e === value)) return fail(`must be one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}`);
 
   if (typeof value === 'string') {
@@ -90,7 +91,8 @@ export function firstViolation(value: unknown, schema: Schema, root: Schema, fie
     if (Array.isArray(schema.required)) {
       for (const name of schema.required) if (typeof name === 'string' && !(name in value)) return { field: join(field, name), message: 'is required' };
     }
-    if (typeof schema.minProperties === 'number' && Object.keys(value).length < schema.minProperties) return fail(`must set at least ${schema.minProperties} field${schema.minProperties === 1 ? '' : 's'}`);
+    if (typeof schema.minProperties === 'number' && Object.keys(value).length < schema.minProperties)
+      return fail(`must set at least ${schema.minProperties} field${schema.minProperties === 1 ? '' : 's'}`);
     for (const [name, item] of Object.entries(value)) {
       const own = properties[name];
       if (isObject(own)) {

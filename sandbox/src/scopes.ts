@@ -6,26 +6,41 @@ export const IDENTITY_SCOPES = ['openid', 'profile', 'email'] as const;
 
 // Only the read/write forms named by the interface exist; e.g. there is no orders:write.
 export const DATA_SCOPES = [
-  'courses:read', 'courses:write',
-  'students:read', 'students:write',
-  'members:read', 'members:write',
+  'courses:read',
+  'courses:write',
+  'students:read',
+  'students:write',
+  'members:read',
+  'members:write',
   'analytics:read',
-  'curriculum:read', 'curriculum:write',
+  'curriculum:read',
+  'curriculum:write',
   'orders:read',
-  'school:read', 'school:write',
-  'appearance:read', 'appearance:write',
-  'events:read', 'events:write',
-  'membership_plans:read', 'membership_plans:write',
-  'coupons:read', 'coupons:write',
-  'posts:read', 'posts:write',
-  'subscriptions:read', 'subscriptions:write',
-  'digital_products:read', 'digital_products:write',
+  'school:read',
+  'school:write',
+  'appearance:read',
+  'appearance:write',
+  'events:read',
+  'events:write',
+  'membership_plans:read',
+  'membership_plans:write',
+  'coupons:read',
+  'coupons:write',
+  'posts:read',
+  'posts:write',
+  'subscriptions:read',
+  'subscriptions:write',
+  'digital_products:read',
+  'digital_products:write',
   'comments:read',
-  'lecturers:read', 'lecturers:write',
+  'lecturers:read',
+  'lecturers:write',
   'storage:write',
   'forms:read',
-  'pages:read', 'pages:write',
-  'account:read', 'account:write',
+  'pages:read',
+  'pages:write',
+  'account:read',
+  'account:write',
 ] as const;
 
 export const ALL_SCOPES: readonly string[] = [...IDENTITY_SCOPES, ...DATA_SCOPES];
@@ -38,10 +53,14 @@ export function isKnownScope(scope: string): boolean {
 
 export function describeScope(scope: string): string {
   switch (scope) {
-    case 'openid': return 'Sign you in (OpenID Connect)';
-    case 'profile': return 'Your basic profile information';
-    case 'email': return 'Your email address';
-    default: break;
+    case 'openid':
+      return 'Sign you in (OpenID Connect)';
+    case 'profile':
+      return 'Your basic profile information';
+    case 'email':
+      return 'Your email address';
+    default:
+      break;
   }
   const [area, access] = scope.split(':');
   if (!area || !access) return scope;

@@ -7,9 +7,9 @@ import { discover, eventsOf, insecure, obtainTokens, register, type RegisteredCl
 let sb: Sandbox;
 let as: oauth.AuthorizationServer;
 let reg: RegisteredClient;
-let readToken: string;     // courses:read students:read
-let writeToken: string;    // courses:write
-let profileToken: string;  // openid profile email
+let readToken: string; // courses:read students:read
+let writeToken: string; // courses:write
+let profileToken: string; // openid profile email
 
 beforeAll(async () => {
   sb = await startSandbox({ quiet: true });
@@ -19,7 +19,9 @@ beforeAll(async () => {
   writeToken = (await obtainTokens(as, reg, 'courses:write')).access_token;
   profileToken = (await obtainTokens(as, reg, 'openid profile email', { user: 'alan', password: 'turing' })).access_token;
 });
-afterAll(async () => { await sb?.close(); });
+afterAll(async () => {
+  await sb?.close();
+});
 
 function call(path: string, init: RequestInit & { token?: string } = {}) {
   const headers = new Headers(init.headers);
@@ -102,7 +104,9 @@ describe('bearer tokens', () => {
 
   it('writes with the right scope: 201 and the created course echoed back', async () => {
     const res = await call('/api/courses', {
-      method: 'POST', token: writeToken, headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      token: writeToken,
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ title: 'Difference Engines', visibility: 'public', seats: 12 }),
     });
     expect(res.status).toBe(201);
@@ -144,15 +148,20 @@ describe('bearer tokens', () => {
 describe('/api/echo', () => {
   it('reflects the request, without the Authorization value', async () => {
     const res = await call('/api/echo?a=1&b=2&b=3', {
-      method: 'PATCH', token: readToken,
+      method: 'PATCH',
+      token: readToken,
       headers: { 'content-type': 'application/json', 'X-Custom': 'Yes' },
       body: JSON.stringify({ hello: 'world' }),
     });
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body).toMatchObject({
-      method: 'PATCH', path: '/api/echo', query: { a: '1', b: ['2', '3'] },
-      authorization: 'present', body: { hello: 'world' }, authenticated: true,
+      method: 'PATCH',
+      path: '/api/echo',
+      query: { a: '1', b: ['2', '3'] },
+      authorization: 'present',
+      body: { hello: 'world' },
+      authenticated: true,
     });
     expect(body.headers['x-custom']).toBe('Yes');
     expect(body.headers.authorization).toBeUndefined();
@@ -173,7 +182,9 @@ describe('pagination and testing routes', () => {
   it('pages /api/lessons with RFC 8288 Link headers, and marks it paginated in /openapi.json', async () => {
     const first = await call('/api/lessons?per_page=5', { token: readToken });
     expect((await first.json()).lessons).toHaveLength(5);
-    expect(first.headers.get('link')).toBe(`<${sb.baseUrl}/api/lessons?page=1&per_page=5>; rel="first", <${sb.baseUrl}/api/lessons?page=2&per_page=5>; rel="last", <${sb.baseUrl}/api/lessons?page=2&per_page=5>; rel="next"`);
+    expect(first.headers.get('link')).toBe(
+      `<${sb.baseUrl}/api/lessons?page=1&per_page=5>; rel="first", <${sb.baseUrl}/api/lessons?page=2&per_page=5>; rel="last", <${sb.baseUrl}/api/lessons?page=2&per_page=5>; rel="next"`,
+    );
     const last = await call('/api/lessons?page=2&per_page=5');
     expect(await last.json()).toMatchObject({ page: 2, lessons: [{ id: 'l-6' }, { id: 'l-7' }, { id: 'l-8' }] });
     expect(last.headers.get('link')).not.toContain('rel="next"');
@@ -187,7 +198,11 @@ describe('pagination and testing routes', () => {
       const res = await call('/api/testing/flaky?key=sandbox-a&times=2&status=429&retry_after=7');
       statuses.push([res.status, res.headers.get('retry-after')]);
     }
-    expect(statuses).toEqual([[429, '7'], [429, '7'], [200, null]]);
+    expect(statuses).toEqual([
+      [429, '7'],
+      [429, '7'],
+      [200, null],
+    ]);
     expect((await call('/api/testing/flaky?key=sandbox-b&times=1')).status).toBe(503);
   });
 
@@ -217,6 +232,10 @@ describe('userinfo', () => {
     expect(none.status).toBe(401);
     const noOpenid = await fetch(as.userinfo_endpoint!, { headers: { authorization: `Bearer ${writeToken}` } });
     expect(noOpenid.status).toBe(403);
-    expect(eventsOf(sb, 'userinfo').slice(-3).map((e) => e.status)).toEqual([401, 401, 403]);
+    expect(
+      eventsOf(sb, 'userinfo')
+        .slice(-3)
+        .map((e) => e.status),
+    ).toEqual([401, 401, 403]);
   });
 });

@@ -1,4 +1,4 @@
-import * as oauth from 'oauth4webapi';
+import type * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startSandbox, type Sandbox } from '../src/index.js';
@@ -14,7 +14,9 @@ beforeAll(async () => {
   as = await discover(sb.issuer);
   reg = await register(as, { redirect_uris: [REDIRECT] });
 });
-afterAll(async () => { await sb?.close(); });
+afterAll(async () => {
+  await sb?.close();
+});
 
 async function authorize(params: Record<string, string | undefined>) {
   const url = new URL(as.authorization_endpoint!);

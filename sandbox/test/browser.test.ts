@@ -43,11 +43,13 @@ describe('authorization code flow in a real browser', () => {
     expect(callback.searchParams.get('code')).toBeTruthy();
 
     const params = oauth.validateAuthResponse(as, reg.client, callback, req.state);
-    const tokens = await oauth.processAuthorizationCodeResponse(as, reg.client,
-      await oauth.authorizationCodeGrantRequest(as, reg.client, reg.auth, params, listener.redirectUri, req.verifier, insecure));
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      reg.client,
+      await oauth.authorizationCodeGrantRequest(as, reg.client, reg.auth, params, listener.redirectUri, req.verifier, insecure),
+    );
     expect(tokens.refresh_token).toBeTruthy();
-    const claims = await oauth.processUserInfoResponse(as, reg.client, oauth.skipSubjectCheck,
-      await oauth.userInfoRequest(as, reg.client, tokens.access_token, insecure));
+    const claims = await oauth.processUserInfoResponse(as, reg.client, oauth.skipSubjectCheck, await oauth.userInfoRequest(as, reg.client, tokens.access_token, insecure));
     expect(claims).toMatchObject({ sub: 'usr_1815_ada', name: 'Ada Lovelace', email: 'ada@example.edu' });
 
     const api = await fetch(`${sb.baseUrl}/api/courses`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
@@ -77,9 +79,14 @@ describe('authorization code flow in a real browser', () => {
     const req = await authorizationUrl(as, reg.client, listener.redirectUri, 'openid students:read');
     const log = join(scratch, 'driver.log');
     const run = new Promise<number>((resolve) => {
-      execFile(process.execPath, [BROWSER_DRIVER_SCRIPT, req.url.href], {
-        env: { ...process.env, BROWSER_DRIVER_LOG: log, SANDBOX_USER: 'alan', SANDBOX_PASSWORD: 'turing' },
-      }, (err) => resolve(err ? Number((err as { code?: number }).code ?? 1) : 0));
+      execFile(
+        process.execPath,
+        [BROWSER_DRIVER_SCRIPT, req.url.href],
+        {
+          env: { ...process.env, BROWSER_DRIVER_LOG: log, SANDBOX_USER: 'alan', SANDBOX_PASSWORD: 'turing' },
+        },
+        (err) => resolve(err ? Number((err as { code?: number }).code ?? 1) : 0),
+      );
     });
     const [exitCode, callback] = await Promise.all([run, listener.next()]);
     expect(exitCode).toBe(0);

@@ -45,7 +45,8 @@ async function authorizationCode(s: Setup) {
 
 async function codeGrant(s: Setup, code: Awaited<ReturnType<typeof authorizationCode>>, dpop?: oauth.DPoPHandle) {
   const response = await oauth.authorizationCodeGrantRequest(s.as, s.reg.client, s.reg.auth, code.params, REDIRECT_URI, code.verifier, {
-    ...insecure, ...(dpop ? { DPoP: dpop } : {}),
+    ...insecure,
+    ...(dpop ? { DPoP: dpop } : {}),
   });
   return oauth.processAuthorizationCodeResponse(s.as, s.reg.client, response);
 }
@@ -57,18 +58,20 @@ async function login(s: Setup, dpop?: oauth.DPoPHandle) {
 }
 
 async function refresh(s: Setup, refreshToken: string, dpop?: oauth.DPoPHandle) {
-  return onceMoreOnNonce(async () => oauth.processRefreshTokenResponse(s.as, s.reg.client,
-    await oauth.refreshTokenGrantRequest(s.as, s.reg.client, s.reg.auth, refreshToken, { ...insecure, ...(dpop ? { DPoP: dpop } : {}) })));
+  return onceMoreOnNonce(async () =>
+    oauth.processRefreshTokenResponse(s.as, s.reg.client, await oauth.refreshTokenGrantRequest(s.as, s.reg.client, s.reg.auth, refreshToken, { ...insecure, ...(dpop ? { DPoP: dpop } : {}) })),
+  );
 }
 
 async function apiCall(s: Setup, accessToken: string, dpop: oauth.DPoPHandle, path = '/api/courses') {
   const response = await onceMoreOnNonce(() => oauth.protectedResourceRequest(accessToken, 'GET', new URL(`${s.sb.baseUrl}${path}`), undefined, undefined, { ...insecure, DPoP: dpop }));
-  return { status: response.status, body: await response.json() as Record<string, unknown> };
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
 async function userinfo(s: Setup, accessToken: string, dpop: oauth.DPoPHandle) {
-  return onceMoreOnNonce(async () => oauth.processUserInfoResponse(s.as, s.reg.client, oauth.skipSubjectCheck,
-    await oauth.userInfoRequest(s.as, s.reg.client, accessToken, { ...insecure, DPoP: dpop })));
+  return onceMoreOnNonce(async () =>
+    oauth.processUserInfoResponse(s.as, s.reg.client, oauth.skipSubjectCheck, await oauth.userInfoRequest(s.as, s.reg.client, accessToken, { ...insecure, DPoP: dpop })),
+  );
 }
 
 async function thumbprintOf(keys: CryptoKeyPair): Promise<string> {
@@ -77,20 +80,29 @@ async function thumbprintOf(keys: CryptoKeyPair): Promise<string> {
 
 const athOf = (token: string) => createHash('sha256').update(token).digest('base64url');
 
-interface ProofClaims { htm: string; htu: string; ath?: string; nonce?: string; iat?: number; jti?: string }
+interface ProofClaims {
+  htm: string;
+  htu: string;
+  ath?: string;
+  nonce?: string;
+  iat?: number;
+  jti?: string;
+}
 
 /** A DPoP proof with exactly the claims given (iat now and a new jti unless given). */
 async function proof(keys: CryptoKeyPair, claims: ProofClaims, alg = 'ES256'): Promise<string> {
-  return new SignJWT({ iat: Math.floor(Date.now() / 1000), jti: randomUUID(), ...claims })
-    .setProtectedHeader({ alg, typ: 'dpop+jwt', jwk: await exportJWK(keys.publicKey) })
-    .sign(keys.privateKey);
+  return new SignJWT({ iat: Math.floor(Date.now() / 1000), jti: randomUUID(), ...claims }).setProtectedHeader({ alg, typ: 'dpop+jwt', jwk: await exportJWK(keys.publicKey) }).sign(keys.privateKey);
 }
 
 async function rawGet(url: string, authorization: string, dpopProof?: string) {
   const response = await fetch(url, { headers: { authorization, ...(dpopProof ? { dpop: dpopProof } : {}) } });
   const text = await response.text();
   let body: Record<string, unknown> = {};
-  try { body = JSON.parse(text) as Record<string, unknown>; } catch { /* not JSON */ }
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    /* not JSON */
+  }
   return { status: response.status, challenge: response.headers.get('www-authenticate'), nonce: response.headers.get('dpop-nonce'), body };
 }
 
@@ -112,7 +124,9 @@ describe('dpop-offered', () => {
     dpop = oauth.DPoP(s.reg.client, keys);
     bound = await login(s, dpop);
   });
-  afterAll(async () => { await s?.sb.close(); });
+  afterAll(async () => {
+    await s?.sb.close();
+  });
 
   it('advertises ES256 among its DPoP algorithms, at the authorization server and the resource', async () => {
     expect(s.as.dpop_signing_alg_values_supported).toEqual(['ES256', 'Ed25519', 'EdDSA']);
@@ -134,7 +148,10 @@ describe('dpop-offered', () => {
     expect(refreshed.token_type).toBe('dpop');
     expect((await s.sb.introspect(refreshed.access_token)).cnf).toEqual({ jkt });
     expect(eventsOf(s.sb, 'token').at(-1)).toMatchObject({ grant_type: 'refresh_token', ok: true, dpop: jkt, token_type: 'DPoP' });
-    const err = await refresh(s, refreshed.refresh_token!).then(() => undefined, (e: unknown) => e);
+    const err = await refresh(s, refreshed.refresh_token!).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(oauth.ResponseBodyError);
     expect((err as oauth.ResponseBodyError).error).toBe('invalid_grant');
     expect(eventsOf(s.sb, 'token').at(-1)).toMatchObject({ grant_type: 'refresh_token', ok: false, dpop: null });
@@ -164,8 +181,7 @@ describe('dpop-offered', () => {
   });
 
   it('accepts a proof made here with every claim right (the query is no part of htu)', async () => {
-    const ok = await rawGet(`${s.sb.baseUrl}/api/courses?page=1`, `DPoP ${bound.access_token}`,
-      await proof(keys, { htm: 'GET', htu: `${s.sb.baseUrl}/api/courses`, ath: athOf(bound.access_token) }));
+    const ok = await rawGet(`${s.sb.baseUrl}/api/courses?page=1`, `DPoP ${bound.access_token}`, await proof(keys, { htm: 'GET', htu: `${s.sb.baseUrl}/api/courses`, ath: athOf(bound.access_token) }));
     expect(ok.status).toBe(200);
     expect(ok.nonce).toBeNull();
   });
@@ -225,14 +241,19 @@ describe('dpop-required', () => {
     s = await setUp(['dpop-required', 'par-offered']);
     keys = await oauth.generateKeyPair('ES256');
   });
-  afterAll(async () => { await s?.sb.close(); });
+  afterAll(async () => {
+    await s?.sb.close();
+  });
 
   it('registers every client for DPoP-bound tokens and refuses a token request without a proof', async () => {
     expect(s.reg.client.dpop_bound_access_tokens).toBe(true);
     const optedOut = await register(s.as, { dpop_bound_access_tokens: false });
     expect(optedOut.client.dpop_bound_access_tokens).toBe(true);
     const code = await authorizationCode(s);
-    const err = await codeGrant(s, code).then(() => undefined, (e: unknown) => e);
+    const err = await codeGrant(s, code).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(oauth.ResponseBodyError);
     expect((err as oauth.ResponseBodyError).error).toBe('invalid_grant');
     expect(eventsOf(s.sb, 'token').at(-1)).toMatchObject({ ok: false, error: 'invalid_grant', dpop: null });
@@ -246,7 +267,10 @@ describe('dpop-required', () => {
   it('answers a proof without a nonce with use_dpop_nonce and a DPoP-Nonce, then issues bound tokens', async () => {
     const dpop = oauth.DPoP(s.reg.client, keys);
     const code = await authorizationCode(s);
-    const first = await codeGrant(s, code, dpop).then(() => undefined, (e: unknown) => e);
+    const first = await codeGrant(s, code, dpop).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(oauth.isDPoPNonceError(first)).toBe(true);
     expect(((first as oauth.ResponseBodyError).response.headers.get('dpop-nonce') ?? '').length).toBeGreaterThan(10);
     expect(eventsOf(s.sb, 'token').at(-1)).toMatchObject({ ok: false, error: 'use_dpop_nonce', dpop: await thumbprintOf(keys) });
@@ -259,10 +283,18 @@ describe('dpop-required', () => {
 
   it('asks for a nonce at the PAR endpoint too', async () => {
     const dpop = oauth.DPoP(s.reg.client, keys);
-    const params = new URLSearchParams({ response_type: 'code', redirect_uri: REDIRECT_URI, scope: SCOPE, code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()), code_challenge_method: 'S256' });
-    const push = async () => oauth.processPushedAuthorizationResponse(s.as, s.reg.client,
-      await oauth.pushedAuthorizationRequest(s.as, s.reg.client, s.reg.auth, params, { ...insecure, DPoP: dpop }));
-    const first = await push().then(() => undefined, (e: unknown) => e);
+    const params = new URLSearchParams({
+      response_type: 'code',
+      redirect_uri: REDIRECT_URI,
+      scope: SCOPE,
+      code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+      code_challenge_method: 'S256',
+    });
+    const push = async () => oauth.processPushedAuthorizationResponse(s.as, s.reg.client, await oauth.pushedAuthorizationRequest(s.as, s.reg.client, s.reg.auth, params, { ...insecure, DPoP: dpop }));
+    const first = await push().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(oauth.isDPoPNonceError(first)).toBe(true);
     expect(eventsOf(s.sb, 'par').at(-1)).toMatchObject({ ok: false, error: 'use_dpop_nonce', dpop: await thumbprintOf(keys) });
     expect((await push()).request_uri).toMatch(/^urn:ietf:params:oauth:request_uri:/);
@@ -288,8 +320,10 @@ describe('dpop-required', () => {
 
     // The same through oauth4webapi: challenged once, then served.
     const fresh = oauth.DPoP(s.reg.client, keys);
-    const first = await oauth.protectedResourceRequest(tokens.access_token, 'GET', new URL(url), undefined, undefined, { ...insecure, DPoP: fresh })
-      .then(() => undefined, (e: unknown) => e);
+    const first = await oauth.protectedResourceRequest(tokens.access_token, 'GET', new URL(url), undefined, undefined, { ...insecure, DPoP: fresh }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(oauth.isDPoPNonceError(first)).toBe(true);
     expect((await apiCall(s, tokens.access_token, fresh)).status).toBe(200);
     const fresh2 = oauth.DPoP(s.reg.client, keys);
@@ -302,8 +336,12 @@ describe('dpop-required', () => {
 
 describe('dpop-nonce-loop', () => {
   let s: Setup;
-  beforeAll(async () => { s = await setUp(['dpop-nonce-loop']); });
-  afterAll(async () => { await s?.sb.close(); });
+  beforeAll(async () => {
+    s = await setUp(['dpop-nonce-loop']);
+  });
+  afterAll(async () => {
+    await s?.sb.close();
+  });
 
   it('answers every token request with a proof use_dpop_nonce and a new nonce, and serves one without a proof', async () => {
     const keys = await oauth.generateKeyPair('ES256');
@@ -312,7 +350,10 @@ describe('dpop-nonce-loop', () => {
     const code = await authorizationCode(s);
     const nonces: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const err = await codeGrant(s, code, dpop).then(() => undefined, (e: unknown) => e);
+      const err = await codeGrant(s, code, dpop).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(oauth.isDPoPNonceError(err)).toBe(true);
       const response = (err as oauth.ResponseBodyError).response;
       expect(response.status).toBe(400);
@@ -331,8 +372,12 @@ describe('dpop-nonce-loop', () => {
 
 describe('dpop-api-nonce-loop', () => {
   let s: Setup;
-  beforeAll(async () => { s = await setUp(['dpop-api-nonce-loop']); });
-  afterAll(async () => { await s?.sb.close(); });
+  beforeAll(async () => {
+    s = await setUp(['dpop-api-nonce-loop']);
+  });
+  afterAll(async () => {
+    await s?.sb.close();
+  });
 
   it('issues and refreshes bound tokens, but the API and userinfo ask for a new nonce every time', async () => {
     const keys = await oauth.generateKeyPair('ES256');
@@ -345,15 +390,17 @@ describe('dpop-api-nonce-loop', () => {
       const nonces: string[] = [];
       let nonce: string | undefined;
       for (let i = 0; i < 4; i++) {
-        const answer = await rawGet(url, `DPoP ${refreshed.access_token}`,
-          await proof(keys, { htm: 'GET', htu: url, ath: athOf(refreshed.access_token), ...(nonce ? { nonce } : {}) }));
+        const answer = await rawGet(url, `DPoP ${refreshed.access_token}`, await proof(keys, { htm: 'GET', htu: url, ath: athOf(refreshed.access_token), ...(nonce ? { nonce } : {}) }));
         expectDpopRefusal(answer, 'use_dpop_nonce', 'the resource server requires a fresh DPoP nonce');
         nonce = answer.nonce!;
         nonces.push(nonce);
       }
       expect(new Set(nonces).size).toBe(4);
     }
-    const err = await apiCall(s, refreshed.access_token, dpop).then(() => undefined, (e: unknown) => e);
+    const err = await apiCall(s, refreshed.access_token, dpop).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(oauth.isDPoPNonceError(err)).toBe(true);
   });
 
@@ -367,15 +414,22 @@ describe('dpop-api-nonce-loop', () => {
 
 describe('dpop-other-algs', () => {
   let s: Setup;
-  beforeAll(async () => { s = await setUp(['dpop-other-algs']); });
-  afterAll(async () => { await s?.sb.close(); });
+  beforeAll(async () => {
+    s = await setUp(['dpop-other-algs']);
+  });
+  afterAll(async () => {
+    await s?.sb.close();
+  });
 
   it('lists PS256 alone, refuses an ES256 proof, and logs a client without a proof in with bearer tokens', async () => {
     expect(s.as.dpop_signing_alg_values_supported).toEqual(['PS256']);
     const prm = await (await fetch(`${s.sb.baseUrl}/.well-known/oauth-protected-resource`)).json();
     expect(prm).toMatchObject({ dpop_signing_alg_values_supported: ['PS256'] });
     const es256 = oauth.DPoP(s.reg.client, await oauth.generateKeyPair('ES256'));
-    const err = await codeGrant(s, await authorizationCode(s), es256).then(() => undefined, (e: unknown) => e);
+    const err = await codeGrant(s, await authorizationCode(s), es256).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect((err as oauth.ResponseBodyError).error).toBe('invalid_dpop_proof');
     const tokens = await login(s);
     expect(tokens.token_type).toBe('bearer');
@@ -396,12 +450,16 @@ describe('dpop-other-algs', () => {
 
 describe('the default sandbox', () => {
   let s: Setup;
-  beforeAll(async () => { s = await setUp([]); });
-  afterAll(async () => { await s?.sb.close(); });
+  beforeAll(async () => {
+    s = await setUp([]);
+  });
+  afterAll(async () => {
+    await s?.sb.close();
+  });
 
   it('offers no DPoP: a proof is ignored at the token endpoint (but recorded) and the tokens are bearer tokens', async () => {
     expect(s.as.dpop_signing_alg_values_supported).toBeUndefined();
-    const prm = await (await fetch(`${s.sb.baseUrl}/.well-known/oauth-protected-resource`)).json() as Record<string, unknown>;
+    const prm = (await (await fetch(`${s.sb.baseUrl}/.well-known/oauth-protected-resource`)).json()) as Record<string, unknown>;
     expect(prm.dpop_signing_alg_values_supported).toBeUndefined();
     const keys = await oauth.generateKeyPair('ES256');
     const tokens = await login(s, oauth.DPoP(s.reg.client, keys));
@@ -419,6 +477,8 @@ describe('the default sandbox', () => {
   it('still answers an unknown bearer token with the Bearer challenge', async () => {
     const answer = await rawGet(`${s.sb.baseUrl}/api/courses`, 'Bearer not-a-token');
     expect(answer.status).toBe(401);
-    expect(answer.challenge).toBe(`Bearer error="invalid_token", error_description="the access token is unknown, expired or revoked", resource_metadata="${s.sb.baseUrl}/.well-known/oauth-protected-resource"`);
+    expect(answer.challenge).toBe(
+      `Bearer error="invalid_token", error_description="the access token is unknown, expired or revoked", resource_metadata="${s.sb.baseUrl}/.well-known/oauth-protected-resource"`,
+    );
   });
 });

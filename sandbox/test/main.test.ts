@@ -22,7 +22,9 @@ function start(args: string[]) {
   const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let stderr = '';
-  child.stderr!.on('data', (d) => { stderr += d; });
+  child.stderr!.on('data', (d) => {
+    stderr += d;
+  });
   const firstLine = new Promise<string>((resolve, reject) => {
     const rl = createInterface({ input: child.stdout! });
     rl.once('line', resolve);
@@ -50,7 +52,10 @@ describe('school-sandbox', () => {
 
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
-    const lines = readFileSync(events, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(events, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.some((e) => e.type === 'request' && e.path === '/.well-known/oauth-protected-resource')).toBe(true);
     expect(lines.some((e) => e.type === 'metadata')).toBe(true);
   });

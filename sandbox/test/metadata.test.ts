@@ -4,25 +4,59 @@ import { ALL_SCOPES, DATA_SCOPES, startSandbox, type Sandbox } from '../src/inde
 import { discover } from './testkit.js';
 
 const SPEC_SCOPES = [
-  'openid', 'profile', 'email',
-  'courses:read', 'courses:write', 'students:read', 'students:write', 'members:read', 'members:write',
-  'analytics:read', 'curriculum:read', 'curriculum:write', 'orders:read', 'school:read', 'school:write',
-  'appearance:read', 'appearance:write', 'events:read', 'events:write', 'membership_plans:read',
-  'membership_plans:write', 'coupons:read', 'coupons:write', 'posts:read', 'posts:write',
-  'subscriptions:read', 'subscriptions:write', 'digital_products:read', 'digital_products:write',
-  'comments:read', 'lecturers:read', 'lecturers:write', 'storage:write', 'forms:read', 'pages:read',
-  'pages:write', 'account:read', 'account:write',
+  'openid',
+  'profile',
+  'email',
+  'courses:read',
+  'courses:write',
+  'students:read',
+  'students:write',
+  'members:read',
+  'members:write',
+  'analytics:read',
+  'curriculum:read',
+  'curriculum:write',
+  'orders:read',
+  'school:read',
+  'school:write',
+  'appearance:read',
+  'appearance:write',
+  'events:read',
+  'events:write',
+  'membership_plans:read',
+  'membership_plans:write',
+  'coupons:read',
+  'coupons:write',
+  'posts:read',
+  'posts:write',
+  'subscriptions:read',
+  'subscriptions:write',
+  'digital_products:read',
+  'digital_products:write',
+  'comments:read',
+  'lecturers:read',
+  'lecturers:write',
+  'storage:write',
+  'forms:read',
+  'pages:read',
+  'pages:write',
+  'account:read',
+  'account:write',
 ];
 
 let sb: Sandbox;
-beforeAll(async () => { sb = await startSandbox({ quiet: true }); });
-afterAll(async () => { await sb?.close(); });
+beforeAll(async () => {
+  sb = await startSandbox({ quiet: true });
+});
+afterAll(async () => {
+  await sb?.close();
+});
 
 async function getJson(url: string) {
   const res = await fetch(url);
   expect(res.status, url).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^application\/([a-z-]+\+)?json/);
-  return await res.json() as Record<string, any>;
+  return (await res.json()) as Record<string, any>;
 }
 
 describe('authorization server metadata (RFC 8414)', () => {
@@ -64,9 +98,21 @@ describe('authorization server metadata (RFC 8414)', () => {
   it('serves OpenID Connect discovery consistent with it', async () => {
     const oauthMd = await getJson(`${sb.issuer}/.well-known/oauth-authorization-server`);
     const oidc = await getJson(`${sb.issuer}/.well-known/openid-configuration`);
-    for (const key of ['issuer', 'authorization_endpoint', 'token_endpoint', 'registration_endpoint', 'userinfo_endpoint',
-      'revocation_endpoint', 'introspection_endpoint', 'jwks_uri', 'scopes_supported', 'code_challenge_methods_supported',
-      'grant_types_supported', 'token_endpoint_auth_methods_supported', 'response_types_supported']) {
+    for (const key of [
+      'issuer',
+      'authorization_endpoint',
+      'token_endpoint',
+      'registration_endpoint',
+      'userinfo_endpoint',
+      'revocation_endpoint',
+      'introspection_endpoint',
+      'jwks_uri',
+      'scopes_supported',
+      'code_challenge_methods_supported',
+      'grant_types_supported',
+      'token_endpoint_auth_methods_supported',
+      'response_types_supported',
+    ]) {
       expect(oidc[key], key).toEqual(oauthMd[key]);
     }
     expect(oidc.subject_types_supported).toEqual(['public']);

@@ -1,4 +1,4 @@
-import * as oauth from 'oauth4webapi';
+import type * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startSandbox, type Sandbox } from '../src/index.js';
@@ -7,8 +7,12 @@ import { discover, obtainTokens, register } from './testkit.js';
 describe('split origins with alternate paths', () => {
   let sb: Sandbox;
   let as: oauth.AuthorizationServer;
-  beforeAll(async () => { sb = await startSandbox({ quiet: true, splitOrigins: true, altPaths: true }); });
-  afterAll(async () => { await sb?.close(); });
+  beforeAll(async () => {
+    sb = await startSandbox({ quiet: true, splitOrigins: true, altPaths: true });
+  });
+  afterAll(async () => {
+    await sb?.close();
+  });
 
   it('puts the authorization server on a second 127.0.0.1 origin', () => {
     expect(sb.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -63,8 +67,12 @@ describe('split origins with alternate paths', () => {
 
 describe('alternate paths on a single origin', () => {
   let sb: Sandbox;
-  beforeAll(async () => { sb = await startSandbox({ quiet: true, altPaths: true }); });
-  afterAll(async () => { await sb?.close(); });
+  beforeAll(async () => {
+    sb = await startSandbox({ quiet: true, altPaths: true });
+  });
+  afterAll(async () => {
+    await sb?.close();
+  });
 
   it('moves the endpoints and leaves the documented ones unanswered', async () => {
     const as = await discover(sb.issuer);

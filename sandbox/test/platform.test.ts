@@ -12,9 +12,9 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 let sb: Sandbox;
 let doc: Json;
-let allScopes: string;        // every data scope
-let coursesOnly: string;      // courses:read
-let studentsOnly: string;     // students:read
+let allScopes: string; // every data scope
+let coursesOnly: string; // courses:read
+let studentsOnly: string; // students:read
 
 beforeAll(async () => {
   sb = await startSandbox({ quiet: true });
@@ -25,22 +25,34 @@ beforeAll(async () => {
   studentsOnly = (await obtainTokens(as, reg, 'students:read', { user: 'alan', password: 'turing' })).access_token;
   doc = await (await fetch(`${sb.baseUrl}/openapi.json`)).json();
 });
-afterAll(async () => { await sb?.close(); });
+afterAll(async () => {
+  await sb?.close();
+});
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
-interface Op { method: string; path: string; op: Json }
+interface Op {
+  method: string;
+  path: string;
+  op: Json;
+}
 
 function operationsOf(d: Json): Op[] {
   return Object.entries(d.paths as Record<string, Json>).flatMap(([path, item]) =>
-    Object.entries(item).filter(([m]) => METHODS.includes(m)).map(([method, op]) => ({ method: method.toUpperCase(), path, op })));
+    Object.entries(item)
+      .filter(([m]) => METHODS.includes(m))
+      .map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
+  );
 }
 
 const scopesOf = (op: Json): string[] => (op.security ?? []).flatMap((r: Json) => Object.values(r).flat());
 const areaOf = (op: Json) => scopesOf(op)[0]?.split(':')[0];
 
 function resolve(d: Json, ref: string): unknown {
-  return ref.slice(2).split('/').reduce<unknown>((node, part) => (node as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], d);
+  return ref
+    .slice(2)
+    .split('/')
+    .reduce<unknown>((node, part) => (node as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], d);
 }
 
 function refsIn(value: unknown, found: string[] = []): string[] {
@@ -93,9 +105,15 @@ function checkDescription(d: Json, minimum: number) {
         for (const s of scopes) expect(known.has(s), `${where} ${s}`).toBe(true);
       }
     }
-    const declared = (op.parameters ?? []).filter((p: Json) => p.in === 'path').map((p: Json) => p.name).sort();
+    const declared = (op.parameters ?? [])
+      .filter((p: Json) => p.in === 'path')
+      .map((p: Json) => p.name)
+      .sort();
     expect(declared, where).toEqual([...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort());
-    expect(Object.keys(op.responses).some((s) => /^2/.test(s)), where).toBe(true);
+    expect(
+      Object.keys(op.responses).some((s) => /^2/.test(s)),
+      where,
+    ).toBe(true);
   }
 }
 
@@ -117,16 +135,35 @@ describe('the description at /openapi.json', () => {
       for (const o of reads) expect(scopesOf(o.op), `${o.path}`).toEqual([`${area}:read`]);
       for (const o of writes) expect(scopesOf(o.op), `${o.method} ${o.path}`).toEqual([`${area}:write`]);
       if (readable) {
-        expect(reads.some((o) => o.op['x-paginated'] === true && o.op.parameters?.some((p: Json) => p.name === 'per_page')), `${area} lists page by page`).toBe(true);
+        expect(
+          reads.some((o) => o.op['x-paginated'] === true && o.op.parameters?.some((p: Json) => p.name === 'per_page')),
+          `${area} lists page by page`,
+        ).toBe(true);
       } else expect(reads, `${area} has nothing to read`).toEqual([]);
       if (writable) expect(new Set(writes.map((o) => o.method)).size, `${area} writes`).toBeGreaterThanOrEqual(area === 'account' || area === 'appearance' || area === 'school' ? 1 : 2);
       else expect(writes, `${area} is read-only`).toEqual([]);
     }
     const ids = ops.map((o) => o.op.operationId);
-    expect(ids).toEqual(expect.arrayContaining([
-      'listCourses', 'getCourse', 'createCourse', 'updateCourse', 'deleteCourse', 'listMembers', 'createMember', 'listOrders', 'getOrder',
-      'getSchool', 'updateSchool', 'createStorageUpload', 'deleteStorageUpload', 'listFormResponses', 'getAccount', 'updateAccount',
-    ]));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'listCourses',
+        'getCourse',
+        'createCourse',
+        'updateCourse',
+        'deleteCourse',
+        'listMembers',
+        'createMember',
+        'listOrders',
+        'getOrder',
+        'getSchool',
+        'updateSchool',
+        'createStorageUpload',
+        'deleteStorageUpload',
+        'listFormResponses',
+        'getAccount',
+        'updateAccount',
+      ]),
+    );
     expect(ids.filter((id) => /^(create|update|delete)(Order|Comment|Form|AnalyticsReport)/.test(id))).toEqual([]);
   });
 
@@ -226,9 +263,10 @@ describe('every described operation is served', () => {
       const res = await call(o.method, path, undefined, bodyFor(o.op));
       const body = res.status === 204 ? {} : await res.json();
       const challenged = res.headers.get('www-authenticate');
-      const ok = o.method === 'GET'
-        ? (res.status === 200 && body.anonymous !== false) || (res.status === 404 && body.error === 'not_found' && !o.op['x-paginated'])
-        : res.status === 403 && body.error === 'forbidden' && body.scope === scopesOf(o.op)[0];
+      const ok =
+        o.method === 'GET'
+          ? (res.status === 200 && body.anonymous !== false) || (res.status === 404 && body.error === 'not_found' && !o.op['x-paginated'])
+          : res.status === 403 && body.error === 'forbidden' && body.scope === scopesOf(o.op)[0];
       if (!ok || challenged) failures.push(`${o.method} ${path}: ${res.status} ${JSON.stringify(body)} ${challenged ?? ''}`);
     }
     expect(failures).toEqual([]);
@@ -244,9 +282,13 @@ describe('every described operation is served', () => {
       const res = await call(o.method, path, token, bodyFor(o.op));
       const body = await res.json();
       const h = res.headers.get('www-authenticate') ?? '';
-      const ok = res.status === 403 && body.error === 'insufficient_scope' && body.scope === scope
-        && h.includes('error="insufficient_scope"') && h.includes(`scope="${scope}"`)
-        && h.includes(`resource_metadata="${sb.baseUrl}/.well-known/oauth-protected-resource"`);
+      const ok =
+        res.status === 403 &&
+        body.error === 'insufficient_scope' &&
+        body.scope === scope &&
+        h.includes('error="insufficient_scope"') &&
+        h.includes(`scope="${scope}"`) &&
+        h.includes(`resource_metadata="${sb.baseUrl}/.well-known/oauth-protected-resource"`);
       if (!ok) failures.push(`${o.method} ${path}: ${res.status} ${JSON.stringify(body)} ${h}`);
     }
     expect(failures).toEqual([]);
@@ -326,7 +368,7 @@ describe('the data behind the operations', () => {
     expect((await call('DELETE', `/api/events/${event.id}`, allScopes)).status).toBe(404);
   });
 
-  it('updates and deletes the hand-written areas\' records too: courses keep their shape', async () => {
+  it("updates and deletes the hand-written areas' records too: courses keep their shape", async () => {
     const course = await (await call('POST', '/api/courses', allScopes, { title: 'Algebra', seats: 30 })).json();
     expect(course).toMatchObject({ title: 'Algebra', seats: 30, visibility: 'private' });
     expect(await (await call('PATCH', `/api/courses/${course.id}`, allScopes, { visibility: 'public' })).json()).toMatchObject({ id: course.id, visibility: 'public' });
@@ -345,14 +387,18 @@ describe('the data behind the operations', () => {
     expect(posts.posts.every((p: Json) => p.status === 'published')).toBe(true);
     expect(await (await call('GET', '/api/members')).json()).toMatchObject({ anonymous: true, total: 0, members: [] });
     expect(await (await call('GET', '/api/school')).json()).toEqual({
-      anonymous: true, name: 'Babbage Institute of Computing', subdomain: 'babbage', locale: 'en', website: 'https://babbage.school.example',
+      anonymous: true,
+      name: 'Babbage Institute of Computing',
+      subdomain: 'babbage',
+      locale: 'en',
+      website: 'https://babbage.school.example',
     });
     expect(await (await call('GET', '/api/account')).json()).toEqual({ anonymous: true });
     expect(await (await call('GET', '/api/students/s-1/enrollments')).json()).toMatchObject({ anonymous: true, enrollments: [] });
     expect((await call('GET', '/api/students/s-9/enrollments', allScopes)).status).toBe(404);
   });
 
-  it('answers the account of the token\'s user, and changes only that one', async () => {
+  it("answers the account of the token's user, and changes only that one", async () => {
     expect(await (await call('GET', '/api/account', allScopes)).json()).toMatchObject({ anonymous: false, sub: sb.users[0]!.sub, email: 'ada@example.edu' });
     const changed = await call('PATCH', '/api/account', allScopes, { locale: 'de', notifications: { email_digest: 'never' } });
     expect(await changed.json()).toMatchObject({ sub: sb.users[0]!.sub, locale: 'de', notifications: { email_digest: 'never' } });

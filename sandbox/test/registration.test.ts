@@ -4,8 +4,12 @@ import { startSandbox, type Sandbox } from '../src/index.js';
 import { eventsOf } from './testkit.js';
 
 let sb: Sandbox;
-beforeAll(async () => { sb = await startSandbox({ quiet: true }); });
-afterAll(async () => { await sb?.close(); });
+beforeAll(async () => {
+  sb = await startSandbox({ quiet: true });
+});
+afterAll(async () => {
+  await sb?.close();
+});
 
 function registerRaw(body: Record<string, unknown>) {
   return fetch(`${sb.issuer}/api/oauth/register`, {

@@ -18,7 +18,11 @@ async function get(url: string, headers: Record<string, string> = {}) {
   const res = await fetch(url, { headers });
   const text = await res.text();
   let body: Record<string, unknown> | undefined;
-  try { body = JSON.parse(text) as Record<string, unknown>; } catch { body = undefined; }
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    body = undefined;
+  }
   return { status: res.status, body, challenge: res.headers.get('www-authenticate') };
 }
 
@@ -62,7 +66,7 @@ describe('sandbox variants of servers as they are', () => {
     });
   });
 
-  it("scopes-in-resource-only: the authorization server lists no scopes, the resource does", async () => {
+  it('scopes-in-resource-only: the authorization server lists no scopes, the resource does', async () => {
     await withSandbox(['scopes-in-resource-only'], async (sb) => {
       expect((await get(`${sb.issuer}/.well-known/oauth-authorization-server`)).body).not.toHaveProperty('scopes_supported');
       expect((await get(`${sb.baseUrl}${PRM}`)).body?.scopes_supported).toContain('courses:read');

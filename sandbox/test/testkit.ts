@@ -23,18 +23,19 @@ export interface RegisteredClient {
   secret?: string;
 }
 
-export async function register(
-  as: oauth.AuthorizationServer,
-  metadata: Partial<oauth.OmitSymbolProperties<oauth.Client>> & Record<string, unknown> = {},
-): Promise<RegisteredClient> {
-  const response = await oauth.dynamicClientRegistrationRequest(as, {
-    client_name: 'sandbox test client',
-    application_type: 'native',
-    redirect_uris: ['http://127.0.0.1:8765/callback'],
-    token_endpoint_auth_method: 'none',
-    grant_types: ['authorization_code', 'refresh_token'],
-    ...metadata,
-  }, insecure);
+export async function register(as: oauth.AuthorizationServer, metadata: Partial<oauth.OmitSymbolProperties<oauth.Client>> & Record<string, unknown> = {}): Promise<RegisteredClient> {
+  const response = await oauth.dynamicClientRegistrationRequest(
+    as,
+    {
+      client_name: 'sandbox test client',
+      application_type: 'native',
+      redirect_uris: ['http://127.0.0.1:8765/callback'],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      ...metadata,
+    },
+    insecure,
+  );
   const client = await oauth.processDynamicClientRegistrationResponse(response);
   const secret = typeof client.client_secret === 'string' ? client.client_secret : undefined;
   return { client, auth: secret ? oauth.ClientSecretPost(secret) : oauth.None(), secret };
@@ -63,7 +64,8 @@ export async function callbackListener(path = '/callback'): Promise<CallbackList
     res.end('<!doctype html><title>Done</title><p>Authorization received. You can close this window.</p>');
     const full = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
     const w = waiting.shift();
-    if (w) w(full); else received.push(full);
+    if (w) w(full);
+    else received.push(full);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
@@ -74,10 +76,11 @@ export async function callbackListener(path = '/callback'): Promise<CallbackList
       const ready = received.shift();
       return ready ? Promise.resolve(ready) : new Promise<URL>((resolve) => waiting.push(resolve));
     },
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -88,13 +91,7 @@ export interface AuthorizationRequest {
   redirectUri: string;
 }
 
-export async function authorizationUrl(
-  as: oauth.AuthorizationServer,
-  client: oauth.Client,
-  redirectUri: string,
-  scope: string,
-  extra: Record<string, string> = {},
-): Promise<AuthorizationRequest> {
+export async function authorizationUrl(as: oauth.AuthorizationServer, client: oauth.Client, redirectUri: string, scope: string, extra: Record<string, string> = {}): Promise<AuthorizationRequest> {
   const verifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
   const url = new URL(as.authorization_endpoint!);
@@ -113,15 +110,14 @@ export async function authorizationUrl(
 
 // Walks the sign-in and consent pages with plain HTTP and a minimal cookie jar, following
 // redirects until one leaves the authorization server; returns that redirect target.
-export async function loginOverHttp(
-  start: URL,
-  { user = 'ada', password = 'lovelace', consent = 'approve' }: { user?: string; password?: string; consent?: 'approve' | 'deny' } = {},
-): Promise<URL> {
+export async function loginOverHttp(start: URL, { user = 'ada', password = 'lovelace', consent = 'approve' }: { user?: string; password?: string; consent?: 'approve' | 'deny' } = {}): Promise<URL> {
   const jar = new Map<string, { value: string; path: string }>();
   const origin = start.origin;
-  const cookieHeader = (url: URL) => [...jar.entries()]
-    .filter(([, c]) => url.pathname === c.path || url.pathname.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`) || c.path === '/')
-    .map(([name, c]) => `${name}=${c.value}`).join('; ');
+  const cookieHeader = (url: URL) =>
+    [...jar.entries()]
+      .filter(([, c]) => url.pathname === c.path || url.pathname.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`) || c.path === '/')
+      .map(([name, c]) => `${name}=${c.value}`)
+      .join('; ');
   const store = (res: Response) => {
     for (const line of res.headers.getSetCookie()) {
       const [pair, ...attrs] = line.split(';').map((s) => s.trim());
@@ -130,7 +126,8 @@ export async function loginOverHttp(
       const value = pair!.slice(eq + 1);
       const path = attrs.find((a) => a.toLowerCase().startsWith('path='))?.slice(5) ?? '/';
       const expired = attrs.some((a) => /^expires=/i.test(a) && Date.parse(a.slice(8)) < Date.now());
-      if (expired || value === '') jar.delete(name); else jar.set(name, { value, path });
+      if (expired || value === '') jar.delete(name);
+      else jar.set(name, { value, path });
     }
   };
   const request = async (url: URL, init: RequestInit = {}) => {
@@ -150,7 +147,13 @@ export async function loginOverHttp(
       continue;
     }
     const html = await res.text();
-    if (res.status >= 400) throw new Error(`authorization server answered ${res.status}: ${html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').slice(0, 300)}`);
+    if (res.status >= 400)
+      throw new Error(
+        `authorization server answered ${res.status}: ${html
+          .replace(/<[^>]+>/g, ' ')
+          .replace(/\s+/g, ' ')
+          .slice(0, 300)}`,
+      );
     const page = new URL(res.url);
     if (html.includes('name="username"')) {
       if (html.includes('id="sign-in-error"')) throw new Error('sign-in failed');

@@ -2,9 +2,7 @@ import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startSandbox, type Sandbox } from '../src/index.js';
-import {
-  authorizationUrl, discover, eventsOf, insecure, loginOverHttp, obtainTokens, register, type RegisteredClient,
-} from './testkit.js';
+import { authorizationUrl, discover, eventsOf, insecure, loginOverHttp, obtainTokens, register, type RegisteredClient } from './testkit.js';
 
 let sb: Sandbox;
 let as: oauth.AuthorizationServer;
@@ -15,7 +13,9 @@ beforeAll(async () => {
   as = await discover(sb.issuer);
   pub = await register(as);
 });
-afterAll(async () => { await sb?.close(); });
+afterAll(async () => {
+  await sb?.close();
+});
 
 async function refresh(reg: RegisteredClient, refreshToken: string) {
   const response = await oauth.refreshTokenGrantRequest(as, reg.client, reg.auth, refreshToken, insecure);
@@ -23,7 +23,10 @@ async function refresh(reg: RegisteredClient, refreshToken: string) {
 }
 
 async function tokenError(promise: Promise<unknown>) {
-  const err = await promise.then(() => undefined, (e: unknown) => e);
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(oauth.ResponseBodyError);
   return (err as oauth.ResponseBodyError).error;
 }
@@ -53,9 +56,11 @@ describe('token endpoint', () => {
     const redirectUri = 'http://127.0.0.1:8765/callback';
     const req = await authorizationUrl(as, pub.client, redirectUri, 'openid courses:read');
     const params = oauth.validateAuthResponse(as, pub.client, await loginOverHttp(req.url), req.state);
-    expect(await tokenError(oauth.processAuthorizationCodeResponse(as, pub.client,
-      await oauth.authorizationCodeGrantRequest(as, pub.client, pub.auth, params, redirectUri, oauth.generateRandomCodeVerifier(), insecure))))
-      .toBe('invalid_grant');
+    expect(
+      await tokenError(
+        oauth.processAuthorizationCodeResponse(as, pub.client, await oauth.authorizationCodeGrantRequest(as, pub.client, pub.auth, params, redirectUri, oauth.generateRandomCodeVerifier(), insecure)),
+      ),
+    ).toBe('invalid_grant');
     // A failed verifier check does not spend the code; the right verifier then works once.
     const first = await oauth.authorizationCodeGrantRequest(as, pub.client, pub.auth, params, redirectUri, req.verifier, insecure);
     expect((await oauth.processAuthorizationCodeResponse(as, pub.client, first)).access_token).toBeTruthy();
@@ -85,7 +90,9 @@ describe('refresh tokens', () => {
     expect(second.access_token).not.toBe(tokens.access_token);
     expect(second.scope?.split(' ').sort()).toEqual(['courses:read', 'openid']);
     expect(await tokenError(refresh(pub, tokens.refresh_token!))).toBe('invalid_grant');
-    const grants = eventsOf(sb, 'token').filter((e) => e.grant_type === 'refresh_token').slice(before);
+    const grants = eventsOf(sb, 'token')
+      .filter((e) => e.grant_type === 'refresh_token')
+      .slice(before);
     expect(grants.map((e) => e.ok)).toEqual([true, false]);
     expect(grants[1]).toMatchObject({ error: 'invalid_grant', client_id: pub.client.client_id });
   });
@@ -97,8 +104,7 @@ describe('refresh tokens', () => {
       const reg = await register(sas);
       const tokens = await obtainTokens(sas, reg, 'openid courses:read');
       for (let i = 0; i < 3; i++) {
-        const r = await oauth.processRefreshTokenResponse(sas, reg.client,
-          await oauth.refreshTokenGrantRequest(sas, reg.client, reg.auth, tokens.refresh_token!, insecure));
+        const r = await oauth.processRefreshTokenResponse(sas, reg.client, await oauth.refreshTokenGrantRequest(sas, reg.client, reg.auth, tokens.refresh_token!, insecure));
         expect(r.access_token).toBeTruthy();
         expect(r.refresh_token ?? tokens.refresh_token).toBe(tokens.refresh_token);
       }
@@ -131,7 +137,8 @@ describe('resource indicators and introspection', () => {
     const req = await authorizationUrl(as, pub.client, redirectUri, 'openid courses:read');
     const params = oauth.validateAuthResponse(as, pub.client, await loginOverHttp(req.url), req.state);
     const response = await oauth.authorizationCodeGrantRequest(as, pub.client, pub.auth, params, redirectUri, req.verifier, {
-      ...insecure, additionalParameters: { resource: 'http://127.0.0.1:1/other-api' },
+      ...insecure,
+      additionalParameters: { resource: 'http://127.0.0.1:1/other-api' },
     });
     expect(await tokenError(oauth.processAuthorizationCodeResponse(as, pub.client, response))).toBe('invalid_target');
   });
@@ -139,12 +146,10 @@ describe('resource indicators and introspection', () => {
   it('shows refresh tokens too, and lets a client introspect its own tokens only', async () => {
     const tokens = await obtainTokens(as, pub, 'openid courses:read');
     expect(await sb.introspect(tokens.refresh_token!)).toMatchObject({ active: true, client_id: pub.client.client_id });
-    const own = await oauth.processIntrospectionResponse(as, pub.client,
-      await oauth.introspectionRequest(as, pub.client, pub.auth, tokens.access_token, insecure));
+    const own = await oauth.processIntrospectionResponse(as, pub.client, await oauth.introspectionRequest(as, pub.client, pub.auth, tokens.access_token, insecure));
     expect(own.active).toBe(true);
     const other = await register(as);
-    const foreign = await oauth.processIntrospectionResponse(as, other.client,
-      await oauth.introspectionRequest(as, other.client, other.auth, tokens.access_token, insecure));
+    const foreign = await oauth.processIntrospectionResponse(as, other.client, await oauth.introspectionRequest(as, other.client, other.auth, tokens.access_token, insecure));
     expect(foreign.active).toBe(false);
     expect(eventsOf(sb, 'introspect').length).toBeGreaterThanOrEqual(3);
   });
@@ -154,12 +159,18 @@ describe('revocation (RFC 7009)', () => {
   it('revokes an access token', async () => {
     const tokens = await obtainTokens(as, pub, 'openid courses:read');
     expect((await sb.introspect(tokens.access_token)).active).toBe(true);
-    await oauth.processRevocationResponse(await oauth.revocationRequest(as, pub.client, pub.auth, tokens.access_token, {
-      ...insecure, additionalParameters: { token_type_hint: 'access_token' },
-    }));
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, pub.client, pub.auth, tokens.access_token, {
+        ...insecure,
+        additionalParameters: { token_type_hint: 'access_token' },
+      }),
+    );
     expect((await sb.introspect(tokens.access_token)).active).toBe(false);
     expect(eventsOf(sb, 'revoke').at(-1)).toMatchObject({
-      client_id: pub.client.client_id, token_type_hint: 'access_token', ok: true, revoked: 'access_token',
+      client_id: pub.client.client_id,
+      token_type_hint: 'access_token',
+      ok: true,
+      revoked: 'access_token',
     });
     const api = await fetch(`${sb.baseUrl}/api/courses`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect(api.status).toBe(401);

@@ -5,9 +5,7 @@ import * as oauth from 'oauth4webapi';
 import { describe, expect, it } from 'vitest';
 
 import { startSandbox, type Sandbox } from '../src/index.js';
-import {
-  authorizationUrl, discover, eventsOf, insecure, loginOverHttp, obtainTokens, register, type RegisteredClient,
-} from './testkit.js';
+import { authorizationUrl, discover, eventsOf, insecure, loginOverHttp, obtainTokens, register, type RegisteredClient } from './testkit.js';
 import { FOREIGN_SCOPES, ISSUER_PATH, OTHER_SUBJECT, type SandboxVariant, WITHHELD_SCOPE } from '../src/variants.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:8765/callback';
@@ -25,7 +23,11 @@ async function getJson(url: string): Promise<{ status: number; body: Record<stri
   const res = await fetch(url);
   const text = await res.text();
   let body: Record<string, unknown> | undefined;
-  try { body = JSON.parse(text) as Record<string, unknown>; } catch { body = undefined; }
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    body = undefined;
+  }
   return { status: res.status, body };
 }
 
@@ -86,12 +88,11 @@ describe('sandbox variants', () => {
     await withSandbox(['revocation-refuses-access-tokens'], async (sb) => {
       const as = await discover(sb.issuer);
       const reg = await register(as);
-      const revoke = (token: string, hint?: string) =>
-        fetch(as.revocation_endpoint!, form({ token, client_id: reg.client.client_id, ...(hint ? { token_type_hint: hint } : {}) }));
+      const revoke = (token: string, hint?: string) => fetch(as.revocation_endpoint!, form({ token, client_id: reg.client.client_id, ...(hint ? { token_type_hint: hint } : {}) }));
       const first = await obtainTokens(as, reg, 'openid courses:read');
       const refused = await revoke(first.access_token, 'access_token');
       expect(refused.status).toBe(400);
-      expect((await refused.json() as { error: string }).error).toBe('unsupported_token_type');
+      expect(((await refused.json()) as { error: string }).error).toBe('unsupported_token_type');
       expect((await sb.introspect(first.access_token)).active).toBe(true);
       expect((await revoke(first.refresh_token!, 'refresh_token')).status).toBe(200);
       expect((await sb.introspect(first.refresh_token!)).active).toBe(false);
@@ -219,9 +220,12 @@ describe('sandbox variants', () => {
       expect(await res.text()).toBe('');
     });
     const registration = { client_name: 'x', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' };
-    const registerRaw = (sb: Sandbox) => fetch(`${sb.issuer}/api/oauth/register`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(registration),
-    });
+    const registerRaw = (sb: Sandbox) =>
+      fetch(`${sb.issuer}/api/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(registration),
+      });
     await withSandbox(['registration-html-400'], async (sb) => {
       const res = await registerRaw(sb);
       expect(res.status).toBe(400);
@@ -230,7 +234,7 @@ describe('sandbox variants', () => {
     await withSandbox(['registration-200'], async (sb) => {
       const res = await registerRaw(sb);
       expect(res.status).toBe(200);
-      expect(typeof (await res.json() as { client_id: unknown }).client_id).toBe('string');
+      expect(typeof ((await res.json()) as { client_id: unknown }).client_id).toBe('string');
     });
     await withSandbox(['registration-500'], async (sb) => {
       const res = await registerRaw(sb);

@@ -167,7 +167,10 @@ export function bundleSchema(doc: unknown, schema: unknown): JsonSchema {
       else if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
     }
     delete out.nullable;
-    for (const [bound, exclusive] of [['minimum', 'exclusiveMinimum'], ['maximum', 'exclusiveMaximum']] as const) {
+    for (const [bound, exclusive] of [
+      ['minimum', 'exclusiveMinimum'],
+      ['maximum', 'exclusiveMaximum'],
+    ] as const) {
       if (out[exclusive] === true && typeof out[bound] === 'number') {
         out[exclusive] = out[bound];
         delete out[bound];

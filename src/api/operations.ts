@@ -86,7 +86,7 @@ export function resolvePointer(doc: unknown, ref: string): unknown {
       return undefined;
     }
     if (!isObject(node) && !Array.isArray(node)) return undefined;
-    if (!Object.prototype.hasOwnProperty.call(node, key)) return undefined;
+    if (!Object.hasOwn(node, key)) return undefined;
     node = (node as Record<string, unknown>)[key];
   }
   return node;

@@ -92,7 +92,14 @@ function proxyFindings(env: Env, baseUrls: string[]): Finding[] {
   }
   for (const baseUrl of baseUrls) {
     const proxy = proxyFor(new URL(baseUrl), env);
-    if (set.length) findings.push({ area: 'environment', check: 'proxy_route', status: 'info', message: `Requests to ${baseUrl} go ${proxy ? `through the proxy ${proxy.protocol}//${proxy.host}` : 'out directly'}.`, data: { base_url: baseUrl, proxy: proxy ? `${proxy.protocol}//${proxy.host}` : null } });
+    if (set.length)
+      findings.push({
+        area: 'environment',
+        check: 'proxy_route',
+        status: 'info',
+        message: `Requests to ${baseUrl} go ${proxy ? `through the proxy ${proxy.protocol}//${proxy.host}` : 'out directly'}.`,
+        data: { base_url: baseUrl, proxy: proxy ? `${proxy.protocol}//${proxy.host}` : null },
+      });
   }
   const envSession = env.SCHOOL_TOKEN ? 'SCHOOL_TOKEN' : env.SCHOOL_REFRESH_TOKEN ? 'SCHOOL_REFRESH_TOKEN' : undefined;
   if (envSession) {
@@ -117,9 +124,23 @@ async function permissionFinding(path: string, what: string, kind: 'dir' | 'file
     case 'absent':
       return undefined;
     case 'wrong_kind':
-      return { area: 'files', check: 'permissions', status: 'problem', message: `${what} ${path} is not a ${kind === 'dir' ? 'directory' : 'regular file'}.`, fix: `Move it aside: mv ${path} ${path}.bak`, data: { path } };
+      return {
+        area: 'files',
+        check: 'permissions',
+        status: 'problem',
+        message: `${what} ${path} is not a ${kind === 'dir' ? 'directory' : 'regular file'}.`,
+        fix: `Move it aside: mv ${path} ${path}.bak`,
+        data: { path },
+      };
     case 'foreign':
-      return { area: 'files', check: 'permissions', status: 'problem', message: `${what} ${path} belongs to another user (uid ${verdict.owner}).`, fix: `If it is yours, give it back to yourself: chown "$(id -u)" ${path}.`, data: { path } };
+      return {
+        area: 'files',
+        check: 'permissions',
+        status: 'problem',
+        message: `${what} ${path} belongs to another user (uid ${verdict.owner}).`,
+        fix: `If it is yours, give it back to yourself: chown "$(id -u)" ${path}.`,
+        data: { path },
+      };
     case 'private':
     case 'open': {
       const shownMode = verdict.mode.toString(8).padStart(4, '0');
@@ -200,7 +221,9 @@ async function keychainFinding(deps: Deps, profiles: Record<string, Profile>): P
   const ms = Math.max(0, Math.round(deps.clock.now() - started));
   if (probe.ok) return { area: 'keychain', check: 'keychain', status: 'ok', message: `The OS keychain is usable (a write, read and delete took ${ms} ms).`, data: { usable: true, ms } };
   const reason = probe.reason.replace(/\.$/, '');
-  const dependent = Object.entries(profiles).filter(([, p]) => p.storage === 'keychain').map(([name]) => name);
+  const dependent = Object.entries(profiles)
+    .filter(([, p]) => p.storage === 'keychain')
+    .map(([name]) => name);
   // Credentials in the environment (CI) need no keychain: their job state goes to a 0600 file by design.
   const credentialsInEnvironment = Boolean(deps.env.SCHOOL_TOKEN || deps.env.SCHOOL_REFRESH_TOKEN);
   return {
@@ -260,7 +283,14 @@ async function serverFindings(deps: Deps, baseUrl: string): Promise<{ findings: 
         data: { skew_seconds: skew },
       });
     } else {
-      findings.push({ area: 'server', subject: baseUrl, check: 'clock', status: 'ok', message: `The clock agrees with the server's (within ${Math.max(1, Math.abs(skew))} s).`, data: { skew_seconds: skew } });
+      findings.push({
+        area: 'server',
+        subject: baseUrl,
+        check: 'clock',
+        status: 'ok',
+        message: `The clock agrees with the server's (within ${Math.max(1, Math.abs(skew))} s).`,
+        data: { skew_seconds: skew },
+      });
     }
   } catch (err) {
     const report = describeError(err);
@@ -301,10 +331,24 @@ async function serverFindings(deps: Deps, baseUrl: string): Promise<{ findings: 
     findings.push({ area: 'server', subject: baseUrl, check: 'mechanisms', status: 'info', message: `The server offers ${offers.join('; ')}.`, data: { offers } });
   }
   if (!as.registration_endpoint) {
-    findings.push({ area: 'server', subject: baseUrl, check: 'registration_endpoint', status: 'warning', message: 'The server offers no dynamic client registration: a first login here cannot register the CLI.', fix: 'Log in with `--client-id <id>` (a client the operator registered for you), or --client-metadata-url where the server supports it.' });
+    findings.push({
+      area: 'server',
+      subject: baseUrl,
+      check: 'registration_endpoint',
+      status: 'warning',
+      message: 'The server offers no dynamic client registration: a first login here cannot register the CLI.',
+      fix: 'Log in with `--client-id <id>` (a client the operator registered for you), or --client-metadata-url where the server supports it.',
+    });
   }
   if (!as.revocation_endpoint) {
-    findings.push({ area: 'server', subject: baseUrl, check: 'revocation_endpoint', status: 'warning', message: 'The server offers no revocation endpoint: `school logout` cannot end sessions at the server; tokens stay valid until they expire.', fix: 'Nothing to do locally; keep token lifetimes short on the server.' });
+    findings.push({
+      area: 'server',
+      subject: baseUrl,
+      check: 'revocation_endpoint',
+      status: 'warning',
+      message: 'The server offers no revocation endpoint: `school logout` cannot end sessions at the server; tokens stay valid until they expire.',
+      fix: 'Nothing to do locally; keep token lifetimes short on the server.',
+    });
   }
   return { findings, server };
 }
@@ -364,13 +408,23 @@ async function profileFindings(deps: Deps, name: string, profile: Profile, serve
       // would send, never a grant: a failed grant is logged (and counted) at the server.
       const read = await registrationReadVerdict(deps, profile.issuer, registration, server.as);
       const preflight = async () => {
-        const request = await authorizationRequest(server.as, { clientId: registration.clientId, redirectUri: registration.redirectUri, scopes: requestedScopes(undefined, server.as.scopes_supported), resource: server.resource });
+        const request = await authorizationRequest(server.as, {
+          clientId: registration.clientId,
+          redirectUri: registration.redirectUri,
+          scopes: requestedScopes(undefined, server.as.scopes_supported),
+          resource: server.resource,
+        });
         return (await authorizationPreflight(deps.http, request.url, registration.redirectUri, deps.signal)) !== 'refused';
       };
       const known = read?.known !== undefined ? read.known : await preflight();
       if (read && read.known === undefined) at('registration_read', 'warning', `The registration of ${registration.clientId} could not be read (${read.detail}).`);
-      if (known) at('registration', 'ok', `The server still knows the client ${registration.clientId}${read?.known ? ' (its registration was read)' : ''}.`, { data: { client_id: registration.clientId } });
-      else at('registration', 'problem', `The server no longer knows the client ${registration.clientId}.`, { fix: `${relogin} (it registers the CLI again)`, data: { client_id: registration.clientId } });
+      if (known)
+        at('registration', 'ok', `The server still knows the client ${registration.clientId}${read?.known ? ' (its registration was read)' : ''}.`, { data: { client_id: registration.clientId } });
+      else
+        at('registration', 'problem', `The server no longer knows the client ${registration.clientId}.`, {
+          fix: `${relogin} (it registers the CLI again)`,
+          data: { client_id: registration.clientId },
+        });
     }
   }
 
@@ -390,9 +444,16 @@ async function profileFindings(deps: Deps, name: string, profile: Profile, serve
     else at('tokens', 'problem', 'The access token has expired and there is no refresh token.', { fix: relogin, data });
     return findings;
   }
-  at('tokens', 'ok', `${bound ? 'DPoP-bound tokens' : 'Tokens'} are in ${found.store.location}${left === undefined ? '' : `, the access token valid for ${Math.round(left / 60)} min`}; scopes: ${scopes.join(' ') || '(none)'}.`, { data });
+  at(
+    'tokens',
+    'ok',
+    `${bound ? 'DPoP-bound tokens' : 'Tokens'} are in ${found.store.location}${left === undefined ? '' : `, the access token valid for ${Math.round(left / 60)} min`}; scopes: ${scopes.join(' ') || '(none)'}.`,
+    { data },
+  );
   if (profile.storage === 'file') {
-    at('storage', 'warning', `Its secrets are in a plain-text file (${found.store.location}), protected by file permissions only.`, { fix: `Once a keychain is usable, ${relogin.charAt(0).toLowerCase()}${relogin.slice(1)}` });
+    at('storage', 'warning', `Its secrets are in a plain-text file (${found.store.location}), protected by file permissions only.`, {
+      fix: `Once a keychain is usable, ${relogin.charAt(0).toLowerCase()}${relogin.slice(1)}`,
+    });
   }
   // The token's validity at the server, where the server says who it belongs to.
   if (server && server.as.issuer === profile.issuer && server.as.userinfo_endpoint) {
@@ -418,8 +479,22 @@ async function environmentTokenFinding(deps: Deps, baseUrl: string, server: Serv
     // The token's client is unknown; the endpoint does not need it.
     const info = await requestUserInfo(deps.http, server.as, { clientId: 'school-cli', accessToken: token, signal: deps.signal });
     if (info.ok) return { area: 'environment', subject: baseUrl, check: 'environment_token', status: 'ok', message: `The server accepts SCHOOL_TOKEN.` };
-    if (info.status === 401) return { area: 'environment', subject: baseUrl, check: 'environment_token', status: 'problem', message: `The server rejected SCHOOL_TOKEN (HTTP 401${info.error ? `, ${info.error}` : ''}).`, fix };
-    return { area: 'environment', subject: baseUrl, check: 'environment_token', status: 'warning', message: `The userinfo endpoint answered HTTP ${info.status}; SCHOOL_TOKEN could not be confirmed.` };
+    if (info.status === 401)
+      return {
+        area: 'environment',
+        subject: baseUrl,
+        check: 'environment_token',
+        status: 'problem',
+        message: `The server rejected SCHOOL_TOKEN (HTTP 401${info.error ? `, ${info.error}` : ''}).`,
+        fix,
+      };
+    return {
+      area: 'environment',
+      subject: baseUrl,
+      check: 'environment_token',
+      status: 'warning',
+      message: `The userinfo endpoint answered HTTP ${info.status}; SCHOOL_TOKEN could not be confirmed.`,
+    };
   } catch (err) {
     return { area: 'environment', subject: baseUrl, check: 'environment_token', status: 'warning', message: `SCHOOL_TOKEN could not be confirmed: ${describeError(err).message}` };
   }
@@ -433,7 +508,17 @@ function askedBaseUrl(inputs: TargetInputs): { url?: string; finding?: Finding }
     return { url: explicitBaseUrl(inputs) };
   } catch (err) {
     const report = describeError(err);
-    return { finding: { area: 'server', subject: raw, check: 'base_url', status: 'problem', message: report.message, fix: 'Give --base-url (or SCHOOL_BASE_URL) the whole URL, scheme included.', data: { error: report.error } } };
+    return {
+      finding: {
+        area: 'server',
+        subject: raw,
+        check: 'base_url',
+        status: 'problem',
+        message: report.message,
+        fix: 'Give --base-url (or SCHOOL_BASE_URL) the whole URL, scheme included.',
+        data: { error: report.error },
+      },
+    };
   }
 }
 

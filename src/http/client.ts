@@ -171,7 +171,9 @@ async function send(
   };
   if (proxy) {
     if (proxy.protocol !== 'http:') {
-      throw new CliError(`Unsupported proxy ${proxy.protocol}//${proxy.host}: HTTPS_PROXY / HTTP_PROXY must be an http:// proxy (https traffic is tunnelled through it).`, { code: 'proxy_unsupported' });
+      throw new CliError(`Unsupported proxy ${proxy.protocol}//${proxy.host}: HTTPS_PROXY / HTTP_PROXY must be an http:// proxy (https traffic is tunnelled through it).`, {
+        code: 'proxy_unsupported',
+      });
     }
     if (isHttps) {
       options.createConnection = undefined;
@@ -191,8 +193,7 @@ async function send(
       let size = 0;
       // A runaway or hostile answer must not take the machine's memory with it: refuse a declared
       // length over the cap at once, and stop reading as soon as the bytes received pass it.
-      const tooLarge = () =>
-        new CliError(`The answer from ${url.origin} is larger than ${formatBytes(maxBytes)}; stopped reading it.`, { code: 'response_too_large' });
+      const tooLarge = () => new CliError(`The answer from ${url.origin} is larger than ${formatBytes(maxBytes)}; stopped reading it.`, { code: 'response_too_large' });
       const stop = () => {
         chunks.length = 0;
         const err = tooLarge();
@@ -259,10 +260,7 @@ async function tunnelAgent(proxy: URL, target: URL, signal?: AbortSignal) {
   const agent = new https.Agent({ keepAlive: false });
   const port = target.port || '443';
   const hostname = target.hostname.replace(/^\[|\]$/g, '');
-  (agent as unknown as { createConnection: unknown }).createConnection = (
-    _opts: unknown,
-    callback: (err: Error | null, socket?: import('node:net').Socket) => void,
-  ) => {
+  (agent as unknown as { createConnection: unknown }).createConnection = (_opts: unknown, callback: (err: Error | null, socket?: import('node:net').Socket) => void) => {
     const headers: Record<string, string> = { host: `${hostname}:${port}` };
     const auth = proxyAuthorization(proxy);
     if (auth) headers['proxy-authorization'] = auth;

@@ -19,18 +19,15 @@ export const PROTOCOL_DEADLINE_MS = 60_000;
  * Every protocol answer (metadata, registration, token, revocation) is a small document: capped at
  * 1 MiB, and due within a deadline.
  */
-export function fetchFor(
-  http: HttpClient,
-  timeoutMs?: number,
-  maxBytes: number = MAX_BYTES.protocol,
-  deadlineMs: number = Math.max(PROTOCOL_DEADLINE_MS, 2 * (timeoutMs ?? 0)),
-): CustomFetch {
+export function fetchFor(http: HttpClient, timeoutMs?: number, maxBytes: number = MAX_BYTES.protocol, deadlineMs: number = Math.max(PROTOCOL_DEADLINE_MS, 2 * (timeoutMs ?? 0))): CustomFetch {
   return async (url, options) => {
     const headers: Record<string, string> = {};
     if (options.headers) {
       for (const [k, v] of Object.entries(options.headers as Record<string, string> | Headers)) headers[k] = String(v);
       if (typeof (options.headers as unknown as Headers).forEach === 'function') {
-        (options.headers as unknown as Headers).forEach((v, k) => (headers[k] = v));
+        (options.headers as unknown as Headers).forEach((v, k) => {
+          headers[k] = v;
+        });
       }
     }
     const body = options.body == null ? undefined : String(options.body);

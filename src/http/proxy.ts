@@ -1,7 +1,6 @@
 import type { Env } from '../types/env.js';
 import { isLoopbackHost } from './transport.js';
 
-
 function envValue(env: Env, name: string): string | undefined {
   return env[name.toLowerCase()] || env[name.toUpperCase()] || undefined;
 }

@@ -165,7 +165,7 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
     if (!(e instanceof CliError) || e.code !== 'keychain_error') return undefined;
     if (deps.platform !== 'linux' || deps.env.DBUS_SESSION_BUS_ADDRESS) return 'The person can check the keychain with `school doctor`';
     return (
-      'The host started `school mcp` without DBUS_SESSION_BUS_ADDRESS, which the keychain needs: the person should pass it through in the host\'s ' +
+      "The host started `school mcp` without DBUS_SESSION_BUS_ADDRESS, which the keychain needs: the person should pass it through in the host's " +
       'settings for this server (Codex: env_vars = ["DBUS_SESSION_BUS_ADDRESS"] in ~/.codex/config.toml; hosts with an "env" object: its value) and restart the server'
     );
   };
@@ -234,7 +234,15 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
       const s = client.session ?? found.value;
       const outcome = await readChallengeHeader(res.status, res.headers['www-authenticate']);
       if (res.status === 401) {
-        return { ok: false, problem: { kind: 'token_rejected', message: `The server rejected the access token${outcome.error ? ` (${outcome.error})` : ''}.`, command: fromEnv() ? undefined : plainLogin(), canLogIn: !fromEnv() } };
+        return {
+          ok: false,
+          problem: {
+            kind: 'token_rejected',
+            message: `The server rejected the access token${outcome.error ? ` (${outcome.error})` : ''}.`,
+            command: fromEnv() ? undefined : plainLogin(),
+            canLogIn: !fromEnv(),
+          },
+        };
       }
       if (outcome.insufficientScope) {
         const needed = outcome.insufficientScope;

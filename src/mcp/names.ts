@@ -28,7 +28,10 @@ export function nameFromRoute(method: string, path: string): string {
 
 /** A short, stable tag of an operation: the same method and path give the same tag on every run. */
 function routeTag(method: string, path: string, salt = 0): string {
-  return createHash('sha256').update(`${method} ${path}${salt ? `#${salt}` : ''}`).digest('hex').slice(0, 8);
+  return createHash('sha256')
+    .update(`${method} ${path}${salt ? `#${salt}` : ''}`)
+    .digest('hex')
+    .slice(0, 8);
 }
 
 function withTag(base: string, tag: string): string {

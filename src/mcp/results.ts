@@ -13,7 +13,8 @@ export interface ToolResult {
 
 // Controls (but newline and tab), bidi and invisible format characters, lone surrogates: what a
 // host's terminal or a model's reader could be fooled by.
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const UNSAFE =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** Server text made safe: every such character shown as a visible `\u{…}` escape, so nothing is dropped silently. */
 export function safeText(text: string): string {
@@ -39,8 +40,7 @@ function cutUtf8(body: Buffer, max: number): string {
 }
 
 const isText = (type: string | undefined, body: Buffer) =>
-  /^(text\/|application\/(?:[\w.+-]*\+)?(?:json|xml)|application\/(?:x-www-form-urlencoded|javascript))/i.test(type ?? '') ||
-  (!type && !body.subarray(0, 1024).includes(0));
+  /^(text\/|application\/(?:[\w.+-]*\+)?(?:json|xml)|application\/(?:x-www-form-urlencoded|javascript))/i.test(type ?? '') || (!type && !body.subarray(0, 1024).includes(0));
 
 interface Body {
   text: string;

@@ -26,7 +26,10 @@ export function cleanText(value: unknown, max: number = SCHEMA_LIMITS.text): str
   if (typeof value !== 'string') return undefined;
   // Controls, bidi and invisible format characters; lone surrogates.
   const text = value
-    .replace(/[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, ' ')
+    .replace(
+      /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+      ' ',
+    )
     .replace(/\s+/g, ' ')
     .trim();
   if (!text) return undefined;
@@ -46,7 +49,8 @@ export function serverWords(label: string, value: unknown, max: number = SCHEMA_
 }
 
 // Controls, bidi and invisible format characters (as cleanText removes them).
-const UNSAFE_IN_VALUE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const UNSAFE_IN_VALUE =
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
  * A JSON value from the document, kept only when small and safe: for `enum`, `const` and
@@ -58,7 +62,6 @@ function smallValue(value: unknown): unknown {
   if (typeof value === 'string') return value.length <= MAX_VALUE_LENGTH && !UNSAFE_IN_VALUE.test(value) ? value : undefined;
   return undefined;
 }
-
 
 /** One tool's budget, shared by every schema of its input. */
 export interface SchemaBudget {
@@ -122,7 +125,10 @@ function convert(doc: unknown, input: unknown, budget: SchemaBudget, refs: strin
   if (typeof schema.uniqueItems === 'boolean') out.uniqueItems = schema.uniqueItems;
   if (Array.isArray(schema.enum)) {
     // Unsafe or long values are left out: the rest can still be chosen.
-    const values = schema.enum.slice(0, SCHEMA_LIMITS.enumValues).map(smallValue).filter((v) => v !== undefined);
+    const values = schema.enum
+      .slice(0, SCHEMA_LIMITS.enumValues)
+      .map(smallValue)
+      .filter((v) => v !== undefined);
     if (values.length) out.enum = values;
   }
   if ('const' in schema) {
@@ -153,7 +159,7 @@ function convert(doc: unknown, input: unknown, budget: SchemaBudget, refs: strin
   }
   if (Array.isArray(schema.required)) {
     const props = isObject(out.properties) ? out.properties : undefined;
-    const required = [...new Set(schema.required.filter((r): r is string => typeof r === 'string' && (!props || Object.prototype.hasOwnProperty.call(props, r))))];
+    const required = [...new Set(schema.required.filter((r): r is string => typeof r === 'string' && (!props || Object.hasOwn(props, r))))];
     if (required.length) out.required = required;
   }
   if (typeof schema.additionalProperties === 'boolean') out.additionalProperties = schema.additionalProperties;

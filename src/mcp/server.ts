@@ -261,7 +261,9 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
           await progress(step, 'Waiting for the sign-in in the browser.');
           const wait = await engine.waitForLogin(PROGRESS_EVERY_SECONDS);
           if (wait.status === 'completed') {
-            await server.createElicitationCompletionNotifier(elicitationId)().catch(() => undefined);
+            await server
+              .createElicitationCompletionNotifier(elicitationId)()
+              .catch(() => undefined);
             return true;
           }
           if (wait.status === 'failed') {
@@ -333,12 +335,12 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
     return step();
   }
 
-  const refusalResult = (refusal: LinkedRefusal) =>
-    problemResult(refusal.problem, refusal.login ?? (server.getClientCapabilities()?.elicitation?.url ? undefined : 'Then call the tool again.'));
+  const refusalResult = (refusal: LinkedRefusal) => problemResult(refusal.problem, refusal.login ?? (server.getClientCapabilities()?.elicitation?.url ? undefined : 'Then call the tool again.'));
 
   /** The one place a request leaves: writes are refused here unless --allow-write, whatever tool asked. */
   async function send(req: ApiRequest): Promise<Outcome<ApiAnswer>> {
-    if (!options.allowWrite && !READ_METHODS.has(req.method)) throw new Refusal(`${req.method} is a write: this server is read-only. The person can allow writes by starting it with \`school mcp --allow-write\`.`, 'read_only');
+    if (!options.allowWrite && !READ_METHODS.has(req.method))
+      throw new Refusal(`${req.method} is a write: this server is read-only. The person can allow writes by starting it with \`school mcp --allow-write\`.`, 'read_only');
     return engine.send(req);
   }
 

@@ -105,7 +105,6 @@ export function readOperations(doc: unknown): ApiOperation[] {
   return found.map((op, i) => ({ ...op, name: names[i] }));
 }
 
-
 export function inToolsets(op: Pick<ApiOperation, 'scopes'>, areas: readonly string[]): boolean {
   return op.scopes.some((s) => areas.includes(scopeArea(s).toLowerCase()));
 }
@@ -250,7 +249,13 @@ export function searchOperations(operations: readonly ApiOperation[], query: str
       ...(op.summary ? { summary: op.summary } : {}),
       scopes: op.scopes,
       ...(op.paginated ? { paginated: true } : {}),
-      parameters: op.parameters.map((p) => ({ name: cleanText(p.name, 100) ?? '', in: p.in, required: p.required, ...(typeof p.schema.type === 'string' ? { type: p.schema.type } : {}), ...(p.description ? { description: p.description } : {}) })),
+      parameters: op.parameters.map((p) => ({
+        name: cleanText(p.name, 100) ?? '',
+        in: p.in,
+        required: p.required,
+        ...(typeof p.schema.type === 'string' ? { type: p.schema.type } : {}),
+        ...(p.description ? { description: p.description } : {}),
+      })),
       ...(op.body ? { body: op.body.schema } : {}),
       ...(allowWrite || READ_METHODS.has(op.method) ? {} : { allowed: false, why: 'A write: this server is read-only; the person can start it with --allow-write.' }),
     }));

@@ -4,7 +4,5 @@
  * profile folder (%APPDATA%, %LOCALAPPDATA%), which other users cannot open (administrators can).
  */
 export function fileProtection(platform: NodeJS.Platform): string {
-  return platform === 'win32'
-    ? "readable only by you through your Windows user folder's access rules (administrators can read it too)"
-    : 'readable only by you (mode 0600)';
+  return platform === 'win32' ? "readable only by you through your Windows user folder's access rules (administrators can read it too)" : 'readable only by you (mode 0600)';
 }

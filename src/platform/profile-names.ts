@@ -20,7 +20,9 @@ export function checkNewProfileName(name: string, platform: NodeJS.Platform, exi
   if (platform === 'win32' || platform === 'darwin') {
     const twin = existing.find((other) => other !== name && other.toLowerCase() === name.toLowerCase());
     if (twin) {
-      throw new UsageError(`The profile "${name}" differs from the existing profile "${twin}" only by case, and would share its files here: use --profile ${twin}, or choose another name.`, { code: 'usage' });
+      throw new UsageError(`The profile "${name}" differs from the existing profile "${twin}" only by case, and would share its files here: use --profile ${twin}, or choose another name.`, {
+        code: 'usage',
+      });
     }
   }
 }

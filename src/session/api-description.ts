@@ -46,7 +46,10 @@ export interface LoadOptions {
  */
 export function maxAgeOf(cacheControl: string | undefined): number | undefined {
   if (!cacheControl) return undefined;
-  const directives = cacheControl.toLowerCase().split(',').map((d) => d.trim());
+  const directives = cacheControl
+    .toLowerCase()
+    .split(',')
+    .map((d) => d.trim());
   const found = directives.map((d) => /^max-age\s*=\s*"?(\d{1,12})"?$/.exec(d)?.[1]).find((v) => v !== undefined);
   if (found !== undefined) return Math.min(Number(found), MAX_MAX_AGE_SECONDS);
   return directives.includes('no-cache') ? 0 : undefined;

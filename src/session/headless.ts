@@ -10,8 +10,7 @@ import { serverFor } from './server.js';
 import type { Session } from './usable-session.js';
 import { requireCommonJs } from '../util/require.js';
 
-const REFUSED_HINT =
-  'The seed in SCHOOL_REFRESH_TOKEN is spent or revoked: restore the cached SCHOOL_CONFIG_DIR, or mint a new seed at a desk (see `school token --help`).';
+const REFUSED_HINT = 'The seed in SCHOOL_REFRESH_TOKEN is spent or revoked: restore the cached SCHOOL_CONFIG_DIR, or mint a new seed at a desk (see `school token --help`).';
 
 /**
  * A spent seed may be another parallel job's doing: the hint then names the ways to run jobs in
@@ -74,7 +73,13 @@ export async function headlessSession(
   };
   return renewableSession(
     deps,
-    { lockName: `ci-${key}`, stored, ctx: { baseUrl, loginFix: { hint: REFUSED_HINT }, refusedHint: refusedHintFor(baseUrl), clientSecret }, base: { profile: target.profile, baseUrl, source: 'env' }, afterRefresh },
+    {
+      lockName: `ci-${key}`,
+      stored,
+      ctx: { baseUrl, loginFix: { hint: REFUSED_HINT }, refusedHint: refusedHintFor(baseUrl), clientSecret },
+      base: { profile: target.profile, baseUrl, source: 'env' },
+      afterRefresh,
+    },
     (await job.read()) ?? fromSeed(),
     minTtlSeconds,
   );

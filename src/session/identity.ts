@@ -1,4 +1,4 @@
-import { type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
 import { CliError } from '../errors.js';
 import { readChallenge } from '../oauth/challenge.js';
 import { introspectOwnToken } from '../oauth/introspect.js';

@@ -86,11 +86,8 @@ export async function renewableSession(deps: Pick<Deps, 'http' | 'state' | 'cloc
     return source.afterRefresh ? source.afterRefresh(outcome) : outcome.set;
   };
   const make = (set: TokenSet): Session =>
-    sessionFrom(
-      set,
-      source.base,
-      set.refreshToken ? async () => make(await refreshed({ force: true, seenAccessToken: set.accessToken })) : undefined,
-      async (minTtl) => make(await refreshed({ force: false, minTtlSeconds: minTtl })),
+    sessionFrom(set, source.base, set.refreshToken ? async () => make(await refreshed({ force: true, seenAccessToken: set.accessToken })) : undefined, async (minTtl) =>
+      make(await refreshed({ force: false, minTtlSeconds: minTtl })),
     );
   const due = !first.accessToken || needsRefresh(first, nowSeconds(deps), minTtlSeconds);
   return make(due ? await refreshed({ force: false, minTtlSeconds }) : first);
@@ -101,12 +98,7 @@ export async function renewableSession(deps: Pick<Deps, 'http' | 'state' | 'cloc
  * still needed, and writes before releasing; the others then find the fresh token. A rotating
  * refresh token is therefore spent exactly once.
  */
-export async function refreshLocked(
-  deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
-  lockName: string,
-  stored: StoredTokens,
-  ctx: RefreshContext,
-): Promise<RefreshOutcome> {
+export async function refreshLocked(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>, lockName: string, stored: StoredTokens, ctx: RefreshContext): Promise<RefreshOutcome> {
   return deps.state.locked(lockName, deps.signal, async () => {
     const current = await stored.read();
     const stillNeeded = ctx.force ? current.accessToken === ctx.seenAccessToken : needsRefresh(current, nowSeconds(deps), ctx.minTtlSeconds);

@@ -109,7 +109,15 @@ export function closestProfiles(wrong: string, names: string[]): string[] {
 async function unknownProfile(state: TargetState, profile: string, baseUrl: string | undefined): Promise<AuthError> {
   const names = Object.keys(await state.profiles()).sort();
   const near = closestProfiles(profile, names);
-  const known = names.length === 0 ? ': there are no profiles yet.' : near.length > 0 ? `. Did you mean ${near.slice(0, 3).map((n) => `"${n}"`).join(' or ')}?` : `. The profiles are ${names.map((n) => `"${n}"`).join(', ')}.`;
+  const known =
+    names.length === 0
+      ? ': there are no profiles yet.'
+      : near.length > 0
+        ? `. Did you mean ${near
+            .slice(0, 3)
+            .map((n) => `"${n}"`)
+            .join(' or ')}?`
+        : `. The profiles are ${names.map((n) => `"${n}"`).join(', ')}.`;
   return new AuthError(`There is no profile "${profile}"${known} A login with --profile ${profile} creates it; call --anonymous needs none.`, {
     code: 'not_logged_in',
     ...loginFix(profile, baseUrl ?? 'https://your-school.example'),

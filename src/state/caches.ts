@@ -178,7 +178,9 @@ export function openCaches(ctx: StoreContext): Caches {
       // Two processes may write at once: the last one wins, and either nonce was the server's.
       const entries = await readNonces().catch((): NonceEntries => ({}));
       delete entries[origin];
-      const kept = Object.entries(entries).sort(([, a], [, b]) => b.savedAt - a.savedAt).slice(0, MAX_NONCE_ORIGINS - 1);
+      const kept = Object.entries(entries)
+        .sort(([, a], [, b]) => b.savedAt - a.savedAt)
+        .slice(0, MAX_NONCE_ORIGINS - 1);
       const next = Object.fromEntries([[origin, { nonce, savedAt: nowSeconds }], ...kept]);
       await writeFileAtomic(noncesFile, `${JSON.stringify(next)}\n`, 0o600).catch(() => undefined);
     },

@@ -32,7 +32,9 @@ function stringRecord(value: unknown): Record<string, string> {
 
 function ciClientList(value: unknown): CiClient[] {
   if (!Array.isArray(value)) return [];
-  return value.filter((c): c is CiClient => Boolean(c) && typeof c === 'object' && ['profile', 'baseUrl', 'issuer', 'clientId'].every((k) => typeof c[k] === 'string') && typeof c.handedOverAt === 'number');
+  return value.filter(
+    (c): c is CiClient => Boolean(c) && typeof c === 'object' && ['profile', 'baseUrl', 'issuer', 'clientId'].every((k) => typeof c[k] === 'string') && typeof c.handedOverAt === 'number',
+  );
 }
 
 export function parseConfig(text: string | undefined, path: string): ConfigFile {

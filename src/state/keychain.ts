@@ -25,7 +25,7 @@ async function loadKeytar(): Promise<Keytar> {
 }
 
 function cleanReason(err: unknown): string {
-  return (messageOf(err)).split('\n')[0];
+  return messageOf(err).split('\n')[0];
 }
 
 /** The OS keychain (Secret Service, macOS Keychain, Windows Credential Manager) through keytar. */
@@ -60,7 +60,9 @@ export async function probeKeychain(timeoutMs = 3_000): Promise<{ ok: true; stor
     if (back !== value) return { ok: false, reason: 'the keychain is locked or did not return what was written' };
     return { ok: true, store };
   } catch (err) {
-    const reason = cleanReason(err).replace(/^The OS keychain failed: /, '').replace(/\.$/, '');
+    const reason = cleanReason(err)
+      .replace(/^The OS keychain failed: /, '')
+      .replace(/\.$/, '');
     return { ok: false, reason };
   }
 }

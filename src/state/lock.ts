@@ -46,7 +46,10 @@ export const systemLockFiles: LockFiles = {
  */
 export function lockFilesFor(platform: NodeJS.Platform, files: LockFiles = systemLockFiles, pause?: (ms: number) => void): LockFiles {
   if (platform !== 'win32') return files;
-  const retrying = <A extends unknown[]>(step: (...args: A) => void) => (...args: A) => retryingTransient(platform, () => step(...args), pause);
+  const retrying =
+    <A extends unknown[]>(step: (...args: A) => void) =>
+    (...args: A) =>
+      retryingTransient(platform, () => step(...args), pause);
   return {
     ...files,
     mkdir: retrying(files.mkdir),
@@ -200,14 +203,7 @@ export function releaseLock(path: string, owner: string, files: LockFiles = syst
  * read-modify-write of shared files never interleaves. Waiting can be interrupted (nothing is
  * spent yet); once held, `fn` runs to its end.
  */
-export async function withLock<T>(
-  lockDir: string,
-  name: string,
-  signal: AbortSignal | undefined,
-  fn: () => Promise<T>,
-  waitMs = 30_000,
-  platform: NodeJS.Platform = process.platform,
-): Promise<T> {
+export async function withLock<T>(lockDir: string, name: string, signal: AbortSignal | undefined, fn: () => Promise<T>, waitMs = 30_000, platform: NodeJS.Platform = process.platform): Promise<T> {
   const files = lockFilesFor(platform);
   mkdirSync(lockDir, { recursive: true, mode: 0o700 });
   const target = join(lockDir, name.replace(/[^A-Za-z0-9._-]/g, '_'));

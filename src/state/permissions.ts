@@ -87,7 +87,10 @@ export async function checkPrivatePath(path: string, kind: 'directory' | 'file',
   const verdict = await inspectPrivatePath(path, kind, owner);
   if (verdict.state === 'unchecked' || verdict.state === 'absent' || verdict.state === 'private') return;
   if (verdict.state === 'wrong_kind') {
-    throw new CliError(`${path} is not ${kind === 'directory' ? 'a directory' : 'a regular file'}; refusing to use it.`, { code: 'unsafe_permissions', hint: `Move it aside: mv ${quoted(path)} ${quoted(`${path}.bak`)}` });
+    throw new CliError(`${path} is not ${kind === 'directory' ? 'a directory' : 'a regular file'}; refusing to use it.`, {
+      code: 'unsafe_permissions',
+      hint: `Move it aside: mv ${quoted(path)} ${quoted(`${path}.bak`)}`,
+    });
   }
   if (verdict.state === 'foreign') throw foreignOwner(path, kind, verdict.owner);
   const { mode } = verdict;

@@ -1,5 +1,5 @@
 import { readFileIfExists } from './atomic.js';
-import { type CredentialArea, type CredentialBackends, type CredentialStore, type ProbeResult } from './credential-store.js';
+import type { CredentialArea, CredentialBackends, CredentialStore, ProbeResult } from './credential-store.js';
 import { checkPrivatePaths } from './permissions.js';
 import type { Paths } from './paths.js';
 import type { StorageKind } from '../types/storage.js';

@@ -11,7 +11,8 @@
 // C0 controls, DEL, C1 controls; bidi embeddings, overrides and isolates; marks; other invisible
 // format characters (zero-width, word joiner, BOM, soft hyphen, Mongolian vowel separator, tags,
 // interlinear annotation, line and paragraph separators).
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const UNSAFE =
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 function escapeChar(ch: string): string {
   const code = ch.codePointAt(0) ?? 0;

@@ -19,7 +19,6 @@ function pendingRecord(env: { SCHOOL_CONFIG_DIR: string }, profile = 'default'):
   return JSON.parse(readFileSync(join(env.SCHOOL_CONFIG_DIR, 'state', 'pending', `${profile}.json`), 'utf8'));
 }
 
-
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -136,7 +136,10 @@ describe('school mcp against a hostile API', () => {
     const expected = ['/api/things/%2E%2E', '/api/things/..%2F..', '/api/things/a%2Fb', '/api/things/%252F', '/api/things/%2E'];
     expect(seen.map((s) => s.target)).toEqual(expected);
     expect(seen.every((s) => s.authorized)).toBe(true);
-    const audit = readFileSync(join(env.SCHOOL_CONFIG_DIR, 'state', 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { tool: string; path: string });
+    const audit = readFileSync(join(env.SCHOOL_CONFIG_DIR, 'state', 'audit.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { tool: string; path: string });
     expect(audit.filter((l) => l.tool === 'getThing').map((l) => l.path)).toEqual(expected);
   });
 });

@@ -194,7 +194,11 @@ describe('school api against the sandbox, logged in', () => {
     expect(apiRequests('POST', '/api/courses').length).toBe(before);
     const created = JSON.parse(expectSuccess(await runSchool(['api', 'create-course', '--title', 'Algebra', '--seats', '30'], env)).stdout);
     expect(created).toMatchObject({ title: 'Algebra', seats: 30 });
-    expect(apiRequests('POST', '/api/courses').map((e) => e.status).slice(before)).toEqual([201]);
+    expect(
+      apiRequests('POST', '/api/courses')
+        .map((e) => e.status)
+        .slice(before),
+    ).toEqual([201]);
     const dry = expectSuccess(await runSchool(['api', 'create-course', '--title', 'Algebra', '--dry-run'], env)).stdout;
     expect(dry).toMatch(/^Authorization: Bearer \[REDACTED\]$/m);
     expect(dry).not.toMatch(new RegExp((await runSchool(['token'], env)).stdout.trim().slice(0, 20)));
@@ -206,7 +210,9 @@ describe('school api against the sandbox, logged in', () => {
     expect(table.some((l) => /^c-101 +.*Analytical Engines for Beginners/.test(l))).toBe(true);
     const chosen = expectSuccess(await runSchool(['api', 'list-courses', '--format', 'table', '--columns', 'title,id'], env)).stdout.split('\n');
     expect(chosen[0]).toMatch(/^TITLE +ID$/);
-    const lessons = expectSuccess(await runSchool(['api', 'list-lessons', '--paginate', '--format', 'table', '--columns', 'id'], env)).stdout.trim().split('\n');
+    const lessons = expectSuccess(await runSchool(['api', 'list-lessons', '--paginate', '--format', 'table', '--columns', 'id'], env))
+      .stdout.trim()
+      .split('\n');
     expect(lessons[0]).toBe('ID');
     expect(lessons.length).toBeGreaterThan(4);
   });
@@ -229,7 +235,11 @@ describe('school api against the sandbox, logged in', () => {
 
 describe('school api with descriptions of other servers', () => {
   it('uses the stale copy with a one-line note when the server cannot be reached', async () => {
-    const server = await describedBy(() => ({ status: 200, headers: { 'content-type': 'application/json', 'last-modified': 'Tue, 01 Sep 2026 10:00:00 GMT', 'cache-control': 'max-age=60' }, body: JSON.stringify(bigDescription(10)) }));
+    const server = await describedBy(() => ({
+      status: 200,
+      headers: { 'content-type': 'application/json', 'last-modified': 'Tue, 01 Sep 2026 10:00:00 GMT', 'cache-control': 'max-age=60' },
+      body: JSON.stringify(bigDescription(10)),
+    }));
     const env = userEnv({ SCHOOL_BASE_URL: server.url });
     expectSuccess(await runSchool(['api'], env));
     expect(server.seen.length).toBe(1);

@@ -296,7 +296,9 @@ describe('school call output for people and agents', () => {
         parameters: expect.arrayContaining([expect.objectContaining({ name: 'per_page', in: 'query', required: false, type: 'integer' })]),
       }),
     );
-    expect(ops).toContainEqual(expect.objectContaining({ method: 'GET', path: '/api/courses/{id}', paginated: false, parameters: [expect.objectContaining({ name: 'id', in: 'path', required: true })] }));
+    expect(ops).toContainEqual(
+      expect.objectContaining({ method: 'GET', path: '/api/courses/{id}', paginated: false, parameters: [expect.objectContaining({ name: 'id', in: 'path', required: true })] }),
+    );
     const paginated = expectSuccess(await call(['--list', '--jq', '.[] | select(.paginated) | "\\(.method) \\(.path)"']));
     const lines = paginated.stdout.trim().split('\n');
     expect(lines).toEqual(expect.arrayContaining(['GET /api/lessons', 'GET /api/orders', 'GET /api/members']));

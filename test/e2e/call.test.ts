@@ -44,7 +44,27 @@ describe('school call: building requests', () => {
   it('sends fields as a JSON body with POST by default, typed with -F and nested with brackets', async () => {
     const file = join(env.HOME, 'bio.txt');
     writeFileSync(file, 'Wrote the first program.');
-    const got = await echo(['/api/echo', '-f', 'name=Ada', '-f', 'year=1843', '-F', 'seats=30', '-F', 'open=true', '-F', 'room=null', '-F', `bio=@${file}`, '-f', 'tags[]=math', '-f', 'tags[]=history', '-F', 'meta[rating]=4.5']);
+    const got = await echo([
+      '/api/echo',
+      '-f',
+      'name=Ada',
+      '-f',
+      'year=1843',
+      '-F',
+      'seats=30',
+      '-F',
+      'open=true',
+      '-F',
+      'room=null',
+      '-F',
+      `bio=@${file}`,
+      '-f',
+      'tags[]=math',
+      '-f',
+      'tags[]=history',
+      '-F',
+      'meta[rating]=4.5',
+    ]);
     expect(got.method).toBe('POST');
     expect(got.headers['content-type']).toBe('application/json');
     expect(got.body).toEqual({ name: 'Ada', year: '1843', seats: 30, open: true, room: null, bio: 'Wrote the first program.', tags: ['math', 'history'], meta: { rating: 4.5 } });
@@ -70,7 +90,7 @@ describe('school call: building requests', () => {
     expect(runs.map((r) => [r.code, r.stdout])).toEqual(Array(4).fill([2, '']));
     expect(runs.map((r) => r.stderr.split('\n')[0])).toEqual([
       'school: Invalid -f "novalue": use key=value.',
-      "school: Invalid header \"NoColon\": use 'Name: value'.",
+      'school: Invalid header "NoColon": use \'Name: value\'.',
       'school: Cannot read /nonexistent/x: ENOENT.',
       'school: Missing the API path, e.g. `school call /api/courses`.',
     ]);

@@ -14,11 +14,7 @@ describe('the command line surface', () => {
   it('prints the help rendered at build time exactly as the full parser renders it on a pipe', async () => {
     // `--help` alone takes the fast path (the text fixed by the build); with --verbose before it the
     // command parser renders it at run time. Both must be the same bytes.
-    const [fast, parsed, bare] = await Promise.all([
-      runSchool(['--help'], userEnv()),
-      runSchool(['--verbose', '--help'], userEnv()),
-      runSchool([], userEnv()),
-    ]);
+    const [fast, parsed, bare] = await Promise.all([runSchool(['--help'], userEnv()), runSchool(['--verbose', '--help'], userEnv()), runSchool([], userEnv())]);
     expect(fast.stdout).toMatch(/^Usage: school /);
     expect(parsed.code).toBe(0);
     expect(fast.stdout).toBe(parsed.stdout);
@@ -44,7 +40,10 @@ describe('the command line surface', () => {
   });
 
   it('gives JSON errors on stderr with --json, wherever --json stands', async () => {
-    for (const args of [['--json', 'whoami'], ['whoami', '--json']]) {
+    for (const args of [
+      ['--json', 'whoami'],
+      ['whoami', '--json'],
+    ]) {
       const res = await runSchool(args, userEnv());
       expect(res.code).toBe(4);
       expect(JSON.parse(res.stderr)).toMatchObject({ error: 'not_logged_in', message: 'Not logged in.', hint: expect.stringContaining('school login') });
@@ -62,7 +61,7 @@ describe('the command line surface', () => {
 });
 
 describe('the installed build', () => {
-  it.each(['CLI', 'LIBRARY', 'MCP'])("starts the %s from a code cache that this Node accepts, made from the bundle beside it", (bundle) => {
+  it.each(['CLI', 'LIBRARY', 'MCP'])('starts the %s from a code cache that this Node accepts, made from the bundle beside it', (bundle) => {
     // V8 silently ignores a cache that does not fit (another Node, another bundle): the CLI would
     // still run, only slower, so this is checked here rather than noticed in the benchmark.
     const probe = `const loader = require(${JSON.stringify(SCHOOL_BIN)});

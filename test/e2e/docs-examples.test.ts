@@ -76,7 +76,13 @@ function expectBlockPassed(file: string, block: Block, res: RunResult): void {
   throw new Error(`${file}:${block.line}: the example exited ${res.code}\n--- stderr ---\n${res.stderr}--- stdout ---\n${res.stdout}`);
 }
 
-const documents = ['README.md', ...readdirSync(join(REPO, 'docs')).filter((n) => n.endsWith('.md')).sort().map((n) => `docs/${n}`)];
+const documents = [
+  'README.md',
+  ...readdirSync(join(REPO, 'docs'))
+    .filter((n) => n.endsWith('.md'))
+    .sort()
+    .map((n) => `docs/${n}`),
+];
 const examples = documents.map((file) => ({ file, blocks: runnableBlocks(readFileSync(join(REPO, file), 'utf8')) })).filter((d) => d.blocks.length > 0);
 const binDir = schoolOnPath();
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { type Sandbox, type SandboxEvent, type SandboxVariant } from '@school/sandbox';
+import type { Sandbox, SandboxVariant } from '@school/sandbox';
 import { driveLogin } from '@school/sandbox/browser-driver';
 import { type Env, REPO, type RunResult, SCHOOL_BIN, expectSuccess, expire, modeOf, runAsAgent, runSchool, spawnNode, userEnv, withVariants, eventsOf } from './harness.js';
 
@@ -73,10 +73,18 @@ describe('DPoP-bound tokens (RFC 9449)', () => {
 
       const call = await runSchool(['call', '/api/lessons'], env);
       expect(call.code, call.stderr).toBe(0);
-      expect(eventsOf(sb, 'api').filter((e) => e.path === '/api/lessons' && e.status === 200).map((e) => [e.scheme, e.dpop])).toEqual([['dpop', key]]);
+      expect(
+        eventsOf(sb, 'api')
+          .filter((e) => e.path === '/api/lessons' && e.status === 200)
+          .map((e) => [e.scheme, e.dpop]),
+      ).toEqual([['dpop', key]]);
       const who = await runSchool(['whoami'], env);
       expect(who.code, who.stderr).toBe(0);
-      expect(eventsOf(sb, 'userinfo').filter((e) => e.status === 200).every((e) => e.scheme === 'dpop' && e.dpop === key)).toBe(true);
+      expect(
+        eventsOf(sb, 'userinfo')
+          .filter((e) => e.status === 200)
+          .every((e) => e.scheme === 'dpop' && e.dpop === key),
+      ).toBe(true);
 
       const logout = await runSchool(['logout'], env);
       expect(logout.code, logout.stderr).toBe(0);
@@ -88,7 +96,10 @@ describe('DPoP-bound tokens (RFC 9449)', () => {
   });
 
   it('--no-dpop gets bearer tokens where DPoP is offered; a server listing no algorithm the CLI signs with gets bearer tokens too', async () => {
-    for (const [variant, extra] of [['dpop-offered', ['--no-dpop']], ['dpop-other-algs', []]] as const) {
+    for (const [variant, extra] of [
+      ['dpop-offered', ['--no-dpop']],
+      ['dpop-other-algs', []],
+    ] as const) {
       await withVariants([variant], async (sb) => {
         const env = userEnv();
         expectSuccess(await login(sb, env, [...extra]));
@@ -114,7 +125,13 @@ describe('DPoP-bound tokens (RFC 9449)', () => {
       const set = JSON.parse(Object.entries(entries).find(([k]) => k.startsWith('profile:default@'))![1]) as { tokenType: string; dpopKey: { d: string; x: string } };
       expect(set.tokenType).toBe('DPoP');
       expect(set.dpopKey.d).toMatch(/^[A-Za-z0-9_-]{43}$/);
-      const outputs = [res, await runSchool(['status', '--json'], env), await runSchool(['token', '--json', '--verbose'], env), await runSchool(['call', '/api/lessons', '--verbose'], env), await runSchool(['doctor'], env)];
+      const outputs = [
+        res,
+        await runSchool(['status', '--json'], env),
+        await runSchool(['token', '--json', '--verbose'], env),
+        await runSchool(['call', '/api/lessons', '--verbose'], env),
+        await runSchool(['doctor'], env),
+      ];
       for (const out of outputs) expect(out.stdout + out.stderr).not.toContain(set.dpopKey.d);
       expect(outputs[3]!.stderr).toMatch(/dpop: \[REDACTED\]/i);
       expect(outputs[4]!.code, outputs[4]!.stdout).toBe(0);
@@ -129,7 +146,11 @@ describe('DPoP-bound tokens (RFC 9449)', () => {
       const started = expectSuccess(await runAsAgent(['login', '--no-wait', '--json', '--base-url', sb.baseUrl], env));
       await driveLogin((JSON.parse(started.stdout) as { url: string }).url);
       expectSuccess(await runAsAgent(['login', '--wait'], env));
-      expect(eventsOf(sb, 'token').filter((e) => e.ok).map((e) => e.token_type)).toEqual(['DPoP']);
+      expect(
+        eventsOf(sb, 'token')
+          .filter((e) => e.ok)
+          .map((e) => e.token_type),
+      ).toEqual(['DPoP']);
       expectSuccess(await runAsAgent(['call', '/api/lessons'], env));
     });
   });
@@ -141,7 +162,11 @@ describe('DPoP-bound tokens (RFC 9449)', () => {
       const out = JSON.parse(started.stdout) as { verification_uri_complete: string };
       await driveLogin(out.verification_uri_complete);
       expectSuccess(await runAsAgent(['login', '--wait', '--timeout', '60'], env));
-      expect(eventsOf(sb, 'token').filter((e) => e.ok).map((e) => e.token_type)).toEqual(['DPoP']);
+      expect(
+        eventsOf(sb, 'token')
+          .filter((e) => e.ok)
+          .map((e) => e.token_type),
+      ).toEqual(['DPoP']);
       expectSuccess(await runAsAgent(['whoami'], env));
     });
   });
@@ -166,21 +191,32 @@ describe('DPoP-bound tokens (RFC 9449)', () => {
       const byMcp = lessonRequests().length; // every page of the listing
       expect(byMcp).toBeGreaterThanOrEqual(1);
       expect(new Set(lessonRequests().map((e) => `${String(e.scheme)} ${String(e.dpop)}`))).toEqual(new Set([`dpop ${String(key)}`]));
-      expect(eventsOf(sb, 'userinfo').filter((e) => e.status === 200).map((e) => [e.scheme, e.dpop])).toContainEqual(['dpop', key]);
+      expect(
+        eventsOf(sb, 'userinfo')
+          .filter((e) => e.status === 200)
+          .map((e) => [e.scheme, e.dpop]),
+      ).toContainEqual(['dpop', key]);
 
       // The library, in a process of its own, as a script would use it.
       const script = `import { openSession } from 'school'; const s = await openSession(); const r = await s.fetch('/api/lessons'); console.log(r.status);`;
       const lib = await spawnNode(['--input-type=module', '-e', script], env, { cwd: REPO }).done;
       expect(lib.stdout.trim(), lib.stderr).toBe('200');
-      expect(lessonRequests().slice(byMcp).map((e) => e.dpop)).toEqual([key]);
+      expect(
+        lessonRequests()
+          .slice(byMcp)
+          .map((e) => e.dpop),
+      ).toEqual([key]);
     });
   });
 
-  it('remembers the nonce the API gave, so the next process\'s call needs no challenge', async () => {
+  it("remembers the nonce the API gave, so the next process's call needs no challenge", async () => {
     await withVariants(['dpop-required'], async (sb) => {
       const env = userEnv();
       expectSuccess(await login(sb, env));
-      const lessonCalls = () => eventsOf(sb, 'api').filter((e) => e.path === '/api/lessons').map((e) => e.status);
+      const lessonCalls = () =>
+        eventsOf(sb, 'api')
+          .filter((e) => e.path === '/api/lessons')
+          .map((e) => e.status);
       expectSuccess(await runAsAgent(['call', '/api/lessons'], env));
       expect(lessonCalls()).toEqual([401, 200]);
       expectSuccess(await runAsAgent(['call', '/api/lessons'], env));

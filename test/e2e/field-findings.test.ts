@@ -1,10 +1,9 @@
 // What trying the CLI against servers, CI layouts and agents in the field showed: logout on a
 // server stricter than its metadata, one seed for a matrix of parallel CI jobs, and one JSON style.
 import { describe, expect, it } from 'vitest';
-import { type Sandbox } from '@school/sandbox';
+import type { Sandbox } from '@school/sandbox';
 import { driveLogin } from '@school/sandbox/browser-driver';
 import { type Env, type RunResult, expectSuccess, keychainEntry as keychainText, runSchool, userEnv, withoutKeychain, withVariants, eventsOf } from './harness.js';
-
 
 async function keychainEntry(env: Env): Promise<{ accessToken: string; refreshToken?: string } | null> {
   const text = await keychainText(env);
@@ -45,8 +44,7 @@ describe('CI at matrix scale: one seed, parallel jobs on separate machines', () 
   }
 
   /** Each job a machine of its own: its own config dir, no keychain, the seed from the CI secrets. */
-  const runJobs = (seeds: Array<Record<string, string>>): Promise<RunResult[]> =>
-    Promise.all(seeds.map((values) => runSchool(['token'], withoutKeychain(userEnv(values)))));
+  const runJobs = (seeds: Array<Record<string, string>>): Promise<RunResult[]> => Promise.all(seeds.map((values) => runSchool(['token'], withoutKeychain(userEnv(values)))));
   const matrixOf = (values: Record<string, string>) => Array.from({ length: JOBS }, () => values);
 
   function expectOneServedTheRefused(results: RunResult[]) {
@@ -79,8 +77,15 @@ describe('CI at matrix scale: one seed, parallel jobs on separate machines', () 
     await withVariants([], async (sb) => {
       const seeds = [(await mintSeed(sb)).values, (await mintSeed(sb)).values];
       const results = await runJobs(seeds);
-      expect(results.map((r) => r.code), results.map((r) => r.stderr).join('\n')).toEqual([0, 0]);
-      expect(eventsOf(sb, 'token').filter((e) => e.grant_type === 'refresh_token').every((e) => e.ok)).toBe(true);
+      expect(
+        results.map((r) => r.code),
+        results.map((r) => r.stderr).join('\n'),
+      ).toEqual([0, 0]);
+      expect(
+        eventsOf(sb, 'token')
+          .filter((e) => e.grant_type === 'refresh_token')
+          .every((e) => e.ok),
+      ).toBe(true);
     });
   });
 
@@ -91,7 +96,10 @@ describe('CI at matrix scale: one seed, parallel jobs on separate machines', () 
       expect(notice).toMatch(/several jobs at once only where the server does not rotate a confidential client's refresh tokens/);
       for (const round of [1, 2]) {
         const results = await runJobs(matrixOf(values));
-        expect(results.map((r) => r.code), `round ${round}: ${results.map((r) => r.stderr).join('\n')}`).toEqual(Array(JOBS).fill(0));
+        expect(
+          results.map((r) => r.code),
+          `round ${round}: ${results.map((r) => r.stderr).join('\n')}`,
+        ).toEqual(Array(JOBS).fill(0));
       }
       const grants = eventsOf(sb, 'token').filter((e) => e.grant_type === 'refresh_token' && e.client_id === values.SCHOOL_CLIENT_ID);
       expect(grants).toHaveLength(2 * JOBS);

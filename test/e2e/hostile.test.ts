@@ -84,10 +84,7 @@ describe('server text never reaches the terminal raw', () => {
     expect(status.stdout).toContain('\\u{1b}]52;c;');
     expect(status.stdout).toContain('\\u{202e}gnp.exe');
     // Each field on one line: the forged "school:" line is text inside the Scopes line.
-    expect(status.stdout.split('\n').filter((l) => l.includes('Logged in as admin'))).toEqual([
-      expect.stringMatching(/^ {2}Client: /),
-      expect.stringMatching(/^ {2}Scopes: /),
-    ]);
+    expect(status.stdout.split('\n').filter((l) => l.includes('Logged in as admin'))).toEqual([expect.stringMatching(/^ {2}Client: /), expect.stringMatching(/^ {2}Scopes: /)]);
     // JSON keeps the exact value, escaped by JSON itself.
     const json = await runSchool(['status', '--json'], env);
     expect(JSON.parse(json.stdout)[0].client_id).toBe(`cid${EVIL}${FORGED_LINE}`);
@@ -161,7 +158,10 @@ describe('server text never reaches the terminal raw', () => {
     await login(env);
     proxy.inject({
       path: P.revoke,
-      action: { kind: 'respond', answer: () => ({ status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: 'invalid_request', error_description: `nope${EVIL}${FORGED_LINE}` }) }) },
+      action: {
+        kind: 'respond',
+        answer: () => ({ status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: 'invalid_request', error_description: `nope${EVIL}${FORGED_LINE}` }) }),
+      },
     });
     const res = await runSchool(['logout'], env);
     expectOneLineError(res, 1, /did not confirm the revocation/);
@@ -389,7 +389,11 @@ describe('hostile neighbours: the config dir and credential file are checked lik
     mkdirSync(env.SCHOOL_CONFIG_DIR, { recursive: true, mode: 0o700 });
     const configFile = `${env.SCHOOL_CONFIG_DIR}/config.json`;
     // Another user's config could name another origin for the profile and receive the token.
-    writeFileSync(configFile, JSON.stringify({ version: 1, profiles: { default: { baseUrl: 'http://127.0.0.1:9', issuer: 'http://127.0.0.1:9', clientId: 'x', authMethod: 'none', storage: 'file' } }, clients: {} }), { mode: 0o600 });
+    writeFileSync(
+      configFile,
+      JSON.stringify({ version: 1, profiles: { default: { baseUrl: 'http://127.0.0.1:9', issuer: 'http://127.0.0.1:9', clientId: 'x', authMethod: 'none', storage: 'file' } }, clients: {} }),
+      { mode: 0o600 },
+    );
     chownSync(configFile, 12345, 12345);
     const res = await runSchool(['whoami'], env);
     expectOneLineError(res, 1, new RegExp(`^school: The file ${configFile} belongs to another user \\(uid 12345\\); refusing to use it\\.$`));

@@ -89,7 +89,11 @@ describe('the library beside the command line', () => {
     expect(refreshGrants(sandbox).length).toBe(before + 2);
     expect(expectSuccess(await runScript(['token'], env)).stdout.trim()).toBe(byCli);
     expect(refreshGrants(sandbox).length).toBe(before + 2);
-    expect(refreshGrants(sandbox).slice(before).every((e) => e.ok === true)).toBe(true);
+    expect(
+      refreshGrants(sandbox)
+        .slice(before)
+        .every((e) => e.ok === true),
+    ).toBe(true);
   });
 
   it('eight processes, command line and library mixed, on an expired token make exactly one refresh grant', async () => {

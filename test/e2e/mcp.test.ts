@@ -148,7 +148,10 @@ describe('school mcp, driven by the SDK client as a host drives it', () => {
       // The audit log: one line per call, 0600, no bodies.
       const audit = join(env.SCHOOL_CONFIG_DIR, 'state', 'audit.jsonl');
       expect(statSync(audit).mode & 0o777).toBe(0o600);
-      const lines = readFileSync(audit, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const lines = readFileSync(audit, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(lines.map((l) => l.tool)).toEqual(['listCourses', 'listLessons', 'listLessons', 'school_whoami', 'school_call', 'createCourse']);
       expect(lines[0]).toMatchObject({ profile: 'default', method: 'GET', path: '/api/courses', status: 200 });
       expect(lines[4]).toMatchObject({ method: 'POST', status: null });
@@ -171,10 +174,12 @@ describe('school mcp, driven by the SDK client as a host drives it', () => {
       const found = await client.callTool({ name: 'school_operations', arguments: { query: 'orders' } });
       expect(found.isError).toBeFalsy();
       const ops = (found.structuredContent as { operations: Array<Record<string, unknown>> }).operations;
-      expect(ops).toEqual(expect.arrayContaining([
-        expect.objectContaining({ method: 'GET', path: '/api/orders', scopes: ['orders:read'] }),
-        expect.objectContaining({ method: 'GET', path: '/api/orders/{id}', scopes: ['orders:read'] }),
-      ]));
+      expect(ops).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ method: 'GET', path: '/api/orders', scopes: ['orders:read'] }),
+          expect.objectContaining({ method: 'GET', path: '/api/orders/{id}', scopes: ['orders:read'] }),
+        ]),
+      );
       expect(ops.every((op) => op.method === 'GET')).toBe(true);
     } finally {
       await client.close();
@@ -357,7 +362,11 @@ describe('school mcp, when the server rejects the token', () => {
       expect(text(res)).toContain('HTTP 200');
       expect(res.structuredContent).toMatchObject({ status: 200, body: { anonymous: false } });
       expect(refreshGrants(sandbox).length).toBe(before + 1);
-      expect(apiEvents(sandbox).slice(-2).map((e) => e.status)).toEqual([401, 200]);
+      expect(
+        apiEvents(sandbox)
+          .slice(-2)
+          .map((e) => e.status),
+      ).toEqual([401, 200]);
     } finally {
       await client.close();
     }
@@ -464,7 +473,9 @@ async function hostileApi(doc: unknown) {
 }
 
 const ESC_DOC = {
-  components: { schemas: { Loop: { type: 'object', properties: { self: { $ref: '#/components/schemas/Loop' }, other: { $ref: '#/components/schemas/Other' } } }, Other: { $ref: '#/components/schemas/Loop' } } },
+  components: {
+    schemas: { Loop: { type: 'object', properties: { self: { $ref: '#/components/schemas/Loop' }, other: { $ref: '#/components/schemas/Other' } } }, Other: { $ref: '#/components/schemas/Loop' } },
+  },
   paths: Object.fromEntries(
     Array.from({ length: 30 }, (_, i) => [
       `/api/evil/${i}/{id\u001b}`,
@@ -472,7 +483,10 @@ const ESC_DOC = {
         get: {
           operationId: i % 3 ? 'dup\u001b[31m\u0007licate' : `${'x'.repeat(300)}${i}\u202e`,
           summary: '\u001b]52;c;cGF5bG9hZA==\u0007Summary\u001b[2J',
-          parameters: [{ name: 'id\u001b', in: 'path', schema: { $ref: '#/components/schemas/Loop' } }, { name: 'filter[kind]', in: 'query', schema: { type: ['string', 'null'] } }],
+          parameters: [
+            { name: 'id\u001b', in: 'path', schema: { $ref: '#/components/schemas/Loop' } },
+            { name: 'filter[kind]', in: 'query', schema: { type: ['string', 'null'] } },
+          ],
         },
       },
     ]),
@@ -500,7 +514,11 @@ describe('school mcp, with a hostile API description', () => {
       expect(recording.stderr()).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
       const inspector = join(REPO, 'node_modules', '.bin', 'mcp-inspector');
       const strict = await new Promise<{ code: number | null; stderr: string }>((resolveRun) => {
-        const child = spawn(inspector, ['--cli', '-e', `HOME=${env.HOME}`, '-e', `SCHOOL_CONFIG_DIR=${env.SCHOOL_CONFIG_DIR}`, process.execPath, SCHOOL_BIN, 'mcp', '--base-url', api.baseUrl, '--method', 'tools/list', '--strict'], { env: { PATH: process.env.PATH, HOME: env.HOME }, stdio: ['ignore', 'ignore', 'pipe'] });
+        const child = spawn(
+          inspector,
+          ['--cli', '-e', `HOME=${env.HOME}`, '-e', `SCHOOL_CONFIG_DIR=${env.SCHOOL_CONFIG_DIR}`, process.execPath, SCHOOL_BIN, 'mcp', '--base-url', api.baseUrl, '--method', 'tools/list', '--strict'],
+          { env: { PATH: process.env.PATH, HOME: env.HOME }, stdio: ['ignore', 'ignore', 'pipe'] },
+        );
         let stderr = '';
         child.stderr.on('data', (c) => (stderr += c));
         child.on('close', (code) => resolveRun({ code, stderr }));
@@ -567,7 +585,10 @@ describe('school mcp, for a client that sends its calls and closes stdin at once
       ];
       const res = await spawnNode([SCHOOL_BIN, 'mcp'], env, { input: `${lines.map((l) => JSON.stringify(l)).join('\n')}\n` }).done;
       expect(res.code).toBe(0);
-      const answers = res.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id?: number; result?: { isError?: boolean; content?: Array<{ text?: string }> } });
+      const answers = res.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { id?: number; result?: { isError?: boolean; content?: Array<{ text?: string }> } });
       expect(answers.map((a) => a.id)).toEqual([1, 2]);
       expect(answers[1]?.result?.isError).toBeFalsy();
       expect(JSON.stringify(answers[1]?.result)).toContain('slow');

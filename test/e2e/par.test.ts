@@ -1,7 +1,7 @@
 // Pushed authorization requests (RFC 9126) against sandbox variants that offer and require them,
 // through the real browser and keychain, and against a server that points them elsewhere.
 import { describe, expect, it } from 'vitest';
-import { type Sandbox, type SandboxEvent } from '@school/sandbox';
+import type { Sandbox, } from '@school/sandbox';
 import { driveLogin } from '@school/sandbox/browser-driver';
 import { type Env, type RunResult, expectSessionAfterLogin, expectSuccess, runAsAgent, runSchool, userEnv, withVariants, eventsOf } from './harness.js';
 
@@ -46,7 +46,7 @@ describe('pushed authorization requests (RFC 9126)', () => {
 
   it('par-required refuses an authorization request that was not pushed (the login above is what makes it pass)', async () => {
     await withVariants(['par-required'], async (sb) => {
-      const metadata = await (await fetch(`${sb.baseUrl}/.well-known/oauth-authorization-server`)).json() as Record<string, unknown>;
+      const metadata = (await (await fetch(`${sb.baseUrl}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
       expect(metadata.require_pushed_authorization_requests).toBe(true);
       const plain = new URL(String(metadata.authorization_endpoint));
       plain.searchParams.set('client_id', 'anyone');

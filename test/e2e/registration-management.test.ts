@@ -4,14 +4,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Sandbox, type SandboxEvent } from '@school/sandbox';
+import type { Sandbox, } from '@school/sandbox';
 import { type Env, KEYCHAIN_SERVICE, type RunResult, filesContaining, keytar, runSchool, userEnv, withVariants, eventsOf } from './harness.js';
 
 const login = (sb: Sandbox, env: Env, extra: string[] = []): Promise<RunResult> => runSchool(['login', '--base-url', sb.baseUrl, ...extra], env);
-const configOf = (env: Env) => JSON.parse(readFileSync(join(env.SCHOOL_CONFIG_DIR!, 'config.json'), 'utf8')) as {
-  clients: Record<string, Array<{ clientId: string; registrationClientUri?: string; registrationTokenStorage?: string }>>;
-  profiles: Record<string, { clientId: string }>;
-};
+const configOf = (env: Env) =>
+  JSON.parse(readFileSync(join(env.SCHOOL_CONFIG_DIR!, 'config.json'), 'utf8')) as {
+    clients: Record<string, Array<{ clientId: string; registrationClientUri?: string; registrationTokenStorage?: string }>>;
+    profiles: Record<string, { clientId: string }>;
+  };
 /** Requests that reached a registration's own URI (read or delete), by any host name. */
 const managementRequests = (sb: Sandbox) => eventsOf(sb, 'request').filter((e) => /^\/api\/oauth\/register\/./.test(String(e.path)));
 

@@ -59,7 +59,11 @@ describe('token refresh', () => {
     expect(tokens.size).toBe(1);
     expect([...tokens][0]).not.toBe(`${json.access_token}\n`);
     expect(refreshGrants(sandbox).length).toBe(mid + 1);
-    expect(refreshGrants(sandbox).slice(mid).every((e) => e.ok === true)).toBe(true);
+    expect(
+      refreshGrants(sandbox)
+        .slice(mid)
+        .every((e) => e.ok === true),
+    ).toBe(true);
   });
 
   it("refreshes without loading Node's fetch implementation, its crypto module or the fs promise API, the costliest loads it could make", async () => {
@@ -260,7 +264,12 @@ describe('CI and scripts without a keychain', () => {
         await login(dev, sb, ['--profile', 'ci-nightly', '--scope', 'openid courses:read']);
         const handed = await runSchool(['token', '--profile', 'ci-nightly', '--for-ci'], dev);
         expect(handed.code).toBe(0);
-        const values = Object.fromEntries(handed.stdout.trim().split('\n').map((l) => l.split(/=(.*)/s).slice(0, 2)));
+        const values = Object.fromEntries(
+          handed.stdout
+            .trim()
+            .split('\n')
+            .map((l) => l.split(/=(.*)/s).slice(0, 2)),
+        );
         expect(Object.keys(values).sort()).toEqual(['SCHOOL_BASE_URL', 'SCHOOL_CLIENT_ID', 'SCHOOL_REFRESH_TOKEN']);
         expect(JSON.parse((await runSchool(['status', '--json'], dev)).stdout)).toEqual([]);
 

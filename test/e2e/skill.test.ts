@@ -75,7 +75,7 @@ describe('school skill', () => {
     expectSuccess(await runAsAgent(['login', '--wait'], env));
   });
 
-  it('--install writes <dir>/school/SKILL.md 0644, prints its path, replaces its own file and leaves anyone else\'s alone', async () => {
+  it("--install writes <dir>/school/SKILL.md 0644, prints its path, replaces its own file and leaves anyone else's alone", async () => {
     const env = userEnv();
     expectSuccess(await runAsAgent(['login', '--base-url', sandbox.baseUrl], env));
     const dir = mkdtempSync(join(tmpdir(), 'school-skills-'));

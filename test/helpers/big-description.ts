@@ -30,8 +30,13 @@ export function bigDescription(n = 500): Record<string, unknown> {
         operationId: `listThings${i}`,
         summary: `List things ${i}`,
         security: security('read'),
-        parameters: [{ name: 'page', in: 'query', schema: { type: 'integer', minimum: 1 } }, { name: 'q', in: 'query', schema: { type: 'string' } }],
-        responses: { 200: { description: 'OK', content: { 'application/json': { schema: { type: 'object', properties: { items: { type: 'array', items: { $ref: `#/components/schemas/Thing${i}` } } } } } } } },
+        parameters: [
+          { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1 } },
+          { name: 'q', in: 'query', schema: { type: 'string' } },
+        ],
+        responses: {
+          200: { description: 'OK', content: { 'application/json': { schema: { type: 'object', properties: { items: { type: 'array', items: { $ref: `#/components/schemas/Thing${i}` } } } } } } },
+        },
       },
       post: { operationId: `createThing${i}`, summary: `Create a thing ${i}`, security: security('write'), requestBody: body(true), responses: { 201: ok } },
     };

@@ -125,7 +125,18 @@ export function fakeAuthServer(): FakeAuthServer {
             grantType === 'authorization_code' && server.idTokenSubject
               ? { id_token: idToken({ iss: AS, sub: server.idTokenSubject, aud: form.get('client_id'), iat: now, exp: now + 300, nonce: server.idTokenNonce, name: 'Ada (from the ID token)' }) }
               : {};
-          return json(200, { access_token: mint('at'), token_type: 'Bearer', expires_in: 3600, ...(server.grantedScope === null ? {} : { scope: server.grantedScope }), ...(keep ? {} : { refresh_token: mint('rt') }), ...id }, url);
+          return json(
+            200,
+            {
+              access_token: mint('at'),
+              token_type: 'Bearer',
+              expires_in: 3600,
+              ...(server.grantedScope === null ? {} : { scope: server.grantedScope }),
+              ...(keep ? {} : { refresh_token: mint('rt') }),
+              ...id,
+            },
+            url,
+          );
         }
         default:
           return json(404, { error: 'not_found' }, url);

@@ -55,9 +55,7 @@ export function fakeBackends(
         return keychain;
       },
       probe: async () =>
-        condition === 'ok'
-          ? { ok: true, store: keychain }
-          : { ok: false, reason: condition === 'missing' ? 'Cannot autolaunch D-Bus without X11 $DISPLAY' : 'the keychain is locked' },
+        condition === 'ok' ? { ok: true, store: keychain } : { ok: false, reason: condition === 'missing' ? 'Cannot autolaunch D-Bus without X11 $DISPLAY' : 'the keychain is locked' },
     }),
     file: {
       open: async (area) => file(area),
@@ -78,7 +76,9 @@ export interface FakeDeps extends Deps {
   setNow(ms: number): void;
 }
 
-export function fakeDeps(options: { env?: Env; keychain?: KeychainCondition; http?: HttpClient; tty?: boolean; browser?: BrowserOpener; now?: number; platform?: NodeJS.Platform; keychainLimitBytes?: number } = {}): FakeDeps {
+export function fakeDeps(
+  options: { env?: Env; keychain?: KeychainCondition; http?: HttpClient; tty?: boolean; browser?: BrowserOpener; now?: number; platform?: NodeJS.Platform; keychainLimitBytes?: number } = {},
+): FakeDeps {
   const home = mkdtempSync(join(tmpdir(), 'school-test-'));
   const env: Env = { HOME: home, SCHOOL_CONFIG_DIR: join(home, 'config'), ...(options.env ?? {}) };
   const paths = resolvePaths(env, home);

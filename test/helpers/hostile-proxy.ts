@@ -82,12 +82,9 @@ function forward(seen: SeenRequest, req: IncomingMessage, body: Buffer): Promise
   return new Promise((resolve, reject) => {
     const headers = withoutHopHeaders(req.headers);
     headers['content-length'] = String(body.length);
-    const upstream = httpRequest(
-      { host: seen.url.hostname, port: seen.url.port, path: `${seen.url.pathname}${seen.url.search}`, method: req.method, headers },
-      (res) => {
-        readBody(res).then((b) => resolve({ res, body: b }), reject);
-      },
-    );
+    const upstream = httpRequest({ host: seen.url.hostname, port: seen.url.port, path: `${seen.url.pathname}${seen.url.search}`, method: req.method, headers }, (res) => {
+      readBody(res).then((b) => resolve({ res, body: b }), reject);
+    });
     upstream.on('error', reject);
     upstream.end(body);
   });
@@ -124,13 +121,7 @@ export async function hostileProxy(): Promise<HostileProxy> {
       const body = await readBody(req);
       const entry: SeenRequest = { method: req.method ?? 'GET', url: new URL(req.url ?? '/'), headers: req.headers, body: body.toString('utf8') };
       seen.push(entry);
-      const fault = faults.find(
-        (f) =>
-          (f.times === undefined || f.count < f.times) &&
-          (!f.method || f.method === entry.method) &&
-          f.path.test(entry.url.pathname) &&
-          (!f.when || f.when(entry)),
-      );
+      const fault = faults.find((f) => (f.times === undefined || f.count < f.times) && (!f.method || f.method === entry.method) && f.path.test(entry.url.pathname) && (!f.when || f.when(entry)));
       if (fault) fault.count += 1;
       const action = fault?.action;
       const socket = req.socket;
@@ -232,6 +223,7 @@ export async function hostileProxy(): Promise<HostileProxy> {
 }
 
 /** JSON body of an answer, changed by `fn`. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a rewrite may change the document in place and return nothing.
 export function rewriteJson(fn: (doc: Record<string, unknown>, req: SeenRequest) => Record<string, unknown> | void) {
   return (a: Answer, req: SeenRequest): Answer => {
     const doc = JSON.parse(a.body.toString()) as Record<string, unknown>;

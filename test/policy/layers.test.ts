@@ -47,7 +47,11 @@ describe('the layers of src/', () => {
   });
 
   it('puts every source file on a floor', () => {
-    expect(sourceFiles(SRC).map((p) => relative(SRC, p)).filter((f) => floorOf(f) === undefined)).toEqual([]);
+    expect(
+      sourceFiles(SRC)
+        .map((p) => relative(SRC, p))
+        .filter((f) => floorOf(f) === undefined),
+    ).toEqual([]);
   });
 
   it('has no import that runs back up a floor', () => {

@@ -17,7 +17,9 @@ describe('line endings', () => {
 
   it('pins completions/, bin/ and the scripts to LF in .gitattributes', () => {
     expect(pinned).toEqual(expect.arrayContaining(['completions/school.bash', 'completions/_school', 'completions/school.fish', 'bin/school.cjs', '.ci/setup']));
-    const attrs = git(['check-attr', 'eol', '--', ...pinned]).split('\n').filter(Boolean);
+    const attrs = git(['check-attr', 'eol', '--', ...pinned])
+      .split('\n')
+      .filter(Boolean);
     expect(attrs).toHaveLength(pinned.length);
     for (const line of attrs) expect(line).toMatch(/: eol: lf$/);
   });
@@ -26,7 +28,10 @@ describe('line endings', () => {
     const out = mkdtempSync(join(tmpdir(), 'school-crlf-'));
     // The index as a Windows checkout would write it out (the attributes come from the work tree).
     execFileSync('git', ['-c', 'core.autocrlf=true', '-c', 'core.eol=crlf', 'checkout-index', '--all', '--force', `--prefix=${out}/`], { cwd: REPO });
-    const indexed = git(['ls-files', '--stage']).split('\n').filter(Boolean).map((l) => l.split('\t')[1]);
+    const indexed = git(['ls-files', '--stage'])
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split('\t')[1]);
     const checked = pinned.filter((f) => indexed.includes(f));
     expect(checked.length).toBeGreaterThan(4);
     for (const file of checked) expect(readFileSync(join(out, file), 'latin1').includes('\r'), file).toBe(false);

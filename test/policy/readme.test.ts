@@ -12,7 +12,10 @@ const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
 /** The commands of the README's first code block, without their comments. */
 function openingCommands(): string[] {
   const block = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
-  return block.split('\n').map((l) => l.replace(/\s+#.*$/, '').trim()).filter(Boolean);
+  return block
+    .split('\n')
+    .map((l) => l.replace(/\s+#.*$/, '').trim())
+    .filter(Boolean);
 }
 
 describe('README.md', () => {

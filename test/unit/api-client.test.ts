@@ -137,7 +137,9 @@ describe('the API client: pagination', () => {
     const walk = walkFrom();
     walk.next(linked('/v1/items?page=2'));
     walk.next(linked('/v1/items?page=3'));
-    expect(() => walk.next(linked('https://evil.example/v1/items?page=4'))).toThrow(expect.objectContaining({ code: 'pagination_error', message: expect.stringMatching(/^page 4: the next link points to https:\/\/evil\.example, another origin/) }));
+    expect(() => walk.next(linked('https://evil.example/v1/items?page=4'))).toThrow(
+      expect.objectContaining({ code: 'pagination_error', message: expect.stringMatching(/^page 4: the next link points to https:\/\/evil\.example, another origin/) }),
+    );
   });
 
   it('ends with an error on a page seen twice, the first page included', () => {

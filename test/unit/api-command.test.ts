@@ -79,7 +79,17 @@ describe('school api on the fast path', () => {
 
 describe('--format table', () => {
   it('prints a wrapped list as a table with the columns given, server text made safe', () => {
-    const text = renderTable([{ courses: [{ id: 'c-1', title: 'Algebra\u001b[2J', seats: 30 }, { id: 'c-2', title: 'Logic' }] }], { columns: ['id', 'title', 'seats'] });
+    const text = renderTable(
+      [
+        {
+          courses: [
+            { id: 'c-1', title: 'Algebra\u001b[2J', seats: 30 },
+            { id: 'c-2', title: 'Logic' },
+          ],
+        },
+      ],
+      { columns: ['id', 'title', 'seats'] },
+    );
     expect(text).toBe('ID   TITLE             SEATS\nc-1  Algebra\\u{1b}[2J  30\nc-2  Logic\n');
   });
 });

@@ -52,7 +52,10 @@ describe('the operation model: scopes, areas, parameters, bodies', () => {
     security: [{ oauth2: ['school:read'] }],
     paths: {
       '/api/courses/{id}': {
-        parameters: [{ name: 'id', in: 'path', schema: { type: 'string' } }, { name: 'ghost', in: 'path' }],
+        parameters: [
+          { name: 'id', in: 'path', schema: { type: 'string' } },
+          { name: 'ghost', in: 'path' },
+        ],
         get: { tags: ['Courses'], security: [{}, { oauth2: ['courses:read'] }], parameters: [{ $ref: '#/components/parameters/Expand' }] },
         put: { security: [{ oauth2: ['courses:write', 'courses:read'] }, { key: [] }], requestBody: { $ref: '#/components/requestBodies/Course' } },
       },
@@ -113,7 +116,18 @@ describe('operation detail', () => {
   });
 
   it('bundles a schema that stands alone: refs into $defs, loops kept as loops, OpenAPI 3.0 forms converted, bad patterns and $id dropped', () => {
-    const loopDoc = { components: { schemas: { Node: { type: 'object', nullable: true, $id: 'https://evil.example/', properties: { next: { $ref: '#/components/schemas/Node' }, n: { type: 'integer', minimum: 1, exclusiveMinimum: true }, p: { type: 'string', pattern: '(' } } } } } };
+    const loopDoc = {
+      components: {
+        schemas: {
+          Node: {
+            type: 'object',
+            nullable: true,
+            $id: 'https://evil.example/',
+            properties: { next: { $ref: '#/components/schemas/Node' }, n: { type: 'integer', minimum: 1, exclusiveMinimum: true }, p: { type: 'string', pattern: '(' } },
+          },
+        },
+      },
+    };
     const bundled = bundleSchema(loopDoc, { $ref: '#/components/schemas/Node' });
     expect(bundled).toEqual({
       $ref: '#/$defs/d0',

@@ -26,7 +26,10 @@ describe('the synchronous reading of WWW-Authenticate', () => {
     for (const header of ['Bearer realm="unterminated', '=,=,', 'Bearer scope=', ',,,', 'Basic dXNlcg==, Bearer scope="x:read"']) {
       expect(() => readChallenges(header)).not.toThrow();
     }
-    expect(readChallenges('Basic dXNlcg==, Bearer scope="x:read"')).toEqual([{ scheme: 'basic', parameters: {} }, { scheme: 'bearer', parameters: { scope: 'x:read' } }]);
+    expect(readChallenges('Basic dXNlcg==, Bearer scope="x:read"')).toEqual([
+      { scheme: 'basic', parameters: {} },
+      { scheme: 'bearer', parameters: { scope: 'x:read' } },
+    ]);
     expect(readChallenges('Bearer realm="unterminated')).toEqual([]);
   });
 });

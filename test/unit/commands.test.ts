@@ -11,7 +11,14 @@ const NOW = 1_800_000_000_000;
 
 async function seedProfile(deps: ReturnType<typeof fakeDeps>, name: string, storage: 'keychain' | 'file', secret?: string) {
   await updateConfig(deps.paths, (c) => {
-    c.profiles[name] = { baseUrl: 'https://school.example', issuer: 'https://auth.school.example', clientId: 'cid-1', authMethod: 'none', storage, user: { name: 'Ada Lovelace', email: 'ada@example.edu' } };
+    c.profiles[name] = {
+      baseUrl: 'https://school.example',
+      issuer: 'https://auth.school.example',
+      clientId: 'cid-1',
+      authMethod: 'none',
+      storage,
+      user: { name: 'Ada Lovelace', email: 'ada@example.edu' },
+    };
   });
   if (secret !== undefined) {
     const store = await deps.state.openStore(storage);
@@ -73,7 +80,7 @@ describe('school token (run)', () => {
       expect(deps.io.stderr()).toMatch(/^Note: this token is DPoP-bound: a request with it needs a proof of the key school keeps\. Send requests with `school call`.*--no-dpop.*\n$/);
     });
 
-    it('is not handed over to CI: the key stays here, and a public client\'s refresh token is bound to it', async () => {
+    it("is not handed over to CI: the key stays here, and a public client's refresh token is bound to it", async () => {
       const deps = fakeDeps({ now: NOW });
       await seedProfile(deps, 'ci-job', 'keychain', serializeTokenSet(await bound()));
       await expect(tokenRun(deps, { profile: 'ci-job', forCi: true })).rejects.toMatchObject({ exitCode: 2, hint: expect.stringContaining('--no-dpop') });
@@ -88,8 +95,13 @@ describe('school token (run)', () => {
       await seedProfile(deps, 'default', 'keychain', serializeTokenSet(await bound()));
       await seedProfile(deps, 'plain', 'keychain', serializeTokenSet(tokens));
       await statusRun(deps, {});
-      expect(deps.io.stdout()).toMatch(/default \(active\)\n(?:  .*\n)*  Tokens: +DPoP-bound/);
-      expect(deps.io.stdout().split('\n\n').find((block) => block.startsWith('plain'))).not.toMatch(/DPoP/);
+      expect(deps.io.stdout()).toMatch(/default \(active\)\n(?: {2}.*\n)* {2}Tokens: +DPoP-bound/);
+      expect(
+        deps.io
+          .stdout()
+          .split('\n\n')
+          .find((block) => block.startsWith('plain')),
+      ).not.toMatch(/DPoP/);
       const json = fakeDeps({ now: NOW });
       await seedProfile(json, 'default', 'keychain', serializeTokenSet(await bound()));
       await statusRun(json, { json: true });
@@ -149,9 +161,18 @@ describe('school status (run)', () => {
   it('shows a pending login, alone or beside the profile it will replace', async () => {
     const deps = fakeDeps({ now: NOW });
     const pending = {
-      profile: 'night', baseUrl: 'https://school.example', issuer: 'https://auth.school.example', clientId: 'cid-1', authMethod: 'none' as const,
-      redirectUri: 'http://127.0.0.1:5000/callback', state: 's', codeVerifier: 'verifier-0123456789', scopes: ['openid'], storage: 'keychain' as const,
-      authorizationUrl: 'https://auth.school.example/authorize?x', expiresAt: NOW / 1000 + 120,
+      profile: 'night',
+      baseUrl: 'https://school.example',
+      issuer: 'https://auth.school.example',
+      clientId: 'cid-1',
+      authMethod: 'none' as const,
+      redirectUri: 'http://127.0.0.1:5000/callback',
+      state: 's',
+      codeVerifier: 'verifier-0123456789',
+      scopes: ['openid'],
+      storage: 'keychain' as const,
+      authorizationUrl: 'https://auth.school.example/authorize?x',
+      expiresAt: NOW / 1000 + 120,
     };
     await deps.state.savePendingLogin(pending);
     await expect(statusRun(deps, { json: true })).rejects.toMatchObject({ exitCode: 1 });

@@ -37,7 +37,9 @@ describe('device authorization (RFC 8628)', () => {
 
   it('refuses an interval of 0 and a verification address over plain http', async () => {
     await expect(requestDeviceAuthorization(endpoint(200, { ...codes, interval: 0 }), AS, CLIENT, { scopes: [] })).rejects.toMatchObject({ code: 'protocol_error' });
-    await expect(requestDeviceAuthorization(endpoint(200, { ...codes, verification_uri: 'http://evil.example/device' }), AS, CLIENT, { scopes: [] })).rejects.toMatchObject({ code: 'insecure_metadata' });
+    await expect(requestDeviceAuthorization(endpoint(200, { ...codes, verification_uri: 'http://evil.example/device' }), AS, CLIENT, { scopes: [] })).rejects.toMatchObject({
+      code: 'insecure_metadata',
+    });
   });
 
   it('asks for the grant at registration only where the server offers it', () => {

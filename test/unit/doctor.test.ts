@@ -35,7 +35,16 @@ async function setup(options: { http?: HttpClient; keychain?: KeychainCondition;
     c.clients[AS] = [{ clientId: 'client-1', authMethod: 'none', redirectUri: 'http://127.0.0.1:8400/callback', registeredAt: NOW / 1000 - 100 }];
   });
   if (options.keychain !== 'locked') {
-    const set = { issuer: AS, clientId: 'client-1', accessToken: ACCESS_TOKEN, refreshToken: REFRESH_TOKEN, tokenType: 'bearer', obtainedAt: NOW / 1000 - 10, expiresAt: NOW / 1000 + 3590, scope: 'openid courses:read' };
+    const set = {
+      issuer: AS,
+      clientId: 'client-1',
+      accessToken: ACCESS_TOKEN,
+      refreshToken: REFRESH_TOKEN,
+      tokenType: 'bearer',
+      obtainedAt: NOW / 1000 - 10,
+      expiresAt: NOW / 1000 + 3590,
+      scope: 'openid courses:read',
+    };
     await (await deps.state.openStore(storage)).set(profileAccount(deps.paths.configDir, 'default'), serializeTokenSet(set));
   }
   return deps;
@@ -183,12 +192,23 @@ describe('school doctor in CI', () => {
     const server = serverWithDate();
     const rejecting: HttpClient = {
       async request(req) {
-        if (String(req.url).endsWith('/userinfo')) return { status: 401, statusText: '', headers: { 'content-type': 'application/json' }, rawHeaders: [], body: Buffer.from('{"error":"invalid_token"}'), url: String(req.url), httpVersion: '1.1' };
+        if (String(req.url).endsWith('/userinfo'))
+          return {
+            status: 401,
+            statusText: '',
+            headers: { 'content-type': 'application/json' },
+            rawHeaders: [],
+            body: Buffer.from('{"error":"invalid_token"}'),
+            url: String(req.url),
+            httpVersion: '1.1',
+          };
         return server.request(req);
       },
     };
     const deps = fakeDeps({ now: NOW, http: rejecting, keychain: 'missing', env: ciEnv });
     const findings = await diagnose(deps, { env: deps.env });
-    expect(problems(findings)).toEqual([expect.objectContaining({ check: 'environment_token', message: 'The server rejected SCHOOL_TOKEN (HTTP 401, invalid_token).', fix: expect.stringContaining('school token') })]);
+    expect(problems(findings)).toEqual([
+      expect.objectContaining({ check: 'environment_token', message: 'The server rejected SCHOOL_TOKEN (HTTP 401, invalid_token).', fix: expect.stringContaining('school token') }),
+    ]);
   });
 });

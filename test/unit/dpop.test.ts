@@ -26,7 +26,10 @@ const modeOf = (path: string) => statSync(path).mode & 0o777;
 
 /** One request through the API client with a session of this token (and key). */
 const sendAuthorized = (http: HttpClient, token: Pick<Session, 'accessToken' | 'dpopKey'>, req: ApiRequest) =>
-  new ApiClient({ http, clock: { now: () => Date.now() } }, { baseUrl: req.url.origin, session: { profile: 'default', baseUrl: req.url.origin, tokenType: 'bearer', source: 'keychain', ...token } }).send(req);
+  new ApiClient(
+    { http, clock: { now: () => Date.now() } },
+    { baseUrl: req.url.origin, session: { profile: 'default', baseUrl: req.url.origin, tokenType: 'bearer', source: 'keychain', ...token } },
+  ).send(req);
 
 // DPoP (RFC 9449) as the CLI signs it: proofs checked here the way a server checks them, with
 // WebCrypto and nothing of the CLI's own.
@@ -50,7 +53,11 @@ async function verifyProof(proof: string): Promise<Proof> {
 }
 
 async function thumbprintOf(jwk: Record<string, string>): Promise<string> {
-  return b64url(createHash('sha256').update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y })).digest());
+  return b64url(
+    createHash('sha256')
+      .update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y }))
+      .digest(),
+  );
 }
 
 function answer(status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
@@ -107,7 +114,7 @@ describe('DPoP keys and proofs', () => {
     expect(isDpopBound({ tokenType: 'Bearer', dpopKey: key })).toBe(false);
   });
 
-  it('keeps a pending login\'s key with its verifier, and reads an older entry (the verifier alone)', async () => {
+  it("keeps a pending login's key with its verifier, and reads an older entry (the verifier alone)", async () => {
     const key: DpopKey = await createDpopKey();
     expect(readPendingSecrets(pendingSecrets({ codeVerifier: 'v-0123456789', dpopKey: key }))).toEqual({ codeVerifier: 'v-0123456789', dpopKey: key });
     expect(readPendingSecrets(pendingSecrets({ codeVerifier: 'v-0123456789' }))).toEqual({ codeVerifier: 'v-0123456789' });
@@ -191,7 +198,9 @@ describe('the refresh grant with a bound token', () => {
 
   it('gives up on a token endpoint that asks for a new nonce every time', async () => {
     const { sent, http } = server((_req, n) => answer(400, { error: 'use_dpop_nonce' }, { 'dpop-nonce': `n-${n}` }));
-    const failure = await refreshGrant(http, AS, { clientId: 'cli', authMethod: 'none' }, { current: { ...base, dpopKey: await createDpopKey() }, nowSeconds: NOW, timeoutMs: 1000 }).catch((err: unknown) => fromOAuthError(err));
+    const failure = await refreshGrant(http, AS, { clientId: 'cli', authMethod: 'none' }, { current: { ...base, dpopKey: await createDpopKey() }, nowSeconds: NOW, timeoutMs: 1000 }).catch(
+      (err: unknown) => fromOAuthError(err),
+    );
     expect(failure).toMatchObject({ code: 'dpop_nonce_loop' });
     expect(sent).toHaveLength(2);
   });
@@ -242,7 +251,7 @@ describe('what the servers answer to proofs', () => {
     return exchangeCode(http, AS, client, { params, redirectUri: 'http://127.0.0.1:1/callback', codeVerifier: 'v'.repeat(43), nowSeconds: 1, dpopKey });
   };
 
-  it('a Bearer answer to a proof: the key is kept (a public client\'s refresh token may be bound to it), the token sent as Bearer', async () => {
+  it("a Bearer answer to a proof: the key is kept (a public client's refresh token may be bound to it), the token sent as Bearer", async () => {
     const key = await createDpopKey();
     const { sent, http } = server(() => answer(200, { access_token: 'at-0123456789', token_type: 'Bearer', refresh_token: 'rt-0123456789', expires_in: 60 }));
     const { tokens } = await exchange(http, key);
@@ -280,7 +289,9 @@ describe('what the servers answer to proofs', () => {
 
   it('the pushed request proves the key and answers a nonce challenge once', async () => {
     const key = await createDpopKey();
-    const { sent, http } = server((_req, n) => (n === 1 ? answer(400, { error: 'use_dpop_nonce' }, { 'dpop-nonce': 'n-par-1' }) : answer(201, { request_uri: 'urn:ietf:params:oauth:request_uri:abc', expires_in: 60 })));
+    const { sent, http } = server((_req, n) =>
+      n === 1 ? answer(400, { error: 'use_dpop_nonce' }, { 'dpop-nonce': 'n-par-1' }) : answer(201, { request_uri: 'urn:ietf:params:oauth:request_uri:abc', expires_in: 60 }),
+    );
     const { url, expiresIn } = await pushAuthorizationRequest(http, AS, client, { authorizationUrl: `${AS.authorization_endpoint}?client_id=cli&scope=openid`, dpopKey: key });
     expect(expiresIn).toBe(60);
     expect(url).toBe(`${AS.authorization_endpoint}?client_id=cli&request_uri=urn%3Aietf%3Aparams%3Aoauth%3Arequest_uri%3Aabc`);
@@ -292,7 +303,9 @@ describe('what the servers answer to proofs', () => {
 
   it('a device poll proves the key and answers a nonce challenge once', async () => {
     const key = await createDpopKey();
-    const { sent, http } = server((_req, n) => (n === 1 ? answer(400, { error: 'use_dpop_nonce' }, { 'dpop-nonce': 'n-dev-1' }) : answer(200, { access_token: 'at-0123456789', token_type: 'DPoP', expires_in: 60 })));
+    const { sent, http } = server((_req, n) =>
+      n === 1 ? answer(400, { error: 'use_dpop_nonce' }, { 'dpop-nonce': 'n-dev-1' }) : answer(200, { access_token: 'at-0123456789', token_type: 'DPoP', expires_in: 60 }),
+    );
     const poll = await pollDeviceToken(http, AS, client, { deviceCode: 'dc-0123456789', nowSeconds: 1, dpopKey: key });
     expect(poll).toMatchObject({ kind: 'done', result: { tokens: { tokenType: 'DPoP', dpopKey: key } } });
     expect((await verifyProof(String(sent[1]!.headers?.dpop))).payload.nonce).toBe('n-dev-1');

@@ -30,7 +30,13 @@ type Refusal = 'invalid_client' | '401-empty' | '503';
 function strictServer(accepts: string[], refusal: Refusal = 'invalid_client') {
   const tried: string[] = [];
   const answer = (status: number, body: string, url: string, headers: Record<string, string> = {}): HttpResponse => ({
-    status, statusText: '', headers: { 'content-type': 'application/json', ...headers }, rawHeaders: [], body: Buffer.from(body), url, httpVersion: '1.1',
+    status,
+    statusText: '',
+    headers: { 'content-type': 'application/json', ...headers },
+    rawHeaders: [],
+    body: Buffer.from(body),
+    url,
+    httpVersion: '1.1',
   });
   const http: HttpClient = {
     async request(req: HttpRequest) {
@@ -110,7 +116,10 @@ describe('failures', () => {
 
   it('never puts the client secret in the message', async () => {
     const server = strictServer([]);
-    const err: unknown = await revokeToken(server.http, metadata, post, { token: 'rt-0123456789', hint: 'refresh_token' }).then(() => undefined, (e: unknown) => e);
+    const err: unknown = await revokeToken(server.http, metadata, post, { token: 'rt-0123456789', hint: 'refresh_token' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(Error);
     expect(String((err as Error).message)).not.toContain(SECRET);
   });

@@ -130,11 +130,15 @@ describe('a connection that is refused', () => {
         s.close(() => resolve(p));
       });
     });
-    const err = await createHttpClient({ env: {} }).request({ url: `http://127.0.0.1:${port}/api` }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const err = await createHttpClient({ env: {} })
+      .request({ url: `http://127.0.0.1:${port}/api` })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(describeError(err).message).toBe(`Could not reach the server (127.0.0.1:${port}): connection refused.`);
-    expect(describeError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', address: '::1', port: 8443 })).message).toBe('Could not reach the server ([::1]:8443): connection refused.');
+    expect(describeError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', address: '::1', port: 8443 })).message).toBe(
+      'Could not reach the server ([::1]:8443): connection refused.',
+    );
   });
 });

@@ -6,8 +6,15 @@ import { readChallengeHeader } from '../../src/oauth/challenge.js';
 import { stepUpCommand } from '../../src/session/step-up.js';
 import { SAFE_SCOPE } from '../../src/util/plain-name.js';
 
-const token = fc.stringMatching(/^[A-Za-z0-9_:.\/$;`'"\\ -]{0,20}$/);
-const param = fc.tuple(fc.constantFrom('error', 'scope', 'error_description', 'realm', 'resource_metadata', 'x'), fc.oneof(token.map((t) => `"${t.replace(/["\\]/g, '\\$&')}"`), token, fc.string({ maxLength: 10 })));
+const token = fc.stringMatching(/^[A-Za-z0-9_:./$;`'"\\ -]{0,20}$/);
+const param = fc.tuple(
+  fc.constantFrom('error', 'scope', 'error_description', 'realm', 'resource_metadata', 'x'),
+  fc.oneof(
+    token.map((t) => `"${t.replace(/["\\]/g, '\\$&')}"`),
+    token,
+    fc.string({ maxLength: 10 }),
+  ),
+);
 const header = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 200 }),
   fc

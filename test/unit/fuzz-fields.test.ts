@@ -49,12 +49,19 @@ describe('-f / -F fields', () => {
 
   it('-F numbers, booleans and null become JSON types; anything else stays a string', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }).map(String), fc.constantFrom('true', 'false', 'null'), fc.string({ maxLength: 12 }).filter((s) => !s.startsWith('@'))), async (raw) => {
-        const { v } = (await buildFields([], [`v=${raw}`], noStdin())) as { v: JsonValue };
-        if (raw === 'true' || raw === 'false' || raw === 'null') expect(v).toBe(JSON.parse(raw));
-        else if (typeof v === 'number') expect(Number.isFinite(v) && String(Number(raw)) === String(v)).toBe(true);
-        else expect(v).toBe(raw);
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.double({ noNaN: true, noDefaultInfinity: true }).map(String),
+          fc.constantFrom('true', 'false', 'null'),
+          fc.string({ maxLength: 12 }).filter((s) => !s.startsWith('@')),
+        ),
+        async (raw) => {
+          const { v } = (await buildFields([], [`v=${raw}`], noStdin())) as { v: JsonValue };
+          if (raw === 'true' || raw === 'false' || raw === 'null') expect(v).toBe(JSON.parse(raw));
+          else if (typeof v === 'number') expect(Number.isFinite(v) && String(Number(raw)) === String(v)).toBe(true);
+          else expect(v).toBe(raw);
+        },
+      ),
       { numRuns: 4000 },
     );
   });

@@ -16,8 +16,7 @@ const query = fc.array(fc.oneof(fc.string({ unit: 'binary', maxLength: 10 }), na
 const path = fc.oneof(fc.constant(PATH), fc.constantFrom('/callback/', '/Callback', '//callback', '/x/../callback', '/callback%2f', ''), fc.string({ maxLength: 12 }));
 
 /** Bytes a client can put on a request line: visible ASCII as it is, every other byte percent-encoded. */
-const onTheWire = (s: string) =>
-  [...Buffer.from(s, 'utf8')].map((b) => (b > 0x20 && b < 0x7f && b !== 0x23 ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, '0')}`)).join('');
+const onTheWire = (s: string) => [...Buffer.from(s, 'utf8')].map((b) => (b > 0x20 && b < 0x7f && b !== 0x23 ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, '0')}`)).join('');
 
 const as = { issuer: 'https://as.example' };
 const client = { clientId: 'cid', authMethod: 'none' as const };

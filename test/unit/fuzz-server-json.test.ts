@@ -9,14 +9,24 @@ import { MAX_LIFETIME_SECONDS, clampLifetime, parseTokenSet } from '../../src/st
 import { CliError } from '../../src/errors.js';
 import { outcomeOf } from '../helpers/outcome.js';
 
-const anyJson = fc.oneof(fc.jsonValue(), fc.string({ unit: 'binary', maxLength: 60 }).map((s) => s as unknown));
-const asText = (v: unknown) => (typeof v === 'string' && Math.random() < 0.5 ? v : JSON.stringify(v) ?? 'null');
+const anyJson = fc.oneof(
+  fc.jsonValue(),
+  fc.string({ unit: 'binary', maxLength: 60 }).map((s) => s as unknown),
+);
+const asText = (v: unknown) => (typeof v === 'string' && Math.random() < 0.5 ? v : (JSON.stringify(v) ?? 'null'));
 const weirdNumber = fc.oneof(fc.double(), fc.constantFrom(1e300, -1e300, Number.MAX_VALUE, -0, 8.64e15, 1e309), fc.string({ maxLength: 6 }), fc.constant(null));
 
 describe('server and file JSON', () => {
   it('a stored token set parses to sane times, or is refused with a CliError', () => {
     const tokenSetLike = fc.record(
-      { accessToken: fc.oneof(fc.string(), fc.integer()), issuer: fc.oneof(fc.string(), fc.constant(null)), expiresAt: weirdNumber, obtainedAt: weirdNumber, refreshToken: fc.oneof(fc.string(), fc.integer()), scope: fc.oneof(fc.string(), fc.array(fc.string())) },
+      {
+        accessToken: fc.oneof(fc.string(), fc.integer()),
+        issuer: fc.oneof(fc.string(), fc.constant(null)),
+        expiresAt: weirdNumber,
+        obtainedAt: weirdNumber,
+        refreshToken: fc.oneof(fc.string(), fc.integer()),
+        scope: fc.oneof(fc.string(), fc.array(fc.string())),
+      },
       { requiredKeys: [] },
     );
     fc.assert(
@@ -51,7 +61,14 @@ describe('server and file JSON', () => {
   });
 
   it('the config file parses or is refused with a CliError', () => {
-    const configLike = fc.record({ version: fc.jsonValue(), profiles: fc.oneof(fc.jsonValue(), fc.dictionary(fc.string(), fc.record({ baseUrl: fc.oneof(fc.string(), fc.integer()), issuer: fc.oneof(fc.string(), fc.integer()) }))), clients: fc.jsonValue() }, { requiredKeys: [] });
+    const configLike = fc.record(
+      {
+        version: fc.jsonValue(),
+        profiles: fc.oneof(fc.jsonValue(), fc.dictionary(fc.string(), fc.record({ baseUrl: fc.oneof(fc.string(), fc.integer()), issuer: fc.oneof(fc.string(), fc.integer()) }))),
+        clients: fc.jsonValue(),
+      },
+      { requiredKeys: [] },
+    );
     fc.assert(
       fc.property(fc.oneof(anyJson, configLike), (value) => {
         const parsed = outcomeOf(() => parseConfig(asText(value), '/test/config.json'));
@@ -67,8 +84,17 @@ describe('server and file JSON', () => {
   });
 
   it('any OpenAPI document gives a listing of string paths and string scopes, never a crash', () => {
-    const op = fc.oneof(fc.jsonValue(), fc.record({ summary: fc.jsonValue(), operationId: fc.jsonValue(), security: fc.oneof(fc.jsonValue(), fc.array(fc.dictionary(fc.string(), fc.oneof(fc.array(fc.jsonValue()), fc.jsonValue())))) }, { requiredKeys: [] }));
-    const doc = fc.record({ paths: fc.oneof(fc.jsonValue(), fc.dictionary(fc.string(), fc.oneof(fc.jsonValue(), fc.record({ get: op, post: op }, { requiredKeys: [] })))), security: fc.jsonValue() }, { requiredKeys: [] });
+    const op = fc.oneof(
+      fc.jsonValue(),
+      fc.record(
+        { summary: fc.jsonValue(), operationId: fc.jsonValue(), security: fc.oneof(fc.jsonValue(), fc.array(fc.dictionary(fc.string(), fc.oneof(fc.array(fc.jsonValue()), fc.jsonValue())))) },
+        { requiredKeys: [] },
+      ),
+    );
+    const doc = fc.record(
+      { paths: fc.oneof(fc.jsonValue(), fc.dictionary(fc.string(), fc.oneof(fc.jsonValue(), fc.record({ get: op, post: op }, { requiredKeys: [] })))), security: fc.jsonValue() },
+      { requiredKeys: [] },
+    );
     fc.assert(
       fc.property(fc.oneof(doc, fc.jsonValue()), (d) => {
         const ops = listOperations(d as Parameters<typeof listOperations>[0]);

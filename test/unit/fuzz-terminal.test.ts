@@ -8,7 +8,27 @@ import { REDACTED, redactBody, redactText, registerSecret } from '../../src/util
 
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
 
-const nasty = fc.constantFrom('\u001b', '\u001b[2J', '\u001b]52;c;aGk=\u0007', '\u009b', '\u0085', '\r', '\n', '\t', '\u0000', '\u007f', '\u202e', '\u2066', '\u200f', '\u061c', '\ufeff', '\u2028', '\ud800', '\udc00', '\ud83c\udf93');
+const nasty = fc.constantFrom(
+  '\u001b',
+  '\u001b[2J',
+  '\u001b]52;c;aGk=\u0007',
+  '\u009b',
+  '\u0085',
+  '\r',
+  '\n',
+  '\t',
+  '\u0000',
+  '\u007f',
+  '\u202e',
+  '\u2066',
+  '\u200f',
+  '\u061c',
+  '\ufeff',
+  '\u2028',
+  '\ud800',
+  '\udc00',
+  '\ud83c\udf93',
+);
 const hostileText = fc.array(fc.oneof(fc.string({ unit: 'binary', maxLength: 8 }), nasty, fc.string({ maxLength: 8 })), { maxLength: 12 }).map((parts) => parts.join(''));
 
 describe('sanitizer invariants', () => {

@@ -70,7 +70,12 @@ function tracedClient() {
 describe('the --verbose trace', () => {
   it('knows the tokens of an answer before writing it: copies in headers and other fields are redacted', async () => {
     const { http, text } = tracedClient();
-    const res = await http.request({ method: 'POST', url: `${base}/token`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=refresh_token&refresh_token=rt-old-0123456789' });
+    const res = await http.request({
+      method: 'POST',
+      url: `${base}/token`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=refresh_token&refresh_token=rt-old-0123456789',
+    });
     expect(res.status).toBe(200);
     const trace = text();
     for (const secret of [ACCESS, REFRESH, 'rt-old-0123456789', 'abc123456789']) expect(trace).not.toContain(secret);

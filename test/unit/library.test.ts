@@ -30,7 +30,9 @@ function fakeSchool() {
         return answer(401, '{"error":"invalid_token"}', url.href, { 'www-authenticate': 'Bearer error="invalid_token"' });
       }
       const auth = req.headers?.authorization;
-      return answer(200, JSON.stringify({ path: url.pathname, query: url.search, method: req.method, auth: auth ?? null, body: req.body ? Buffer.from(req.body).toString() : null }), url.href, { link: '<https://api.school.example/next>; rel="next"' });
+      return answer(200, JSON.stringify({ path: url.pathname, query: url.search, method: req.method, auth: auth ?? null, body: req.body ? Buffer.from(req.body).toString() : null }), url.href, {
+        link: '<https://api.school.example/next>; rel="next"',
+      });
     },
   };
   return { server, sent, api, http };

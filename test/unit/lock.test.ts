@@ -42,7 +42,7 @@ describe('named lock', () => {
   it('gives up on a live lock after the wait, naming the lock to remove', async () => {
     const dir = scratch();
     mkdirSync(join(dir, 'config.lock'));
-    await expect(withLock(dir, 'config', undefined, async () => 'never', 200)).rejects.toThrow(/held the lock "config"[^]*/);
+    await expect(withLock(dir, 'config', undefined, async () => 'never', 200)).rejects.toThrow(/held the lock "config"[\s\S]*/);
     await expect(withLock(dir, 'config', undefined, async () => 'never', 200)).rejects.toMatchObject({ code: 'lock_timeout' });
   });
 
@@ -114,14 +114,18 @@ describe('stale-lock takeover', () => {
     const first = newLockOwner();
     const second = newLockOwner();
     let secondTook: boolean | undefined;
-    const firstTook = tryAcquire(lock, first, pausedBeforeRemoval(lock, () => (secondTook = tryAcquire(lock, second)), nth));
+    const firstTook = tryAcquire(
+      lock,
+      first,
+      pausedBeforeRemoval(lock, () => (secondTook = tryAcquire(lock, second)), nth),
+    );
     secondTook ??= tryAcquire(lock, second);
     expect([firstTook, secondTook].filter(Boolean)).toHaveLength(1);
     // The dir holds the winner's file alone, so that the other's release cannot undo it.
     expect(readdirSync(lock)).toEqual([firstTook ? first : second]);
   });
 
-  it('does not let a holder that was taken over for stale remove the new holder\'s lock when it finishes', () => {
+  it("does not let a holder that was taken over for stale remove the new holder's lock when it finishes", () => {
     const dir = scratch();
     const lock = join(dir, 'config.lock');
     const slow = newLockOwner();

@@ -7,7 +7,9 @@ describe('the one writer of `school login …` command lines', () => {
   it('writes server, profile, scopes, then the other options, leaving out the default profile', () => {
     expect(loginCommandText()).toBe('school login');
     expect(loginCommandText({ profile: 'default', baseUrl: 'https://s.example' })).toBe('school login --base-url https://s.example');
-    expect(loginCommandText({ profile: 'work', addScope: ['a:read', 'b:write'], options: ['--no-wait', ['--timeout', '60']] })).toBe('school login --profile work --add-scope a:read,b:write --no-wait --timeout 60');
+    expect(loginCommandText({ profile: 'work', addScope: ['a:read', 'b:write'], options: ['--no-wait', ['--timeout', '60']] })).toBe(
+      'school login --profile work --add-scope a:read,b:write --no-wait --timeout 60',
+    );
     expect(loginCommandText({ scope: [] })).toBe('school login');
   });
 

@@ -112,7 +112,7 @@ describe('login as a transaction', () => {
     expect(server.asked.filter((a) => a === `POST ${AS}/register`)).toHaveLength(1);
   });
 
-  it('keeps a confidential client\'s secret in the store and authenticates the exchange with it', async () => {
+  it("keeps a confidential client's secret in the store and authenticates the exchange with it", async () => {
     const { server, deps, hooks } = setup();
     const pending = await prepareLogin(deps, { ...request, confidential: true }, hooks);
     expect(JSON.stringify(await deps.state.profiles())).not.toMatch(/secret-/);
@@ -277,4 +277,3 @@ describe('a saved client registration', () => {
     expect(await deps.state.clientRegistration(AS, () => true)).toBeUndefined();
   });
 });
-

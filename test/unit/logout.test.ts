@@ -17,7 +17,11 @@ async function setup(p: { revocation?: 'ok' | 'absent' | 'access_unsupported' | 
   await deps.state.saveProfile('default', profile);
   deps.keychainStore.entries.set(profileAccount(deps.paths.configDir, 'default'), JSON.stringify({ ...tokens, clientSecret: p.confidential ? 'secret-0123456789' : undefined }));
   if (p.confidential) {
-    await deps.state.saveClient(AS, { clientId: 'cid-1', authMethod: 'client_secret_post', redirectUri: 'http://127.0.0.1:5000/callback', registeredAt: NOW, secretStorage: 'keychain' }, 'secret-0123456789');
+    await deps.state.saveClient(
+      AS,
+      { clientId: 'cid-1', authMethod: 'client_secret_post', redirectUri: 'http://127.0.0.1:5000/callback', registeredAt: NOW, secretStorage: 'keychain' },
+      'secret-0123456789',
+    );
   }
   const logout = (raw: Record<string, unknown> = {}) => logoutCommand.execute(() => deps, raw, []);
   return { server, deps, logout };
@@ -108,8 +112,18 @@ describe('school logout (run)', () => {
     await job.write(tokens);
     expect(deps.keychainStore.entries.has(jobAccount('0123abcd'))).toBe(true);
     await deps.state.savePendingLogin({
-      profile: 'night', baseUrl: API, issuer: AS, clientId: 'cid-1', authMethod: 'none', redirectUri: 'http://127.0.0.1:5000/callback', state: 's',
-      codeVerifier: 'verifier-0123456789', scopes: ['openid'], storage: 'keychain', authorizationUrl: `${AS}/authorize?x`, expiresAt: NOW + 100,
+      profile: 'night',
+      baseUrl: API,
+      issuer: AS,
+      clientId: 'cid-1',
+      authMethod: 'none',
+      redirectUri: 'http://127.0.0.1:5000/callback',
+      state: 's',
+      codeVerifier: 'verifier-0123456789',
+      scopes: ['openid'],
+      storage: 'keychain',
+      authorizationUrl: `${AS}/authorize?x`,
+      expiresAt: NOW + 100,
     });
     await logout({ all: true, json: true });
     expect(JSON.parse(deps.io.stdout())).toMatchObject({ pending_logins_cancelled: ['night'], ci_job_states_removed: 1 });

@@ -47,9 +47,9 @@ describe('a base URL without its scheme', () => {
 describe('login --port', () => {
   // The Fetch standard's bad ports, as listed there.
   const BAD = [
-    1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179,
-    389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061,
-    6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+    1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512,
+    513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679,
+    6697, 10080,
   ];
 
   it.each(BAD)('refuses %i, a port browsers block', (port) => {
@@ -141,7 +141,7 @@ describe('a base URL after logout', () => {
 
 describe('the scope a hint suggests', () => {
   it('is never a server scope that is not a plain name', () => {
-    const err = thrown(() => checkScopes(["courses:reed"], ["courses:read'; rm -rf ~; '", 'openid']));
+    const err = thrown(() => checkScopes(['courses:reed'], ["courses:read'; rm -rf ~; '", 'openid']));
     if (!(err instanceof Error) || !('hint' in err)) throw new Error('expected a usage error with a hint');
     expect(err).toMatchObject({ code: 'invalid_scope' });
     expect(`${err.message} ${String(err.hint)}`).not.toContain('rm -rf');

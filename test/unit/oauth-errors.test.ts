@@ -89,12 +89,30 @@ describe('oauth4webapi errors, by code', () => {
 });
 
 describe('answers that are not OAuth JSON name the HTTP status, and the error code when there is one', () => {
-  const tokenAnswer = (res: Response) => ({ where: 'token endpoint', step: async (): Promise<unknown> => oauth.processAuthorizationCodeResponse({ issuer: 'https://as.example' }, { client_id: 'c' }, res) });
+  const tokenAnswer = (res: Response) => ({
+    where: 'token endpoint',
+    step: async (): Promise<unknown> => oauth.processAuthorizationCodeResponse({ issuer: 'https://as.example' }, { client_id: 'c' }, res),
+  });
   const registration = (res: Response) => ({ where: 'registration endpoint', step: async (): Promise<unknown> => oauth.processDynamicClientRegistrationResponse(res) });
   it.each([
-    { name: 'a 401 with an empty body', answer: tokenAnswer(new Response(null, { status: 401 })), message: /^The token endpoint answered HTTP 401, without an OAuth error code\.$/, error: 'server_error' },
-    { name: 'an HTML 400', answer: registration(new Response('<h1>Bad Request</h1>', { status: 400, headers: { 'content-type': 'text/html' } })), message: /answered HTTP 400, without/, error: 'server_error' },
-    { name: 'a plain-text 500', answer: registration(new Response('Internal Server Error', { status: 500, headers: { 'content-type': 'text/plain' } })), message: /answered HTTP 500/, error: 'server_error' },
+    {
+      name: 'a 401 with an empty body',
+      answer: tokenAnswer(new Response(null, { status: 401 })),
+      message: /^The token endpoint answered HTTP 401, without an OAuth error code\.$/,
+      error: 'server_error',
+    },
+    {
+      name: 'an HTML 400',
+      answer: registration(new Response('<h1>Bad Request</h1>', { status: 400, headers: { 'content-type': 'text/html' } })),
+      message: /answered HTTP 400, without/,
+      error: 'server_error',
+    },
+    {
+      name: 'a plain-text 500',
+      answer: registration(new Response('Internal Server Error', { status: 500, headers: { 'content-type': 'text/plain' } })),
+      message: /answered HTTP 500/,
+      error: 'server_error',
+    },
     {
       name: 'an OAuth error sent as text/plain',
       answer: registration(new Response(JSON.stringify({ error: 'invalid_client_metadata', error_description: 'no' }), { status: 400, headers: { 'content-type': 'text/plain' } })),
@@ -114,7 +132,10 @@ describe('answers that are not OAuth JSON name the HTTP status, and the error co
       error: 'invalid_client',
     },
   ])('$name', async ({ answer, message, error }) => {
-    const err: unknown = await oauthStep(answer.where, answer.step).then(() => undefined, (e: unknown) => e);
+    const err: unknown = await oauthStep(answer.where, answer.step).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     const report = describeError(err);
     expect(report.message).toMatch(message);
     expect(report.message).not.toMatch(/content.type|JSON/i);

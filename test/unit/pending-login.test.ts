@@ -128,7 +128,7 @@ describe('login --wait', () => {
   });
 });
 
-describe('a listener\'s process number, which may be another process\'s by now', () => {
+describe("a listener's process number, which may be another process's by now", () => {
   it('login --wait does not stop a process long past the deadline that does not answer as our listener', async () => {
     const deps = fakeDeps({ now: NOW * 1000 });
     await deps.state.savePendingLogin(pendingFor('default', 4242, NOW - 60));

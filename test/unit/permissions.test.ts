@@ -109,19 +109,22 @@ describe('private dirs and files, checked like ~/.ssh', () => {
 
 describe('what others could plant', () => {
   // A dir of ours holding another user's file: as a normal user no such tree can be made.
-  it.runIf(process.getuid?.() === 0)('refuses a writable dir holding something another user put there, and leaves it for a person to check (as root only: only root can make a tree holding two users\' files)', async () => {
-    const { chown } = await import('node:fs/promises');
-    const config = join(dir, 'config');
-    await mkdir(join(config, 'cache', 'servers'), { recursive: true });
-    await chmod(config, 0o777);
-    const planted = join(config, 'cache', 'servers', 'abc.json');
-    await writeFile(planted, '{"as":{"token_endpoint":"https://attacker.example/token"}}');
-    await chown(planted, 12345, 12345);
-    const err = await checkPrivatePath(config, 'directory', () => undefined).catch((e: unknown) => e);
-    expect((err as CliError).code).toBe('unsafe_permissions');
-    expect((err as CliError).message).toBe(`The directory ${config} is writable by other users (mode 777) and holds ${planted}, which belongs to another user (uid 12345); refusing to use it.`);
-    expect(await mode(config)).toBe(0o777);
-  });
+  it.runIf(process.getuid?.() === 0)(
+    "refuses a writable dir holding something another user put there, and leaves it for a person to check (as root only: only root can make a tree holding two users' files)",
+    async () => {
+      const { chown } = await import('node:fs/promises');
+      const config = join(dir, 'config');
+      await mkdir(join(config, 'cache', 'servers'), { recursive: true });
+      await chmod(config, 0o777);
+      const planted = join(config, 'cache', 'servers', 'abc.json');
+      await writeFile(planted, '{"as":{"token_endpoint":"https://attacker.example/token"}}');
+      await chown(planted, 12345, 12345);
+      const err = await checkPrivatePath(config, 'directory', () => undefined).catch((e: unknown) => e);
+      expect((err as CliError).code).toBe('unsafe_permissions');
+      expect((err as CliError).message).toBe(`The directory ${config} is writable by other users (mode 777) and holds ${planted}, which belongs to another user (uid 12345); refusing to use it.`);
+      expect(await mode(config)).toBe(0o777);
+    },
+  );
 
   it('refuses a link another user planted, wherever it points', async () => {
     const file = join(dir, 'credentials.json');

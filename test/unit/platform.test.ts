@@ -100,8 +100,18 @@ describe('files a virus scanner holds for a moment (Windows)', () => {
         systemLockFiles.unlink(path);
       },
     };
-    expect(tryAcquire(lock, owner, lockFilesFor('win32', flaky, () => undefined))).toBe(true);
-    releaseLock(lock, owner, lockFilesFor('win32', flaky, () => undefined));
+    expect(
+      tryAcquire(
+        lock,
+        owner,
+        lockFilesFor('win32', flaky, () => undefined),
+      ),
+    ).toBe(true);
+    releaseLock(
+      lock,
+      owner,
+      lockFilesFor('win32', flaky, () => undefined),
+    );
     expect(existsSync(lock)).toBe(false);
     // On Linux the same failure is not retried: the release leaves it (to go stale).
     busy = 1;
@@ -117,7 +127,13 @@ describe('files a virus scanner holds for a moment (Windows)', () => {
         throw fsError('EPERM');
       },
     };
-    expect(tryAcquire(join(dir, 'other.lock'), newLockOwner(), lockFilesFor('win32', standing, () => undefined))).toBe(false);
+    expect(
+      tryAcquire(
+        join(dir, 'other.lock'),
+        newLockOwner(),
+        lockFilesFor('win32', standing, () => undefined),
+      ),
+    ).toBe(false);
     expect(renames).toBeLessThanOrEqual(4);
   });
 });
@@ -167,7 +183,7 @@ describe('Windows Credential Manager, which holds at most 2560 bytes a secret', 
 });
 
 describe('a loopback port Windows has reserved (EACCES)', () => {
-  it('falls back from the cached registration\'s port to a free one, as for a taken port', async () => {
+  it("falls back from the cached registration's port to a free one, as for a taken port", async () => {
     const tried: number[] = [];
     const start = async (options: LoopbackOptions): Promise<LoopbackListener> => {
       tried.push(options.port);
@@ -244,7 +260,9 @@ describe('BROWSER and the system opener', () => {
       await new Promise((r) => setTimeout(r, 50));
       fail('/usr/bin/firefox exited with status 1');
       await new Promise((r) => setTimeout(r, 50));
-      expect(deps.io.stderr()).toMatch(/https:\/\/login\.school\.example\/authorize\?state=s\n[^]*The browser command failed: \/usr\/bin\/firefox exited with status 1\. Open the URL above to sign in; still waiting\.\n/);
+      expect(deps.io.stderr()).toMatch(
+        /https:\/\/login\.school\.example\/authorize\?state=s\n[\s\S]*The browser command failed: \/usr\/bin\/firefox exited with status 1\. Open the URL above to sign in; still waiting\.\n/,
+      );
       void fetch(`${listener.redirectUri}?code=c0de&state=s`).catch(() => undefined); // answered once the login ends
       expect((await waiting).searchParams.get('code')).toBe('c0de');
     } finally {
@@ -258,7 +276,7 @@ describe('BROWSER and the system opener', () => {
     try {
       const waiting = waitForRedirect(deps, { listener, authorizationUrl: 'https://login.school.example/authorize?state=s', openBrowser: true, timeoutSeconds: 5 });
       await new Promise((r) => setTimeout(r, 100));
-      expect(deps.io.stderr()).toMatch(/Could not open a browser \(this is an SSH session[^]*paste its full address here/);
+      expect(deps.io.stderr()).toMatch(/Could not open a browser \(this is an SSH session[\s\S]*paste its full address here/);
       deps.io.write(`${listener.redirectUri}?code=c0de&state=s\n`);
       expect((await waiting).searchParams.get('code')).toBe('c0de');
     } finally {
@@ -300,7 +318,10 @@ describe('what protects the files on Windows', () => {
     await deps.state.saveProfile('default', { baseUrl: 'https://school.example', issuer: 'https://school.example', clientId: 'c', authMethod: 'none', storage: 'file' });
     const files = (await diagnose(deps, { env: deps.env })).filter((f) => f.area === 'files');
     expect(files.map((f) => f.message)).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^The config dir .* is protected by your Windows user folder's access rules/), expect.stringMatching(/^The config file .*config\.json is protected/)]),
+      expect.arrayContaining([
+        expect.stringMatching(/^The config dir .* is protected by your Windows user folder's access rules/),
+        expect.stringMatching(/^The config file .*config\.json is protected/),
+      ]),
     );
     expect(files.some((f) => /Nothing saved yet|mode 0/.test(f.message))).toBe(false);
     // Nothing saved: said as before.
@@ -343,7 +364,11 @@ describe('where things live', () => {
 
   it('on Linux and macOS: exactly as before (XDG, HOME naming the home)', () => {
     for (const platform of ['linux', 'darwin'] as const) {
-      expect(resolvePaths({ HOME: '/home/ada' }, undefined, platform)).toMatchObject({ configDir: '/home/ada/.config/school', stateDir: '/home/ada/.local/state/school', cacheDir: '/home/ada/.cache/school' });
+      expect(resolvePaths({ HOME: '/home/ada' }, undefined, platform)).toMatchObject({
+        configDir: '/home/ada/.config/school',
+        stateDir: '/home/ada/.local/state/school',
+        cacheDir: '/home/ada/.cache/school',
+      });
       expect(resolvePaths({ HOME: '/home/ada', XDG_CONFIG_HOME: '/xdg' }, undefined, platform).configDir).toBe('/xdg/school');
       expect(resolvePaths({ HOME: '/home/ada', APPDATA: '/appdata' }, undefined, platform).configDir).toBe('/home/ada/.config/school');
     }

@@ -8,9 +8,7 @@ const UNSAFE_FOR_TERMINAL = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202
 describe('server text on the terminal', () => {
   it('shows escape sequences (CSI, OSC 8 links, OSC 52 clipboard writes) as visible escapes', () => {
     const out = printable('bad \u001b[31mred\u001b[0m \u001b]8;;https://evil.example\u0007link\u001b]8;;\u0007 \u001b]52;c;aGVsbG8=\u0007 \u009b2J');
-    expect(out).toBe(
-      'bad \\u{1b}[31mred\\u{1b}[0m \\u{1b}]8;;https://evil.example\\u{7}link\\u{1b}]8;;\\u{7} \\u{1b}]52;c;aGVsbG8=\\u{7} \\u{9b}2J',
-    );
+    expect(out).toBe('bad \\u{1b}[31mred\\u{1b}[0m \\u{1b}]8;;https://evil.example\\u{7}link\\u{1b}]8;;\\u{7} \\u{1b}]52;c;aGVsbG8=\\u{7} \\u{9b}2J');
     expect(out).not.toMatch(UNSAFE_FOR_TERMINAL);
   });
 

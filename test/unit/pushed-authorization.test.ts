@@ -8,7 +8,8 @@ const AS = {
   token_endpoint: 'https://as.example/token',
   pushed_authorization_request_endpoint: 'https://as.example/par',
 };
-const AUTH_URL = 'https://as.example/authorize?response_type=code&client_id=c1&redirect_uri=http%3A%2F%2F127.0.0.1%3A5555%2Fcallback&scope=openid&code_challenge=abc&code_challenge_method=S256&state=s1';
+const AUTH_URL =
+  'https://as.example/authorize?response_type=code&client_id=c1&redirect_uri=http%3A%2F%2F127.0.0.1%3A5555%2Fcallback&scope=openid&code_challenge=abc&code_challenge_method=S256&state=s1';
 
 /** A PAR endpoint with a canned answer, recording each form it was sent. */
 function parEndpoint(status: number, body: unknown): HttpClient & { sent: Array<{ url: string; form: URLSearchParams }> } {
@@ -30,7 +31,10 @@ describe('pushed authorization requests', () => {
     const http = parEndpoint(201, { request_uri: 'urn:ietf:params:oauth:request_uri:abc', expires_in: 60 });
     const url = new URL(await push(http));
     expect(`${url.origin}${url.pathname}`).toBe('https://as.example/authorize');
-    expect([...url.searchParams]).toEqual([['client_id', 'c1'], ['request_uri', 'urn:ietf:params:oauth:request_uri:abc']]);
+    expect([...url.searchParams]).toEqual([
+      ['client_id', 'c1'],
+      ['request_uri', 'urn:ietf:params:oauth:request_uri:abc'],
+    ]);
     expect(http.sent).toHaveLength(1);
     expect(http.sent[0]!.url).toBe('https://as.example/par');
     expect(Object.fromEntries(http.sent[0]!.form)).toMatchObject({ client_id: 'c1', response_type: 'code', scope: 'openid', code_challenge: 'abc', state: 's1' });
@@ -57,7 +61,9 @@ describe('pushed authorization requests', () => {
 
   it('refuses a server that requires pushed requests but names no endpoint', () => {
     const { pushed_authorization_request_endpoint: _, ...rest } = AS;
-    expect(() => checkPushedRequestMetadata({ ...rest, require_pushed_authorization_requests: true } as never)).toThrow(/requires pushed authorization requests but names no pushed_authorization_request_endpoint/);
+    expect(() => checkPushedRequestMetadata({ ...rest, require_pushed_authorization_requests: true } as never)).toThrow(
+      /requires pushed authorization requests but names no pushed_authorization_request_endpoint/,
+    );
     expect(() => checkPushedRequestMetadata(rest as never)).not.toThrow();
   });
 });

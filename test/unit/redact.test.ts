@@ -32,8 +32,7 @@ describe('redaction by name', () => {
 
   it('knows secret headers by name: credentials, cookies, DPoP, anything naming a token or a secret', async () => {
     const { isSecretHeader } = await import('../../src/util/redact.js');
-    for (const name of ['Authorization', 'proxy-authorization', 'Cookie', 'set-cookie', 'DPoP', 'X-Access-Token', 'x-refresh-token', 'X-Client-Secret'])
-      expect(isSecretHeader(name), name).toBe(true);
+    for (const name of ['Authorization', 'proxy-authorization', 'Cookie', 'set-cookie', 'DPoP', 'X-Access-Token', 'x-refresh-token', 'X-Client-Secret']) expect(isSecretHeader(name), name).toBe(true);
     for (const name of ['content-type', 'www-authenticate', 'cache-control', 'location']) expect(isSecretHeader(name), name).toBe(false);
   });
 

@@ -50,7 +50,15 @@ describe('refresh grant', () => {
       resource: 'https://api.school.example',
       client_id: 'cli-client',
     });
-    expect(next).toMatchObject({ accessToken: 'at-new-0123456789', tokenType: 'bearer', expiresAt: NOW + 3600, obtainedAt: NOW, refreshToken: 'rt-new-0123456789', scope: 'openid courses:read', subject: 'u-ada' });
+    expect(next).toMatchObject({
+      accessToken: 'at-new-0123456789',
+      tokenType: 'bearer',
+      expiresAt: NOW + 3600,
+      obtainedAt: NOW,
+      refreshToken: 'rt-new-0123456789',
+      scope: 'openid courses:read',
+      subject: 'u-ada',
+    });
     expect(next.clientSecret).toBeUndefined();
   });
 

@@ -22,7 +22,12 @@ const register = (http: HttpClient, authMethod: AuthMethod) => registerClient(ht
 
 describe('client registration', () => {
   it.each([
-    { name: 'the method the answer names', asked: 'client_secret_post', answer: { token_endpoint_auth_method: 'client_secret_basic', client_secret: 's3', client_secret_expires_at: 0 }, method: 'client_secret_basic' },
+    {
+      name: 'the method the answer names',
+      asked: 'client_secret_post',
+      answer: { token_endpoint_auth_method: 'client_secret_basic', client_secret: 's3', client_secret_expires_at: 0 },
+      method: 'client_secret_basic',
+    },
     { name: 'the method asked, when the answer names none', asked: 'client_secret_post', answer: { client_secret: 's3', client_secret_expires_at: 0 }, method: 'client_secret_post' },
     { name: 'client_secret_basic for a secret given to a client that asked for none', asked: 'none', answer: { client_secret: 's3', client_secret_expires_at: 0 }, method: 'client_secret_basic' },
     { name: 'a public client without a secret', asked: 'none', answer: { token_endpoint_auth_method: 'none' }, method: 'none' },
@@ -37,9 +42,21 @@ describe('client registration', () => {
   });
 
   it.each([
-    { name: 'an HTML 400', status: 400, body: '<h1>Bad Request</h1>', type: 'text/html', message: /^Client registration failed: the registration endpoint answered HTTP 400, without an OAuth error code\.$/ },
+    {
+      name: 'an HTML 400',
+      status: 400,
+      body: '<h1>Bad Request</h1>',
+      type: 'text/html',
+      message: /^Client registration failed: the registration endpoint answered HTTP 400, without an OAuth error code\.$/,
+    },
     { name: 'a plain-text 500', status: 500, body: 'Internal Server Error', type: 'text/plain', message: /HTTP 500/ },
-    { name: 'an OAuth error as text/plain', status: 400, body: '{"error":"invalid_client_metadata"}', type: 'text/plain', message: /^Client registration was refused \(HTTP 400, invalid_client_metadata\)\.$/ },
+    {
+      name: 'an OAuth error as text/plain',
+      status: 400,
+      body: '{"error":"invalid_client_metadata"}',
+      type: 'text/plain',
+      message: /^Client registration was refused \(HTTP 400, invalid_client_metadata\)\.$/,
+    },
   ])('names the status of $name', async ({ status, body, type, message }) => {
     await expect(register(registrationEndpoint(status, body, type), 'none')).rejects.toMatchObject({ code: 'registration_failed', message: expect.stringMatching(message) });
   });

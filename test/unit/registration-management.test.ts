@@ -12,13 +12,21 @@ function endpoint(status: number, headers: Record<string, string> = {}): HttpCli
     sent,
     async request(req: HttpRequest) {
       sent.push(req);
-      return { status, statusText: '', headers: { 'content-type': 'application/json', ...headers }, rawHeaders: [], body: Buffer.from(status === 200 ? '{"client_id":"c1"}' : ''), url: String(req.url), httpVersion: '1.1' };
+      return {
+        status,
+        statusText: '',
+        headers: { 'content-type': 'application/json', ...headers },
+        rawHeaders: [],
+        body: Buffer.from(status === 200 ? '{"client_id":"c1"}' : ''),
+        url: String(req.url),
+        httpVersion: '1.1',
+      };
     },
   };
 }
 
 describe('registration management (RFC 7592)', () => {
-  it('takes a registration_client_uri of the registration endpoint\'s or the issuer\'s origin, with its token', () => {
+  it("takes a registration_client_uri of the registration endpoint's or the issuer's origin, with its token", () => {
     expect(managementOf(AS, { registration_client_uri: M.clientUri, registration_access_token: 't' })).toEqual({ management: { clientUri: M.clientUri, accessToken: 't' } });
     expect(managementOf(AS, { registration_client_uri: 'https://as.example/clients/c1', registration_access_token: 't' }).management).toBeDefined();
     expect(managementOf(AS, { registration_client_uri: M.clientUri })).toEqual({});

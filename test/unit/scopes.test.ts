@@ -23,11 +23,13 @@ describe('scopes', () => {
   });
 
   it('refuses unknown scopes with a usage error naming the suggestion', () => {
-    expect(() => checkScopes(['openid', 'cources:read'], SUPPORTED)).toThrow(expect.objectContaining({
-      exitCode: 2,
-      message: expect.stringContaining('"cources:read"'),
-      hint: 'school login --scope openid,courses:read',
-    }));
+    expect(() => checkScopes(['openid', 'cources:read'], SUPPORTED)).toThrow(
+      expect.objectContaining({
+        exitCode: 2,
+        message: expect.stringContaining('"cources:read"'),
+        hint: 'school login --scope openid,courses:read',
+      }),
+    );
     expect(() => checkScopes(['openid', 'cources:read'], SUPPORTED)).toThrow('Did you mean "courses:read"?');
   });
 
@@ -39,7 +41,13 @@ describe('scopes', () => {
   const OIDC = ['openid', 'profile', 'email', 'offline_access', 'courses:read', 'courses:write'];
   it.each([
     { name: 'defaults, with offline_access where advertised', asked: undefined, supported: OIDC, openId: true, sent: ['openid', 'offline_access', 'profile', 'email', 'courses:read'] },
-    { name: 'defaults where offline_access is not advertised', asked: undefined, supported: SUPPORTED, openId: true, sent: ['openid', 'profile', 'email', 'courses:read', 'students:read', 'orders:read'] },
+    {
+      name: 'defaults where offline_access is not advertised',
+      asked: undefined,
+      supported: SUPPORTED,
+      openId: true,
+      sent: ['openid', 'profile', 'email', 'courses:read', 'students:read', 'orders:read'],
+    },
     { name: '--scope adds to openid and offline_access', asked: ['courses:write'], supported: OIDC, openId: true, sent: ['openid', 'offline_access', 'courses:write'] },
     { name: '--scope naming the base scopes repeats nothing', asked: ['openid', 'courses:write'], supported: OIDC, openId: true, sent: ['openid', 'offline_access', 'courses:write'] },
     { name: 'a plain OAuth 2.0 server: no openid', asked: undefined, supported: ['courses:read', 'courses:write'], openId: false, sent: ['courses:read'] },
@@ -51,10 +59,28 @@ describe('scopes', () => {
   });
 
   it.each([
-    { name: "the resource's read scopes beside the server's", supported: ['openid', 'profile', 'courses:read'], openId: true, more: { resource: ['students:read', 'students:write'] }, sent: ['openid', 'profile', 'courses:read', 'students:read'] },
-    { name: "the resource's list alone, an OpenID provider", supported: undefined, openId: true, more: { resource: ['courses:read', 'courses:write'] }, sent: ['openid', 'profile', 'email', 'courses:read'] },
+    {
+      name: "the resource's read scopes beside the server's",
+      supported: ['openid', 'profile', 'courses:read'],
+      openId: true,
+      more: { resource: ['students:read', 'students:write'] },
+      sent: ['openid', 'profile', 'courses:read', 'students:read'],
+    },
+    {
+      name: "the resource's list alone, an OpenID provider",
+      supported: undefined,
+      openId: true,
+      more: { resource: ['courses:read', 'courses:write'] },
+      sent: ['openid', 'profile', 'email', 'courses:read'],
+    },
     { name: "the resource's list alone, a plain OAuth 2.0 server", supported: undefined, openId: false, more: { resource: ['courses:read'] }, sent: ['courses:read'] },
-    { name: 'the scopes a challenge named', supported: ['openid', 'courses:read', 'courses:write'], openId: true, more: { challenge: ['courses:write'] }, sent: ['openid', 'courses:read', 'courses:write'] },
+    {
+      name: 'the scopes a challenge named',
+      supported: ['openid', 'courses:read', 'courses:write'],
+      openId: true,
+      more: { challenge: ['courses:write'] },
+      sent: ['openid', 'courses:read', 'courses:write'],
+    },
     { name: 'a challenge alone', supported: undefined, openId: false, more: { challenge: ['courses:write'] }, sent: ['courses:write'] },
   ])('defaults to $name', ({ supported, openId, more, sent }) => {
     expect(requestedScopes(undefined, supported, openId, more)).toEqual(sent);

@@ -52,7 +52,11 @@ describe('registration answers read liberally', () => {
   });
 
   it('reuses a cached confidential registration on a later public login, but --confidential never takes a public one', async () => {
-    const s = setup((asked, n) => ({ client_id: `c-${n}`, token_endpoint_auth_method: asked.token_endpoint_auth_method, ...(asked.token_endpoint_auth_method === 'none' ? {} : { client_secret: `s-${n}-0123456789` }) }));
+    const s = setup((asked, n) => ({
+      client_id: `c-${n}`,
+      token_endpoint_auth_method: asked.token_endpoint_auth_method,
+      ...(asked.token_endpoint_auth_method === 'none' ? {} : { client_secret: `s-${n}-0123456789` }),
+    }));
     await login(s);
     expect(s.registered()).toBe(1);
     await login(s, { confidential: true });
@@ -89,7 +93,10 @@ describe('login --client-id', () => {
   it('is never registered again when the server does not know it', async () => {
     const s = setup();
     s.server.forgotten.add('stale-app');
-    await expect(prepareLogin(s.deps, { ...base, clientId: 'stale-app' }, s.hooks)).rejects.toMatchObject({ code: 'unauthorized_client', message: expect.stringContaining('pre-registered client stale-app') });
+    await expect(prepareLogin(s.deps, { ...base, clientId: 'stale-app' }, s.hooks)).rejects.toMatchObject({
+      code: 'unauthorized_client',
+      message: expect.stringContaining('pre-registered client stale-app'),
+    });
     expect(s.registered()).toBe(0);
   });
 });
@@ -97,7 +104,10 @@ describe('login --client-id', () => {
 describe('login --client-secret-stdin', () => {
   it('is the secret of a --client-id: alone it is a usage error that sends nothing', async () => {
     const s = setup();
-    await expect(loginCommand.execute(() => s.deps, { baseUrl: API, clientSecretStdin: true, browser: true }, [])).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('give --client-id too') });
+    await expect(loginCommand.execute(() => s.deps, { baseUrl: API, clientSecretStdin: true, browser: true }, [])).rejects.toMatchObject({
+      exitCode: 2,
+      message: expect.stringContaining('give --client-id too'),
+    });
     expect(s.server.asked).toEqual([]);
   });
 });
@@ -123,7 +133,15 @@ describe('call without a login', () => {
   function challenging(header: string): HttpClient {
     return {
       async request(req: HttpRequest) {
-        return { status: 401, statusText: 'Unauthorized', headers: { 'content-type': 'application/json', 'www-authenticate': header }, rawHeaders: [], body: Buffer.from('{"error":"invalid_token"}'), url: String(req.url), httpVersion: '1.1' };
+        return {
+          status: 401,
+          statusText: 'Unauthorized',
+          headers: { 'content-type': 'application/json', 'www-authenticate': header },
+          rawHeaders: [],
+          body: Buffer.from('{"error":"invalid_token"}'),
+          url: String(req.url),
+          httpVersion: '1.1',
+        };
       },
     };
   }

@@ -61,7 +61,12 @@ describe('getting a usable session', () => {
 
   it('turns a refused refresh into the typed "refused" problem (exit 4)', async () => {
     const { resolve } = await setup({ tokens: stored({ expiresAt: NOW - 10 }), refresh: 'invalid_grant' });
-    await expect(resolve()).rejects.toMatchObject({ problem: 'refused', exitCode: 4, code: 'refresh_refused', message: expect.stringMatching(/refused to renew the session \(invalid_grant: grant revoked\)/) });
+    await expect(resolve()).rejects.toMatchObject({
+      problem: 'refused',
+      exitCode: 4,
+      code: 'refresh_refused',
+      message: expect.stringMatching(/refused to renew the session \(invalid_grant: grant revoked\)/),
+    });
   });
 
   it('records a refused refresh, so the session counts as logged out without asking the server again', async () => {

@@ -15,14 +15,8 @@ async function outcome(fn: () => unknown): Promise<Outcome> {
   }
 }
 
-const headerName = fc.oneof(
-  fc.constantFrom('Content-Type', 'content-type', 'WWW-Authenticate', 'Set-Cookie', 'x-a', 'X-A', 'dpop-nonce', 'Accept'),
-  fc.string({ minLength: 0, maxLength: 6 }),
-);
-const headerValue = fc.oneof(
-  fc.constantFrom('application/json', ' padded\t', 'a, b', 'Bearer error="invalid_token"', '', '\r\nx', 'é', 'ø€'),
-  fc.string({ maxLength: 8 }),
-);
+const headerName = fc.oneof(fc.constantFrom('Content-Type', 'content-type', 'WWW-Authenticate', 'Set-Cookie', 'x-a', 'X-A', 'dpop-nonce', 'Accept'), fc.string({ minLength: 0, maxLength: 6 }));
+const headerValue = fc.oneof(fc.constantFrom('application/json', ' padded\t', 'a, b', 'Bearer error="invalid_token"', '', '\r\nx', 'é', 'ø€'), fc.string({ maxLength: 8 }));
 const operation = fc.oneof(
   fc.record({ op: fc.constant('append' as const), name: headerName, value: headerValue }),
   fc.record({ op: fc.constant('set' as const), name: headerName, value: headerValue }),
@@ -59,7 +53,12 @@ describe('PlainHeaders behaves as the standard Headers', () => {
   it('is built from a record, a list of pairs or another Headers, as Node builds one', () => {
     const record = { 'Content-Type': 'application/json', Accept: 'text/plain' };
     expect([...new PlainHeaders(record)]).toEqual([...new Headers(record)]);
-    const pairs: [string, string][] = [['a', '1'], ['A', '2'], ['set-cookie', 'x=1'], ['Set-Cookie', 'y=2']];
+    const pairs: [string, string][] = [
+      ['a', '1'],
+      ['A', '2'],
+      ['set-cookie', 'x=1'],
+      ['Set-Cookie', 'y=2'],
+    ];
     expect([...new PlainHeaders(pairs)]).toEqual([...new Headers(pairs)]);
     expect([...new PlainHeaders(new Headers(pairs))]).toEqual([...new Headers(pairs)]);
     expect([...new PlainHeaders(new PlainHeaders(pairs))]).toEqual([...new Headers(pairs)]);
@@ -84,8 +83,7 @@ describe('BufferedResponse behaves as the standard Response', () => {
 
   for (const [label, body, init] of cases) {
     it(`agrees with Node on ${label}: status, headers, reading once, cloning`, async () => {
-      const make = (kind: 'ours' | 'theirs') =>
-        kind === 'ours' ? new BufferedResponse(body, init as never) : new Response(body as BodyInit | null, init);
+      const make = (kind: 'ours' | 'theirs') => (kind === 'ours' ? new BufferedResponse(body, init as never) : new Response(body as BodyInit | null, init));
       const observe = async (kind: 'ours' | 'theirs') => {
         const r = make(kind);
         const seen: Record<string, unknown> = {
@@ -116,7 +114,7 @@ describe('BufferedResponse behaves as the standard Response', () => {
     expect(await outcome(() => new BufferedResponse('x', { status: 204 }).status)).toEqual(await outcome(() => new Response('x', { status: 204 }).status));
   });
 
-  it('is told apart by the tag oauth4webapi checks, without Node\'s class', () => {
+  it("is told apart by the tag oauth4webapi checks, without Node's class", () => {
     expect(isResponse(new BufferedResponse(null))).toBe(true);
     expect(isResponse(new Response(null))).toBe(true);
     expect(isResponse({ status: 200, headers: new PlainHeaders() })).toBe(false);

@@ -20,10 +20,9 @@ import { retriesAllowed } from '../call/retry.js';
 import { commandSpec } from '../table.js';
 import { checkValue } from '../values.js';
 import { BUILTIN_FLAGS, type OperationFlag, type ParsedLine, didYouMean, findOperation, flagValues, operationFlags, parseLine, setPath } from './flags.js';
-import { apiHelp, describeScopes, line, operationHelp, pathParams, placeholder } from './help.js';
+import { apiHelp, line, operationHelp, pathParams, placeholder } from './help.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 
 /** A value of one of call's flags that `school api` shares, checked as call checks it (its default when not given). */
 function callFlagValue(name: 'timeout' | 'retry', given: string | undefined): number | undefined {
@@ -62,7 +61,12 @@ function findEntry(index: LoadedDescription['index'], name: string): IndexEntry 
 
 function unknownOperation(index: LoadedDescription['index'], name: string): UsageError {
   const byId = index.operations.find((op) => op.operationId === name || op.operationId?.toLowerCase() === name.toLowerCase());
-  const suggestion = byId?.command ?? didYouMean(name.toLowerCase(), index.operations.map((op) => op.command));
+  const suggestion =
+    byId?.command ??
+    didYouMean(
+      name.toLowerCase(),
+      index.operations.map((op) => op.command),
+    );
   return new UsageError(`Unknown operation '${printable(name.slice(0, 100))}'${suggestion ? ` (did you mean '${suggestion}'?)` : ''}. Run 'school api' to list the operations.`);
 }
 
@@ -206,7 +210,8 @@ async function buildRequest(deps: Deps, baseUrl: string, entry: IndexEntry, deta
       body = JSON.parse(text);
       rawBody = undefined;
     } catch {
-      if (bodyFlags.length || entry.body.json) throw new UsageError(`${input === '-' ? 'Standard input' : input} is not JSON: the body of '${commandPath}' is JSON${bodyFlags.length ? ', and flags set its fields' : ''}.`);
+      if (bodyFlags.length || entry.body.json)
+        throw new UsageError(`${input === '-' ? 'Standard input' : input} is not JSON: the body of '${commandPath}' is JSON${bodyFlags.length ? ', and flags set its fields' : ''}.`);
     }
   }
   if (bodyFlags.length) {
@@ -235,7 +240,8 @@ async function buildRequest(deps: Deps, baseUrl: string, entry: IndexEntry, deta
   }
 
   const { url, path } = operationTarget(baseUrl, entry.path, pathValues, query);
-  if (body !== undefined || rawBody !== undefined) headers['content-type'] = body !== undefined && (entry.body?.json || entry.body?.contentType === '*/*') ? 'application/json' : (entry.body?.contentType ?? 'application/json');
+  if (body !== undefined || rawBody !== undefined)
+    headers['content-type'] = body !== undefined && (entry.body?.json || entry.body?.contentType === '*/*') ? 'application/json' : (entry.body?.contentType ?? 'application/json');
   return { method: entry.method, url, path, headers, ...(body !== undefined ? { body } : {}), ...(rawBody ? { rawBody } : {}) };
 }
 
@@ -245,7 +251,9 @@ function printDryRun(deps: Deps, req: BuiltRequest, tokenType: string | undefine
   const headers: Record<string, string> = { ...req.headers, ...(shownCredential ? { authorization: shownCredential } : {}) };
   const bodyText = req.body !== undefined ? JSON.stringify(req.body, null, 2) : req.rawBody?.toString('utf8');
   if (json) {
-    deps.io.out.write(`${terminalSafeJson({ method: req.method, url: `${req.url.origin}${req.path}`, headers, ...(req.body !== undefined ? { body: req.body } : bodyText !== undefined ? { body: bodyText } : {}) }, 2)}\n`);
+    deps.io.out.write(
+      `${terminalSafeJson({ method: req.method, url: `${req.url.origin}${req.path}`, headers, ...(req.body !== undefined ? { body: req.body } : bodyText !== undefined ? { body: bodyText } : {}) }, 2)}\n`,
+    );
     return;
   }
   const title = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => `${dash}${c.toUpperCase()}`);
@@ -294,7 +302,10 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
   }
   const format = str(parsed.builtins.get('format')) ?? 'json';
   if (format !== 'json' && format !== 'table') throw new UsageError(`--format takes json or table, not "${printable(format)}".`);
-  const columns = str(parsed.builtins.get('columns'))?.split(',').map((c) => c.trim()).filter(Boolean);
+  const columns = str(parsed.builtins.get('columns'))
+    ?.split(',')
+    .map((c) => c.trim())
+    .filter(Boolean);
   if (columns && format !== 'table') throw new UsageError('--columns goes with --format table.');
   const jq = str(parsed.builtins.get('jq'));
   if (jq !== undefined && format === 'table') throw new UsageError('--jq and --format table do not go together: pick one.');

@@ -42,7 +42,11 @@ function decodeSegment(s: string): string {
 }
 
 function pointerSegments(pointer: string): string[] {
-  return pointer.replace(/^#\/?/, '').split('/').filter((s) => s !== '').map(decodeSegment);
+  return pointer
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter((s) => s !== '')
+    .map(decodeSegment);
 }
 
 /** The value at a validator's keyword location, `$ref`s followed within the bundled schema. */

@@ -98,7 +98,11 @@ export function operationHelp(entry: IndexEntry, detail: DetailLine, flags: read
     for (const [left, text] of rows) out.push(left.length > width ? `  ${left}\n  ${' '.repeat(width)}  ${text}` : `  ${left.padEnd(width)}  ${text}`);
   }
   if (entry.body) {
-    out.push('', 'Body:', `  ${entry.body.json || detail.bodySchema ? 'JSON' : line(entry.body.contentType, 60)}${entry.body.required ? ', required' : ''}: ${detail.bodyIsObject ? 'from the flags above, ' : ''}or the whole of it from --input <file|-> (flags override its values)`);
+    out.push(
+      '',
+      'Body:',
+      `  ${entry.body.json || detail.bodySchema ? 'JSON' : line(entry.body.contentType, 60)}${entry.body.required ? ', required' : ''}: ${detail.bodyIsObject ? 'from the flags above, ' : ''}or the whole of it from --input <file|-> (flags override its values)`,
+    );
   }
   const required = flags.filter((f) => f.field.required);
   const example = [`school api ${name}`, ...positional.map(placeholder), ...required.map((f) => `--${f.flag} ${exampleValue(f.field)}`)];

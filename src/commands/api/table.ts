@@ -31,7 +31,8 @@ export function renderTable(pages: unknown[], options: { columns?: string[]; lis
   for (const page of pages) {
     const found = rowsOf(page, options.listKey);
     if (found) rows.push(...found);
-    else if (isObject(page)) rows.push(page); // one record: a table of one row
+    else if (isObject(page))
+      rows.push(page); // one record: a table of one row
     else throw new UsageError('--format table needs a JSON array or object in the answer.');
   }
   let columns = options.columns;
@@ -43,5 +44,14 @@ export function renderTable(pages: unknown[], options: { columns?: string[]; lis
   if (!columns.length) columns = ['value'];
   const table = [columns.map((c) => cell(c).toUpperCase()), ...rows.map((row) => columns!.map((c) => cell(isObject(row) ? row[c] : c === 'value' ? row : undefined)))];
   const widths = columns.map((_, i) => Math.max(...table.map((r) => r[i].length)));
-  return table.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    `${table
+      .map((r) =>
+        r
+          .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i])))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n')}\n`
+  );
 }

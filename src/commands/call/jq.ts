@@ -36,7 +36,11 @@ const MAX_JQ_MESSAGE = 300;
 export function jqMessage(stderr: string): string {
   const line = stderr.split('\n').find((l) => l.trim() !== '') ?? 'jq failed';
   const first = line.length > MAX_JQ_MESSAGE ? `${line.slice(0, MAX_JQ_MESSAGE)}…` : line;
-  return first.replace(/^jq: error(?: \(at [^)]*\))?: /, '').replace(/^jq: /, '').trim().replace(/:$/, '');
+  return first
+    .replace(/^jq: error(?: \(at [^)]*\))?: /, '')
+    .replace(/^jq: /, '')
+    .trim()
+    .replace(/:$/, '');
 }
 
 /** jq reports a bad expression with exit status 3 (compile error). */
@@ -59,8 +63,7 @@ function interruptible<T>(run: () => T): T {
   }
 }
 
-const invalidExpression = (stderr: string) =>
-  new UsageError(`Invalid --jq expression: ${jqMessage(stderr).replace(/\.?$/, '.')}`, { code: 'invalid_jq' });
+const invalidExpression = (stderr: string) => new UsageError(`Invalid --jq expression: ${jqMessage(stderr).replace(/\.?$/, '.')}`, { code: 'invalid_jq' });
 
 /**
  * Loads jq and checks the expression before any request is sent, so a typo costs no round trip.

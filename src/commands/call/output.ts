@@ -15,12 +15,13 @@ export async function terminalJson(io: IOStreams): Promise<JsonPrinter> {
   if (!io.colorOn('out')) return (value) => terminalSafeJson(value, 2);
   const { Chalk } = await importPackage<typeof import('chalk')>('chalk');
   const c = new Chalk({ level: 1 });
-  return (value) => terminalSafeJson(value, 2).replace(/("(?:[^"\\]|\\.)*")(\s*:)?|\b(true|false|null)\b|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g, (m, str, colon, lit, num) => {
-    if (str) return colon ? `${c.blue(str)}${colon}` : c.green(str);
-    if (lit) return c.yellow(lit);
-    if (num) return c.cyan(num);
-    return m;
-  });
+  return (value) =>
+    terminalSafeJson(value, 2).replace(/("(?:[^"\\]|\\.)*")(\s*:)?|\b(true|false|null)\b|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g, (m, str, colon, lit, num) => {
+      if (str) return colon ? `${c.blue(str)}${colon}` : c.green(str);
+      if (lit) return c.yellow(lit);
+      if (num) return c.cyan(num);
+      return m;
+    });
 }
 
 function isText(body: Buffer): boolean {

@@ -46,13 +46,7 @@ export interface RetryDecision {
 }
 
 /** Whether the answer to attempt `attempt` (1 = the first retry to come) is retried, and after how long. */
-export function retryDecision(
-  status: number,
-  retryAfter: string | undefined,
-  attempt: number,
-  maxRetries: number,
-  nowMs: number,
-): RetryDecision | undefined {
+export function retryDecision(status: number, retryAfter: string | undefined, attempt: number, maxRetries: number, nowMs: number): RetryDecision | undefined {
   if (!RETRYABLE_STATUSES.has(status) || attempt > maxRetries) return undefined;
   const delayMs = parseRetryAfter(retryAfter, nowMs) ?? backoffMs(attempt);
   return { delayMs, notice: `Retrying in ${formatDelay(delayMs)} (HTTP ${status}, attempt ${attempt} of ${maxRetries})…` };

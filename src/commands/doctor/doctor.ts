@@ -65,7 +65,9 @@ async function run(deps: Deps, opts: DoctorOptions): Promise<void> {
   if (opts.json) deps.io.out.write(`${terminalSafeJson({ ok: problems === 0, problems, warnings, findings }, 2)}\n`);
   else deps.io.out.write(textReport(findings, await painter(deps)));
   if (problems) {
-    throw new CliError(`Found ${problems} problem${problems > 1 ? 's' : ''}${warnings ? ` and ${warnings} warning${warnings > 1 ? 's' : ''}` : ''}; each has its fix in the report.`, { code: 'problems_found' });
+    throw new CliError(`Found ${problems} problem${problems > 1 ? 's' : ''}${warnings ? ` and ${warnings} warning${warnings > 1 ? 's' : ''}` : ''}; each has its fix in the report.`, {
+      code: 'problems_found',
+    });
   }
   if (!opts.json) deps.io.err.write(warnings ? `No problems; ${warnings} warning${warnings > 1 ? 's' : ''}.\n` : 'No problems found.\n');
 }

@@ -16,17 +16,9 @@ function untilText(seconds: number): string {
  */
 export function showDeviceCodes(deps: Deps, started: DeviceLogin): void {
   const { authorization: a } = started;
-  const lines = [
-    'To sign in, open this address on any device:',
-    printable(a.verificationUri),
-    'and enter the code:',
-    printable(a.userCode),
-  ];
+  const lines = ['To sign in, open this address on any device:', printable(a.verificationUri), 'and enter the code:', printable(a.userCode)];
   if (a.verificationUriComplete) lines.push('Or open this address, which carries the code:', printable(a.verificationUriComplete));
-  lines.push(
-    'Enter a code only if you started this sign-in yourself: never enter a code that someone else sent you.',
-    `The code is valid until ${untilText(started.deadline)}.`,
-  );
+  lines.push('Enter a code only if you started this sign-in yourself: never enter a code that someone else sent you.', `The code is valid until ${untilText(started.deadline)}.`);
   deps.io.err.write(`${lines.join('\n')}\n`);
 }
 
@@ -44,7 +36,12 @@ export function deviceCodesJson(profile: string, started: DeviceLogin): string {
 }
 
 /** `login --device`: show the codes, poll until the person approved on another device, store the login. */
-export async function deviceLogin(deps: Deps, request: LoginRequest, loggedInJson: (r: { profile: string; baseUrl: string; user?: string; scopes?: string[]; storage?: string }) => string, json: boolean): Promise<void> {
+export async function deviceLogin(
+  deps: Deps,
+  request: LoginRequest,
+  loggedInJson: (r: { profile: string; baseUrl: string; user?: string; scopes?: string[]; storage?: string }) => string,
+  json: boolean,
+): Promise<void> {
   const started = await startDeviceLogin(deps, request, (text) => deps.io.err.write(text));
   showDeviceCodes(deps, started);
   const result = await endLogin(deps, { complete: (wanted) => finishDeviceLogin(deps, request.profile, started, wanted), ownRecord: async () => undefined });

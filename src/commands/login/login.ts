@@ -45,7 +45,6 @@ export interface LoginOptions extends GlobalOptions {
 
 export const DEFAULT_LOGIN_TIMEOUT_SECONDS = 300;
 
-
 /** What `login --json` prints: what was done, never a secret. */
 function loggedInJson(p: { profile: string; baseUrl: string; user?: string; scopes?: string[]; storage?: string }): string {
   return `${terminalSafeJson({ status: 'logged_in', profile: p.profile, base_url: p.baseUrl, user: p.user ?? null, scopes: p.scopes ?? [], storage: p.storage ?? null })}\n`;
@@ -63,7 +62,8 @@ async function preRegisteredSecret(deps: Deps, opts: LoginOptions): Promise<stri
   const chunks: Buffer[] = [];
   for await (const chunk of deps.io.in) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
   const secret = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0]?.trim() ?? '';
-  if (!secret) throw new UsageError('--client-secret-stdin: nothing was read from stdin.', { hint: "Pipe the secret in, e.g. `printf %s \"$SECRET\" | school login --client-id ID --client-secret-stdin`." });
+  if (!secret)
+    throw new UsageError('--client-secret-stdin: nothing was read from stdin.', { hint: 'Pipe the secret in, e.g. `printf %s "$SECRET" | school login --client-id ID --client-secret-stdin`.' });
   registerSecret(secret);
   return secret;
 }
@@ -104,9 +104,10 @@ async function startTwoStepLogin(deps: Deps, opts: LoginOptions, target: Target)
   const { pending, replacedEarlier } = await startPendingLogin(deps, request, { port, notify });
   if (replacedEarlier) notify(`The earlier pending login${profileSuffix(profile)} was replaced.\n`);
   const time = (epoch: number) => new Date(epoch * 1000).toISOString().replace('.000Z', 'Z');
-  const when = pending.openBy === undefined
-    ? `before ${time(pending.expiresAt)}`
-    : `open it before ${time(pending.openBy)}: the server keeps the request behind it only that long; the sign-in may then take until ${time(pending.expiresAt)}`;
+  const when =
+    pending.openBy === undefined
+      ? `before ${time(pending.expiresAt)}`
+      : `open it before ${time(pending.openBy)}: the server keeps the request behind it only that long; the sign-in may then take until ${time(pending.expiresAt)}`;
   deps.io.err.write(`Open this URL in a browser to sign in (${when}):\n${pending.authorizationUrl}\nThen run \`${waitHint(profile)}\` to learn how it went.\n`);
   if (opts.json) {
     const openBy = pending.openBy === undefined ? {} : { open_by: pending.openBy };
@@ -116,7 +117,17 @@ async function startTwoStepLogin(deps: Deps, opts: LoginOptions, target: Target)
 
 /** `login --wait`: the outcome of the profile's pending login; exit 4 unless it completed. */
 async function finishTwoStepLogin(deps: Deps, opts: LoginOptions, profile: string): Promise<void> {
-  const others = [opts.scope && '--scope', opts.addScope && '--add-scope', opts.port && '--port', opts.confidential && '--confidential', opts.insecureStorage && '--insecure-storage', opts.clientMetadataUrl && '--client-metadata-url', opts.clientId && '--client-id', opts.clientSecretStdin && '--client-secret-stdin', !opts.dpop && '--no-dpop'].filter(Boolean);
+  const others = [
+    opts.scope && '--scope',
+    opts.addScope && '--add-scope',
+    opts.port && '--port',
+    opts.confidential && '--confidential',
+    opts.insecureStorage && '--insecure-storage',
+    opts.clientMetadataUrl && '--client-metadata-url',
+    opts.clientId && '--client-id',
+    opts.clientSecretStdin && '--client-secret-stdin',
+    !opts.dpop && '--no-dpop',
+  ].filter(Boolean);
   if (others.length) throw new UsageError(`--wait finishes the login \`school login --no-wait\` started: give ${others.join(', ')} to that one.`);
   const result = await waitForPendingLogin(deps, profile, { maxWaitSeconds: opts.timeout });
   if (result.kind === 'none') {
@@ -124,7 +135,10 @@ async function finishTwoStepLogin(deps: Deps, opts: LoginOptions, profile: strin
   }
   if (result.kind === 'still_pending') {
     const until = new Date(result.expiresAt * 1000).toISOString().replace('.000Z', 'Z');
-    throw new AuthError(`The login${profileSuffix(profile)} is still waiting for the browser (until ${until}).`, { code: 'login_pending', hint: `Once the URL was opened, wait again:\n${waitHint(profile)}` });
+    throw new AuthError(`The login${profileSuffix(profile)} is still waiting for the browser (until ${until}).`, {
+      code: 'login_pending',
+      hint: `Once the URL was opened, wait again:\n${waitHint(profile)}`,
+    });
   }
   const { outcome } = result;
   if (outcome.status !== 'completed') {
@@ -139,9 +153,7 @@ async function finishTwoStepLogin(deps: Deps, opts: LoginOptions, profile: strin
   // The outcome file was written by the background listener from server answers: shown as plain, redacted text.
   for (const warning of outcome.warnings ?? []) deps.io.err.write(`Warning: ${printable(redactText(warning))}\n`);
   const baseUrl = outcome.baseUrl ?? saved?.baseUrl;
-  deps.io.err.write(
-    baseUrl ? `${loggedInMessage(outcome.user, `${baseUrl}${profileSuffix(profile)}`)}\n` : `${printable(redactText(outcome.message)).replace(/\.$/, '')}${profileSuffix(profile)}.\n`,
-  );
+  deps.io.err.write(baseUrl ? `${loggedInMessage(outcome.user, `${baseUrl}${profileSuffix(profile)}`)}\n` : `${printable(redactText(outcome.message)).replace(/\.$/, '')}${profileSuffix(profile)}.\n`);
   if (opts.json) deps.io.out.write(loggedInJson({ profile, baseUrl: outcome.baseUrl ?? saved?.baseUrl ?? '', user: outcome.user, scopes: outcome.scopes, storage: saved?.storage }));
 }
 
@@ -178,7 +190,12 @@ async function run(deps: Deps, opts: LoginOptions): Promise<void> {
   if (opts.device && (opts.port || !opts.browser)) throw new UsageError(`--device uses no browser and no loopback port: leave out ${opts.port ? '--port' : '--no-browser'}.`);
   if (opts.wait === false && opts.device) {
     if (await cancelPendingLogin(deps, profile)) deps.io.err.write(`The earlier pending login${profileSuffix(profile)} was replaced.\n`);
-    return startBackgroundDeviceLogin(deps, loginRequest(deps, opts, target, opts.timeout ?? DEFAULT_LOGIN_TIMEOUT_SECONDS, await preRegisteredSecret(deps, opts)), waitHint(profile), Boolean(opts.json));
+    return startBackgroundDeviceLogin(
+      deps,
+      loginRequest(deps, opts, target, opts.timeout ?? DEFAULT_LOGIN_TIMEOUT_SECONDS, await preRegisteredSecret(deps, opts)),
+      waitHint(profile),
+      Boolean(opts.json),
+    );
   }
   if (opts.wait === false) return startTwoStepLogin(deps, opts, target);
   // Before anything else, registration included: nobody will open a browser here.

@@ -14,19 +14,24 @@ export const SKILL_MARKER = '<!-- Written by school skill: school skill --instal
 const MAX_LISTED = 300;
 
 // Controls, bidi and invisible format characters: none reaches the file (a model or a terminal could act on them).
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const UNSAFE =
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** Server text for the skill: unsafe characters out, Markdown that could end a table cell or a code span defused, capped. */
 export function serverText(value: string | undefined, max = 120): string | undefined {
   if (!value) return undefined;
-  let text = value.replace(UNSAFE, ' ').replace(/\s+/g, ' ').trim().replace(/[|`<>[\]\\*_#]/g, (c) => `\\${c}`);
+  let text = value
+    .replace(UNSAFE, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/[|`<>[\]\\*_#]/g, (c) => `\\${c}`);
   if (!text) return undefined;
   if (text.length > max) text = `${text.slice(0, max - 1).replace(/\\$/, '')}…`;
   return text;
 }
 
 /** A name the CLI made (command, scope, method, path): shown in a code span only when it is plainly safe. */
-const plain = (value: string) => /^[A-Za-z0-9_.:/{}\-]{1,200}$/.test(value);
+const plain = (value: string) => /^[A-Za-z0-9_.:/{}-]{1,200}$/.test(value);
 
 export interface SkillInput {
   /** The base URL the description is of. */

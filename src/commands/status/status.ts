@@ -3,7 +3,7 @@ import { shownTokenType } from '../../types/tokens.js';
 import type { Deps } from '../../deps.js';
 import { nowSeconds } from '../../deps.js';
 import { CliError } from '../../errors.js';
-import { DEFAULT_PROFILE, type GlobalOptions, loginCommandFor, targetInputs } from '../../options.js';
+import { type GlobalOptions, loginCommandFor, targetInputs } from '../../options.js';
 import { loginCommandText } from '../../util/login-command.js';
 import { type Target, resolveTarget, targetProfile } from '../../session/target.js';
 import type { CiClient, Profile } from '../../state/config-file.js';
@@ -183,15 +183,20 @@ async function run(deps: Deps, opts: StatusOptions): Promise<void> {
     // A profile logged out of still remembers its server: the login that brings it back names it.
     const baseUrl = (await resolveTarget(deps.state, inputs).catch(() => undefined))?.baseUrl ?? 'https://your-school.example';
     deps.io.err.write(`No profiles. Add one with:\n${loginCommandFor(active, baseUrl)}\n`);
-  }
-  else deps.io.out.write(report(rows, now));
+  } else deps.io.out.write(report(rows, now));
   if (!opts.json) {
     // Report lines only, so the JSON stays the array of profiles.
     const ciClients = await deps.state.ciClients().catch((): CiClient[] => []);
     if (ciClients.length) deps.io.out.write(ciReport(ciClients));
     // Where `school mcp` records what agents did, once it has recorded something.
     const auditFile = resolvePaths(deps.env).auditFile;
-    if (await access(auditFile).then(() => true, () => false)) deps.io.out.write(`MCP audit log: ${printable(auditFile)}\n`);
+    if (
+      await access(auditFile).then(
+        () => true,
+        () => false,
+      )
+    )
+      deps.io.out.write(`MCP audit log: ${printable(auditFile)}\n`);
   }
   const unusable = rows.filter((r) => r.problem).map((r) => `"${printable(r.profile)}"`);
   if (unusable.length) {
@@ -224,7 +229,11 @@ function report(rows: Array<ProfileStatus & { location?: string }>, now: number)
     if ((r.storage !== 'env' && !(r.pendingLogin && r.expiresAt === null)) || r.expiresAt) line('Expires', describeExpiry(r.expiresAt, now, r.refreshable));
     if (r.tokenType === 'DPoP') line('Tokens', 'DPoP-bound: usable only with the key stored beside them (RFC 9449)');
     line('Secrets', r.location ? `${r.storage} (${r.location})` : r.storage);
-    if (r.pendingLogin) line('Pending', `a login waits for the browser until ${describeExpiry(r.pendingLogin.expiresAt, now, false)}; finish it with \`${loginCommandText({ profile: r.profile, options: ['--wait'] })}\``);
+    if (r.pendingLogin)
+      line(
+        'Pending',
+        `a login waits for the browser until ${describeExpiry(r.pendingLogin.expiresAt, now, false)}; finish it with \`${loginCommandText({ profile: r.profile, options: ['--wait'] })}\``,
+      );
     if (r.problem) line('Problem', r.problem);
     out.push('');
   }

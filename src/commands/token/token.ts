@@ -35,9 +35,12 @@ async function handOverToCi(deps: Deps, opts: TokenOptions): Promise<void> {
   // A public client's refresh token is bound to the key (RFC 9449 §5), and a server that wants
   // DPoP wants proofs on every refresh; the key never leaves this machine.
   if (set.dpopKey) {
-    throw new UsageError(`Profile "${name}" was logged in with a DPoP key that stays on this machine: its tokens (a public client's refresh token too) need proofs of that key, so a CI job could not use them.`, {
-      hint: `school login --profile ${name} --no-dpop, then hand that profile over.`,
-    });
+    throw new UsageError(
+      `Profile "${name}" was logged in with a DPoP key that stays on this machine: its tokens (a public client's refresh token too) need proofs of that key, so a CI job could not use them.`,
+      {
+        hint: `school login --profile ${name} --no-dpop, then hand that profile over.`,
+      },
+    );
   }
   const values: Record<string, string> = {
     SCHOOL_BASE_URL: profile.baseUrl,
@@ -48,7 +51,13 @@ async function handOverToCi(deps: Deps, opts: TokenOptions): Promise<void> {
   // Recorded before the seed is shown: from now on no logout here deletes the client CI depends on.
   await deps.state.markHandedToCi({ profile: name, baseUrl: profile.baseUrl, issuer: profile.issuer, clientId: set.clientId, handedOverAt: nowSeconds(deps) });
   // The client id came from a server: a line break in it must not forge another variable.
-  deps.io.out.write(opts.json ? `${terminalSafeJson(values)}\n` : Object.entries(values).map(([k, v]) => `${k}=${printable(v)}\n`).join(''));
+  deps.io.out.write(
+    opts.json
+      ? `${terminalSafeJson(values)}\n`
+      : Object.entries(values)
+          .map(([k, v]) => `${k}=${printable(v)}\n`)
+          .join(''),
+  );
   await deps.state.forgetTokens(name, profile.storage);
   await deps.state.removeProfile(name);
   deps.io.err.write(`Profile "${name}" was handed over: store these values as CI secrets; this machine no longer uses them.\n`);
@@ -76,7 +85,8 @@ async function run(deps: Deps, opts: TokenOptions): Promise<void> {
   } else {
     deps.io.writeOutSync(`${session.accessToken}\n`);
     // Printed for a header of someone else's: a bound token is refused there without a proof.
-    if (session.dpopKey) deps.io.err.write('Note: this token is DPoP-bound: a request with it needs a proof of the key school keeps. Send requests with `school call` (or log in with --no-dpop for a bearer token).\n');
+    if (session.dpopKey)
+      deps.io.err.write('Note: this token is DPoP-bound: a request with it needs a proof of the key school keeps. Send requests with `school call` (or log in with --no-dpop for a bearer token).\n');
   }
 }
 

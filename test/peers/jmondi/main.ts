@@ -22,5 +22,10 @@ console.error(`Metadata: ${peer.issuer}/.well-known/oauth-authorization-server`)
 console.error(`Users: ${peer.users.map((u) => `${u.username} / ${u.password} (${u.name})`).join(', ')}`);
 console.error('Press Ctrl-C to stop.');
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => { peer.close().then(() => process.exit(0), () => process.exit(1)); });
+  process.on(signal, () => {
+    peer.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
 }

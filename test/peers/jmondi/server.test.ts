@@ -18,22 +18,31 @@ beforeAll(async () => {
   const issuer = new URL(peer.issuer);
   as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
 });
-afterAll(async () => { await peer?.close(); });
+afterAll(async () => {
+  await peer?.close();
+});
 
-interface Registered { client: oauth.Client; auth: oauth.ClientAuth; secret?: string }
+interface Registered {
+  client: oauth.Client;
+  auth: oauth.ClientAuth;
+  secret?: string;
+}
 
 async function register(method: 'none' | 'client_secret_basic' | 'client_secret_post' = 'none', redirectUri = REDIRECT_URI): Promise<Registered> {
-  const response = await oauth.dynamicClientRegistrationRequest(as, {
-    client_name: 'peer test client',
-    application_type: 'native',
-    redirect_uris: [redirectUri],
-    token_endpoint_auth_method: method,
-    grant_types: ['authorization_code', 'refresh_token'],
-  }, insecure);
+  const response = await oauth.dynamicClientRegistrationRequest(
+    as,
+    {
+      client_name: 'peer test client',
+      application_type: 'native',
+      redirect_uris: [redirectUri],
+      token_endpoint_auth_method: method,
+      grant_types: ['authorization_code', 'refresh_token'],
+    },
+    insecure,
+  );
   const client = await oauth.processDynamicClientRegistrationResponse(response);
   const secret = typeof client.client_secret === 'string' ? client.client_secret : undefined;
-  const auth = method === 'client_secret_basic' ? oauth.ClientSecretBasic(secret!)
-    : method === 'client_secret_post' ? oauth.ClientSecretPost(secret!) : oauth.None();
+  const auth = method === 'client_secret_basic' ? oauth.ClientSecretBasic(secret!) : method === 'client_secret_post' ? oauth.ClientSecretPost(secret!) : oauth.None();
   return { client, auth, secret };
 }
 
@@ -89,7 +98,7 @@ describe('the @jmondi/oauth2-server peer', () => {
     expect(as.authorization_response_iss_parameter_supported).toBeUndefined();
     expect(as.scopes_supported).not.toContain('openid');
     expect((await fetch(`${peer.issuer}/.well-known/openid-configuration`)).status).toBe(404);
-    const prm = await (await fetch(`${peer.baseUrl}/.well-known/oauth-protected-resource`)).json() as Record<string, unknown>;
+    const prm = (await (await fetch(`${peer.baseUrl}/.well-known/oauth-protected-resource`)).json()) as Record<string, unknown>;
     expect(prm.authorization_servers).toEqual([peer.issuer]);
   });
 
@@ -119,8 +128,7 @@ describe('the @jmondi/oauth2-server peer', () => {
     expect(me.status).toBe(200);
     expect(await me.json()).toMatchObject({ username: 'ada' });
 
-    const refreshed = await oauth.processRefreshTokenResponse(as, reg.client,
-      await oauth.refreshTokenGrantRequest(as, reg.client, reg.auth, tokens.refresh_token!, insecure));
+    const refreshed = await oauth.processRefreshTokenResponse(as, reg.client, await oauth.refreshTokenGrantRequest(as, reg.client, reg.auth, tokens.refresh_token!, insecure));
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
     expect(await peer.tokenState(tokens.refresh_token!)).toBe('revoked');
     expect(await peer.tokenState(refreshed.access_token)).toBe('active');
@@ -162,8 +170,7 @@ describe('the @jmondi/oauth2-server peer', () => {
     expect(courses.status).toBe(403);
     expect(courses.headers.get('www-authenticate')).toMatch(/error="insufficient_scope", scope="courses:read"/);
     expect((await fetch(`${peer.baseUrl}/api/me`)).status).toBe(401);
-    const introspected = await oauth.processIntrospectionResponse(as, reg.client,
-      await oauth.introspectionRequest(as, reg.client, reg.auth, tokens.access_token, insecure));
+    const introspected = await oauth.processIntrospectionResponse(as, reg.client, await oauth.introspectionRequest(as, reg.client, reg.auth, tokens.access_token, insecure));
     expect(introspected).toMatchObject({ active: true, sub: peer.users[0]!.id });
   });
 

@@ -12,10 +12,25 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 
 import {
-  AuthorizationServer, DateInterval, JwtService, OAuthException, OAuthRequest, isOAuthError,
-  type AuthorizationRequest, type GrantIdentifier, type OAuthAuthCode, type OAuthAuthCodeRepository, type OAuthClient,
-  type OAuthClientRepository, type OAuthResponse, type OAuthScope, type OAuthScopeRepository, type OAuthToken,
-  type OAuthTokenRepository, type OAuthUser, type OAuthUserRepository,
+  AuthorizationServer,
+  DateInterval,
+  JwtService,
+  OAuthException,
+  OAuthRequest,
+  isOAuthError,
+  type AuthorizationRequest,
+  type GrantIdentifier,
+  type OAuthAuthCode,
+  type OAuthAuthCodeRepository,
+  type OAuthClient,
+  type OAuthClientRepository,
+  type OAuthResponse,
+  type OAuthScope,
+  type OAuthScopeRepository,
+  type OAuthToken,
+  type OAuthTokenRepository,
+  type OAuthUser,
+  type OAuthUserRepository,
 } from '@jmondi/oauth2-server';
 
 const HOST = '127.0.0.1';
@@ -36,9 +51,18 @@ export const PEER_SCOPES = ['account:read', 'courses:read', 'courses:write'] as 
 export const PEER_DEFAULT_SCOPE = 'account:read';
 const AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'];
 
-export interface PeerUser { id: string; username: string; password: string; name: string }
+export interface PeerUser {
+  id: string;
+  username: string;
+  password: string;
+  name: string;
+}
 
-export interface PeerEvent { at: number; type: string; [k: string]: unknown }
+export interface PeerEvent {
+  at: number;
+  type: string;
+  [k: string]: unknown;
+}
 
 export interface PeerOptions {
   accessTokenTtl?: number; // seconds, default 3600
@@ -56,9 +80,15 @@ export interface Peer {
   close(): Promise<void>;
 }
 
-interface StoredToken extends OAuthToken { revoked: boolean }
+interface StoredToken extends OAuthToken {
+  revoked: boolean;
+}
 
-interface PendingAuthorization { request: AuthorizationRequest; user?: PeerUser; expiresAt: number }
+interface PendingAuthorization {
+  request: AuthorizationRequest;
+  user?: PeerUser;
+  expiresAt: number;
+}
 
 // Hex only: the library does not form-decode client_secret_basic credentials (RFC 6749
 // §2.3.1), so a client id or secret with characters that clients percent-encode, such as
@@ -91,8 +121,7 @@ function escapeHtml(s: string): string {
 }
 
 function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>`
-    + `<body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` + `<body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -238,7 +267,7 @@ export async function startPeer(opts: PeerOptions = {}): Promise<Peer> {
   const userRepository: OAuthUserRepository = {
     async getUserByCredentials(identifier, password) {
       const user = users.find((u) => (password === undefined ? u.id === identifier : u.username === identifier && u.password === password));
-      return user ? { id: user.id, username: user.username } satisfies OAuthUser : undefined;
+      return user ? ({ id: user.id, username: user.username } satisfies OAuthUser) : undefined;
     },
   };
 
@@ -372,7 +401,12 @@ export async function startPeer(opts: PeerOptions = {}): Promise<Peer> {
         send(res, 302, '', { location: target.href });
         return;
       }
-      send(res, 400, page('Sign-in request refused', `<p id="error">${escapeHtml(error)}: ${escapeHtml(err instanceof OAuthException ? err.errorDescription ?? err.message : 'unexpected failure')}</p>`), { 'content-type': 'text/html; charset=utf-8' });
+      send(
+        res,
+        400,
+        page('Sign-in request refused', `<p id="error">${escapeHtml(error)}: ${escapeHtml(err instanceof OAuthException ? (err.errorDescription ?? err.message) : 'unexpected failure')}</p>`),
+        { 'content-type': 'text/html; charset=utf-8' },
+      );
       return;
     }
     const uid = randomId();
@@ -391,11 +425,14 @@ export async function startPeer(opts: PeerOptions = {}): Promise<Peer> {
   const html = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' };
 
   function signInForm(uid: string, failed: boolean): string {
-    return page('Sign in', `${failed ? '<p id="sign-in-error">Wrong username or password.</p>' : ''}
+    return page(
+      'Sign in',
+      `${failed ? '<p id="sign-in-error">Wrong username or password.</p>' : ''}
 <form method="post" action="${PEER_ROUTES.signIn}?request=${uid}">
 <label>Username <input name="username" autocomplete="username"></label>
 <label>Password <input name="password" type="password" autocomplete="current-password"></label>
-<button id="sign-in" type="submit">Sign in</button></form>`);
+<button id="sign-in" type="submit">Sign in</button></form>`,
+    );
   }
 
   async function signIn(req: IncomingMessage, res: ServerResponse, url: URL) {
@@ -421,7 +458,7 @@ export async function startPeer(opts: PeerOptions = {}): Promise<Peer> {
 
   async function consent(req: IncomingMessage, res: ServerResponse, url: URL) {
     const found = pendingOf(url);
-    if (!found || !found[1].user) {
+    if (!found?.[1].user) {
       send(res, 400, page('Sign-in request expired', '<p>Start again from the application.</p>'), html);
       return;
     }
@@ -429,10 +466,18 @@ export async function startPeer(opts: PeerOptions = {}): Promise<Peer> {
     const { request, user } = auth;
     if (req.method !== 'POST') {
       const items = request.scopes.map((s) => `<li><code>${escapeHtml(s.name)}</code></li>`).join('');
-      send(res, 200, page('Allow access?', `<p>${escapeHtml(request.client.name)} asks to act for ${escapeHtml(user!.name)}:</p><ul id="scopes">${items}</ul>
+      send(
+        res,
+        200,
+        page(
+          'Allow access?',
+          `<p>${escapeHtml(request.client.name)} asks to act for ${escapeHtml(user!.name)}:</p><ul id="scopes">${items}</ul>
 <form method="post" action="${PEER_ROUTES.consent}?request=${uid}">
 <button id="approve" name="decision" value="approve" type="submit">Allow</button>
-<button id="deny" name="decision" value="deny" type="submit">Deny</button></form>`), html);
+<button id="deny" name="decision" value="deny" type="submit">Deny</button></form>`,
+        ),
+        html,
+      );
       return;
     }
     const { decision } = await formBody(req);
@@ -453,14 +498,13 @@ export async function startPeer(opts: PeerOptions = {}): Promise<Peer> {
   async function token(req: IncomingMessage, res: ServerResponse, url: URL) {
     const body = await formBody(req);
     const grantType = body.grant_type;
-    const record = (status: number, answer: Record<string, unknown>) => emit('token', {
-      grant_type: grantType,
-      status,
-      ok: status === 200,
-      ...(status === 200
-        ? { scope: answer.scope, refresh_token_issued: typeof answer.refresh_token === 'string' }
-        : { error: answer.error }),
-    });
+    const record = (status: number, answer: Record<string, unknown>) =>
+      emit('token', {
+        grant_type: grantType,
+        status,
+        ok: status === 200,
+        ...(status === 200 ? { scope: answer.scope, refresh_token_issued: typeof answer.refresh_token === 'string' } : { error: answer.error }),
+      });
     if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
       const answer = { error: 'unsupported_grant_type', error_description: 'only authorization_code and refresh_token are supported' };
       record(400, answer);
@@ -527,14 +571,25 @@ export async function startPeer(opts: PeerOptions = {}): Promise<Peer> {
       return true;
     }
     if (!stored.scopes.some((s) => s.name === needed)) {
-      sendJson(res, 403, { error: 'insufficient_scope', scope: needed }, {
-        'www-authenticate': `Bearer realm="peer", error="insufficient_scope", scope="${needed}", resource_metadata="${resourceMetadataUrl}"`,
-      });
+      sendJson(
+        res,
+        403,
+        { error: 'insufficient_scope', scope: needed },
+        {
+          'www-authenticate': `Bearer realm="peer", error="insufficient_scope", scope="${needed}", resource_metadata="${resourceMetadataUrl}"`,
+        },
+      );
       return true;
     }
     const user = users.find((u) => u.id === stored.user?.id);
     if (url.pathname === '/api/me') sendJson(res, 200, { id: user?.id, username: user?.username, name: user?.name });
-    else sendJson(res, 200, { courses: [{ id: 'k-1', title: 'Numerical methods' }, { id: 'k-2', title: 'Logic' }] });
+    else
+      sendJson(res, 200, {
+        courses: [
+          { id: 'k-1', title: 'Numerical methods' },
+          { id: 'k-2', title: 'Logic' },
+        ],
+      });
     return true;
   }
 
@@ -573,9 +628,7 @@ export async function startPeer(opts: PeerOptions = {}): Promise<Peer> {
       return 'unknown';
     }
     const isRefresh = typeof payload.refresh_token_id === 'string';
-    const stored = isRefresh
-      ? [...tokens.values()].find((t) => t.refreshToken === payload.refresh_token_id)
-      : typeof payload.jti === 'string' ? tokens.get(payload.jti) : undefined;
+    const stored = isRefresh ? [...tokens.values()].find((t) => t.refreshToken === payload.refresh_token_id) : typeof payload.jti === 'string' ? tokens.get(payload.jti) : undefined;
     if (!stored) return 'unknown';
     if (stored.revoked) return 'revoked';
     const expiry = isRefresh ? stored.refreshTokenExpiresAt : stored.accessTokenExpiresAt;
