@@ -30,13 +30,18 @@ export type ValueKind =
 
 /**
  * What the completion scripts offer for a value: profile names, the cached scopes (a comma list),
- * the cached API paths (all three from `school __complete`), file names, fixed words, a typed
+ * the cached API paths, the API's operations (all four from `school __complete`), file names, fixed words, a typed
  * field whose `@file` is a file, the commands and help topics, or nothing.
  */
 export type CompletionKind =
   | { kind: 'profiles' }
   | { kind: 'scopes' }
   | { kind: 'paths' }
+  /**
+   * The API's operations (`school __complete api-operations`); once one is on the line, the words
+   * after it complete as its flags (`api-flags <operation>`) and their values (`api-values <operation> <flag>`).
+   */
+  | { kind: 'operations' }
   | { kind: 'files'; stdin?: boolean }
   | { kind: 'words'; words: readonly string[] }
   | { kind: 'field' }
@@ -267,7 +272,7 @@ Retries:
     group: 'Use the API:',
     description: "the API's operations as commands, checked against its description before sending",
     passthrough: true,
-    args: [{ name: 'operation', required: false, help: 'the operation (school api lists them), then its path arguments and flags', complete: { kind: 'none' } }],
+    args: [{ name: 'operation', required: false, help: 'the operation (school api lists them), then its path arguments and flags', complete: { kind: 'operations' } }],
     flags: [
       { name: 'refresh', help: 'fetch the API description now instead of using the cached copy' },
       { name: 'dry-run', help: 'print the request that would be sent (token as [REDACTED]) and send nothing; needs no login' },
