@@ -167,6 +167,8 @@ _school() {
                 else
                     _school_add_files "$keep" "$cur"
                 fi ;;
+            --format)
+                _school_add "$keep" "$cur" json table ;;
         esac
     elif [[ $cmd == api && -n $first && -z $dashdash && $cur == -* ]]; then
         # An operation's flags come from the cached API description.

@@ -186,7 +186,7 @@ complete -c school -n '__school_using api' -l dry-run -d 'Print the request that
 complete -c school -n '__school_using api' -l no-validate -d 'Send the request even when it does not match the description'
 complete -c school -n '__school_using api' -l input -r -F -d 'The whole JSON body from a file ("-" for stdin); flags override its values'
 complete -c school -n '__school_using api' -l anonymous -d 'Send no token (for operations that answer anonymous callers)'
-complete -c school -n '__school_using api' -l format -x -d 'Json (default) or table: an array, or the items of a list, as a table'
+complete -c school -n '__school_using api' -l format -x -a 'json table' -d 'Json (default) or table: an array, or the items of a list, as a table'
 complete -c school -n '__school_using api' -l columns -x -d 'With --format table: the columns, comma-separated'
 complete -c school -n '__school_using api' -l jq -x -d 'Filter the JSON response through jq'
 complete -c school -n '__school_using api' -l paginate -d 'Follow Link rel="next" pages on the same origin'

@@ -146,6 +146,7 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
             & $add $keep @('-')
             & $add $keep @(& $fileNames $cur)
         }
+        elseif ($valueOf -ceq '--format') { & $add $keep @('json', 'table') }
     }
     elseif ($cmd -ceq 'api' -and $first -and -not $dashdash -and $cur.StartsWith('-')) {
         # An operation's flags, from the cached API description.

@@ -66,6 +66,15 @@ export function zshScript(): string {
     .map((c) => {
       const specs = [...c.flags.map((f) => flagSpec(f, c.flags)), ...c.args.map((a, i) => argumentSpec(a, i + 1))];
       if (OPERATION_COMMANDS.includes(c.name)) {
+        // The global flags and the command's own keep their completion after the operation.
+        const valueCases = [...GLOBAL_FLAGS, ...c.flags]
+          .filter((f) => f.value && f.complete && f.complete.kind !== 'none')
+          .map((f) => {
+            const act = action(f.complete);
+            const call = act.startsWith('(') ? `compadd -- ${act.slice(1, -1)}` : act;
+            return `            ${[...(f.short ? [`-${f.short}`] : []), `--${f.name}`].join('|')})\n              ${call} && ret=0 ;;`;
+          })
+          .join('\n');
         const table = `        _arguments -s $globals \\\n${specs.map((s) => `          ${s} \\\n`).join('')}          && ret=0`;
         return `    ${c.name})
       # After the operation, its own flags and their values, from the cached API description.
@@ -74,9 +83,13 @@ export function zshScript(): string {
         if [[ $PREFIX == -* ]]; then
           local -a flags=(\${(f)"$(_school_ask api-flags $words[2])"})
           _wanted flags expl flag compadd -a flags && ret=0
-        elif [[ $words[CURRENT-1] == --?* ]]; then
-          local -a values=(\${(f)"$(_school_ask api-values $words[2] \${words[CURRENT-1]#--})"})
-          (( $#values )) && _wanted values expl value compadd -a values && ret=0
+        else
+          case $words[CURRENT-1] in
+${valueCases}
+            --?*)
+              local -a values=(\${(f)"$(_school_ask api-values $words[2] \${words[CURRENT-1]#--})"})
+              (( $#values )) && _wanted values expl value compadd -a values && ret=0 ;;
+          esac
         fi
       else
 ${table}

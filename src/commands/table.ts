@@ -106,6 +106,7 @@ export interface HelpTopic {
 
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const;
+const API_FORMATS = ['json', 'table'] as const;
 /** The longest wait any flag may ask for: a day. */
 const DAY = 86_400;
 
@@ -279,7 +280,7 @@ Retries:
       { name: 'no-validate', help: 'send the request even when it does not match the description' },
       { name: 'input', value: { type: 'string', placeholder: 'file' }, help: 'the whole JSON body from a file ("-" for stdin); flags override its values', complete: { kind: 'files', stdin: true } },
       { name: 'anonymous', help: 'send no token (for operations that answer anonymous callers)' },
-      { name: 'format', value: { type: 'enum', values: ['json', 'table'], placeholder: 'format' }, help: 'json (default) or table: an array, or the items of a list, as a table' },
+      { name: 'format', value: { type: 'enum', values: API_FORMATS, placeholder: 'format' }, help: 'json (default) or table: an array, or the items of a list, as a table', complete: { kind: 'words', words: API_FORMATS } },
       { name: 'columns', value: { type: 'string', placeholder: 'list' }, help: 'with --format table: the columns, comma-separated' },
       { name: 'jq', value: { type: 'string', placeholder: 'expression' }, help: 'filter the JSON response through jq' },
       { name: 'paginate', help: 'follow Link rel="next" pages on the same origin' },

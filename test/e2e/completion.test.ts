@@ -343,6 +343,8 @@ const CASES: Array<[string, string, string[]]> = [
   ["an operation's flags by prefix", 'school api list-courses --s', ['--status', '--slurp']],
   ["a body field's flag", 'school api create-course --t', ['--title', '--timeout']],
   ["the plain enum values of an operation's flag", 'school api list-courses --status ', ['active', 'archived']],
+  ['the values of a flag of api after the operation', 'school api list-courses --format ', ['json', 'table']],
+  ['profiles for --profile after the operation', 'school api list-courses --profile ', ['default', 'work']],
   ["an operation's enum value by prefix", 'school --profile default api list-courses --limit 5 --status ar', ['archived']],
 ];
 
