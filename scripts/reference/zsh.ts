@@ -1,5 +1,5 @@
 // The zsh completion script (completions/_school), made from the table.
-import { flagHelp } from '../../src/commands/syntax.js';
+import { flagHelp, flagWords } from '../../src/commands/syntax.js';
 import type { ArgumentSpec, CompletionKind, FlagSpec } from '../../src/commands/table.js';
 import { GLOBAL_FLAGS } from '../../src/commands/table.js';
 import { HELP_FLAG, OPERATION_COMMANDS, TOPICS, VERSION_FLAG, VISIBLE, pairOf } from './model.js';
@@ -75,19 +75,28 @@ export function zshScript(): string {
             return `            ${[...(f.short ? [`-${f.short}`] : []), `--${f.name}`].join('|')})\n              ${call} && ret=0 ;;`;
           })
           .join('\n');
+        const takesValue = [...GLOBAL_FLAGS, ...c.flags].filter((f) => f.value).flatMap(flagWords).join('|');
         const table = `        _arguments -s $globals \\\n${specs.map((s) => `          ${s} \\\n`).join('')}          && ret=0`;
         return `    ${c.name})
       # After the operation, its own flags and their values, from the cached API description.
-      local expl
-      if (( CURRENT > 2 )) && [[ $words[2] != -* ]]; then
+      # The operation is the first word before the cursor that is neither a flag nor a flag's value.
+      local expl operation='' i
+      for (( i = 2; i < CURRENT; i++ )); do
+        case $words[i] in
+          ${takesValue}) (( i++ )) ;;
+          -*) ;;
+          *) operation=$words[i]; break ;;
+        esac
+      done
+      if [[ -n $operation ]]; then
         if [[ $PREFIX == -* ]]; then
-          local -a flags=(\${(f)"$(_school_ask api-flags $words[2])"})
+          local -a flags=(\${(f)"$(_school_ask api-flags $operation)"})
           _wanted flags expl flag compadd -a flags && ret=0
         else
           case $words[CURRENT-1] in
 ${valueCases}
             --?*)
-              local -a values=(\${(f)"$(_school_ask api-values $words[2] \${words[CURRENT-1]#--})"})
+              local -a values=(\${(f)"$(_school_ask api-values $operation \${words[CURRENT-1]#--})"})
               (( $#values )) && _wanted values expl value compadd -a values && ret=0 ;;
           esac
         fi

@@ -345,6 +345,8 @@ const CASES: Array<[string, string, string[]]> = [
   ["the plain enum values of an operation's flag", 'school api list-courses --status ', ['active', 'archived']],
   ['the values of a flag of api after the operation', 'school api list-courses --format ', ['json', 'table']],
   ['profiles for --profile after the operation', 'school api list-courses --profile ', ['default', 'work']],
+  ['the flags of an operation after flags of api and their values', 'school api --dry-run --format json list-courses --st', ['--status']],
+  ["an operation's enum value after flags of api", 'school api -i --jq . list-courses --status ac', ['active']],
   ["an operation's enum value by prefix", 'school --profile default api list-courses --limit 5 --status ar', ['archived']],
 ];
 
