@@ -53,14 +53,14 @@ _school_add() {
     done
 }
 
-# Sets the array _school_list to the lines of `school __complete $1` for the --profile and
+# Sets the array _school_list to the lines of `school __complete "$@"` for the --profile and
 # --base-url of the line (in ctx, the caller's).
 _school_candidates() {
     local line
     _school_list=()
     while IFS= read -r line; do
         _school_list+=("$line")
-    done < <(command school ${ctx[@]+"${ctx[@]}"} __complete "$1" 2>/dev/null)
+    done < <(command school ${ctx[@]+"${ctx[@]}"} __complete "$@" 2>/dev/null)
 }
 
 # File names under $2, each prefixed with $1; directories get a slash and no trailing space.
@@ -90,7 +90,7 @@ _school() {
 
     # What precedes the word being completed: the subcommand, how many arguments it has, the
     # option whose value is being typed, and any --profile/--base-url for `school __complete`.
-    local cmd='' nargs=0 valopt='' dashdash='' i w _school_opt
+    local cmd='' first='' nargs=0 valopt='' dashdash='' i w _school_opt
     local -a ctx=()
     for ((i = 1; i < n - 1; i++)); do
         w=${words[i]}
@@ -118,6 +118,7 @@ _school() {
         if [[ -z $cmd ]]; then
             cmd=$w
         else
+            [[ $nargs -eq 0 ]] && first=$w
             nargs=$((nargs + 1))
         fi
     done
@@ -166,6 +167,8 @@ _school() {
                 else
                     _school_add_files "$keep" "$cur"
                 fi ;;
+            --format)
+                _school_add "$keep" "$cur" json table ;;
             --install)
                 # Readline quotes and marks file names itself when told they are file names.
                 # (bash 4 and later: bash 3.2 has no compopt).
@@ -178,6 +181,14 @@ _school() {
                     _school_add_files "$keep" "$cur"
                 fi ;;
         esac
+    elif [[ $cmd == api && -n $first && -z $dashdash && $cur == -* ]]; then
+        # An operation's flags come from the cached API description.
+        _school_candidates api-flags "$first"
+        _school_add "" "$cur" "${_school_list[@]}"
+    elif [[ $cmd == api && -n $first && -z $dashdash && ${words[n-2]} == --?* ]]; then
+        # The value of an operation's flag: its enum values, or true and false.
+        _school_candidates api-values "$first" "${words[n-2]#--}"
+        _school_add "" "$cur" "${_school_list[@]}"
     elif [[ -z $dashdash && $cur == -* ]]; then
         local -a opts=(--base-url --profile --json --verbose -h --help)
         case $cmd in
@@ -200,6 +211,9 @@ _school() {
             /*) _school_add "" "$cur" "${commands[@]}" ;;
             call/0)
                 _school_candidates paths
+                _school_add "" "$cur" "${_school_list[@]}" ;;
+            api/0)
+                _school_candidates api-operations
                 _school_add "" "$cur" "${_school_list[@]}" ;;
             completion/0) _school_add "" "$cur" bash zsh fish powershell ;;
             help/0) _school_add "" "$cur" "${commands[@]}" environment exit-codes errors ;;

@@ -6,14 +6,15 @@
 # Profiles, scopes and API paths come from `school __complete`, which reads local caches only,
 # so completing never waits on the network.
 
-# Prints two lines: the subcommand on the command line (empty if none yet) and how many
-# arguments it has before the cursor. The values of options are skipped, so that
-# `school --profile work call` is the call command.
+# Prints three lines: the subcommand on the command line (empty if none yet), how many
+# arguments it has before the cursor, and the first of them (empty if none). The values of
+# options are skipped, so that `school --profile work call` is the call command.
 function __school_state
     set -l tokens (commandline -opc)
     set -e tokens[1]
     set -l cmd ''
     set -l nargs 0
+    set -l first ''
     set -l skip 0
     set -l dashdash 0
     for t in $tokens
@@ -38,10 +39,11 @@ function __school_state
         if test -z "$cmd"
             set cmd $t
         else
+            test $nargs = 0; and set first $t
             set nargs (math $nargs + 1)
         end
     end
-    printf '%s\n' "$cmd" $nargs
+    printf '%s\n' "$cmd" $nargs "$first"
 end
 
 function __school_needs_command
@@ -60,8 +62,8 @@ function __school_first_arg -a name
     test "$state[1]" = "$name" -a "$state[2]" = 0
 end
 
-# Candidates of one kind, for the --profile/--base-url already on the command line.
-function __school_complete -a kind
+# Candidates of one kind (and its words), for the --profile/--base-url already on the command line.
+function __school_complete
     set -l tokens (commandline -opc)
     set -l ctx
     set -l n (count $tokens)
@@ -77,7 +79,22 @@ function __school_complete -a kind
                 set -a ctx $tokens[$i]
         end
     end
-    command school $ctx __complete $kind 2>/dev/null
+    command school $ctx __complete $argv 2>/dev/null
+end
+
+# After the operation of `school <name> <operation>`: the operation's flags, or the values of
+# the flag before the cursor (its enum values, true/false), from the cached API description.
+function __school_operation -a name what
+    set -l state (__school_state)
+    test "$state[1]" = "$name" -a -n "$state[3]"; or return
+    switch $what
+        case flags
+            string match -q -- '-*' (commandline -ct); and __school_complete api-flags $state[3]
+        case values
+            set -l tokens (commandline -opc)
+            string match -q -- '--?*' $tokens[-1]; or return
+            __school_complete api-values $state[3] (string replace -r -- '^--' '' $tokens[-1])
+    end
 end
 
 # --scope takes a list separated by commas: complete its last item, leaving out the ones
@@ -170,7 +187,7 @@ complete -c school -n '__school_using api' -l dry-run -d 'Print the request that
 complete -c school -n '__school_using api' -l no-validate -d 'Send the request even when it does not match the description'
 complete -c school -n '__school_using api' -l input -r -F -d 'The whole JSON body from a file ("-" for stdin); flags override its values'
 complete -c school -n '__school_using api' -l anonymous -d 'Send no token (for operations that answer anonymous callers)'
-complete -c school -n '__school_using api' -l format -x -d 'Json (default) or table: an array, or the items of a list, as a table'
+complete -c school -n '__school_using api' -l format -x -a 'json table' -d 'Json (default) or table: an array, or the items of a list, as a table'
 complete -c school -n '__school_using api' -l columns -x -d 'With --format table: the columns, comma-separated'
 complete -c school -n '__school_using api' -l jq -x -d 'Filter the JSON response through jq'
 complete -c school -n '__school_using api' -l paginate -d 'Follow Link rel="next" pages on the same origin'
@@ -188,5 +205,10 @@ complete -c school -n '__school_using skill' -l install -r -F -d 'Write <dir>/sc
 
 # Arguments.
 complete -c school -n '__school_first_arg call' -a '(__school_complete paths)' -d 'Path'
+complete -c school -n '__school_first_arg api' -a '(__school_complete api-operations)' -d 'Operation'
 complete -c school -n '__school_first_arg completion' -a 'bash zsh fish powershell' -d 'Shell'
 complete -c school -n '__school_first_arg help' -a 'login logout token call api mcp skill whoami status doctor completion help environment exit-codes errors' -d 'Command'
+
+# The operations' own flags and values.
+complete -c school -n '__school_using api' -a '(__school_operation api flags)' -d 'Flag'
+complete -c school -n '__school_using api' -a '(__school_operation api values)' -d 'Value'

@@ -46,9 +46,11 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
             if ($element.Extent.EndOffset -lt $cursorPosition) { $element.Extent.Text }
         })
 
-    # What precedes the word: the subcommand, how many arguments it has, the option whose value
-    # is being typed, and any --profile/--base-url to hand to `school __complete`.
+    # What precedes the word: the subcommand, how many arguments it has and the first of them,
+    # the option whose value is being typed, and any --profile/--base-url to hand to
+    # `school __complete`.
     $cmd = ''
+    $first = ''
     $nargs = 0
     $valueOf = ''
     $dashdash = $false
@@ -84,7 +86,7 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
                 continue
             }
         }
-        if ($cmd -eq '') { $cmd = $w } else { $nargs++ }
+        if ($cmd -eq '') { $cmd = $w } else { if ($nargs -eq 0) { $first = $w }; $nargs++ }
     }
 
     # keep: the part of the word that stays as typed; cur: the part being completed.
@@ -108,6 +110,7 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
         }
     }
     $fromSchool = {
+        # An array (a kind and its words) goes to the native command as one argument each.
         param($kind)
         @(& school @context __complete $kind 2>$null)
     }
@@ -144,15 +147,25 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
             & $add $keep @('-')
             & $add $keep @(& $fileNames $cur)
         }
+        elseif ($valueOf -ceq '--format') { & $add $keep @('json', 'table') }
         elseif ($valueOf -ceq '--install') {
             & $add $keep @(& $fileNames $cur)
         }
+    }
+    elseif ($cmd -ceq 'api' -and $first -and -not $dashdash -and $cur.StartsWith('-')) {
+        # An operation's flags, from the cached API description.
+        & $add '' (& $fromSchool @('api-flags', $first))
+    }
+    elseif ($cmd -ceq 'api' -and $first -and -not $dashdash -and ([string]$words[$words.Count - 1]) -clike '--?*') {
+        # The value of an operation's flag: its enum values, or true and false.
+        & $add '' (& $fromSchool @('api-values', $first, ([string]$words[$words.Count - 1]).Substring(2)))
     }
     elseif (-not $dashdash -and $cur.StartsWith('-')) {
         & $add '' ($globalFlags + @($commandFlags[$cmd]))
     }
     elseif ($cmd -eq '') { & $add '' $commands }
     elseif ($cmd -ceq 'call' -and $nargs -eq 0) { & $add '' (& $fromSchool 'paths') }
+    elseif ($cmd -ceq 'api' -and $nargs -eq 0) { & $add '' (& $fromSchool 'api-operations') }
     elseif ($cmd -ceq 'completion' -and $nargs -eq 0) { & $add '' $shells }
     elseif ($cmd -ceq 'help' -and $nargs -eq 0) { & $add '' ($commands + $topics) }
 

@@ -82,7 +82,9 @@ export function buildProgram(makeDeps: DepsFactory, onResult: (p: Promise<void>)
     if (spec.group) cmd.helpGroup(spec.group);
     for (const arg of spec.args) cmd.argument(argumentSyntax(arg), arg.help);
     addFlags(cmd, spec.flags, Option);
-    if (spec.passthrough) cmd.allowUnknownOption().allowExcessArguments();
+    // `--help` after an operation asks for that operation's help, which the command itself gives;
+    // its own help stays `school help <command>` (and the command answers a bare `--help` too).
+    if (spec.passthrough) cmd.allowUnknownOption().allowExcessArguments().helpOption(false);
     const after = afterHelp(spec);
     if (after) cmd.addHelpText('after', after);
     if (spec.name === 'help') {

@@ -1,7 +1,7 @@
 // The bash completion script (completions/school.bash), made from the table.
 import { flagWords } from '../../src/commands/syntax.js';
 import type { CompletionKind } from '../../src/commands/table.js';
-import { COMPLETED_ARGS, GLOBALS, TOPICS, VALUE_COMPLETIONS, VALUE_WORDS, VERSION_FLAG, VISIBLE, wrap } from './model.js';
+import { COMPLETED_ARGS, GLOBALS, OPERATION_COMMANDS, TOPICS, VALUE_COMPLETIONS, VALUE_WORDS, VERSION_FLAG, VISIBLE, wrap } from './model.js';
 
 type Completed = Exclude<CompletionKind, { kind: 'none' }>;
 
@@ -11,6 +11,8 @@ function valueLines(complete: Completed): string[] {
     case 'profiles':
     case 'paths':
       return [`_school_candidates ${complete.kind}`, '_school_add "$keep" "$cur" "${_school_list[@]}" ;;'];
+    case 'operations':
+      return ['_school_candidates api-operations', '_school_add "$keep" "$cur" "${_school_list[@]}" ;;'];
     case 'scopes':
       return [
         '# A list separated by commas: complete its last item, without repeating the others.',
@@ -61,6 +63,17 @@ export function bashScript(): string {
     const lines = complete.kind === 'topics' ? [`_school_add "" "$cur" "\${commands[@]}" ${TOPICS.map((t) => t.name).join(' ')} ;;`] : valueLines(complete).map((l) => l.replace(/"\$keep"/g, '""'));
     return lines.length === 1 ? `            ${command}/0) ${lines[0]}` : `            ${command}/0)\n${indent(lines, '                ')}`;
   }).join('\n');
+  const operationBranches = OPERATION_COMMANDS.map(
+    (command) => `    elif [[ $cmd == ${command} && -n $first && -z $dashdash && $cur == -* ]]; then
+        # An operation's flags come from the cached API description.
+        _school_candidates api-flags "$first"
+        _school_add "" "$cur" "\${_school_list[@]}"
+    elif [[ $cmd == ${command} && -n $first && -z $dashdash && \${words[n-2]} == --?* ]]; then
+        # The value of an operation's flag: its enum values, or true and false.
+        _school_candidates api-values "$first" "\${words[n-2]#--}"
+        _school_add "" "$cur" "\${_school_list[@]}"
+`,
+  ).join('');
   return `# bash completion for school                                -*- shell-script -*-
 #
 # Made from the command table (src/commands/table.ts) by the build: edit the table, not this file.
@@ -113,14 +126,14 @@ _school_add() {
     done
 }
 
-# Sets the array _school_list to the lines of \`school __complete $1\` for the --profile and
+# Sets the array _school_list to the lines of \`school __complete "$@"\` for the --profile and
 # --base-url of the line (in ctx, the caller's).
 _school_candidates() {
     local line
     _school_list=()
     while IFS= read -r line; do
         _school_list+=("$line")
-    done < <(command school \${ctx[@]+"\${ctx[@]}"} __complete "$1" 2>/dev/null)
+    done < <(command school \${ctx[@]+"\${ctx[@]}"} __complete "$@" 2>/dev/null)
 }
 
 # File names under $2, each prefixed with $1; directories get a slash and no trailing space.
@@ -150,7 +163,7 @@ _school() {
 
     # What precedes the word being completed: the subcommand, how many arguments it has, the
     # option whose value is being typed, and any --profile/--base-url for \`school __complete\`.
-    local cmd='' nargs=0 valopt='' dashdash='' i w _school_opt
+    local cmd='' first='' nargs=0 valopt='' dashdash='' i w _school_opt
     local -a ctx=()
     for ((i = 1; i < n - 1; i++)); do
         w=\${words[i]}
@@ -178,6 +191,7 @@ _school() {
         if [[ -z $cmd ]]; then
             cmd=$w
         else
+            [[ $nargs -eq 0 ]] && first=$w
             nargs=$((nargs + 1))
         fi
     done
@@ -197,7 +211,7 @@ _school() {
         case $valopt in
 ${valueCases}
         esac
-    elif [[ -z $dashdash && $cur == -* ]]; then
+${operationBranches}    elif [[ -z $dashdash && $cur == -* ]]; then
         local -a opts=(${globals})
         case $cmd in
             '') opts+=(${flagWords(VERSION_FLAG).join(' ')}) ;;

@@ -47,6 +47,8 @@ function completionText(complete: CompletionKind | undefined): string {
     case 'scopes':
     case 'paths':
       return `${complete.kind} (cached)`;
+    case 'operations':
+      return "operations (cached), then each operation's flags and their values";
   }
 }
 

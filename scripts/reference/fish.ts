@@ -2,7 +2,7 @@
 import { flagHelp } from '../../src/commands/syntax.js';
 import type { CompletionKind, FlagSpec } from '../../src/commands/table.js';
 import { GLOBAL_FLAGS } from '../../src/commands/table.js';
-import { COMPLETED_ARGS, HELP_FLAG, TOPICS, VALUE_FLAGS, VERSION_FLAG, VISIBLE, capitalised } from './model.js';
+import { COMPLETED_ARGS, HELP_FLAG, OPERATION_COMMANDS, TOPICS, VALUE_FLAGS, VERSION_FLAG, VISIBLE, capitalised } from './model.js';
 
 /** A word for fish: single-quoted, or double-quoted when it holds a single quote. */
 function quoted(text: string): string {
@@ -47,13 +47,19 @@ export function fishScript(): string {
         ? "'(__school_complete paths)'"
         : complete.kind === 'topics'
           ? quoted([...VISIBLE.map((c) => c.name), ...TOPICS.map((t) => t.name)].join(' '))
-          : complete.kind === 'words'
+          : complete.kind === 'operations'
+            ? "'(__school_complete api-operations)'"
+            : complete.kind === 'words'
             ? quoted(complete.words.join(' '))
             : complete.kind === 'profiles'
               ? "'(__school_complete profiles)'"
               : "'(__school_scopes)'";
     return `complete -c school -n '__school_first_arg ${command}' -a ${candidates} -d ${quoted(capitalised(arg.name))}`;
   }).join('\n');
+  const operations = OPERATION_COMMANDS.map(
+    (command) =>
+      `complete -c school -n '__school_using ${command}' -a '(__school_operation ${command} flags)' -d 'Flag'\ncomplete -c school -n '__school_using ${command}' -a '(__school_operation ${command} values)' -d 'Value'`,
+  ).join('\n');
   return `# fish completion for school
 #
 # Made from the command table (src/commands/table.ts) by the build: edit the table, not this file.
@@ -62,14 +68,15 @@ export function fishScript(): string {
 # Profiles, scopes and API paths come from \`school __complete\`, which reads local caches only,
 # so completing never waits on the network.
 
-# Prints two lines: the subcommand on the command line (empty if none yet) and how many
-# arguments it has before the cursor. The values of options are skipped, so that
-# \`school --profile work call\` is the call command.
+# Prints three lines: the subcommand on the command line (empty if none yet), how many
+# arguments it has before the cursor, and the first of them (empty if none). The values of
+# options are skipped, so that \`school --profile work call\` is the call command.
 function __school_state
     set -l tokens (commandline -opc)
     set -e tokens[1]
     set -l cmd ''
     set -l nargs 0
+    set -l first ''
     set -l skip 0
     set -l dashdash 0
     for t in $tokens
@@ -94,10 +101,11 @@ function __school_state
         if test -z "$cmd"
             set cmd $t
         else
+            test $nargs = 0; and set first $t
             set nargs (math $nargs + 1)
         end
     end
-    printf '%s\\n' "$cmd" $nargs
+    printf '%s\\n' "$cmd" $nargs "$first"
 end
 
 function __school_needs_command
@@ -116,8 +124,8 @@ function __school_first_arg -a name
     test "$state[1]" = "$name" -a "$state[2]" = 0
 end
 
-# Candidates of one kind, for the --profile/--base-url already on the command line.
-function __school_complete -a kind
+# Candidates of one kind (and its words), for the --profile/--base-url already on the command line.
+function __school_complete
     set -l tokens (commandline -opc)
     set -l ctx
     set -l n (count $tokens)
@@ -133,7 +141,22 @@ function __school_complete -a kind
                 set -a ctx $tokens[$i]
         end
     end
-    command school $ctx __complete $kind 2>/dev/null
+    command school $ctx __complete $argv 2>/dev/null
+end
+
+# After the operation of \`school <name> <operation>\`: the operation's flags, or the values of
+# the flag before the cursor (its enum values, true/false), from the cached API description.
+function __school_operation -a name what
+    set -l state (__school_state)
+    test "$state[1]" = "$name" -a -n "$state[3]"; or return
+    switch $what
+        case flags
+            string match -q -- '-*' (commandline -ct); and __school_complete api-flags $state[3]
+        case values
+            set -l tokens (commandline -opc)
+            string match -q -- '--?*' $tokens[-1]; or return
+            __school_complete api-values $state[3] (string replace -r -- '^--' '' $tokens[-1])
+    end
 end
 
 # --scope takes a list separated by commas: complete its last item, leaving out the ones
@@ -171,5 +194,8 @@ ${perCommand}
 
 # Arguments.
 ${args}
+
+# The operations' own flags and values.
+${operations}
 `;
 }

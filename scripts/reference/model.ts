@@ -97,3 +97,9 @@ export function wrap(words: readonly string[], sep: string, width: number, inden
 export function capitalised(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
+
+/**
+ * The commands whose first argument is an API operation: after it, the line's flags and their
+ * values are the operation's own (`school __complete api-flags <operation>`, `api-values <operation> <flag>`).
+ */
+export const OPERATION_COMMANDS: readonly string[] = COMPLETED_ARGS.filter(({ complete }) => complete.kind === 'operations').map(({ command }) => command);

@@ -1,6 +1,6 @@
 // The PowerShell completion script (completions/school.ps1), made from the table.
 import { flagWords } from '../../src/commands/syntax.js';
-import { COMPLETED_ARGS, GLOBALS, TOPICS, VALUE_COMPLETIONS, VALUE_WORDS, VERSION_FLAG, VISIBLE, wrap } from './model.js';
+import { COMPLETED_ARGS, GLOBALS, OPERATION_COMMANDS, TOPICS, VALUE_COMPLETIONS, VALUE_WORDS, VERSION_FLAG, VISIBLE, wrap } from './model.js';
 
 /** A PowerShell array of single-quoted strings. */
 function list(words: readonly string[], indent = '        ', firstColumn = 0): string {
@@ -54,8 +54,21 @@ ${complete.stdin ? "            & $add $keep @('-')\n" : ''}            & $add $
         return `if (${test}) { & $add $keep (& $fromSchool 'paths') }`;
       case 'topics':
         return `if (${test}) { & $add $keep ($commands + $topics) }`;
+      case 'operations':
+        return `if (${test}) { & $add $keep (& $fromSchool 'api-operations') }`;
     }
   });
+  const operationBranches = OPERATION_COMMANDS.map(
+    (command) => `elseif ($cmd -ceq '${command}' -and $first -and -not $dashdash -and $cur.StartsWith('-')) {
+        # An operation's flags, from the cached API description.
+        & $add '' (& $fromSchool @('api-flags', $first))
+    }
+    elseif ($cmd -ceq '${command}' -and $first -and -not $dashdash -and ([string]$words[$words.Count - 1]) -clike '--?*') {
+        # The value of an operation's flag: its enum values, or true and false.
+        & $add '' (& $fromSchool @('api-values', $first, ([string]$words[$words.Count - 1]).Substring(2)))
+    }
+    `,
+  ).join('');
   const argBranches = COMPLETED_ARGS.map(({ command, arg, complete }) => {
     const at = `$cmd -ceq '${command}' -and $nargs -eq 0`;
     switch (complete.kind) {
@@ -63,6 +76,8 @@ ${complete.stdin ? "            & $add $keep @('-')\n" : ''}            & $add $
       case 'profiles':
       case 'scopes':
         return `elseif (${at}) { & $add '' (& $fromSchool '${complete.kind}') }`;
+      case 'operations':
+        return `elseif (${at}) { & $add '' (& $fromSchool 'api-operations') }`;
       case 'words':
         return `elseif (${at}) { & $add '' $${arg.name}s }`;
       case 'topics':
@@ -107,9 +122,11 @@ ${argWords}
             if ($element.Extent.EndOffset -lt $cursorPosition) { $element.Extent.Text }
         })
 
-    # What precedes the word: the subcommand, how many arguments it has, the option whose value
-    # is being typed, and any --profile/--base-url to hand to \`school __complete\`.
+    # What precedes the word: the subcommand, how many arguments it has and the first of them,
+    # the option whose value is being typed, and any --profile/--base-url to hand to
+    # \`school __complete\`.
     $cmd = ''
+    $first = ''
     $nargs = 0
     $valueOf = ''
     $dashdash = $false
@@ -145,7 +162,7 @@ ${argWords}
                 continue
             }
         }
-        if ($cmd -eq '') { $cmd = $w } else { $nargs++ }
+        if ($cmd -eq '') { $cmd = $w } else { if ($nargs -eq 0) { $first = $w }; $nargs++ }
     }
 
     # keep: the part of the word that stays as typed; cur: the part being completed.
@@ -169,6 +186,7 @@ ${argWords}
         }
     }
     $fromSchool = {
+        # An array (a kind and its words) goes to the native command as one argument each.
         param($kind)
         @(& school @context __complete $kind 2>$null)
     }
@@ -183,7 +201,7 @@ ${argWords}
     if ($valueOf) {
         ${valueBranches.join('\n        else')}
     }
-    elseif (-not $dashdash -and $cur.StartsWith('-')) {
+    ${operationBranches}elseif (-not $dashdash -and $cur.StartsWith('-')) {
         & $add '' ($globalFlags + @($commandFlags[$cmd]))
     }
     elseif ($cmd -eq '') { & $add '' $commands }

@@ -1,8 +1,8 @@
 // The zsh completion script (completions/_school), made from the table.
-import { flagHelp } from '../../src/commands/syntax.js';
+import { flagHelp, flagWords } from '../../src/commands/syntax.js';
 import type { ArgumentSpec, CompletionKind, FlagSpec } from '../../src/commands/table.js';
 import { GLOBAL_FLAGS } from '../../src/commands/table.js';
-import { HELP_FLAG, TOPICS, VERSION_FLAG, VISIBLE, pairOf } from './model.js';
+import { HELP_FLAG, OPERATION_COMMANDS, TOPICS, VERSION_FLAG, VISIBLE, pairOf } from './model.js';
 
 /** Text inside single quotes. */
 function quoted(text: string): string {
@@ -23,6 +23,8 @@ function action(complete: CompletionKind | undefined): string {
       return '_school_scopes';
     case 'paths':
       return '_school_paths';
+    case 'operations':
+      return '_school_operations';
     case 'files':
       return '_files';
     case 'field':
@@ -63,6 +65,45 @@ export function zshScript(): string {
   const cases = VISIBLE.filter((c) => c.flags.length || c.args.length)
     .map((c) => {
       const specs = [...c.flags.map((f) => flagSpec(f, c.flags)), ...c.args.map((a, i) => argumentSpec(a, i + 1))];
+      if (OPERATION_COMMANDS.includes(c.name)) {
+        // The global flags and the command's own keep their completion after the operation.
+        const valueCases = [...GLOBAL_FLAGS, ...c.flags]
+          .filter((f) => f.value && f.complete && f.complete.kind !== 'none')
+          .map((f) => {
+            const act = action(f.complete);
+            const call = act.startsWith('(') ? `compadd -- ${act.slice(1, -1)}` : act;
+            return `            ${[...(f.short ? [`-${f.short}`] : []), `--${f.name}`].join('|')})\n              ${call} && ret=0 ;;`;
+          })
+          .join('\n');
+        const takesValue = [...GLOBAL_FLAGS, ...c.flags].filter((f) => f.value).flatMap(flagWords).join('|');
+        const table = `        _arguments -s $globals \\\n${specs.map((s) => `          ${s} \\\n`).join('')}          && ret=0`;
+        return `    ${c.name})
+      # After the operation, its own flags and their values, from the cached API description.
+      # The operation is the first word before the cursor that is neither a flag nor a flag's value.
+      local expl operation='' i
+      for (( i = 2; i < CURRENT; i++ )); do
+        case $words[i] in
+          ${takesValue}) (( i++ )) ;;
+          -*) ;;
+          *) operation=$words[i]; break ;;
+        esac
+      done
+      if [[ -n $operation ]]; then
+        if [[ $PREFIX == -* ]]; then
+          local -a flags=(\${(f)"$(_school_ask api-flags $operation)"})
+          _wanted flags expl flag compadd -a flags && ret=0
+        else
+          case $words[CURRENT-1] in
+${valueCases}
+            --?*)
+              local -a values=(\${(f)"$(_school_ask api-values $operation \${words[CURRENT-1]#--})"})
+              (( $#values )) && _wanted values expl value compadd -a values && ret=0 ;;
+          esac
+        fi
+      else
+${table}
+      fi ;;`;
+      }
       return `    ${c.name})\n      _arguments -s $globals \\\n${specs.map((s) => `        ${s} \\\n`).join('')}        && ret=0 ;;`;
     })
     .join('\n');
@@ -75,8 +116,9 @@ export function zshScript(): string {
 # Profiles, scopes and API paths come from \`school __complete\`, which reads local caches only,
 # so completing never waits on the network.
 
-# Candidates of one kind, one a line, for the --profile/--base-url already on the command line.
-# Reads the words saved by _school: inside a subcommand $words no longer holds the global options.
+# Candidates of one kind (and its words), one a line, for the --profile/--base-url already on the
+# command line. Reads the words saved by _school: inside a subcommand $words no longer holds the
+# global options.
 _school_ask() {
   local -a ctx
   local i w
@@ -88,7 +130,7 @@ _school_ask() {
       --profile=*|--base-url=*) ctx+=(\${(Q)w}) ;;
     esac
   done
-  command school $ctx __complete $1 2>/dev/null
+  command school $ctx __complete "$@" 2>/dev/null
 }
 
 _school_commands() {
@@ -130,6 +172,12 @@ _school_paths() {
   local -a api_paths=(\${(f)"$(_school_ask paths)"})
   local expl
   _wanted api-paths expl 'API path' compadd -a api_paths
+}
+
+_school_operations() {
+  local -a operations=(\${(f)"$(_school_ask api-operations)"})
+  local expl
+  _wanted operations expl operation compadd -a operations
 }
 
 # -F key=@file reads the file: complete the file name after the @.

@@ -30,13 +30,18 @@ export type ValueKind =
 
 /**
  * What the completion scripts offer for a value: profile names, the cached scopes (a comma list),
- * the cached API paths (all three from `school __complete`), file names, fixed words, a typed
+ * the cached API paths, the API's operations (all four from `school __complete`), file names, fixed words, a typed
  * field whose `@file` is a file, the commands and help topics, or nothing.
  */
 export type CompletionKind =
   | { kind: 'profiles' }
   | { kind: 'scopes' }
   | { kind: 'paths' }
+  /**
+   * The API's operations (`school __complete api-operations`); once one is on the line, the words
+   * after it complete as its flags (`api-flags <operation>`) and their values (`api-values <operation> <flag>`).
+   */
+  | { kind: 'operations' }
   | { kind: 'files'; stdin?: boolean }
   | { kind: 'words'; words: readonly string[] }
   | { kind: 'field' }
@@ -101,6 +106,7 @@ export interface HelpTopic {
 
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const;
+const API_FORMATS = ['json', 'table'] as const;
 /** The longest wait any flag may ask for: a day. */
 const DAY = 86_400;
 
@@ -267,14 +273,14 @@ Retries:
     group: 'Use the API:',
     description: "the API's operations as commands, checked against its description before sending",
     passthrough: true,
-    args: [{ name: 'operation', required: false, help: 'the operation (school api lists them), then its path arguments and flags', complete: { kind: 'none' } }],
+    args: [{ name: 'operation', required: false, help: 'the operation (school api lists them), then its path arguments and flags', complete: { kind: 'operations' } }],
     flags: [
       { name: 'refresh', help: 'fetch the API description now instead of using the cached copy' },
       { name: 'dry-run', help: 'print the request that would be sent (token as [REDACTED]) and send nothing; needs no login' },
       { name: 'no-validate', help: 'send the request even when it does not match the description' },
       { name: 'input', value: { type: 'string', placeholder: 'file' }, help: 'the whole JSON body from a file ("-" for stdin); flags override its values', complete: { kind: 'files', stdin: true } },
       { name: 'anonymous', help: 'send no token (for operations that answer anonymous callers)' },
-      { name: 'format', value: { type: 'enum', values: ['json', 'table'], placeholder: 'format' }, help: 'json (default) or table: an array, or the items of a list, as a table' },
+      { name: 'format', value: { type: 'enum', values: API_FORMATS, placeholder: 'format' }, help: 'json (default) or table: an array, or the items of a list, as a table', complete: { kind: 'words', words: API_FORMATS } },
       { name: 'columns', value: { type: 'string', placeholder: 'list' }, help: 'with --format table: the columns, comma-separated' },
       { name: 'jq', value: { type: 'string', placeholder: 'expression' }, help: 'filter the JSON response through jq' },
       { name: 'paginate', help: 'follow Link rel="next" pages on the same origin' },

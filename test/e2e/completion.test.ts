@@ -35,6 +35,24 @@ const HOSTILE = 'https://hostile.example';
 const HOSTILE_SCOPES = ['courses:read;touch$IFS/tmp/pwned', 'evil:read', 'a b', '$(id)', 'x`id`', 'esc\u001b]52;c;aGk=\u0007:read'];
 const HOSTILE_PATHS = ['/api/ok', '/api/x;touch /tmp/pwned', '/api/$(id)', '/api/\u001b[2J', '/api/a b', "/api/it's", '/api/\u202egnp.exe'];
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
+// The school's API description: operations with flags of their own (a query enum with a value no
+// shell may receive, a body field); the other paths get operation names made from method and path.
+const SCHOOL_OPERATIONS: Record<string, unknown> = {
+  '/api/courses': {
+    get: {
+      operationId: 'listCourses',
+      parameters: [
+        { name: 'status', in: 'query', schema: { type: 'string', enum: ['active', 'archived', 'x;touch$IFS/tmp/pwned'] } },
+        { name: 'limit', in: 'query', schema: { type: 'integer' } },
+      ],
+    },
+    post: { operationId: 'createCourse', requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { title: { type: 'string' }, seats: { type: 'integer' } } } } } } },
+  },
+  '/api/courses/{id}': { get: { operationId: 'getCourse', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }] } },
+};
+const SCHOOL_OPERATION_NAMES = ['list-courses', 'create-course', 'get-course', 'get-api-calendar', 'get-api-grades', 'get-api-me'];
+/** What every operation accepts besides its own flags (src/commands/api/flags.ts), and the global flags. */
+const API_BUILTIN_LONG = ['--dry-run', '--no-validate', '--input', '--anonymous', '--format', '--columns', '--jq', '--paginate', '--slurp', '--include', '--timeout', '--retry', '--refresh', '--help'];
 
 let tmp: string;
 let env: NodeJS.ProcessEnv;
@@ -77,15 +95,15 @@ beforeAll(async () => {
     JSON.stringify({ version: 1, profiles: { default: profile(SCHOOL, 'cid-1'), work: profile(LIBRARY, 'cid-2') }, clients: {} }),
   );
   const { cacheDir } = resolvePaths({ SCHOOL_CONFIG_DIR: configDir });
-  const cache = async (baseUrl: string, scopes: string[], paths: string[]) => {
+  const cache = async (baseUrl: string, scopes: string[], paths: string[], operations: Record<string, unknown> = {}) => {
     const servers = serverCacheFile(cacheDir, baseUrl);
     const openapi = openapiCacheFile(cacheDir, baseUrl);
     await mkdir(join(servers, '..'), { recursive: true });
     await mkdir(join(openapi, '..'), { recursive: true });
     await writeFile(servers, JSON.stringify({ baseUrl, as: { issuer: baseUrl, scopes_supported: scopes } }));
-    await writeFile(openapi, JSON.stringify({ baseUrl, doc: { paths: Object.fromEntries(paths.map((p) => [p, { get: {} }])) } }));
+    await writeFile(openapi, JSON.stringify({ baseUrl, doc: { openapi: '3.1.0', paths: Object.fromEntries(paths.map((p) => [p, operations[p] ?? { get: {} }])) } }));
   };
-  await cache(SCHOOL, ['openid', 'profile', 'email', 'courses:read', 'courses:write', 'grades:read'], ['/api/courses', '/api/courses/{id}', '/api/calendar', '/api/grades', '/api/me']);
+  await cache(SCHOOL, ['openid', 'profile', 'email', 'courses:read', 'courses:write', 'grades:read'], ['/api/courses', '/api/courses/{id}', '/api/calendar', '/api/grades', '/api/me'], SCHOOL_OPERATIONS);
   await cache(LIBRARY, ['openid', 'library:read'], ['/api/books', '/api/loans']);
   await cache(HOSTILE, HOSTILE_SCOPES, HOSTILE_PATHS);
 
@@ -319,6 +337,18 @@ const CASES: Array<[string, string, string[]]> = [
   ['nothing but flags after the path', 'school call /api/me /', []],
   ['only the plain paths a hostile server names', `school call --base-url ${HOSTILE} /api/`, ['/api/ok']],
   ['only the plain scopes a hostile server names', `school login --base-url ${HOSTILE} --scope `, ['evil:read']],
+  ['the API operations for api', 'school api ', SCHOOL_OPERATION_NAMES],
+  ['an API operation prefix', 'school api get-api-', ['get-api-calendar', 'get-api-grades', 'get-api-me']],
+  ['the operations of the --profile on the line', 'school --profile work api ', ['get-api-books', 'get-api-loans']],
+  ["an operation's flags, its own and every operation's", 'school api list-courses --', ['--status', '--limit', ...API_BUILTIN_LONG, ...GLOBAL_LONG]],
+  ["an operation's flags by prefix", 'school api list-courses --s', ['--status', '--slurp']],
+  ["a body field's flag", 'school api create-course --t', ['--title', '--timeout']],
+  ["the plain enum values of an operation's flag", 'school api list-courses --status ', ['active', 'archived']],
+  ['the values of a flag of api after the operation', 'school api list-courses --format ', ['json', 'table']],
+  ['profiles for --profile after the operation', 'school api list-courses --profile ', ['default', 'work']],
+  ['the flags of an operation after flags of api and their values', 'school api --dry-run --format json list-courses --st', ['--status']],
+  ["an operation's enum value after flags of api", 'school api -i --jq . list-courses --status ac', ['active']],
+  ["an operation's enum value by prefix", 'school --profile default api list-courses --limit 5 --status ar', ['archived']],
 ];
 
 describe.concurrent.each(['bash', 'bash 3.2', 'zsh', 'fish'] as const)('%s completion', (shell) => {
@@ -525,7 +555,14 @@ describe('the PowerShell script, read (no PowerShell runs here)', async () => {
   it('registers a native completer for school that asks `school __complete` for profiles, scopes and paths', () => {
     expect(script).toMatch(/^Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock \{$/m);
     expect(script).toContain('& school @context __complete $kind');
-    for (const kind of ['profiles', 'scopes', 'paths']) expect(script).toContain(`& $fromSchool '${kind}'`);
+    for (const kind of ['profiles', 'scopes', 'paths', 'api-operations']) expect(script).toContain(`& $fromSchool '${kind}'`);
+  });
+
+  it("asks for an operation's flags and their values once the operation is on the line", () => {
+    expect(script).toContain("elseif ($cmd -ceq 'api' -and $nargs -eq 0) { & $add '' (& $fromSchool 'api-operations') }");
+    expect(script).toContain("& $add '' (& $fromSchool @('api-flags', $first))");
+    expect(script).toContain("& $add '' (& $fromSchool @('api-values', $first, ([string]$words[$words.Count - 1]).Substring(2)))");
+    expect(script).toContain("if ($nargs -eq 0) { $first = $w }");
   });
 
   it('knows exactly the visible commands, the shells, and every flag of each command', () => {
