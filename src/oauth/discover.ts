@@ -108,15 +108,24 @@ function resourceDpopOf(prm: ResourceMetadata): ServerInfo['resourceDpop'] {
 }
 
 /**
- * RFC 8414 first, OpenID discovery second. A document that is missing, refused or unusable at one
- * URL is looked for at the other; the first problem is reported if neither gives one. Undefined
- * when both answered 404.
+ * RFC 8414 first, OpenID discovery second (and, for an issuer with a path, OpenID's form of path
+ * insertion third). A document that is missing, refused or unusable at one URL is looked for at
+ * the next; the first problem is reported if none gives one. Undefined when every one answered
+ * 404, or, for an issuer only guessed from the base URL (`guessed`), any 4xx: an API's
+ * authentication in front of its own paths answers 401 there, which says the metadata is not there.
  */
-async function authorizationServerMetadata(oauth: OAuth, issuer: URL, opts: ReturnType<typeof requestOptions>): Promise<AuthorizationServer | undefined> {
+async function authorizationServerMetadata(oauth: OAuth, http: HttpClient, issuer: URL, opts: ReturnType<typeof requestOptions>, guessed = false): Promise<AuthorizationServer | undefined> {
   let problem: CliError | undefined;
-  for (const algorithm of ['oauth2', 'oidc'] as const) {
-    const res = await oauth.discoveryRequest(issuer, { ...opts, algorithm });
-    if (res.status === 404) continue;
+  // An issuer with a path (`https://as.example/tenant1`) may publish its OpenID metadata with the
+  // path after the well-known segment as well (`/.well-known/openid-configuration/tenant1`), the
+  // form RFC 8414 §5 describes for OpenID metadata: looked at last.
+  const forms: Array<'oauth2' | 'oidc' | 'oidc-inserted'> = issuer.pathname === '/' ? ['oauth2', 'oidc'] : ['oauth2', 'oidc', 'oidc-inserted'];
+  for (const algorithm of forms) {
+    const res =
+      algorithm === 'oidc-inserted'
+        ? asStandardResponse(await fetchFor(http)(`${issuer.origin}/.well-known/openid-configuration${issuer.pathname.replace(/\/$/, '')}`, { method: 'GET', headers: { accept: 'application/json' }, signal: opts.signal }))
+        : await oauth.discoveryRequest(issuer, { ...opts, algorithm });
+    if (res.status === 404 || (guessed && res.status >= 400 && res.status < 500)) continue;
     if (res.status !== 200) {
       // Redirects are not followed: metadata must come from the issuer itself.
       problem ??= new CliError(`Discovery failed: the authorization server metadata of ${issuer.origin} answered HTTP ${res.status}${answerOfRedirect(res)}.`, { code: 'discovery_failed' });
@@ -161,20 +170,22 @@ export async function discover(http: HttpClient, baseUrl: string, signal?: Abort
 
   // Without protected-resource metadata the base URL is taken for the issuer; an API under a path
   // (`https://host/school`) may have its authorization server at the origin, looked at second.
-  let as = await authorizationServerMetadata(oauth, issuer, opts);
+  let as = await authorizationServerMetadata(oauth, http, issuer, opts, !named);
   const base = new URL(baseUrl);
   if (!as && !named && base.pathname !== '/') {
     issuer = new URL(base.origin);
-    as = await authorizationServerMetadata(oauth, issuer, opts);
+    as = await authorizationServerMetadata(oauth, http, issuer, opts, true);
   }
   if (!as) {
-    throw new CliError(`No authorization server metadata found for ${issuer.href.replace(/\/$/, '')} (RFC 8414 and OpenID discovery both answered 404).`, {
+    throw new CliError(`No authorization server metadata found for ${issuer.href.replace(/\/$/, '')} (neither RFC 8414 nor OpenID discovery has a document there).`, {
       code: 'discovery_failed',
       hint: 'Check the base URL.',
     });
   }
   // Without S256 there is no protection for the code in transit: refuse rather than downgrade.
-  if (!as.code_challenge_methods_supported?.includes('S256')) {
+  // An omitted list says nothing (RFC 8414 §2): S256 is used, and a server without it refuses the
+  // authorization request itself. A list that leaves S256 out is refused before the browser opens.
+  if (Array.isArray(as.code_challenge_methods_supported) && !as.code_challenge_methods_supported.includes('S256')) {
     throw new CliError(`The authorization server ${as.issuer} does not offer PKCE with S256; refusing to log in.`, { code: 'pkce_unsupported' });
   }
   for (const key of ['authorization_endpoint', 'token_endpoint'] as const) {

@@ -53,6 +53,17 @@ describe('discovery', () => {
     await expect(discover(http, API)).rejects.toMatchObject({ code: 'pkce_unsupported' });
   });
 
+  it.each([[[]], [['plain']]])('refuses code_challenge_methods_supported %j, which leaves S256 out', async (methods) => {
+    const http = fakeServer({ [`${API}/.well-known/oauth-protected-resource`]: prm, [`${AS}/.well-known/oauth-authorization-server`]: { status: 200, body: { ...goodMetadata, code_challenge_methods_supported: methods } } });
+    await expect(discover(http, API)).rejects.toMatchObject({ code: 'pkce_unsupported', exitCode: 1 });
+  });
+
+  it('takes metadata without code_challenge_methods_supported: S256 is used', async () => {
+    const { code_challenge_methods_supported: _methods, ...withoutList } = goodMetadata;
+    const http = fakeServer({ [`${API}/.well-known/oauth-protected-resource`]: prm, [`${AS}/.well-known/oauth-authorization-server`]: { status: 200, body: withoutList } });
+    expect((await discover(http, API)).as.issuer).toBe(AS);
+  });
+
   it('refuses a plain-http endpoint in the metadata as the server fault (exit 1), naming the field', async () => {
     const http = fakeServer({ [`${API}/.well-known/oauth-protected-resource`]: prm, [`${AS}/.well-known/oauth-authorization-server`]: { status: 200, body: { ...goodMetadata, token_endpoint: 'http://tokens.example/token' } } });
     await expect(discover(http, API)).rejects.toMatchObject({ exitCode: 1, message: expect.stringContaining('plain http:// token_endpoint (http://tokens.example)') });
@@ -155,6 +166,41 @@ describe('discovery of servers as they are', () => {
     const info = await discover(http, BASE);
     expect(info.as.issuer).toBe(API);
     expect(info.resourceFound).toBeUndefined();
+  });
+
+  it("finds a legacy server's metadata at its origin although the API answers 401 under its own path", async () => {
+    const refused = { status: 401, raw: '{"error":"invalid_token"}', headers: { 'www-authenticate': 'Bearer' } };
+    const http = fakeServer({
+      [BASE]: refused,
+      [`${BASE}/.well-known/openid-configuration`]: refused,
+      [`${API}/.well-known/oauth-authorization-server`]: { status: 200, body: { ...goodMetadata, issuer: API } },
+    });
+    expect((await discover(http, BASE)).as.issuer).toBe(API);
+  });
+
+  describe('an issuer with a path', () => {
+    const TENANT = `${AS}/tenant1`;
+    const named = { [`${API}/.well-known/oauth-protected-resource`]: { status: 200, body: { resource: API, authorization_servers: [TENANT] } } };
+    it.each([
+      { form: 'RFC 8414 path insertion', url: `${AS}/.well-known/oauth-authorization-server/tenant1`, before: [] as string[] },
+      { form: 'OpenID appending', url: `${AS}/tenant1/.well-known/openid-configuration`, before: [`${AS}/.well-known/oauth-authorization-server/tenant1`] },
+      {
+        form: 'OpenID path insertion',
+        url: `${AS}/.well-known/openid-configuration/tenant1`,
+        before: [`${AS}/.well-known/oauth-authorization-server/tenant1`, `${AS}/tenant1/.well-known/openid-configuration`],
+      },
+    ])('finds its metadata by $form, never at the root', async ({ url, before }) => {
+      const http = fakeServer({ ...named, [url]: { status: 200, body: { ...goodMetadata, issuer: TENANT } } });
+      expect((await discover(http, API)).as.issuer).toBe(TENANT);
+      expect(http.asked.slice(1)).toEqual([...before, url]);
+      expect(http.asked).not.toContain(`${AS}/.well-known/oauth-authorization-server`);
+      expect(http.asked).not.toContain(`${AS}/.well-known/openid-configuration`);
+    });
+
+    it('refuses metadata found by OpenID path insertion that claims the root issuer', async () => {
+      const http = fakeServer({ ...named, [`${AS}/.well-known/openid-configuration/tenant1`]: { status: 200, body: goodMetadata } });
+      await expect(discover(http, API)).rejects.toMatchObject({ code: 'discovery_failed' });
+    });
   });
 
   it('reads whether the resource accepts DPoP from its algorithms alone', async () => {

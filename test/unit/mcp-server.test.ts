@@ -340,6 +340,18 @@ describe('logins and scopes', () => {
     await done;
   });
 
+  it('steps up once: a server still answering insufficient_scope after the login gets the command, not another login', async () => {
+    const { engine, logins, sent } = fakeEngine({ answers: () => ({ ok: false, problem: scopeProblem }), waitForLogin: async () => ({ status: 'completed' }) });
+    const { client, done } = await start(engine, { capabilities: { elicitation: { url: {} } }, onRequest: async (method) => (method === 'elicitation/create' ? { action: 'accept' } : undefined) });
+    const res = await client.callTool('listCourses');
+    expect(res.isError).toBe(true);
+    expect(res.structuredContent).toMatchObject({ error: 'insufficient_scope', command: 'school login --add-scope students:read' });
+    expect(logins).toEqual([['students:read']]);
+    expect(sent.length).toBe(2);
+    client.close();
+    await done;
+  });
+
   it('a declined elicitation ends the login it started and answers with the command', async () => {
     let cancelled = 0;
     const { engine } = fakeEngine({ answers: () => ({ ok: false, problem: scopeProblem }), cancelLogin: async () => void (cancelled += 1) });
