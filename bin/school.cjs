@@ -56,9 +56,7 @@ function main() {
   } catch (err) {
     // An install from a source checkout whose build never ran (npm skips `prepare` in some git installs).
     if (err && err.code === 'ENOENT') {
-      process.stderr.write(
-        `school: this installation has no build (${dirname(CLI)} is missing); run 'npm run build' there, or install from a packed tarball (see the README's Install section).\n`,
-      );
+      process.stderr.write(`school: this installation has no build (${dirname(CLI)} is missing); run 'npm run build' there, or install from a packed tarball (see the README's Install section).\n`);
       process.exitCode = 1;
       return;
     }

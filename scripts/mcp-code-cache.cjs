@@ -62,7 +62,7 @@ done.then(
     rmSync(scratch, { recursive: true, force: true });
   },
   (err) => {
-    process.stderr.write(`${err && err.stack}\n`);
+    process.stderr.write(`${err?.stack}\n`);
     process.exit(1);
   },
 );

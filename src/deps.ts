@@ -4,7 +4,7 @@ import type { BrowserOpener } from './types/browser.js';
 import type { Env } from './types/env.js';
 import type { StateRepository } from './state/repository.js';
 
-export interface Clock {
+interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
 }

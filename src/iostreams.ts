@@ -21,7 +21,7 @@ export interface IOStreams {
   colorOn(stream: 'out' | 'err'): boolean;
 }
 
-export function colorWanted(isTTY: boolean, env: Env): boolean {
+function colorWanted(isTTY: boolean, env: Env): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
   return isTTY && env.TERM !== 'dumb';

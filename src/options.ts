@@ -4,7 +4,7 @@ import type { Env } from './types/env.js';
 // Names the command line shares with the layers below, where they are defined.
 export type { Env } from './types/env.js';
 export { DEFAULT_PROFILE, checkProfileName, profileSuffix } from './util/profiles.js';
-export { loginCommandFor, loginHint } from './util/login-command.js';
+export { loginCommandFor } from './util/login-command.js';
 export { normalizeBaseUrl } from './session/target.js';
 
 /** Options every command accepts, before or after its name. */

@@ -56,10 +56,7 @@ export function buildProgram(makeDeps: DepsFactory, onResult: (p: Promise<void>)
   const commander: typeof import('commander') = requireCommonJs('commander');
   const { Command, Option } = commander;
   const program = new Command(PROGRAM.name);
-  program
-    .description(PROGRAM.description)
-    .version(VERSION, `--${PROGRAM.version.name}`, PROGRAM.version.help)
-    .helpOption(`-${PROGRAM.help.short}, --${PROGRAM.help.name}`, PROGRAM.help.help);
+  program.description(PROGRAM.description).version(VERSION, `--${PROGRAM.version.name}`, PROGRAM.version.help).helpOption(`-${PROGRAM.help.short}, --${PROGRAM.help.name}`, PROGRAM.help.help);
   addFlags(program, GLOBAL_FLAGS, Option);
   program
     .showSuggestionAfterError(true)
@@ -78,7 +75,10 @@ export function buildProgram(makeDeps: DepsFactory, onResult: (p: Promise<void>)
 
   const entries = new Map(COMMANDS.map((entry) => [entry.spec.name, entry]));
   for (const spec of COMMAND_TABLE) {
-    const cmd = program.command(spec.name, { hidden: spec.hidden }).description(spec.description).exitOverride(rethrowAsSentence(`school ${spec.name}`));
+    const cmd = program
+      .command(spec.name, { hidden: spec.hidden })
+      .description(spec.description)
+      .exitOverride(rethrowAsSentence(`school ${spec.name}`));
     if (spec.group) cmd.helpGroup(spec.group);
     for (const arg of spec.args) cmd.argument(argumentSyntax(arg), arg.help);
     addFlags(cmd, spec.flags, Option);
@@ -140,7 +140,12 @@ function rethrowAsSentence(commandPath: string): (err: CommanderError) => never 
 export function parseErrorSentence(err: Pick<CommanderError, 'code' | 'message'>, commandPath: string): UsageError {
   const [first, ...rest] = err.message.replace(/^error:\s*/, '').split('\n');
   const suggestion = rest.join(' ').match(/Did you mean (?:one of )?(.+?)\?\)/)?.[1];
-  const didYouMean = suggestion ? ` (did you mean ${suggestion.split(/,\s*/).map((s) => `'${s}'`).join(' or ')}?)` : '';
+  const didYouMean = suggestion
+    ? ` (did you mean ${suggestion
+        .split(/,\s*/)
+        .map((s) => `'${s}'`)
+        .join(' or ')}?)`
+    : '';
   const quoted = [...first.matchAll(/'([^']*)'/g)].map((m) => m[1]);
   const helpFor = err.code === 'commander.unknownCommand' ? 'school' : commandPath;
   let sentence: string;

@@ -13,7 +13,7 @@ import type { SandboxUser } from './users.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
-export interface TokenInfo {
+interface TokenInfo {
   clientId: string;
   sub: string | undefined;
   scopes: Set<string>;
@@ -22,7 +22,7 @@ export interface TokenInfo {
   jkt: string | undefined;
 }
 
-export type BearerResult = { state: 'absent' } | { state: 'invalid'; description: string } | { state: 'valid'; token: TokenInfo };
+type BearerResult = { state: 'absent' } | { state: 'invalid'; description: string } | { state: 'valid'; token: TokenInfo };
 
 /** A refusal answered with a DPoP challenge (never a Bearer one: no refresh cures it). */
 export interface DpopRefusal {
@@ -78,7 +78,7 @@ async function findAccessToken(provider: Any, value: string, audience: string): 
 // Validates the access token of a request to the API or userinfo. Unbound tokens with the
 // Bearer scheme get exactly the answers they always got; DPoP-bound tokens need the DPoP
 // scheme and a valid proof (RFC 9449 §7), and the DPoP scheme needs a bound token.
-export async function checkAccess(req: IncomingMessage, provider: Any, audience: string, dpopState: ResourceDpop, requestUrl: string): Promise<AccessCheck> {
+async function checkAccess(req: IncomingMessage, provider: Any, audience: string, dpopState: ResourceDpop, requestUrl: string): Promise<AccessCheck> {
   const proof = dpopHeaderOf(req);
   const dpop = await proofThumbprint(proof);
   const nonce = proof !== undefined ? dpopState.nextNonce() : undefined;
@@ -115,7 +115,7 @@ export async function checkAccess(req: IncomingMessage, provider: Any, audience:
 }
 
 /** Answers a DPoP refusal: 401, a DPoP challenge, the OAuth error in the body. */
-export function sendDpopRefusal(res: ServerResponse, refusal: DpopRefusal, algs: string[], extra = '') {
+function sendDpopRefusal(res: ServerResponse, refusal: DpopRefusal, algs: string[], extra = '') {
   sendJson(
     res,
     401,

@@ -7,7 +7,7 @@ import type { Schema } from './schema-check.js';
 export type Rec = Record<string, unknown>;
 export type OperationKind = 'list' | 'get' | 'create' | 'update' | 'delete';
 
-export interface Filter {
+interface Filter {
   /** The query parameter, and the record field it is compared with. */
   name: string;
   schema: Schema;

@@ -10,7 +10,7 @@ import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, jwtVerify }
 export type ResourceNonces = 'none' | 'required' | 'loop';
 
 /** How many seconds a proof's iat may be away from now. */
-export const PROOF_IAT_WINDOW = 60;
+const PROOF_IAT_WINDOW = 60;
 /** A nonce is valid in its window and the next one. */
 const NONCE_WINDOW_MS = 5 * 60 * 1000;
 /** Seen jtis are kept this long: longer than any proof's iat stays acceptable. */

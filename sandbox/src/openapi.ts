@@ -182,7 +182,7 @@ export function syntheticScope(n: number): { method: 'GET' | 'POST'; scope: stri
  * `count` synthetic operations, shaped like the real ones (scopes, parameters, a body with a
  * `$ref` schema), for measuring clients against a large description. Served under /api/synthetic/.
  */
-export function syntheticPaths(count: number): Record<string, Json> {
+function syntheticPaths(count: number): Record<string, Json> {
   const paths: Record<string, Json> = {};
   for (let n = 0; n < count; n++) {
     const { method, scope } = syntheticScope(n);

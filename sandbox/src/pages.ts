@@ -21,7 +21,7 @@ button.secondary{background:#fff;color:#2f5bd3}.error{background:#fde8e8;color:#
 ul.scopes{padding-left:1.1em}ul.scopes code{font-weight:600}.actions{display:flex;gap:12px}.actions form{margin:0}
 `;
 
-export function escapeHtml(value: unknown): string {
+function escapeHtml(value: unknown): string {
   return String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 

@@ -39,7 +39,7 @@ export const writeScopeOf = (spec: ResourceSpec) => (hasScope(`${spec.area}:writ
 const METHOD_OF: Record<OperationKind, string> = { list: 'GET', get: 'GET', create: 'POST', update: 'PATCH', delete: 'DELETE' };
 
 /** The path an operation of the resource lives at. */
-export function pathOf(spec: ResourceSpec, kind: OperationKind): string {
+function pathOf(spec: ResourceSpec, kind: OperationKind): string {
   if (spec.kind !== 'collection') return spec.path;
   return kind === 'list' || kind === 'create' ? spec.path : itemPath(spec);
 }

@@ -7,8 +7,23 @@ import { renderDeviceConfirmPage, renderDeviceDonePage, renderDeviceInputPage, r
 import { ALL_SCOPES } from './scopes.js';
 import type { SandboxUser } from './users.js';
 import {
-  PRE_REGISTERED_CLIENTS, acceptsScope, adjustProviderAnswer, authorizationRequestProblem, clientAuthMethods, defaultClientAuthMethod,
-  dpopSigningAlgs, managesRegistrations, providerScopes, usesDeviceFlow, refreshTokenAllowed, resourceScopes, rotatesRefreshToken, usesDpop, usesPar, variantMetadata, type Variants,
+  PRE_REGISTERED_CLIENTS,
+  acceptsScope,
+  adjustProviderAnswer,
+  authorizationRequestProblem,
+  clientAuthMethods,
+  defaultClientAuthMethod,
+  dpopSigningAlgs,
+  managesRegistrations,
+  providerScopes,
+  usesDeviceFlow,
+  refreshTokenAllowed,
+  resourceScopes,
+  rotatesRefreshToken,
+  usesDpop,
+  usesPar,
+  variantMetadata,
+  type Variants,
 } from './variants.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -90,7 +105,7 @@ function loadOidcProvider(): Promise<Any> {
 // Registration is open only to loopback clients of the exact form the interface names:
 // http://127.0.0.1:<port>/<path>. Anything else (https callbacks, localhost, other hosts,
 // missing port) is refused at registration time.
-export function loopbackRedirectProblem(uri: unknown): string | undefined {
+function loopbackRedirectProblem(uri: unknown): string | undefined {
   if (typeof uri !== 'string') return 'must be strings';
   const m = /^http:\/\/127\.0\.0\.1:(\d{1,5})(\/[^#]*)$/.exec(uri);
   if (!m) return `must be loopback addresses of the form http://127.0.0.1:<port>/<path> (got ${uri})`;
@@ -203,15 +218,18 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
       id_token_signed_response_alg: 'RS256',
     },
     // The resource server's own credentials, used for RFC 7662 introspection.
-    clients: [{
-      client_id: RESOURCE_SERVER_CLIENT_ID,
-      client_secret: setup.resourceServerSecret,
-      client_name: 'School API (resource server)',
-      grant_types: [],
-      response_types: [],
-      redirect_uris: [],
-      token_endpoint_auth_method: defaultClientAuthMethod(variants),
-    }, ...preRegisteredClients(variants)],
+    clients: [
+      {
+        client_id: RESOURCE_SERVER_CLIENT_ID,
+        client_secret: setup.resourceServerSecret,
+        client_name: 'School API (resource server)',
+        grant_types: [],
+        response_types: [],
+        redirect_uris: [],
+        token_endpoint_auth_method: defaultClientAuthMethod(variants),
+      },
+      ...preRegisteredClients(variants),
+    ],
     // The interface lists redirect_uri as required in both the authorization and the token request.
     allowOmittingSingleRegisteredRedirectUri: false,
     pkce: { required: () => true },
@@ -254,8 +272,7 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
       introspection: {
         enabled: true,
         // The resource server may introspect anything; a client only its own tokens.
-        allowedPolicy: async (_ctx: Any, client: Any, token: Any) =>
-          client.clientId === RESOURCE_SERVER_CLIENT_ID || token.clientId === client.clientId,
+        allowedPolicy: async (_ctx: Any, client: Any, token: Any) => client.clientId === RESOURCE_SERVER_CLIENT_ID || token.clientId === client.clientId,
       },
       resourceIndicators: {
         enabled: true,
@@ -320,8 +337,7 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
     // Refresh tokens go to every client registered for the refresh_token grant, without
     // offline_access (which the platform does not have) or prompt=consent, unless a variant
     // asks for offline_access.
-    issueRefreshToken: async (_ctx: Any, client: Any, code: Any) =>
-      client.grantTypeAllowed('refresh_token') && refreshTokenAllowed(variants, code.scopes),
+    issueRefreshToken: async (_ctx: Any, client: Any, code: Any) => client.grantTypeAllowed('refresh_token') && refreshTokenAllowed(variants, code.scopes),
     rotateRefreshToken: (ctx: Any) => rotatesRefreshToken(variants, setup.rotateRefreshTokens, ctx.oidc?.client?.clientAuthMethod),
     // Tokens outlive the browser sign-in session: a CLI keeps refreshing long after.
     expiresWithSession: async () => false,
@@ -369,7 +385,7 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
     const body = (safe(() => oidc.body) ?? {}) as Record<string, unknown>;
     const params = (safe(() => oidc.params) ?? {}) as Record<string, unknown>;
     const clientId = (safe(() => oidc.client?.clientId) ?? params.client_id ?? body.client_id) as string | undefined;
-    const responseBody = (ctx.body && typeof ctx.body === 'object' && !Buffer.isBuffer(ctx.body)) ? ctx.body : {};
+    const responseBody = ctx.body && typeof ctx.body === 'object' && !Buffer.isBuffer(ctx.body) ? ctx.body : {};
     const ok = ctx.status >= 200 && ctx.status < 300;
     // The key of the proof as sent, accepted or not (null without a DPoP header).
     const dpop = await proofThumbprint(ctx.get('DPoP') || undefined);
@@ -418,8 +434,10 @@ export async function createProvider(setup: ProviderSetup): Promise<Any> {
           client_id: clientId,
           ok,
           status: ctx.status,
-          ...(params.resource ?? body.resource ? { resource: params.resource ?? body.resource } : {}),
-          ...(ok ? { scope: responseBody.scope, refresh_token_issued: 'refresh_token' in responseBody, token_type: responseBody.token_type } : { error: responseBody.error, error_description: responseBody.error_description }),
+          ...((params.resource ?? body.resource) ? { resource: params.resource ?? body.resource } : {}),
+          ...(ok
+            ? { scope: responseBody.scope, refresh_token_issued: 'refresh_token' in responseBody, token_type: responseBody.token_type }
+            : { error: responseBody.error, error_description: responseBody.error_description }),
           dpop,
         });
         break;

@@ -39,7 +39,7 @@ function join(parent: string, key: string | number): string {
 }
 
 /** Resolves a local `$ref` (`#/components/schemas/X`) against the document it belongs to. */
-export function resolveRef(root: Schema, ref: string): Schema | undefined {
+function resolveRef(root: Schema, ref: string): Schema | undefined {
   if (!ref.startsWith('#/')) return undefined;
   let node: unknown = root;
   for (const part of ref.slice(2).split('/')) {

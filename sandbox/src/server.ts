@@ -5,35 +5,43 @@ import { PassThrough } from 'node:stream';
 
 import { createResourceServer, handleUserinfo } from './api.js';
 import { handleInteraction } from './pages.js';
-import {
-  ALT_ROUTES,
-  DEFAULT_ROUTES,
-  RESOURCE_SERVER_CLIENT_ID,
-  createProvider,
-  endpointUrls,
-} from './provider.js';
+import { ALT_ROUTES, DEFAULT_ROUTES, RESOURCE_SERVER_CLIENT_ID, createProvider, endpointUrls } from './provider.js';
 import { defaultUsers, type SandboxUser } from './users.js';
 import { ResourceDpop } from './dpop.js';
 import {
-  ISSUER_PATH, type SandboxVariant, apiPath, defaultClientAuthMethod, descriptionOptions, dpopSigningAlgs, frontDoor, hasIssuerPath, replayBodyOf, resourceAcceptsDpop,
-  resourceDpopNonces, resourceIdentifier,
+  ISSUER_PATH,
+  type SandboxVariant,
+  apiPath,
+  defaultClientAuthMethod,
+  descriptionOptions,
+  dpopSigningAlgs,
+  frontDoor,
+  hasIssuerPath,
+  replayBodyOf,
+  resourceAcceptsDpop,
+  resourceDpopNonces,
+  resourceIdentifier,
 } from './variants.js';
 
 export interface SandboxOptions {
-  port?: number;                 // API/resource origin port, default 0 (free port)
-  splitOrigins?: boolean;        // authorization server on a second origin
-  altPaths?: boolean;            // authorization server on non-default endpoint paths
-  accessTokenTtl?: number;       // seconds, default 3600
-  refreshTokenTtl?: number;      // seconds, default 14 days
+  port?: number; // API/resource origin port, default 0 (free port)
+  splitOrigins?: boolean; // authorization server on a second origin
+  altPaths?: boolean; // authorization server on non-default endpoint paths
+  accessTokenTtl?: number; // seconds, default 3600
+  refreshTokenTtl?: number; // seconds, default 14 days
   rotateRefreshTokens?: boolean; // default true
-  revocation?: boolean;          // advertise a revocation endpoint, default true
+  revocation?: boolean; // advertise a revocation endpoint, default true
   quiet?: boolean;
   onEvent?: (event: SandboxEvent) => void; // called for every event as it is recorded
-  variants?: SandboxVariant[];   // spec-legal choices of other servers (see variants.ts)
+  variants?: SandboxVariant[]; // spec-legal choices of other servers (see variants.ts)
 }
 
 // Never contains a token, code, verifier or secret.
-export interface SandboxEvent { at: number; type: string; [k: string]: unknown }
+export interface SandboxEvent {
+  at: number;
+  type: string;
+  [k: string]: unknown;
+}
 
 export interface Sandbox {
   baseUrl: string;
@@ -139,11 +147,18 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   // DPoP feature is on and a proof was sent, and a DPoP-scheme request must be refused elsewhere.
   const dpop = new ResourceDpop(dpopSigningAlgs(variants), resourceDpopNonces(variants));
   // The resource's own metadata says it accepts DPoP (RFC 9728) wherever it does.
-  const dpopMetadata = resourceAcceptsDpop(variants)
-    ? { dpop_signing_alg_values_supported: dpop.algs, dpop_bound_access_tokens_required: variants.has('dpop-required') }
-    : undefined;
+  const dpopMetadata = resourceAcceptsDpop(variants) ? { dpop_signing_alg_values_supported: dpop.algs, dpop_bound_access_tokens_required: variants.has('dpop-required') } : undefined;
   const resourceServer = createResourceServer({
-    baseUrl, resource, issuer, provider, users, emit, oauthUrls: urls, dpop, dpopMetadata, description: descriptionOptions(variants),
+    baseUrl,
+    resource,
+    issuer,
+    provider,
+    users,
+    emit,
+    oauthUrls: urls,
+    dpop,
+    dpopMetadata,
+    description: descriptionOptions(variants),
   });
 
   // RFC 8707 resource values are compared as exact strings by oidc-provider; the API's
@@ -172,8 +187,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       providerCallback(replayRequest(req, replayBody), res);
       return;
     }
-    if (url.pathname === routes.token && req.method === 'POST'
-      && String(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded')) {
+    if (
+      url.pathname === routes.token &&
+      req.method === 'POST' &&
+      String(req.headers['content-type'] ?? '')
+        .toLowerCase()
+        .startsWith('application/x-www-form-urlencoded')
+    ) {
       const raw = await readAll(req);
       const form = new URLSearchParams(raw.toString('utf8'));
       const body = canonicaliseParams(form) ? Buffer.from(form.toString()) : raw;
@@ -191,15 +211,17 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   }
   // Without variants every request goes straight through.
   const throughFrontDoor = (req: IncomingMessage, res: ServerResponse, url: URL): Promise<URL | undefined> =>
-    (variants.size === 0 ? Promise.resolve(url) : frontDoor(req, res, url, {
-      variants,
-      issuer,
-      resource,
-      baseUrl,
-      routes,
-      isAccessToken: (value) => issuedAccessTokens.has(value),
-      emit,
-    }));
+    variants.size === 0
+      ? Promise.resolve(url)
+      : frontDoor(req, res, url, {
+          variants,
+          issuer,
+          resource,
+          baseUrl,
+          routes,
+          isAccessToken: (value) => issuedAccessTokens.has(value),
+          emit,
+        });
 
   function notFound(res: ServerResponse) {
     res.statusCode = 404;
@@ -228,7 +250,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       const url = new URL(req.url ?? '/', baseUrl);
       track(req, res, 'api', url.pathname);
       throughFrontDoor(req, res, url)
-        .then(async (routed) => { if (routed && !(await resourceServer(req, res, routed))) notFound(res); })
+        .then(async (routed) => {
+          if (routed && !(await resourceServer(req, res, routed))) notFound(res);
+        })
         .catch((err) => onError(res, err));
     });
     asServer.on('request', (req, res) => {
@@ -267,15 +291,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
         },
         body: new URLSearchParams(basic ? { token } : { token, client_id: RESOURCE_SERVER_CLIENT_ID, client_secret: resourceServerSecret }),
       });
-      const body = await response.json() as Record<string, unknown>;
+      const body = (await response.json()) as Record<string, unknown>;
       if (!response.ok) throw new Error(`introspection failed: HTTP ${response.status} ${JSON.stringify(body)}`);
       return body;
     },
     close() {
-      closed ??= Promise.all([
-        closeServer(apiServer),
-        opts.splitOrigins ? closeServer(asServer) : Promise.resolve(),
-      ]).then(() => undefined);
+      closed ??= Promise.all([closeServer(apiServer), opts.splitOrigins ? closeServer(asServer) : Promise.resolve()]).then(() => undefined);
       return closed;
     },
   };

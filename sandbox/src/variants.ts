@@ -205,7 +205,7 @@ export function providerScopes(v: Variants): string[] {
 }
 
 /** The scopes advertised in `scopes_supported`, and the only ones accepted. */
-export function supportedScopes(v: Variants): string[] {
+function supportedScopes(v: Variants): string[] {
   if (v.has('unknown-scopes')) return [...FOREIGN_SCOPES];
   const scopes: string[] = v.has('plain-oauth2') ? [...DATA_SCOPES] : [...ALL_SCOPES];
   if (v.has('refresh-needs-offline-access')) scopes.push('offline_access');
@@ -256,17 +256,27 @@ export function refreshTokenAllowed(v: Variants, grantedScopes: { has(scope: str
 
 // Fields of OpenID discovery that a plain OAuth 2.0 server does not publish.
 const OPENID_ONLY_METADATA = [
-  'userinfo_endpoint', 'claims_supported', 'claims_parameter_supported', 'claim_types_supported',
-  'id_token_signing_alg_values_supported', 'subject_types_supported', 'request_parameter_supported',
-  'request_uri_parameter_supported', 'require_request_uri_registration', 'acr_values_supported',
-  'end_session_endpoint', 'check_session_iframe', 'frontchannel_logout_supported', 'backchannel_logout_supported',
+  'userinfo_endpoint',
+  'claims_supported',
+  'claims_parameter_supported',
+  'claim_types_supported',
+  'id_token_signing_alg_values_supported',
+  'subject_types_supported',
+  'request_parameter_supported',
+  'request_uri_parameter_supported',
+  'require_request_uri_registration',
+  'acr_values_supported',
+  'end_session_endpoint',
+  'check_session_iframe',
+  'frontchannel_logout_supported',
+  'backchannel_logout_supported',
 ];
 
 export function usesPar(v: Variants): boolean {
   return v.has('par-offered') || v.has('par-required') || v.has('par-foreign-endpoint') || v.has('par-foreign-request-uri');
 }
 
-export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 export function usesDeviceFlow(v: Variants): boolean {
   return v.has('device-authorization') || v.has('device-interval-zero') || v.has('device-interval-huge');
@@ -281,9 +291,9 @@ export function usesDpop(v: Variants): boolean {
 }
 
 /** oidc-provider's own default DPoP algorithms. */
-export const DEFAULT_DPOP_ALGS = ['ES256', 'Ed25519', 'EdDSA'] as const;
+const DEFAULT_DPOP_ALGS = ['ES256', 'Ed25519', 'EdDSA'] as const;
 /** The only DPoP algorithm of the `dpop-other-algs` variant. */
-export const OTHER_DPOP_ALGS = ['PS256'] as const;
+const OTHER_DPOP_ALGS = ['PS256'] as const;
 
 /**
  * The algorithms DPoP proofs may be signed with, at the provider and the resource server alike
@@ -301,7 +311,7 @@ export function resourceDpopNonces(v: Variants): 'none' | 'required' | 'loop' {
 }
 
 /** The same host as the issuer's under another name: another origin, still this sandbox. */
-export function foreignOrigin(url: string): string {
+function foreignOrigin(url: string): string {
   const u = new URL(url);
   return `${u.protocol}//localhost:${u.port}`;
 }
@@ -412,8 +422,7 @@ function answer(res: ServerResponse, status: number, contentType: string | undef
   res.end(body);
 }
 
-const notFound = (res: ServerResponse) =>
-  answer(res, 404, 'application/json; charset=utf-8', JSON.stringify({ error: 'not_found', error_description: 'no such endpoint' }));
+const notFound = (res: ServerResponse) => answer(res, 404, 'application/json; charset=utf-8', JSON.stringify({ error: 'not_found', error_description: 'no such endpoint' }));
 
 /**
  * Runs before the sandbox's own routing. Answers what the variant answers differently (and
@@ -457,12 +466,17 @@ export async function frontDoor(req: IncomingMessage, res: ServerResponse, url: 
 
   if (v.has('unknown-scopes') && path === '/.well-known/oauth-protected-resource' && req.method === 'GET') {
     // The API's own scope list follows the server's.
-    answer(res, 200, 'application/json; charset=utf-8', JSON.stringify({
-      resource: ctx.resource,
-      authorization_servers: [ctx.issuer],
-      scopes_supported: [...FOREIGN_SCOPES],
-      bearer_methods_supported: ['header'],
-    }));
+    answer(
+      res,
+      200,
+      'application/json; charset=utf-8',
+      JSON.stringify({
+        resource: ctx.resource,
+        authorization_servers: [ctx.issuer],
+        scopes_supported: [...FOREIGN_SCOPES],
+        bearer_methods_supported: ['header'],
+      }),
+    );
     return undefined;
   }
 
@@ -500,10 +514,16 @@ export async function frontDoor(req: IncomingMessage, res: ServerResponse, url: 
       error: 'use_dpop_nonce',
       dpop: await proofThumbprint(dpopHeaderOf(req)),
     });
-    answer(res, 400, 'application/json; charset=utf-8', JSON.stringify({
-      error: 'use_dpop_nonce',
-      error_description: 'Authorization server requires nonce in DPoP proof',
-    }), { 'DPoP-Nonce': randomBytes(16).toString('base64url'), 'Cache-Control': 'no-store' });
+    answer(
+      res,
+      400,
+      'application/json; charset=utf-8',
+      JSON.stringify({
+        error: 'use_dpop_nonce',
+        error_description: 'Authorization server requires nonce in DPoP proof',
+      }),
+      { 'DPoP-Nonce': randomBytes(16).toString('base64url'), 'Cache-Control': 'no-store' },
+    );
     return undefined;
   }
   if (innerPath === routes.registration && post) {
@@ -514,10 +534,15 @@ export async function frontDoor(req: IncomingMessage, res: ServerResponse, url: 
     }
     if (v.has('registration-error-text-plain')) {
       await readAll(req);
-      answer(res, 400, 'text/plain; charset=utf-8', JSON.stringify({
-        error: 'invalid_client_metadata',
-        error_description: 'this server registers no clients today',
-      }));
+      answer(
+        res,
+        400,
+        'text/plain; charset=utf-8',
+        JSON.stringify({
+          error: 'invalid_client_metadata',
+          error_description: 'this server registers no clients today',
+        }),
+      );
       return undefined;
     }
     if (v.has('registration-500')) {
@@ -526,15 +551,19 @@ export async function frontDoor(req: IncomingMessage, res: ServerResponse, url: 
       return undefined;
     }
   }
-  if ((innerPath === routes.revocation || innerPath === routes.introspection) && post && v.has('endpoint-auth-registered-only')
-    && /^basic /i.test(req.headers.authorization ?? '')) {
+  if ((innerPath === routes.revocation || innerPath === routes.introspection) && post && v.has('endpoint-auth-registered-only') && /^basic /i.test(req.headers.authorization ?? '')) {
     // Only client_secret_post (and none) can be registered here, so Basic is never the registered method.
     await readAll(req);
     ctx.emit(innerPath === routes.revocation ? 'revoke' : 'introspect', { ok: false, error: 'invalid_client', auth: 'client_secret_basic' });
-    answer(res, 401, 'application/json; charset=utf-8', JSON.stringify({
-      error: 'invalid_client',
-      error_description: 'client authentication method does not match the registered one',
-    }));
+    answer(
+      res,
+      401,
+      'application/json; charset=utf-8',
+      JSON.stringify({
+        error: 'invalid_client',
+        error_description: 'client authentication method does not match the registered one',
+      }),
+    );
     return undefined;
   }
   if (innerPath === routes.revocation && post && v.has('revocation-refuses-access-tokens')) {
@@ -542,18 +571,28 @@ export async function frontDoor(req: IncomingMessage, res: ServerResponse, url: 
     const token = new URLSearchParams(raw.toString('utf8')).get('token');
     if (token && ctx.isAccessToken(token)) {
       ctx.emit('revoke', { ok: false, error: 'unsupported_token_type', revoked: null });
-      answer(res, 400, 'application/json; charset=utf-8', JSON.stringify({
-        error: 'unsupported_token_type',
-        error_description: 'access tokens cannot be revoked here; they expire on their own',
-      }));
+      answer(
+        res,
+        400,
+        'application/json; charset=utf-8',
+        JSON.stringify({
+          error: 'unsupported_token_type',
+          error_description: 'access tokens cannot be revoked here; they expire on their own',
+        }),
+      );
       return undefined;
     }
     // Not an access token: the provider handles it, with the body replayed.
     Object.assign(req, { replayBody: raw });
   }
 
-  if (v.has('refresh-needs-offline-access') && innerPath === routes.authorization && req.method === 'GET'
-    && (routed.searchParams.get('scope') ?? '').split(' ').includes('offline_access') && !routed.searchParams.has('prompt')) {
+  if (
+    v.has('refresh-needs-offline-access') &&
+    innerPath === routes.authorization &&
+    req.method === 'GET' &&
+    (routed.searchParams.get('scope') ?? '').split(' ').includes('offline_access') &&
+    !routed.searchParams.has('prompt')
+  ) {
     // OpenID Connect Core §11 lets a server honour offline_access without prompt=consent when
     // it obtains consent anyway, as this one always does; oidc-provider drops the scope
     // unless consent is prompted for, so the prompt is added here.
@@ -606,12 +645,17 @@ async function serversAsTheyAre(req: IncomingMessage, res: ServerResponse, url: 
       return undefined;
     }
     if (path === CHALLENGE_METADATA_PATH && req.method === 'GET') {
-      answer(res, 200, 'application/json; charset=utf-8', JSON.stringify({
-        resource: ctx.resource,
-        authorization_servers: [ctx.issuer],
-        scopes_supported: [...DATA_SCOPES],
-        bearer_methods_supported: ['header'],
-      }));
+      answer(
+        res,
+        200,
+        'application/json; charset=utf-8',
+        JSON.stringify({
+          resource: ctx.resource,
+          authorization_servers: [ctx.issuer],
+          scopes_supported: [...DATA_SCOPES],
+          bearer_methods_supported: ['header'],
+        }),
+      );
       return undefined;
     }
     if (isApiPath(path) && req.headers.authorization === undefined) {

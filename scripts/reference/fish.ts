@@ -50,10 +50,10 @@ export function fishScript(): string {
           : complete.kind === 'operations'
             ? "'(__school_complete api-operations)'"
             : complete.kind === 'words'
-            ? quoted(complete.words.join(' '))
-            : complete.kind === 'profiles'
-              ? "'(__school_complete profiles)'"
-              : "'(__school_scopes)'";
+              ? quoted(complete.words.join(' '))
+              : complete.kind === 'profiles'
+                ? "'(__school_complete profiles)'"
+                : "'(__school_scopes)'";
     return `complete -c school -n '__school_first_arg ${command}' -a ${candidates} -d ${quoted(capitalised(arg.name))}`;
   }).join('\n');
   const operations = OPERATION_COMMANDS.map(

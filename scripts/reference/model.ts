@@ -48,7 +48,7 @@ export const VALUE_FLAGS: readonly FlagSpec[] = (() => {
 export const VALUE_WORDS: readonly string[] = VALUE_FLAGS.flatMap(flagWords);
 
 /** The flags whose values are completed (not `none`), each with its kind. */
-export const COMPLETED_VALUES: ReadonlyArray<{ flag: FlagSpec; complete: Exclude<CompletionKind, { kind: 'none' }> }> = VALUE_FLAGS.flatMap((flag) =>
+const COMPLETED_VALUES: ReadonlyArray<{ flag: FlagSpec; complete: Exclude<CompletionKind, { kind: 'none' }> }> = VALUE_FLAGS.flatMap((flag) =>
   flag.complete && flag.complete.kind !== 'none' ? [{ flag, complete: flag.complete }] : [],
 );
 

@@ -4,11 +4,18 @@ import { COMPLETED_ARGS, GLOBALS, OPERATION_COMMANDS, TOPICS, VALUE_COMPLETIONS,
 
 /** A PowerShell array of single-quoted strings. */
 function list(words: readonly string[], indent = '        ', firstColumn = 0): string {
-  return `@(${wrap(words.map((w) => `'${w.replace(/'/g, "''")}'`), ', ', 140, indent, '', firstColumn + 2)})`;
+  return `@(${wrap(
+    words.map((w) => `'${w.replace(/'/g, "''")}'`),
+    ', ',
+    140,
+    indent,
+    '',
+    firstColumn + 2,
+  )})`;
 }
 
 /** The condition that a value of one of these flags is being completed. */
-function valueOf(words: readonly string[]): string {
+function valueIs(words: readonly string[]): string {
   return words.map((w) => `$valueOf -ceq '${w}'`).join(' -or ');
 }
 
@@ -19,8 +26,9 @@ export function powershellScript(): string {
   ].join('\n');
   // One variable per argument whose words are fixed: `$shells` for <shell>.
   const argWords = COMPLETED_ARGS.flatMap(({ arg, complete }) => (complete.kind === 'words' ? [`    $${arg.name}s = ${list(complete.words)}`] : [])).join('\n');
+  // biome-ignore lint/suspicious/useIterableCallbackReturn: the switch covers every kind a value completes with; TypeScript checks that it returns.
   const valueBranches = VALUE_COMPLETIONS.map(({ words, complete }) => {
-    const test = valueOf(words);
+    const test = valueIs(words);
     switch (complete.kind) {
       case 'profiles':
         return `if (${test}) { & $add $keep (& $fromSchool 'profiles') }`;

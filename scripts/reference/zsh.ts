@@ -75,7 +75,10 @@ export function zshScript(): string {
             return `            ${[...(f.short ? [`-${f.short}`] : []), `--${f.name}`].join('|')})\n              ${call} && ret=0 ;;`;
           })
           .join('\n');
-        const takesValue = [...GLOBAL_FLAGS, ...c.flags].filter((f) => f.value).flatMap(flagWords).join('|');
+        const takesValue = [...GLOBAL_FLAGS, ...c.flags]
+          .filter((f) => f.value)
+          .flatMap(flagWords)
+          .join('|');
         const table = `        _arguments -s $globals \\\n${specs.map((s) => `          ${s} \\\n`).join('')}          && ret=0`;
         return `    ${c.name})
       # After the operation, its own flags and their values, from the cached API description.

@@ -1,5 +1,4 @@
-import { CliError } from '../errors.js';
-import { type HttpClient, MAX_BYTES } from '../http/client.js';
+
 import type { OpenApiDoc } from '../types/api-description.js';
 import { readApiModel } from './operations.js';
 
@@ -17,7 +16,7 @@ export interface Operation {
   parameters: OperationParameter[];
 }
 
-export interface OperationParameter {
+interface OperationParameter {
   name: string;
   in: string;
   required: boolean;
@@ -49,15 +48,3 @@ export function listOperations(doc: OpenApiDoc): Operation[] {
   }));
 }
 
-/** Fetches /openapi.json (anonymously: it is public). */
-export async function fetchOpenApi(http: HttpClient, baseUrl: string, signal?: AbortSignal): Promise<OpenApiDoc> {
-  const res = await http.request({ url: `${baseUrl}/openapi.json`, headers: { accept: 'application/json' }, signal, maxBytes: MAX_BYTES.openapi });
-  if (res.status !== 200) throw new CliError(`${baseUrl}/openapi.json answered HTTP ${res.status}.`, { code: 'openapi_unavailable' });
-  let doc: OpenApiDoc;
-  try {
-    doc = JSON.parse(res.body.toString('utf8')) as OpenApiDoc;
-  } catch {
-    throw new CliError(`${baseUrl}/openapi.json is not valid JSON.`, { code: 'openapi_invalid' });
-  }
-  return doc;
-}

@@ -10,7 +10,7 @@ import { type ModelOperation, resolvePointer } from './operations.js';
 
 export type JsonSchema = Record<string, unknown>;
 export type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'json';
-export type FieldLocation = 'path' | 'query' | 'header' | 'body';
+type FieldLocation = 'path' | 'query' | 'header' | 'body';
 
 export interface FieldSpec {
   location: FieldLocation;

@@ -7,14 +7,14 @@
  * them safe for where they go).
  */
 
-export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 
 /** The most operations read from a document: beyond that, a description is not one a person wrote. */
-export const MAX_OPERATIONS = 20_000;
+const MAX_OPERATIONS = 20_000;
 /** The most parameters read of one operation. */
 const MAX_PARAMETERS = 200;
 
-export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
+type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
 
 export interface ModelParameter {
   name: string;
@@ -26,7 +26,7 @@ export interface ModelParameter {
   deprecated?: boolean;
 }
 
-export interface ModelBody {
+interface ModelBody {
   /** The media type the body is sent as: a JSON one where the operation takes one. */
   contentType: string;
   /** True for `application/json` and `…+json`. */
@@ -165,7 +165,7 @@ function firstMediaSchema(content: Record<string, unknown>): unknown {
 
 const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\b/i;
 
-export function isJsonMediaType(type: string): boolean {
+function isJsonMediaType(type: string): boolean {
   return JSON_TYPE.test(type.trim());
 }
 

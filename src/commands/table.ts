@@ -141,7 +141,13 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
     description: 'sign in through the browser and store the tokens in the OS keychain',
     args: [],
     flags: [
-      { name: 'scope', value: { type: 'list', placeholder: 'scopes' }, repeat: true, help: 'the scopes to request instead of the default set, space- or comma-separated (repeatable)', complete: { kind: 'scopes' } },
+      {
+        name: 'scope',
+        value: { type: 'list', placeholder: 'scopes' },
+        repeat: true,
+        help: 'the scopes to request instead of the default set, space- or comma-separated (repeatable)',
+        complete: { kind: 'scopes' },
+      },
       { name: 'add-scope', value: { type: 'list', placeholder: 'scopes' }, repeat: true, help: 'request the scopes the profile holds now plus these (repeatable)', complete: { kind: 'scopes' } },
       { name: 'no-browser', help: 'print the URL instead of opening a browser (SSH, headless)' },
       {
@@ -218,7 +224,14 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
       { name: 'method', short: 'X', value: { type: 'string', placeholder: 'method' }, help: 'HTTP method (default GET, or POST with fields)', complete: { kind: 'words', words: HTTP_METHODS } },
       { name: 'header', short: 'H', value: { type: 'string', placeholder: 'header' }, repeat: true, help: "add a request header 'Name: value' (repeatable)" },
       { name: 'raw-field', short: 'f', value: { type: 'string', placeholder: 'key=value' }, repeat: true, help: 'add a string field (repeatable)' },
-      { name: 'field', short: 'F', value: { type: 'string', placeholder: 'key=value' }, repeat: true, help: 'add a typed field: number, true/false, null, @file (repeatable)', complete: { kind: 'field' } },
+      {
+        name: 'field',
+        short: 'F',
+        value: { type: 'string', placeholder: 'key=value' },
+        repeat: true,
+        help: 'add a typed field: number, true/false, null, @file (repeatable)',
+        complete: { kind: 'field' },
+      },
       { name: 'input', value: { type: 'string', placeholder: 'file' }, help: 'send the file as the request body ("-" for stdin)', complete: { kind: 'files', stdin: true } },
       { name: 'include', short: 'i', help: 'print the status line and headers too' },
       { name: 'anonymous', help: 'send no token' },
@@ -280,7 +293,12 @@ Retries:
       { name: 'no-validate', help: 'send the request even when it does not match the description' },
       { name: 'input', value: { type: 'string', placeholder: 'file' }, help: 'the whole JSON body from a file ("-" for stdin); flags override its values', complete: { kind: 'files', stdin: true } },
       { name: 'anonymous', help: 'send no token (for operations that answer anonymous callers)' },
-      { name: 'format', value: { type: 'enum', values: API_FORMATS, placeholder: 'format' }, help: 'json (default) or table: an array, or the items of a list, as a table', complete: { kind: 'words', words: API_FORMATS } },
+      {
+        name: 'format',
+        value: { type: 'enum', values: API_FORMATS, placeholder: 'format' },
+        help: 'json (default) or table: an array, or the items of a list, as a table',
+        complete: { kind: 'words', words: API_FORMATS },
+      },
       { name: 'columns', value: { type: 'string', placeholder: 'list' }, help: 'with --format table: the columns, comma-separated' },
       { name: 'jq', value: { type: 'string', placeholder: 'expression' }, help: 'filter the JSON response through jq' },
       { name: 'paginate', help: 'follow Link rel="next" pages on the same origin' },
@@ -290,12 +308,7 @@ Retries:
       { name: 'retry', value: { type: 'integer', min: 0, max: 10, unit: 'retries', placeholder: 'n' }, help: 'retries on 429/503 for any method (GET and HEAD get 3 without it)' },
     ],
     details: "Each operation's own flags (its parameters and body fields) and an example: school api <operation> --help.",
-    examples: [
-      'school api',
-      'school api list-courses --format table',
-      'school api create-course --help',
-      'school api create-course --title Algebra --seats 30 --dry-run',
-    ],
+    examples: ['school api', 'school api list-courses --format table', 'school api create-course --help', 'school api create-course --title Algebra --seats 30 --dry-run'],
   },
   {
     name: 'mcp',
@@ -424,7 +437,10 @@ export interface EnvironmentVariable {
 export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   { name: 'SCHOOL_BASE_URL', meaning: "the service origin, like --base-url; it must match the profile's server when a profile is used" },
   { name: 'SCHOOL_PROFILE', meaning: 'the profile, like --profile (default "default")' },
-  { name: 'SCHOOL_CONFIG_DIR', meaning: 'where the configuration lives (default $XDG_CONFIG_HOME/school, i.e. ~/.config/school; %APPDATA%\\school on Windows); when set, job state and caches live under it too' },
+  {
+    name: 'SCHOOL_CONFIG_DIR',
+    meaning: 'where the configuration lives (default $XDG_CONFIG_HOME/school, i.e. ~/.config/school; %APPDATA%\\school on Windows); when set, job state and caches live under it too',
+  },
   { name: 'SCHOOL_TOKEN', meaning: "an access token used as it is: no keychain, no refresh (with SCHOOL_BASE_URL or a profile's base URL)" },
   { name: 'SCHOOL_REFRESH_TOKEN', meaning: 'headless mode, with SCHOOL_CLIENT_ID: access tokens come from the refresh_token grant, never a browser' },
   { name: 'SCHOOL_CLIENT_ID', meaning: 'the client the SCHOOL_REFRESH_TOKEN was issued to (headless mode)' },

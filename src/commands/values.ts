@@ -60,7 +60,10 @@ function checkList(label: string, kind: ValueKind & { type: 'list' }, raw: strin
 function checkLoopbackPort(label: string, port: number): void {
   const problem = portProblem(port);
   if (problem) {
-    throw new UsageError(`Cannot use ${label} ${port}: ${problem}.`, { code: 'blocked_port', hint: `Choose a port from 1024 to 65535 that browsers allow (e.g. 8400), or omit ${label} for a free one.` });
+    throw new UsageError(`Cannot use ${label} ${port}: ${problem}.`, {
+      code: 'blocked_port',
+      hint: `Choose a port from 1024 to 65535 that browsers allow (e.g. 8400), or omit ${label} for a free one.`,
+    });
   }
 }
 

@@ -29,11 +29,11 @@ import { isDpopBound } from '../types/tokens.js';
  */
 export type FindingStatus = 'ok' | 'info' | 'warning' | 'problem';
 
-export type FindingArea = 'environment' | 'files' | 'keychain' | 'server' | 'profile';
+type FindingArea = 'environment' | 'files' | 'keychain' | 'server' | 'profile';
 
 /** One thing `school doctor` checked: never a secret in any field. */
 /** A finding's values under --json: the compiler refuses a key with a capital letter in an object literal. */
-export type FindingData = { [key: Lowercase<string>]: string | number | boolean | string[] | null };
+type FindingData = { [key: Lowercase<string>]: string | number | boolean | string[] | null };
 
 export interface Finding {
   area: FindingArea;
@@ -50,7 +50,7 @@ export interface Finding {
 }
 
 /** How far the local clock may be off the server's before token lifetimes are misjudged. */
-export const CLOCK_TOLERANCE_SECONDS = 30;
+const CLOCK_TOLERANCE_SECONDS = 30;
 
 const KEYCHAIN_PROBE_LIMIT_MS = 5_000;
 const SERVER_TIMEOUT_MS = 10_000;
@@ -203,7 +203,7 @@ async function fileFindings(deps: Deps): Promise<Finding[]> {
  * The fix for an unusable keychain, by what is wrong: a keyring that is there but locked is
  * unlocked; where none answers at all there is nothing to unlock, and one has to be started.
  */
-export function keychainFix(reason: string): string {
+function keychainFix(reason: string): string {
   const ci = 'in CI, use SCHOOL_TOKEN or SCHOOL_REFRESH_TOKEN';
   if (/locked/i.test(reason)) return `Unlock the keyring (logging in to the desktop session usually does), or log in again; ${ci}.`;
   if (/module could not be loaded/i.test(reason)) return `Install libsecret (\`apt-get install libsecret-1-dev\`), then install school again so that its keychain module builds; ${ci}.`;

@@ -12,7 +12,7 @@ export type CustomFetch = (
  * time only: a server trickling a byte every few seconds would otherwise hold `login`, `token` or
  * `logout` for ever.
  */
-export const PROTOCOL_DEADLINE_MS = 60_000;
+const PROTOCOL_DEADLINE_MS = 60_000;
 
 /**
  * Lets oauth4webapi send its requests through our HTTP client (proxy, transport guard, redacted trace).

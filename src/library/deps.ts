@@ -12,7 +12,7 @@ function discarding(): Writable {
 }
 
 /** Streams that show nothing and read nothing; made only if something asks for them. */
-export function silentIO(): IOStreams {
+function silentIO(): IOStreams {
   let sink: Writable | undefined;
   const sinkOnce = () => (sink ??= discarding());
   return {

@@ -48,7 +48,11 @@ export function outcomeOf(profile: string, err: unknown, at: number, baseUrl: st
     error: timedOut ? 'login_timeout' : report.error,
     // The listener's own hints speak of the one-step login.
     // It names the base URL: a first login has saved no profile that would remember it.
-    hint: timedOut ? `Start a new one with \`${loginCommandText({ profile, baseUrl, options: ['--no-wait'] })}\`; give the person longer with --timeout.` : report.hint ? redactText(report.hint) : undefined,
+    hint: timedOut
+      ? `Start a new one with \`${loginCommandText({ profile, baseUrl, options: ['--no-wait'] })}\`; give the person longer with --timeout.`
+      : report.hint
+        ? redactText(report.hint)
+        : undefined,
     at,
   };
 }
@@ -58,10 +62,7 @@ export function outcomeOf(profile: string, err: unknown, at: number, baseUrl: st
  * the pending login that names this process when the browser comes back. A login superseded
  * meanwhile (its record names another process, or none) is left alone.
  */
-export async function runBackgroundListener(
-  deps: Deps,
-  p: { profile: string; port?: number; cachedRedirectUri?: string; timeoutSeconds: number },
-): Promise<void> {
+export async function runBackgroundListener(deps: Deps, p: { profile: string; port?: number; cachedRedirectUri?: string; timeoutSeconds: number }): Promise<void> {
   let listener: LoopbackListener;
   try {
     listener = await listenForRedirect({ port: p.port, cachedRedirectUri: p.cachedRedirectUri, path: CALLBACK_PATH, timeoutMs: p.timeoutSeconds * 1000, signal: deps.signal, platform: deps.platform });

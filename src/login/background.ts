@@ -201,7 +201,7 @@ export async function startBackgroundListener(p: {
 const PATH_VARIABLES = ['HOME', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'SCHOOL_CONFIG_DIR', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME'];
 
 /** The working directory and environment of a process started in the home folder, with every folder variable still naming the same place. */
-export function awayFromWorkingDirectory(env: NodeJS.ProcessEnv, cwd = process.cwd()): { cwd: string; env: NodeJS.ProcessEnv } {
+function awayFromWorkingDirectory(env: NodeJS.ProcessEnv, cwd = process.cwd()): { cwd: string; env: NodeJS.ProcessEnv } {
   const { homedir }: typeof import('node:os') = requireCommonJs('node:os');
   const { resolve }: typeof import('node:path') = requireCommonJs('node:path');
   const copy = { ...env };

@@ -42,7 +42,7 @@ export function splitCommandLine(line: string, platform: NodeJS.Platform = proce
 }
 
 /** How long a browser command is watched for failing at once: a real opener hands the URL on, or stays, well within it. */
-export const BROWSER_FAILURE_WINDOW_MS = 2_000;
+const BROWSER_FAILURE_WINDOW_MS = 2_000;
 
 /**
  * How a started command fails at once: settles with its non-zero exit status (or the signal that
@@ -97,7 +97,10 @@ export function systemBrowser(env: Env, platform = process.platform): BrowserOpe
         if (!command) return { opened: false, reason: 'BROWSER is empty' };
         // Node starts a .cmd or .bat only through cmd.exe, where the URL's & and % would be shell syntax.
         if (platform === 'win32' && /\.(cmd|bat)$/i.test(command)) {
-          return { opened: false, reason: `BROWSER names a batch file (${command}), which cannot be started without a shell; set it to the browser's .exe, e.g. "C:\\Program Files\\Mozilla Firefox\\firefox.exe"` };
+          return {
+            opened: false,
+            reason: `BROWSER names a batch file (${command}), which cannot be started without a shell; set it to the browser's .exe, e.g. "C:\\Program Files\\Mozilla Firefox\\firefox.exe"`,
+          };
         }
         return spawnDetached(command, [...args, url]);
       }

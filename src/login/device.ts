@@ -31,11 +31,15 @@ function placeholderRedirectUri(): string {
  * and where its interval leaves no time to poll.
  */
 export async function startDeviceLogin(deps: Deps, req: LoginRequest, notify: (text: string) => void): Promise<DeviceLogin> {
-  const login = await chooseLoginClient(deps, { ...req, device: true }, {
-    notify,
-    // Nothing listens: the device grant has no redirect. A saved registration's address is kept.
-    listen: async (cached) => ({ redirectUri: cached ?? placeholderRedirectUri() }),
-  });
+  const login = await chooseLoginClient(
+    deps,
+    { ...req, device: true },
+    {
+      notify,
+      // Nothing listens: the device grant has no redirect. A saved registration's address is kept.
+      listen: async (cached) => ({ redirectUri: cached ?? placeholderRedirectUri() }),
+    },
+  );
   const { as } = login.server;
   const authorization = await requestDeviceAuthorization(deps.http, as, login.client, { scopes: login.scopes, resource: login.server.resource, signal: deps.signal });
   const now = nowSeconds(deps);
@@ -74,7 +78,13 @@ export async function finishDeviceLogin(deps: Deps, profile: string, started: De
     }
     let poll: Awaited<ReturnType<typeof pollDeviceToken>>;
     try {
-      poll = await pollDeviceToken(deps.http, as, login.client, { deviceCode: authorization.deviceCode, resource: login.server.resource, nowSeconds: nowSeconds(deps), signal: deps.signal, dpopKey: login.dpopKey });
+      poll = await pollDeviceToken(deps.http, as, login.client, {
+        deviceCode: authorization.deviceCode,
+        resource: login.server.resource,
+        nowSeconds: nowSeconds(deps),
+        signal: deps.signal,
+        dpopKey: login.dpopKey,
+      });
     } catch (err) {
       if (err instanceof ServerRefusal && err.error === 'expired_token') {
         throw new CliError('The device code expired before it was approved.', { code: 'timeout', hint: 'Try again:\nschool login --device' });
@@ -83,7 +93,14 @@ export async function finishDeviceLogin(deps: Deps, profile: string, started: De
     }
     if (poll.kind === 'slow_down') interval += SLOW_DOWN_STEP_SECONDS;
     if (poll.kind !== 'done') continue;
-    return storeLogin(deps, { profile, scopes: login.scopes, authMethod: login.client.authMethod, storage: login.store.kind, keychainProblem: login.keychainProblem, preRegistered: login.preRegistered }, login.server, login.client, poll.result, stillWanted);
+    return storeLogin(
+      deps,
+      { profile, scopes: login.scopes, authMethod: login.client.authMethod, storage: login.store.kind, keychainProblem: login.keychainProblem, preRegistered: login.preRegistered },
+      login.server,
+      login.client,
+      poll.result,
+      stillWanted,
+    );
   }
 }
 

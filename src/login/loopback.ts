@@ -32,7 +32,7 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-export function resultPage(ok: boolean, title: string, message: string): string {
+function resultPage(ok: boolean, title: string, message: string): string {
   const colour = ok ? '#1a7f37' : '#cf222e';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>school: ${escapeHtml(title)}</title>

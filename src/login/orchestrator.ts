@@ -56,7 +56,7 @@ export async function endLogin(deps: Deps, end: LoginEnd): Promise<LoginResult> 
 }
 
 /** Whether two pending-login records describe the same login: a newer one of the profile differs in these. */
-export function sameLogin(a: PendingLoginRecord, b: PendingLoginRecord): boolean {
+function sameLogin(a: PendingLoginRecord, b: PendingLoginRecord): boolean {
   return a.listenerPid === b.listenerPid && a.state === b.state && a.authorizationUrl === b.authorizationUrl && a.expiresAt === b.expiresAt;
 }
 
@@ -139,6 +139,6 @@ export function loggedInMessage(user: string | undefined, where: string): string
 }
 
 /** Completion, `school api` and `school mcp` read the API description from the cache; a failure here costs nothing. */
-export async function cacheApiDescription(deps: Deps, baseUrl: string): Promise<void> {
+async function cacheApiDescription(deps: Deps, baseUrl: string): Promise<void> {
   await loadApiDescription(deps, baseUrl, { signal: AbortSignal.any([deps.signal, AbortSignal.timeout(3000)]) }).catch(() => undefined);
 }

@@ -15,7 +15,7 @@ export const REPLACED_PAGE = { title: 'Sign-in replaced', message: 'A newer logi
 export const CANCELLED_PAGE = { title: 'Sign-in cancelled', message: 'The command-line login stopped. Return to the terminal.' } as const;
 
 /** What the browser tab shows when the login fails after the redirect arrived. */
-export function failurePage(err: unknown): { title: string; message: string } {
+function failurePage(err: unknown): { title: string; message: string } {
   if (err instanceof ServerRefusal) return { title: 'Sign-in not completed', message: `The authorization server answered ${err.detail}. Return to the terminal.` };
   if (err instanceof CliError && err.code === 'invalid_callback') return { title: 'Sign-in refused', message: 'The response failed a security check and was not used. Return to the terminal.' };
   return { title: 'Sign-in failed', message: 'The sign-in could not be completed. Return to the terminal.' };

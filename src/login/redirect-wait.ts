@@ -31,10 +31,7 @@ async function readPastedRedirect(deps: Pick<Deps, 'io'>, redirectUri: string): 
  * Shows the authorization URL (opening the browser unless told not to) and waits for the redirect:
  * on the loopback listener, or pasted back on a terminal when the browser runs elsewhere.
  */
-export async function waitForRedirect(
-  deps: Pick<Deps, 'io' | 'browser'>,
-  p: { listener: LoopbackListener; authorizationUrl: string; openBrowser: boolean; timeoutSeconds: number },
-): Promise<URL> {
+export async function waitForRedirect(deps: Pick<Deps, 'io' | 'browser'>, p: { listener: LoopbackListener; authorizationUrl: string; openBrowser: boolean; timeoutSeconds: number }): Promise<URL> {
   const { io } = deps;
   const { listener, authorizationUrl } = p;
   // Pasting back is offered on a terminal whenever the browser may run on another machine: with
@@ -60,7 +57,8 @@ export async function waitForRedirect(
   if (canPaste) io.err.write(`The browser will be sent to ${listener.redirectUri}; if that page does not load (browser on another machine), paste its full address here.\n`);
   const waiting = `Waiting for the sign-in to finish (${p.timeoutSeconds} s; Ctrl-C to cancel)…`;
   // A spinner redraws its line and would wipe out what the user pastes: no spinner then.
-  spinner = canPaste ? (io.err.write(`${waiting}\n`), { stop() {}, note: (line: string) => io.err.write(line) }) : await startSpinner(io, waiting);
+  if (canPaste) io.err.write(`${waiting}\n`);
+  spinner = canPaste ? { stop() {}, note: (line: string) => io.err.write(line) } : await startSpinner(io, waiting);
   const paste = canPaste ? await readPastedRedirect(deps, listener.redirectUri) : undefined;
   try {
     return await (paste ? Promise.race([listener.callback, paste.result]) : listener.callback);

@@ -72,8 +72,6 @@ export function withheldScopes(asked: string[], granted: string | undefined, ref
   });
 }
 
-export { editDistance };
-
 export function suggestScope(wrong: string, supported: string[]): string | undefined {
   // `orders:write` where only `orders:read` exists: the same resource beats a closer spelling.
   const resource = wrong.includes(':') ? wrong.slice(0, wrong.indexOf(':')).toLowerCase() : undefined;

@@ -157,14 +157,7 @@ async function preRegisteredClient(deps: Deps, req: LoginRequest & { clientId: s
  * cached registration (trusted: the authorization request itself shows whether the server still
  * knows it), else a new registration.
  */
-async function chooseClient(
-  deps: Deps,
-  req: LoginRequest,
-  hooks: LoginHooks,
-  server: ServerInfo,
-  store: CredentialStore,
-  auth: AuthMethodChoice,
-): Promise<ChosenClient> {
+async function chooseClient(deps: Deps, req: LoginRequest, hooks: LoginHooks, server: ServerInfo, store: CredentialStore, auth: AuthMethodChoice): Promise<ChosenClient> {
   const { as } = server;
   const { clientId } = req;
   if (clientId) return preRegisteredClient(deps, { ...req, clientId }, hooks, as, store);
@@ -256,9 +249,7 @@ export async function chooseLoginClient(deps: Deps, req: LoginRequest, hooks: Lo
   if (req.addScopes?.length) checkScopes(req.addScopes, known, retry && ((s) => retry(s, '--add-scope')));
   // Without a scope list, an OpenID provider is known by the endpoints only it has.
   const openIdProvider = Boolean(as.userinfo_endpoint || as.id_token_signing_alg_values_supported);
-  const asked = req.addScopes?.length
-    ? [...((await heldScopes(deps, req.profile, as.issuer)) ?? defaultScopes(as.scopes_supported, openIdProvider, fromResource)), ...req.addScopes]
-    : req.scopes;
+  const asked = req.addScopes?.length ? [...((await heldScopes(deps, req.profile, as.issuer)) ?? defaultScopes(as.scopes_supported, openIdProvider, fromResource)), ...req.addScopes] : req.scopes;
   const scopes = requestedScopes(asked, as.scopes_supported, openIdProvider, fromResource);
   const auth = chooseAuthMethod(as.token_endpoint_auth_methods_supported, req.confidential);
 
@@ -475,10 +466,16 @@ export async function storeLogin(
     });
   } catch (err) {
     // Tokens that cannot be kept must not stay valid at the server either.
-    await revokeQuietly(deps, server, client, [
-      [tokens.refreshToken, 'refresh_token'],
-      [tokens.accessToken, 'access_token'],
-    ], tokens.dpopKey);
+    await revokeQuietly(
+      deps,
+      server,
+      client,
+      [
+        [tokens.refreshToken, 'refresh_token'],
+        [tokens.accessToken, 'access_token'],
+      ],
+      tokens.dpopKey,
+    );
     throw err;
   }
   const dropped = replaced?.issuer === as.issuer ? droppedScopes(replaced.scope, tokens.scope) : [];

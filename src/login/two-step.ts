@@ -9,11 +9,7 @@ import { type LoginRequest, prepareLogin } from './transaction.js';
  * leaves a background listener waiting for the browser. The caller shows the URL;
  * `waitForPendingLogin` (background.ts) learns how it ended.
  */
-export async function startPendingLogin(
-  deps: Deps,
-  request: LoginRequest,
-  p: { port?: number; notify(text: string): void },
-): Promise<{ pending: PendingLogin; replacedEarlier: boolean }> {
+export async function startPendingLogin(deps: Deps, request: LoginRequest, p: { port?: number; notify(text: string): void }): Promise<{ pending: PendingLogin; replacedEarlier: boolean }> {
   const replacedEarlier = await cancelPendingLogin(deps, request.profile);
   let background: BackgroundListener | undefined;
   try {

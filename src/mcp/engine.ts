@@ -43,7 +43,7 @@ export interface ApiAnswer {
 }
 
 /** The pages of one listing: the next page's URL after an answer, or undefined at the end. */
-export interface PageCursor {
+interface PageCursor {
   /** Throws (`pagination_error`) on a next link to another origin, a page already fetched, or a listing that does not end. */
   next(answer: ApiAnswer): string | undefined;
 }
@@ -63,13 +63,13 @@ export interface AuthProblem {
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; problem: AuthProblem };
 
-export interface PendingLogin {
+interface PendingLogin {
   url: string;
   /** Seconds since the epoch. */
   expiresAt: number;
 }
 
-export type LoginWait = { status: 'completed' } | { status: 'pending' } | { status: 'failed'; message: string };
+type LoginWait = { status: 'completed' } | { status: 'pending' } | { status: 'failed'; message: string };
 
 /** How the profile's login stands now: none pending, one waiting for the browser (its URL), or one that just ended. */
 export type LoginState = { status: 'none' } | ({ status: 'pending' } & PendingLogin) | { status: 'completed' } | { status: 'failed'; message: string };

@@ -5,15 +5,15 @@ import { createHash } from 'node:crypto';
  * characters, or a longer server name) still leaves the whole name within the 64 characters model
  * APIs accept.
  */
-export const MAX_TOOL_NAME = 48;
+const MAX_TOOL_NAME = 48;
 export const TOOL_NAME = /^[A-Za-z0-9_-]{1,48}$/;
 const MAX = MAX_TOOL_NAME;
 
 /** The tools of our own, whose names no operation may take. */
-export const RESERVED_TOOLS = ['school_call', 'school_whoami', 'school_operations'] as const;
+const RESERVED_TOOLS = ['school_call', 'school_whoami', 'school_operations'] as const;
 
 /** An operationId as a tool name: other characters become `_`, runs of `_` shrink, at most 48 characters. */
-export function sanitizeName(raw: string): string {
+function sanitizeName(raw: string): string {
   return raw
     .replace(/[^A-Za-z0-9_-]+/g, '_')
     .replace(/_{2,}/g, '_')
@@ -22,7 +22,7 @@ export function sanitizeName(raw: string): string {
 }
 
 /** A name made from the method and the path, for an operation without a usable operationId. */
-export function nameFromRoute(method: string, path: string): string {
+function nameFromRoute(method: string, path: string): string {
   return sanitizeName(`${method.toLowerCase()}_${path.replace(/[{}]/g, '')}`) || method.toLowerCase();
 }
 

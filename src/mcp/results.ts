@@ -22,7 +22,7 @@ export function safeText(text: string): string {
 }
 
 /** JSON text whose strings carry those characters as JSON escapes: the same value, nothing to act on. */
-export function safeJson(value: unknown): string {
+function safeJson(value: unknown): string {
   return JSON.stringify(value).replace(UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
@@ -68,7 +68,7 @@ function readBody(answer: ApiAnswer, redact: (text: string) => string, room: num
 
 const sizeNote = (total: number) => `[Cut: the body is ${total} bytes; only the first ${MAX_RESULT_BYTES / 1024} kB are shown.]`;
 
-export function statusLine(answer: ApiAnswer): string {
+function statusLine(answer: ApiAnswer): string {
   const reason = cleanText(answer.statusText, 80);
   return `HTTP ${answer.status}${reason ? ` ${reason}` : ''}`;
 }

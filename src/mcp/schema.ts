@@ -12,7 +12,7 @@ export type JsonSchema = Record<string, unknown>;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** How deep a schema may nest, and how many schema nodes one tool's input may hold. */
-export const SCHEMA_LIMITS = { depth: 12, nodes: 1500, text: 500, enumValues: 200 } as const;
+const SCHEMA_LIMITS = { depth: 12, nodes: 1500, text: 500, enumValues: 200 } as const;
 
 const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
 const NUMBER_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'multipleOf', 'minProperties', 'maxProperties'] as const;

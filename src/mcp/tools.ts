@@ -3,8 +3,6 @@ import { assignNames } from './names.js';
 import { createHash } from 'node:crypto';
 import { type JsonSchema, PROPERTY_NAME, cleanText, newBudget, serverWords, toolSchema } from './schema.js';
 
-export { HTTP_METHODS as METHODS, MAX_OPERATIONS, scopeArea } from '../api/operations.js';
-
 /**
  * The tools `school mcp` offers, made from the API description (`/openapi.json`). Every part of
  * the document is untrusted: anything of unexpected shape is skipped, never thrown on.
@@ -15,7 +13,7 @@ export const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 /** More operations than this become one `school_operations` tool, unless `--toolsets` picks some. */
 export const MAX_OPERATION_TOOLS = 40;
 
-export interface ApiParameter {
+interface ApiParameter {
   name: string;
   /** The parameter's property in the tool's input: its name where every host accepts it, else one made from it. */
   key: string;
@@ -42,7 +40,7 @@ export interface ApiOperation {
   body?: { schema: JsonSchema; required: boolean };
 }
 
-export interface Tool {
+interface Tool {
   name: string;
   title?: string;
   description: string;
@@ -105,18 +103,18 @@ export function readOperations(doc: unknown): ApiOperation[] {
   return found.map((op, i) => ({ ...op, name: names[i] }));
 }
 
-export function inToolsets(op: Pick<ApiOperation, 'scopes'>, areas: readonly string[]): boolean {
+function inToolsets(op: Pick<ApiOperation, 'scopes'>, areas: readonly string[]): boolean {
   return op.scopes.some((s) => areas.includes(scopeArea(s).toLowerCase()));
 }
 
 /** One line that says what a scope list means for the caller. */
-export function describeScopes(op: Pick<ApiOperation, 'scopes' | 'anonymous'>): string {
+function describeScopes(op: Pick<ApiOperation, 'scopes' | 'anonymous'>): string {
   if (!op.scopes.length) return 'Needs no scope.';
   return `Needs the scope ${op.scopes.join(' or ')}${op.anonymous ? ' (anonymous callers get a reduced answer)' : ''}.`;
 }
 
 /** The tool for one operation. */
-export function operationTool(op: ApiOperation): Tool {
+function operationTool(op: ApiOperation): Tool {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const p of op.parameters) {
@@ -156,7 +154,7 @@ export function operationTool(op: ApiOperation): Tool {
 }
 
 /** `school_call`: any path of the API, for operations the document lacks. */
-export function callTool(allowWrite: boolean): Tool {
+function callTool(allowWrite: boolean): Tool {
   const methods = allowWrite ? ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] : ['GET', 'HEAD'];
   return {
     name: 'school_call',
@@ -179,7 +177,7 @@ export function callTool(allowWrite: boolean): Tool {
   };
 }
 
-export const WHOAMI_TOOL: Tool = {
+const WHOAMI_TOOL: Tool = {
   name: 'school_whoami',
   title: 'Who is logged in',
   description: "Who is logged in to the school API: the user's claims (name, email, subject) and the scopes the session holds.",
@@ -187,7 +185,7 @@ export const WHOAMI_TOOL: Tool = {
   annotations: { title: 'Who is logged in', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
 };
 
-export const OPERATIONS_TOOL: Tool = {
+const OPERATIONS_TOOL: Tool = {
   name: 'school_operations',
   title: 'Find API operations',
   description:

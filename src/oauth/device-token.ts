@@ -26,14 +26,16 @@ export async function pollDeviceToken(
   let res: Awaited<ReturnType<typeof oauth.processDeviceCodeResponse>>;
   try {
     const prover = p.dpopKey ? await dpopProver(p.dpopKey) : undefined;
-    res = await oauthStep('token endpoint', () => withNonceRetry('token endpoint', prover, async () => {
-      const answer = await oauth.deviceCodeGrantRequest(as, checkedClient, clientAuth(oauth, client), p.deviceCode, {
-        ...requestOptions(oauth, http, p.signal),
-        ...resourceParams(p.resource),
-        ...dpopOption(prover),
-      });
-      return oauth.processDeviceCodeResponse(as, checkedClient, answer);
-    }));
+    res = await oauthStep('token endpoint', () =>
+      withNonceRetry('token endpoint', prover, async () => {
+        const answer = await oauth.deviceCodeGrantRequest(as, checkedClient, clientAuth(oauth, client), p.deviceCode, {
+          ...requestOptions(oauth, http, p.signal),
+          ...resourceParams(p.resource),
+          ...dpopOption(prover),
+        });
+        return oauth.processDeviceCodeResponse(as, checkedClient, answer);
+      }),
+    );
   } catch (err) {
     if (err instanceof ServerRefusal && err.error === 'authorization_pending') return { kind: 'pending' };
     if (err instanceof ServerRefusal && err.error === 'slow_down') return { kind: 'slow_down' };

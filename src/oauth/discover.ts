@@ -93,7 +93,9 @@ async function challengedResourceMetadata(oauth: OAuth, http: HttpClient, base: 
   const res = asStandardResponse(await fetchIt(url.href, { method: 'GET', headers: { accept: 'application/json' }, signal }));
   const prm = await readResourceMetadata(oauth, base, res, url.href);
   if (!prm) {
-    throw new CliError(`Discovery failed: the challenge of ${base.href.replace(/\/$/, '')} names protected-resource metadata at ${url.href}, which answered HTTP ${res.status} without it.`, { code: 'discovery_failed' });
+    throw new CliError(`Discovery failed: the challenge of ${base.href.replace(/\/$/, '')} names protected-resource metadata at ${url.href}, which answered HTTP ${res.status} without it.`, {
+      code: 'discovery_failed',
+    });
   }
   const challengeScopes = (named.parameters.scope ?? '').split(' ').filter(isPlainScope);
   return { prm, foundAt: 'challenge', ...(challengeScopes.length ? { challengeScopes } : {}) };
@@ -123,7 +125,13 @@ async function authorizationServerMetadata(oauth: OAuth, http: HttpClient, issue
   for (const algorithm of forms) {
     const res =
       algorithm === 'oidc-inserted'
-        ? asStandardResponse(await fetchFor(http)(`${issuer.origin}/.well-known/openid-configuration${issuer.pathname.replace(/\/$/, '')}`, { method: 'GET', headers: { accept: 'application/json' }, signal: opts.signal }))
+        ? asStandardResponse(
+            await fetchFor(http)(`${issuer.origin}/.well-known/openid-configuration${issuer.pathname.replace(/\/$/, '')}`, {
+              method: 'GET',
+              headers: { accept: 'application/json' },
+              signal: opts.signal,
+            }),
+          )
         : await oauth.discoveryRequest(issuer, { ...opts, algorithm });
     if (res.status === 404 || (guessed && res.status >= 400 && res.status < 500)) continue;
     if (res.status !== 200) {

@@ -7,7 +7,7 @@ import type { ServerInfo } from '../types/server.js';
 import { type AuthorizationServer, type OAuth, loadOAuth } from './oauth4webapi.js';
 
 /** The one proof algorithm this CLI signs with (RFC 9449 names ES256 as the one to support). */
-export const DPOP_ALGORITHM = 'ES256';
+const DPOP_ALGORITHM = 'ES256';
 
 /** Whether the server's metadata offers DPoP with an algorithm the CLI signs with. */
 export function offersDpop(as: AuthorizationServer): boolean {
@@ -115,7 +115,7 @@ export function dpopOption(prover: DpopProver | undefined): { DPoP?: OAuthModule
  * The error for a server that asks for a new nonce again right after the CLI used the one it
  * gave: answering forever would be a loop the server controls.
  */
-export function nonceLoop(where: string): CliError {
+function nonceLoop(where: string): CliError {
   return new CliError(`The ${where} asked for a new DPoP nonce twice in a row; giving up rather than asking again.`, {
     code: 'dpop_nonce_loop',
     hint: 'Report it to the server operator; `school login --no-dpop` logs in without DPoP meanwhile.',
@@ -143,9 +143,12 @@ export async function withNonceRetry<T>(where: string, prover: DpopProver | unde
   const oauth = await loadOAuth();
   // Only an answer that gives a nonce is worth sending again: without one the retry would be the same request.
   type Outcome = { value: T } | { error: unknown };
-  const asksForNonce = (outcome: Outcome) =>
-    'error' in outcome && oauth.isDPoPNonceError(outcome.error) && Boolean(answerOf(outcome.error)?.headers.get('dpop-nonce'));
-  const settled = (): Promise<Outcome> => step().then((value) => ({ value }), (error: unknown) => ({ error }));
+  const asksForNonce = (outcome: Outcome) => 'error' in outcome && oauth.isDPoPNonceError(outcome.error) && Boolean(answerOf(outcome.error)?.headers.get('dpop-nonce'));
+  const settled = (): Promise<Outcome> =>
+    step().then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
   const outcome = await retryOnceForNonce(where, settled, asksForNonce);
   if ('error' in outcome) throw outcome.error;
   return outcome.value;

@@ -21,7 +21,10 @@ export interface ExchangeResult {
 }
 
 async function carriesIdToken(answer: Response): Promise<boolean> {
-  const body: unknown = await answer.clone().json().catch(() => undefined);
+  const body: unknown = await answer
+    .clone()
+    .json()
+    .catch(() => undefined);
   return Boolean(body && typeof body === 'object' && 'id_token' in body && body.id_token !== undefined);
 }
 
@@ -40,18 +43,20 @@ export async function exchangeCode(
   registerSecret(p.params.get('code'));
   const checkedClient = { ...oauthClient(client), [oauth.clockTolerance]: ID_TOKEN_CLOCK_TOLERANCE_SECONDS };
   const prover = p.dpopKey ? await dpopProver(p.dpopKey) : undefined;
-  const res = await oauthStep('token endpoint', () => withNonceRetry('token endpoint', prover, async () => {
-    const answer = await oauth.authorizationCodeGrantRequest(as, checkedClient, clientAuth(oauth, client), p.params, p.redirectUri, p.codeVerifier, {
-      ...requestOptions(oauth, http, p.signal),
-      ...resourceParams(p.resource),
-      ...dpopOption(prover),
-    });
-    // oauth4webapi requires an ID token whenever a nonce is expected. A server may leave `openid`
-    // out of the grant (RFC 6749 §3.3) and send none; one that sends an ID token must have it
-    // carry our nonce.
-    const expectedNonce = p.nonce && (await carriesIdToken(answer)) ? p.nonce : oauth.expectNoNonce;
-    return oauth.processAuthorizationCodeResponse(as, checkedClient, answer, { expectedNonce });
-  }));
+  const res = await oauthStep('token endpoint', () =>
+    withNonceRetry('token endpoint', prover, async () => {
+      const answer = await oauth.authorizationCodeGrantRequest(as, checkedClient, clientAuth(oauth, client), p.params, p.redirectUri, p.codeVerifier, {
+        ...requestOptions(oauth, http, p.signal),
+        ...resourceParams(p.resource),
+        ...dpopOption(prover),
+      });
+      // oauth4webapi requires an ID token whenever a nonce is expected. A server may leave `openid`
+      // out of the grant (RFC 6749 §3.3) and send none; one that sends an ID token must have it
+      // carry our nonce.
+      const expectedNonce = p.nonce && (await carriesIdToken(answer)) ? p.nonce : oauth.expectNoNonce;
+      return oauth.processAuthorizationCodeResponse(as, checkedClient, answer, { expectedNonce });
+    }),
+  );
   const idClaims: Record<string, unknown> | undefined = oauth.getValidatedIdTokenClaims(res);
   const subject = typeof idClaims?.sub === 'string' ? idClaims.sub : undefined;
   return {

@@ -15,12 +15,7 @@ export interface TokenSubject {
  * Introspects the client's own access token, authenticated as the client registered, else as the
  * introspection endpoint's metadata asks. Undefined when the server has no introspection endpoint.
  */
-export async function introspectOwnToken(
-  http: HttpClient,
-  as: AuthorizationServer,
-  client: ClientIdentity,
-  p: { accessToken: string; signal?: AbortSignal },
-): Promise<TokenSubject | undefined> {
+export async function introspectOwnToken(http: HttpClient, as: AuthorizationServer, client: ClientIdentity, p: { accessToken: string; signal?: AbortSignal }): Promise<TokenSubject | undefined> {
   if (!as.introspection_endpoint) return undefined;
   const oauth = await loadOAuth();
   const methods = { endpoint: as.introspection_endpoint_auth_methods_supported, token: as.token_endpoint_auth_methods_supported };

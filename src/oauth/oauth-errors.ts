@@ -50,7 +50,7 @@ interface CodedError {
 }
 
 /** What a server answered, as far as an error can tell: its status and its OAuth error, if any. */
-export interface ServerAnswer {
+interface ServerAnswer {
   status: number;
   error?: string;
   description?: string;

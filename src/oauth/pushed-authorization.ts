@@ -81,10 +81,12 @@ export async function pushAuthorizationRequest(
   params.delete('client_id');
   // With a DPoP key, the push carries a proof of it: the server binds the code to that key (RFC 9449 §10.1).
   const prover = p.dpopKey ? await dpopProver(p.dpopKey) : undefined;
-  const pushed = await oauthStep('pushed authorization request endpoint', () => withNonceRetry('pushed authorization request endpoint', prover, async () => {
-    const res = await oauth.pushedAuthorizationRequest(as, oauthClient(client), clientAuth(oauth, client), params, { ...requestOptions(oauth, http, p.signal), ...dpopOption(prover) });
-    return oauth.processPushedAuthorizationResponse(as, oauthClient(client), res);
-  }));
+  const pushed = await oauthStep('pushed authorization request endpoint', () =>
+    withNonceRetry('pushed authorization request endpoint', prover, async () => {
+      const res = await oauth.pushedAuthorizationRequest(as, oauthClient(client), clientAuth(oauth, client), params, { ...requestOptions(oauth, http, p.signal), ...dpopOption(prover) });
+      return oauth.processPushedAuthorizationResponse(as, oauthClient(client), res);
+    }),
+  );
   checkRequestUri(as, pushed.request_uri);
   const url = new URL(String(as.authorization_endpoint));
   url.searchParams.set('client_id', client.clientId);

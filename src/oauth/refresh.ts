@@ -19,14 +19,16 @@ export async function refreshGrant(
   const oauth = await loadOAuth();
   // Tokens bound to a key are renewed with a proof of it (RFC 9449 §5): the new ones stay bound to it.
   const prover = p.current.dpopKey ? await dpopProver(p.current.dpopKey) : undefined;
-  const res = await oauthStep('token endpoint', () => withNonceRetry('token endpoint', prover, async () => {
-    const answer = await oauth.refreshTokenGrantRequest(as, oauthClient(client), clientAuth(oauth, client), p.current.refreshToken, {
-      ...requestOptions(oauth, http, undefined, p.timeoutMs),
-      ...resourceParams(p.current.resource),
-      ...dpopOption(prover),
-    });
-    return oauth.processRefreshTokenResponse(as, oauthClient(client), answer);
-  }));
+  const res = await oauthStep('token endpoint', () =>
+    withNonceRetry('token endpoint', prover, async () => {
+      const answer = await oauth.refreshTokenGrantRequest(as, oauthClient(client), clientAuth(oauth, client), p.current.refreshToken, {
+        ...requestOptions(oauth, http, undefined, p.timeoutMs),
+        ...resourceParams(p.current.resource),
+        ...dpopOption(prover),
+      });
+      return oauth.processRefreshTokenResponse(as, oauthClient(client), answer);
+    }),
+  );
   const next = toTokenSet(res, { issuer: p.current.issuer, client, resource: p.current.resource, nowSeconds: p.nowSeconds, previous: p.current, dpopKey: p.current.dpopKey });
   // A secret that came from the environment is not copied into the stored set.
   if (!p.current.clientSecret) {

@@ -53,11 +53,7 @@ function secretMethod(named: unknown, asked: AuthMethod): AuthMethod {
 }
 
 /** RFC 7591 registration as a native app with a loopback redirect. */
-export async function registerClient(
-  http: HttpClient,
-  as: AuthorizationServer,
-  params: { redirectUri: string; authMethod: AuthMethod; signal?: AbortSignal },
-): Promise<RegisteredClient> {
+export async function registerClient(http: HttpClient, as: AuthorizationServer, params: { redirectUri: string; authMethod: AuthMethod; signal?: AbortSignal }): Promise<RegisteredClient> {
   if (!as.registration_endpoint) {
     throw new CliError(`The authorization server ${as.issuer} does not offer dynamic client registration.`, { code: 'registration_unsupported' });
   }

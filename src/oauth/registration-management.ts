@@ -23,7 +23,7 @@ function managementOrigins(as: AuthorizationServer): string[] {
 }
 
 /** Refuses a registration_client_uri that is not https (loopback aside) or not of the server's own origins. */
-export function checkRegistrationClientUri(as: AuthorizationServer, uri: string): URL {
+function checkRegistrationClientUri(as: AuthorizationServer, uri: string): URL {
   const url = assertSafeUrl(uri, 'registration_client_uri', 'server');
   const origins = managementOrigins(as);
   if (!origins.includes(url.origin)) {

@@ -6,9 +6,7 @@ import { dpopOption, dpopProver, withNonceRetry } from './dpop.js';
 import { type AuthorizationServer, loadOAuth, requestOptions } from './oauth4webapi.js';
 import { fromOAuthError } from './oauth-errors.js';
 
-export type UserInfoResult =
-  | { ok: true; claims: Record<string, unknown> }
-  | { ok: false; status: number; challenges: Challenge[]; error?: string };
+export type UserInfoResult = { ok: true; claims: Record<string, unknown> } | { ok: false; status: number; challenges: Challenge[]; error?: string };
 
 /**
  * The userinfo endpoint (OpenID Connect Core 5.3) with the access token. Its `sub` must be the ID

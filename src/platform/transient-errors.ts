@@ -10,7 +10,7 @@ const TRANSIENT_ON_WINDOWS = new Set(['EPERM', 'EACCES', 'EBUSY']);
 const PAUSES_MS = [10, 20, 40, 80, 160, 320, 640];
 
 /** Blocks the thread (the file calls around it are synchronous too, see state/atomic.ts). */
-export function pauseSync(ms: number): void {
+function pauseSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 

@@ -12,7 +12,7 @@ import { MAX_BYTES } from '../http/client.js';
 import { printable } from '../util/printable.js';
 
 /** How long a description is used without asking the server, when it says nothing of it. */
-export const DEFAULT_MAX_AGE_SECONDS = 24 * 60 * 60;
+const DEFAULT_MAX_AGE_SECONDS = 24 * 60 * 60;
 /** The longest a server's max-age is taken at its word. */
 const MAX_MAX_AGE_SECONDS = 30 * 24 * 60 * 60;
 const FETCH_TIMEOUT_MS = 30_000;
@@ -62,7 +62,7 @@ function describeAge(seconds: number): string {
   return `${Math.round(seconds / 86400)} days`;
 }
 
-export function descriptionUrl(baseUrl: string): string {
+function descriptionUrl(baseUrl: string): string {
   return `${baseUrl}/openapi.json`;
 }
 

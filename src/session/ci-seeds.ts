@@ -6,7 +6,7 @@ const SEED_PER_JOB = 'give each job its own seed (one `school login --profile ci
 const CONFIDENTIAL_SEED = "mint the seed with `school login --confidential` where the server does not rotate a confidential client's refresh tokens";
 
 /** The ways to run jobs in parallel, as a clause after "to run jobs in parallel, ". */
-export const PARALLEL_JOBS = `${SEED_PER_JOB}, or ${CONFIDENTIAL_SEED}`;
+const PARALLEL_JOBS = `${SEED_PER_JOB}, or ${CONFIDENTIAL_SEED}`;
 
 /** Said on stderr when `token --for-ci` hands over the seed of a public or a confidential client. */
 export function seedNotice(confidential: boolean): string {

@@ -16,7 +16,7 @@ import { serverFor } from './server.js';
  * - nothing_stored: no tokens were stored
  * - failed: the server refused, could not be reached, or the tokens could not be read
  */
-export type Revocation = { kind: 'revoked' | 'unsupported' | 'nothing_stored' } | { kind: 'failed'; reason: string };
+type Revocation = { kind: 'revoked' | 'unsupported' | 'nothing_stored' } | { kind: 'failed'; reason: string };
 
 /** A secret that stays stored because its store refused to remove it, and how to remove it by hand. */
 export interface KeptSecret {

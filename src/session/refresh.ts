@@ -27,7 +27,7 @@ export function profileLockName(profile: string): string {
   return `refresh-${profile}`;
 }
 
-export interface StoredTokens {
+interface StoredTokens {
   read(): Promise<TokenSet>;
   write(set: TokenSet): Promise<void>;
   /** Records that the server ended the session, so later commands need not ask it again. */
@@ -51,7 +51,7 @@ async function tokenEndpointClient(http: HttpClient, key: DpopKey, tokenEndpoint
   return notingNonces(http, prover, memory);
 }
 
-export interface RefreshContext {
+interface RefreshContext {
   baseUrl: string;
   /** The login that fixes a session that cannot be renewed: its sentence, and its command when there is one. */
   loginFix: { hint: string; command?: string };
@@ -98,7 +98,7 @@ export async function renewableSession(deps: Pick<Deps, 'http' | 'state' | 'cloc
  * still needed, and writes before releasing; the others then find the fresh token. A rotating
  * refresh token is therefore spent exactly once.
  */
-export async function refreshLocked(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>, lockName: string, stored: StoredTokens, ctx: RefreshContext): Promise<RefreshOutcome> {
+async function refreshLocked(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>, lockName: string, stored: StoredTokens, ctx: RefreshContext): Promise<RefreshOutcome> {
   return deps.state.locked(lockName, deps.signal, async () => {
     const current = await stored.read();
     const stillNeeded = ctx.force ? current.accessToken === ctx.seenAccessToken : needsRefresh(current, nowSeconds(deps), ctx.minTtlSeconds);

@@ -32,7 +32,7 @@ export interface TargetInputs {
  * - `profile`: the profile's stored login;
  * - `none`: anonymous, by request or for want of any credentials.
  */
-export type CredentialSource = 'env_token' | 'headless' | 'profile' | 'none';
+type CredentialSource = 'env_token' | 'headless' | 'profile' | 'none';
 
 export interface Target {
   profile: string;

@@ -5,7 +5,7 @@ import { withLock } from './lock.js';
 import type { Paths } from './paths.js';
 import { checkPrivatePaths } from './permissions.js';
 
-export { type AuthMethod, AUTH_METHODS, isAuthMethod } from '../types/tokens.js';
+export { type AuthMethod, isAuthMethod } from '../types/tokens.js';
 export type { CiClient, ClientRegistration, IdentitySource, Profile } from '../types/profile.js';
 
 export interface ConfigFile {

@@ -8,7 +8,7 @@ import { type StoreContext, parseJson } from './store-context.js';
 import { type TokenSet, parseTokenSet, serializeTokenSet } from './token-set.js';
 
 /** Tokens of one headless CI job, kept between its invocations. */
-export interface JobState {
+interface JobState {
   /** Where the tokens are kept, for messages. */
   location: string;
   read(): Promise<TokenSet | undefined>;

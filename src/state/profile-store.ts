@@ -9,7 +9,7 @@ import type { StoreContext } from './store-context.js';
 import { type TokenSet, parseTokenSet, serializeTokenSet } from './token-set.js';
 
 /** What a profile's credentials look like now: usable tokens, or the problem that stops them. */
-export type TokenInspection = { ok: true; set: TokenSet; store: CredentialStore } | { ok: false; problem: StateProblem };
+type TokenInspection = { ok: true; set: TokenSet; store: CredentialStore } | { ok: false; problem: StateProblem };
 
 /** Profiles (config.json, never a secret) and the token set of each (a credential store). */
 export interface ProfileStore {

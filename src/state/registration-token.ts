@@ -4,7 +4,7 @@ import type { StorageKind } from './credential-store.js';
 import type { StateRepository } from './repository.js';
 
 /** The account of a registration access token (RFC 7592), beside its client's secret (`client:…`). */
-export function registrationAccount(issuer: string, clientId: string): string {
+function registrationAccount(issuer: string, clientId: string): string {
   return `registration:${issuer}#${clientId}`;
 }
 

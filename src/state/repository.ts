@@ -9,11 +9,8 @@ import { type PendingLogins, openPendingLogins } from './pending-login-store.js'
 import { type ProfileStore, openProfileStore } from './profile-store.js';
 import { storeContext } from './store-context.js';
 
-export type { JobState } from './job-states.js';
-export type { TokenInspection } from './profile-store.js';
-
 /** What every part shares: where things are, the cross-process lock, and the credential stores themselves. */
-export interface RepositoryBase {
+interface RepositoryBase {
   readonly paths: Paths;
   /** Runs `fn` while holding a lock shared by every `school` process of this config dir. */
   locked<T>(name: string, signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T>;

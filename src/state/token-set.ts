@@ -8,7 +8,7 @@ export { type TokenSet, MAX_LIFETIME_SECONDS, clampLifetime } from '../types/tok
 const MAX_EPOCH_SECONDS = 8.64e12;
 
 /** A stored time in seconds since the epoch, or undefined when it could not be shown as a date. */
-export function saneEpochSeconds(value: unknown): number | undefined {
+function saneEpochSeconds(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && Math.abs(value) <= MAX_EPOCH_SECONDS ? Math.floor(value) : undefined;
 }
 

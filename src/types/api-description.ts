@@ -1,7 +1,7 @@
 // The parts of an OpenAPI document the CLI reads. It comes from a server: every field may be missing or of another shape.
 
-export type ParameterDoc = { name?: string; in?: string; required?: boolean; description?: string; schema?: { type?: string } };
-export type OperationDoc = {
+type ParameterDoc = { name?: string; in?: string; required?: boolean; description?: string; schema?: { type?: string } };
+type OperationDoc = {
   summary?: string;
   operationId?: string;
   security?: Array<Record<string, string[]>>;
@@ -10,9 +10,9 @@ export type OperationDoc = {
   responses?: Record<string, { headers?: Record<string, unknown> }>;
 };
 
-export const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'] as const;
+const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'] as const;
 
-export type PathItemDoc = { parameters?: ParameterDoc[] } & { [M in (typeof HTTP_METHODS)[number]]?: OperationDoc };
+type PathItemDoc = { parameters?: ParameterDoc[] } & { [M in (typeof HTTP_METHODS)[number]]?: OperationDoc };
 export type OpenApiDoc = {
   paths?: Record<string, PathItemDoc>;
   security?: Array<Record<string, string[]>>;

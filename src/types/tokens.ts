@@ -1,7 +1,7 @@
 /** How the CLI authenticates as a client (RFC 7591 §2 names): public, or with a secret in the body or a Basic header. */
 export type AuthMethod = 'none' | 'client_secret_post' | 'client_secret_basic';
 
-export const AUTH_METHODS: readonly AuthMethod[] = ['none', 'client_secret_post', 'client_secret_basic'];
+const AUTH_METHODS: readonly AuthMethod[] = ['none', 'client_secret_post', 'client_secret_basic'];
 
 export function isAuthMethod(value: unknown): value is AuthMethod {
   return AUTH_METHODS.some((m) => m === value);

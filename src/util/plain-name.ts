@@ -8,7 +8,7 @@
 export const SAFE_SCOPE = /^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$/;
 
 /** An API path as completion may insert it: `/`, then letters, digits and `_ . - / { } ~ + , @ = :`. */
-export const SAFE_PATH = /^\/[A-Za-z0-9_.\-/{}~+,@=:]{0,511}$/;
+const SAFE_PATH = /^\/[A-Za-z0-9_.\-/{}~+,@=:]{0,511}$/;
 
 export function isPlainScope(name: string): boolean {
   return typeof name === 'string' && SAFE_SCOPE.test(name);

@@ -32,7 +32,7 @@ export function redactText(text: string): string {
 }
 
 /** Names of fields whose values are secrets wherever they appear (JSON bodies, forms, query strings). */
-export const SECRET_FIELDS = new Set([
+const SECRET_FIELDS = new Set([
   'access_token',
   'refresh_token',
   'id_token',
@@ -94,14 +94,14 @@ export function registerSecretsInForm(body: string): void {
   for (const [k, v] of new URLSearchParams(body)) if (isSecretField(k)) registerSecret(v);
 }
 
-export function redactForm(body: string): string {
+function redactForm(body: string): string {
   const params = new URLSearchParams(body);
   const parts: string[] = [];
   for (const [k, v] of params) parts.push(`${encodeURIComponent(k)}=${isSecretField(k) ? REDACTED : encodeURIComponent(v)}`);
   return parts.join('&');
 }
 
-export function redactJsonValue(value: unknown): unknown {
+function redactJsonValue(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redactJsonValue);
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};

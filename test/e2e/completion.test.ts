@@ -90,10 +90,7 @@ beforeAll(async () => {
   await writeFile(join(files, 'notes.json'), '{}\n');
 
   const profile = (baseUrl: string, clientId: string) => ({ baseUrl, issuer: baseUrl, clientId, authMethod: 'none', storage: 'file' });
-  await writeFile(
-    join(configDir, 'config.json'),
-    JSON.stringify({ version: 1, profiles: { default: profile(SCHOOL, 'cid-1'), work: profile(LIBRARY, 'cid-2') }, clients: {} }),
-  );
+  await writeFile(join(configDir, 'config.json'), JSON.stringify({ version: 1, profiles: { default: profile(SCHOOL, 'cid-1'), work: profile(LIBRARY, 'cid-2') }, clients: {} }));
   const { cacheDir } = resolvePaths({ SCHOOL_CONFIG_DIR: configDir });
   const cache = async (baseUrl: string, scopes: string[], paths: string[], operations: Record<string, unknown> = {}) => {
     const servers = serverCacheFile(cacheDir, baseUrl);
@@ -103,7 +100,12 @@ beforeAll(async () => {
     await writeFile(servers, JSON.stringify({ baseUrl, as: { issuer: baseUrl, scopes_supported: scopes } }));
     await writeFile(openapi, JSON.stringify({ baseUrl, doc: { openapi: '3.1.0', paths: Object.fromEntries(paths.map((p) => [p, operations[p] ?? { get: {} }])) } }));
   };
-  await cache(SCHOOL, ['openid', 'profile', 'email', 'courses:read', 'courses:write', 'grades:read'], ['/api/courses', '/api/courses/{id}', '/api/calendar', '/api/grades', '/api/me'], SCHOOL_OPERATIONS);
+  await cache(
+    SCHOOL,
+    ['openid', 'profile', 'email', 'courses:read', 'courses:write', 'grades:read'],
+    ['/api/courses', '/api/courses/{id}', '/api/calendar', '/api/grades', '/api/me'],
+    SCHOOL_OPERATIONS,
+  );
   await cache(LIBRARY, ['openid', 'library:read'], ['/api/books', '/api/loans']);
   await cache(HOSTILE, HOSTILE_SCOPES, HOSTILE_PATHS);
 
@@ -309,7 +311,22 @@ async function candidates(shell: Shell | 'bash 3.2', line: string): Promise<stri
 
 const COMMANDS = ['login', 'logout', 'whoami', 'token', 'call', 'api', 'mcp', 'status', 'doctor', 'completion', 'help'];
 const GLOBAL_LONG = ['--base-url', '--profile', '--json', '--verbose', '--help'];
-const LOGIN_LONG = ['--scope', '--add-scope', '--no-browser', '--port', '--timeout', '--confidential', '--insecure-storage', '--client-metadata-url', '--wait', '--no-wait', '--device', '--no-dpop', '--client-id', '--client-secret-stdin'];
+const LOGIN_LONG = [
+  '--scope',
+  '--add-scope',
+  '--no-browser',
+  '--port',
+  '--timeout',
+  '--confidential',
+  '--insecure-storage',
+  '--client-metadata-url',
+  '--wait',
+  '--no-wait',
+  '--device',
+  '--no-dpop',
+  '--client-id',
+  '--client-secret-stdin',
+];
 
 const CASES: Array<[string, string, string[]]> = [
   ['subcommands', 'school ', COMMANDS],
@@ -404,7 +421,7 @@ describe.concurrent('bash completion, details', () => {
     expect(sorted(echoed.stdout.split('\n').filter((l) => l !== ''))).toEqual(sorted(['/api/x;touch$IFS/tmp/pwned', '/api/$(id)', '/api/ok']));
   });
 
-  it('completes scope lists, --profile=, quoted values and file names with bash 3.2\'s features too', async () => {
+  it("completes scope lists, --profile=, quoted values and file names with bash 3.2's features too", async () => {
     for (const line of ['school login --scope openid,', 'school login --scope openid,courses:', 'school --profile=', "school --profile='work' call /api/"]) {
       expect(sorted(await bashComplete(line, 'file', true)), line).toEqual(sorted(await bashComplete(line)));
     }
@@ -414,7 +431,10 @@ describe.concurrent('bash completion, details', () => {
 
   it('uses nothing bash 3.2 lacks', async () => {
     const script = await readFile(SCRIPTS.bash, 'utf8');
-    const code = script.split('\n').filter((l) => !/^\s*#/.test(l)).join('\n');
+    const code = script
+      .split('\n')
+      .filter((l) => !/^\s*#/.test(l))
+      .join('\n');
     // mapfile/readarray, associative arrays, case changes, namerefs, negative subscripts, |&, &>>, ;& and ;;&, coproc, declare -g.
     for (const bash4 of [/\b(mapfile|readarray|coproc)\b/, /\b(declare|local|typeset)\s+-[a-zA-Z]*[An]/, /\$\{[^}]*(,,|\^\^)\}/, /\$\{[^}]*\[-\d+\]\}/, /\|&/, /&>>/, /;;?&/, /declare\s+-g/]) {
       expect(code, String(bash4)).not.toMatch(bash4);
@@ -562,7 +582,7 @@ describe('the PowerShell script, read (no PowerShell runs here)', async () => {
     expect(script).toContain("elseif ($cmd -ceq 'api' -and $nargs -eq 0) { & $add '' (& $fromSchool 'api-operations') }");
     expect(script).toContain("& $add '' (& $fromSchool @('api-flags', $first))");
     expect(script).toContain("& $add '' (& $fromSchool @('api-values', $first, ([string]$words[$words.Count - 1]).Substring(2)))");
-    expect(script).toContain("if ($nargs -eq 0) { $first = $w }");
+    expect(script).toContain('if ($nargs -eq 0) { $first = $w }');
   });
 
   it('knows exactly the visible commands, the shells, and every flag of each command', () => {
@@ -576,13 +596,20 @@ describe('the PowerShell script, read (no PowerShell runs here)', async () => {
   });
 
   it('knows every option that takes a value', () => {
-    const takes = (cmd: typeof program) => help.visibleOptions(cmd).filter((o) => o.required || o.optional).flatMap((o) => [o.short, o.long].filter((f): f is string => Boolean(f)));
+    const takes = (cmd: typeof program) =>
+      help
+        .visibleOptions(cmd)
+        .filter((o) => o.required || o.optional)
+        .flatMap((o) => [o.short, o.long].filter((f): f is string => Boolean(f)));
     const all = [...takes(program), ...help.visibleCommands(program).flatMap(takes)];
     expect(sorted(list('takesValue'))).toEqual(sorted(all));
   });
 
   it('compares flags case-sensitively (-H takes a value, -h does not) and quotes what is not a plain name', () => {
-    const code = script.split('\n').filter((l) => !/^\s*#/.test(l)).join('\n');
+    const code = script
+      .split('\n')
+      .filter((l) => !/^\s*#/.test(l))
+      .join('\n');
     expect(code).not.toMatch(/\s-(contains|notcontains|eq|like|match|notmatch)\s+['"$]-/);
     expect(code).toContain(`$insert = "'" + $text.Replace("'", "''") + "'"`);
   });

@@ -2,7 +2,7 @@
 // codes, a real browser (on "another device") enters or follows them, and the CLI polls until
 // approved; a server without the grant and hostile intervals are refused.
 import { describe, expect, it } from 'vitest';
-import type { Sandbox, } from '@school/sandbox';
+import type { Sandbox } from '@school/sandbox';
 import { driveLogin } from '@school/sandbox/browser-driver';
 import { type Env, expectSessionAfterLogin, runSchool, startSchool, userEnv, withVariants, eventsOf } from './harness.js';
 

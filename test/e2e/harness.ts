@@ -140,8 +140,6 @@ export function startSchool(args: string[], env: Env, input?: string): Running {
   return spawnNode([SCHOOL_BIN, ...args], env, { input });
 }
 
-export const spawnSchool = startSchool;
-
 /**
  * As an agent's shell tool runs a command: stdin from /dev/null, stdout and stderr piped, no TTY.
  * The result comes once the pipes close: a background process holding them would keep it waiting.

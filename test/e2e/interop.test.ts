@@ -2,13 +2,12 @@
 // default sandbox does not (see test/sandbox/variants.ts). Each test names the behaviour the
 // contract requires on such a server.
 import { describe, expect, it } from 'vitest';
-import { type Sandbox, type SandboxEvent } from '@school/sandbox';
+import type { Sandbox } from '@school/sandbox';
 import { driveLogin } from '@school/sandbox/browser-driver';
 import { OTHER_SUBJECT, type SandboxVariant, WITHHELD_SCOPE } from '@school/sandbox';
 import { type Env, type RunResult, expire, keychainEntry, runSchool, stored, userEnv, withVariants, eventsOf } from './harness.js';
 
-const login = (sb: Sandbox, env: Env, extra: string[] = []): Promise<RunResult> =>
-  runSchool(['login', '--base-url', sb.baseUrl, ...extra], env);
+const login = (sb: Sandbox, env: Env, extra: string[] = []): Promise<RunResult> => runSchool(['login', '--base-url', sb.baseUrl, ...extra], env);
 
 function expectLoggedIn(res: RunResult, who = /Logged in as Ada Lovelace/) {
   expect(res.stderr).toMatch(who);
@@ -17,7 +16,6 @@ function expectLoggedIn(res: RunResult, who = /Logged in as Ada Lovelace/) {
 
 /** The scope parameter of each authorization request, exactly as the CLI sent it (null: none). */
 const scopesSent = (sb: Sandbox) => eventsOf(sb, 'authorize_request').map((e) => e.scope as string | null);
-
 
 describe('refresh tokens only for offline_access (OpenID Connect Core §11)', () => {
   it('asks for offline_access and refreshes after the first access token expired', async () => {
@@ -31,7 +29,11 @@ describe('refresh tokens only for offline_access (OpenID Connect Core §11)', ()
       const token = await runSchool(['token'], env);
       expect(token.code, token.stderr).toBe(0);
       expect(token.stdout.trim()).not.toBe(first);
-      expect(eventsOf(sb, 'token').filter((e) => e.grant_type === 'refresh_token').map((e) => e.ok)).toEqual([true]);
+      expect(
+        eventsOf(sb, 'token')
+          .filter((e) => e.grant_type === 'refresh_token')
+          .map((e) => e.ok),
+      ).toEqual([true]);
       expect((await sb.introspect(token.stdout.trim())).active).toBe(true);
     });
   });
@@ -157,7 +159,11 @@ describe('client authentication chosen from the metadata', () => {
       await expire(env);
       const token = await runSchool(['token'], env);
       expect(token.code, token.stderr).toBe(0);
-      expect(eventsOf(sb, 'token').filter((e) => e.grant_type === 'refresh_token').map((e) => e.ok)).toEqual([true]);
+      expect(
+        eventsOf(sb, 'token')
+          .filter((e) => e.grant_type === 'refresh_token')
+          .map((e) => e.ok),
+      ).toEqual([true]);
       const set = await stored(env);
       const out = await runSchool(['logout'], env);
       expect(out.code, out.stderr).toBe(0);
@@ -238,14 +244,18 @@ describe('error answers that are not JSON name the HTTP status', () => {
 });
 
 describe('discovery that degrades gracefully', () => {
-  it.each(([
-    ['no-resource-metadata'],
-    ['metadata-path-insertion-only'],
-    ['metadata-root-only'],
-    ['openid-discovery-only'],
-    ['issuer-path', 'openid-discovery-only'],
-    ['no-iss-parameter'],
-  ] satisfies SandboxVariant[][]).map((variants) => ({ name: variants.join(' + '), variants })))('$name: logs in', async ({ variants }) => {
+  it.each(
+    (
+      [
+        ['no-resource-metadata'],
+        ['metadata-path-insertion-only'],
+        ['metadata-root-only'],
+        ['openid-discovery-only'],
+        ['issuer-path', 'openid-discovery-only'],
+        ['no-iss-parameter'],
+      ] satisfies SandboxVariant[][]
+    ).map((variants) => ({ name: variants.join(' + '), variants })),
+  )('$name: logs in', async ({ variants }) => {
     await withVariants(variants, async (sb) => {
       const env = userEnv();
       expectLoggedIn(await login(sb, env));

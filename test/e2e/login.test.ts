@@ -9,7 +9,6 @@ import { AUTH_URL_LINE, filesContaining, keychainEntry, modeOf, runSchool, start
 
 const sandbox = useSandbox();
 
-
 function get(url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     request(url, (res) => {

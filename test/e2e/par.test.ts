@@ -1,7 +1,7 @@
 // Pushed authorization requests (RFC 9126) against sandbox variants that offer and require them,
 // through the real browser and keychain, and against a server that points them elsewhere.
 import { describe, expect, it } from 'vitest';
-import type { Sandbox, } from '@school/sandbox';
+import type { Sandbox } from '@school/sandbox';
 import { driveLogin } from '@school/sandbox/browser-driver';
 import { type Env, type RunResult, expectSessionAfterLogin, expectSuccess, runAsAgent, runSchool, userEnv, withVariants, eventsOf } from './harness.js';
 

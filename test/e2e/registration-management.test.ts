@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Sandbox, } from '@school/sandbox';
+import type { Sandbox } from '@school/sandbox';
 import { type Env, KEYCHAIN_SERVICE, type RunResult, filesContaining, keytar, runSchool, userEnv, withVariants, eventsOf } from './harness.js';
 
 const login = (sb: Sandbox, env: Env, extra: string[] = []): Promise<RunResult> => runSchool(['login', '--base-url', sb.baseUrl, ...extra], env);

@@ -5,15 +5,14 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CHALLENGE_SCOPE, PRE_REGISTERED_CLIENTS, type Sandbox, type SandboxEvent, type SandboxVariant } from '@school/sandbox';
+import { CHALLENGE_SCOPE, PRE_REGISTERED_CLIENTS, type Sandbox, type SandboxEvent } from '@school/sandbox';
 import { type Env, REPO, type RunResult, runSchool, spawnNode, userEnv, withVariants } from './harness.js';
 
 const eventsOf = (sb: Sandbox, type: string): SandboxEvent[] => sb.events.filter((e) => e.type === type);
 const registrations = (sb: Sandbox) => eventsOf(sb, 'register').length;
 /** The data of doctor's finding about the server's shape. */
 const shapes = (doctor: RunResult) => (JSON.parse(doctor.stdout).findings as Array<{ check: string; data?: Record<string, unknown> }>).find((f) => f.check === 'shapes')?.data;
-const login = (sb: Sandbox, env: Env, extra: string[] = [], input?: string): Promise<RunResult> =>
-  runSchool(['login', '--base-url', sb.baseUrl, ...extra], env, input);
+const login = (sb: Sandbox, env: Env, extra: string[] = [], input?: string): Promise<RunResult> => runSchool(['login', '--base-url', sb.baseUrl, ...extra], env, input);
 
 /** Login, a call, a second login that registers nothing, then refresh, whoami, call and logout. */
 async function journey(sb: Sandbox, env: Env, extra: string[] = [], input?: string): Promise<RunResult> {
@@ -58,103 +57,146 @@ const SHORT_TOKENS = 2;
 
 describe('servers as they are', () => {
   it('a client_secret without client_secret_expires_at is a secret that does not expire', async () => {
-    await withVariants(['secret-without-expiry'], async (sb) => {
-      await journey(sb, userEnv(), ['--confidential']);
-      expect(eventsOf(sb, 'register')).toEqual([expect.objectContaining({ token_endpoint_auth_method: 'client_secret_post' })]);
-      expect(eventsOf(sb, 'token').filter((e) => e.grant_type === 'authorization_code').every((e) => e.ok)).toBe(true);
-    }, SHORT_TOKENS);
+    await withVariants(
+      ['secret-without-expiry'],
+      async (sb) => {
+        await journey(sb, userEnv(), ['--confidential']);
+        expect(eventsOf(sb, 'register')).toEqual([expect.objectContaining({ token_endpoint_auth_method: 'client_secret_post' })]);
+        expect(
+          eventsOf(sb, 'token')
+            .filter((e) => e.grant_type === 'authorization_code')
+            .every((e) => e.ok),
+        ).toBe(true);
+      },
+      SHORT_TOKENS,
+    );
   });
 
   it('a public registration the server made confidential is kept and used as registered', async () => {
-    await withVariants(['public-made-confidential'], async (sb) => {
-      await journey(sb, userEnv());
-      expect(eventsOf(sb, 'register')).toEqual([expect.objectContaining({ token_endpoint_auth_method: 'client_secret_post' })]);
-    }, SHORT_TOKENS);
+    await withVariants(
+      ['public-made-confidential'],
+      async (sb) => {
+        await journey(sb, userEnv());
+        expect(eventsOf(sb, 'register')).toEqual([expect.objectContaining({ token_endpoint_auth_method: 'client_secret_post' })]);
+      },
+      SHORT_TOKENS,
+    );
   });
 
   it('an API under a path: its path-scoped metadata, calls relative to the path', async () => {
-    await withVariants(['api-under-path'], async (sb) => {
-      expect(new URL(sb.baseUrl).pathname).toBe('/school');
-      await journey(sb, userEnv());
-      const asked = eventsOf(sb, 'request').map((e) => e.path);
-      expect(asked).toContain('/.well-known/oauth-protected-resource/school');
-      expect(asked).not.toContain('/.well-known/oauth-protected-resource');
-      expect(eventsOf(sb, 'api').map((e) => e.path)).toContain('/api/courses');
-      expect(eventsOf(sb, 'token').find((e) => e.grant_type === 'authorization_code')?.resource).toBe(sb.baseUrl);
-    }, SHORT_TOKENS);
+    await withVariants(
+      ['api-under-path'],
+      async (sb) => {
+        expect(new URL(sb.baseUrl).pathname).toBe('/school');
+        await journey(sb, userEnv());
+        const asked = eventsOf(sb, 'request').map((e) => e.path);
+        expect(asked).toContain('/.well-known/oauth-protected-resource/school');
+        expect(asked).not.toContain('/.well-known/oauth-protected-resource');
+        expect(eventsOf(sb, 'api').map((e) => e.path)).toContain('/api/courses');
+        expect(eventsOf(sb, 'token').find((e) => e.grant_type === 'authorization_code')?.resource).toBe(sb.baseUrl);
+      },
+      SHORT_TOKENS,
+    );
   });
 
   it("an API under a path whose metadata is only at the origin's address, naming the origin", async () => {
-    await withVariants(['metadata-at-origin-only'], async (sb) => {
-      const env = userEnv();
-      await journey(sb, env);
-      expect(eventsOf(sb, 'token').find((e) => e.grant_type === 'authorization_code')?.resource).toBe(new URL(sb.baseUrl).origin);
-      const doctor = await runSchool(['doctor', '--json', '--base-url', sb.baseUrl], env);
-      expect(shapes(doctor)).toMatchObject({ resource_metadata: 'origin' });
-    }, SHORT_TOKENS);
+    await withVariants(
+      ['metadata-at-origin-only'],
+      async (sb) => {
+        const env = userEnv();
+        await journey(sb, env);
+        expect(eventsOf(sb, 'token').find((e) => e.grant_type === 'authorization_code')?.resource).toBe(new URL(sb.baseUrl).origin);
+        const doctor = await runSchool(['doctor', '--json', '--base-url', sb.baseUrl], env);
+        expect(shapes(doctor)).toMatchObject({ resource_metadata: 'origin' });
+      },
+      SHORT_TOKENS,
+    );
   });
 
   it('metadata only through a challenge: call without a login names the login, which follows the challenge', async () => {
-    await withVariants(['metadata-by-challenge-only'], async (sb) => {
-      const env = userEnv();
-      const anonymous = await runSchool(['call', '--base-url', sb.baseUrl, '/api/courses'], env);
-      expect(anonymous.code).toBe(4);
-      expect(anonymous.stderr).toContain(`school login --base-url ${sb.baseUrl} --add-scope ${CHALLENGE_SCOPE}`);
-      await journey(sb, env);
-      expect(eventsOf(sb, 'request').map((e) => e.path)).toContain('/meta/protected-resource.json');
-      expect(String(eventsOf(sb, 'authorize_request')[0]?.scope).split(' ')).toContain(CHALLENGE_SCOPE);
-      const doctor = await runSchool(['doctor', '--json'], env);
-      expect(shapes(doctor)).toMatchObject({ resource_metadata: 'challenge' });
-    }, SHORT_TOKENS);
+    await withVariants(
+      ['metadata-by-challenge-only'],
+      async (sb) => {
+        const env = userEnv();
+        const anonymous = await runSchool(['call', '--base-url', sb.baseUrl, '/api/courses'], env);
+        expect(anonymous.code).toBe(4);
+        expect(anonymous.stderr).toContain(`school login --base-url ${sb.baseUrl} --add-scope ${CHALLENGE_SCOPE}`);
+        await journey(sb, env);
+        expect(eventsOf(sb, 'request').map((e) => e.path)).toContain('/meta/protected-resource.json');
+        expect(String(eventsOf(sb, 'authorize_request')[0]?.scope).split(' ')).toContain(CHALLENGE_SCOPE);
+        const doctor = await runSchool(['doctor', '--json'], env);
+        expect(shapes(doctor)).toMatchObject({ resource_metadata: 'challenge' });
+      },
+      SHORT_TOKENS,
+    );
   });
 
   it('scopes listed only in the resource metadata are the default read scopes', async () => {
-    await withVariants(['scopes-in-resource-only'], async (sb) => {
-      await journey(sb, userEnv());
-      const asked = String(eventsOf(sb, 'authorize_request')[0]?.scope).split(' ');
-      expect(asked).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'courses:read', 'students:read']));
-      expect(asked.filter((s) => s.endsWith(':write'))).toEqual([]);
-    }, SHORT_TOKENS);
+    await withVariants(
+      ['scopes-in-resource-only'],
+      async (sb) => {
+        await journey(sb, userEnv());
+        const asked = String(eventsOf(sb, 'authorize_request')[0]?.scope).split(' ');
+        expect(asked).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'courses:read', 'students:read']));
+        expect(asked.filter((s) => s.endsWith(':write'))).toEqual([]);
+      },
+      SHORT_TOKENS,
+    );
   });
 
   it('no registration endpoint: a public client registered out of band, never registered, never deleted', async () => {
-    await withVariants(['no-registration-endpoint', 'registration-management'], async (sb) => {
-      const env = userEnv();
-      const refused = await login(sb, env);
-      expect(refused.code).toBe(1);
-      expect(refused.stderr).toMatch(/does not offer dynamic client registration/);
-      const first = await login(sb, env, ['--client-id', PRE_REGISTERED_CLIENTS.public.client_id]);
-      expect(first.code, first.stderr).toBe(0);
-      const status = await runSchool(['status'], env);
-      expect(status.stdout).toMatch(/Client: +school-cli-preregistered \(pre-registered\)/);
-      const doctor = await runSchool(['doctor', '--json'], env);
-      expect(shapes(doctor)).toMatchObject({ pre_registered_client: true });
-      await journey(sb, env);
-      expect(registrations(sb)).toBe(0);
-      expect(eventsOf(sb, 'registration_delete')).toEqual([]);
-    }, SHORT_TOKENS);
+    await withVariants(
+      ['no-registration-endpoint', 'registration-management'],
+      async (sb) => {
+        const env = userEnv();
+        const refused = await login(sb, env);
+        expect(refused.code).toBe(1);
+        expect(refused.stderr).toMatch(/does not offer dynamic client registration/);
+        const first = await login(sb, env, ['--client-id', PRE_REGISTERED_CLIENTS.public.client_id]);
+        expect(first.code, first.stderr).toBe(0);
+        const status = await runSchool(['status'], env);
+        expect(status.stdout).toMatch(/Client: +school-cli-preregistered \(pre-registered\)/);
+        const doctor = await runSchool(['doctor', '--json'], env);
+        expect(shapes(doctor)).toMatchObject({ pre_registered_client: true });
+        await journey(sb, env);
+        expect(registrations(sb)).toBe(0);
+        expect(eventsOf(sb, 'registration_delete')).toEqual([]);
+      },
+      SHORT_TOKENS,
+    );
   });
 
   it('no registration endpoint: a confidential client registered out of band, its secret from stdin', async () => {
-    await withVariants(['no-registration-endpoint'], async (sb) => {
-      const env = userEnv();
-      const { client_id: id, client_secret: secret } = PRE_REGISTERED_CLIENTS.confidential;
-      await journey(sb, env, ['--client-id', id, '--client-secret-stdin'], `${secret}\n`);
-      const exchanges = eventsOf(sb, 'token').filter((e) => e.grant_type === 'authorization_code');
-      expect(exchanges.map((e) => [e.client_id, e.ok])).toEqual([[id, true], [id, true]]);
-      expect(registrations(sb)).toBe(0);
-    }, SHORT_TOKENS);
+    await withVariants(
+      ['no-registration-endpoint'],
+      async (sb) => {
+        const env = userEnv();
+        const { client_id: id, client_secret: secret } = PRE_REGISTERED_CLIENTS.confidential;
+        await journey(sb, env, ['--client-id', id, '--client-secret-stdin'], `${secret}\n`);
+        const exchanges = eventsOf(sb, 'token').filter((e) => e.grant_type === 'authorization_code');
+        expect(exchanges.map((e) => [e.client_id, e.ok])).toEqual([
+          [id, true],
+          [id, true],
+        ]);
+        expect(registrations(sb)).toBe(0);
+      },
+      SHORT_TOKENS,
+    );
   });
 
   it('DPoP offered by the server but not accepted by the API: bearer tokens, which the API takes', async () => {
-    await withVariants(['dpop-not-accepted-by-api'], async (sb) => {
-      const env = userEnv();
-      await journey(sb, env);
-      const issued = eventsOf(sb, 'token').filter((e) => e.ok);
-      expect(issued.map((e) => e.token_type)).toEqual(issued.map(() => 'Bearer'));
-      expect(issued.map((e) => e.dpop)).toEqual(issued.map(() => null));
-      expect(eventsOf(sb, 'api').filter((e) => e.refused)).toEqual([]);
-    }, SHORT_TOKENS);
+    await withVariants(
+      ['dpop-not-accepted-by-api'],
+      async (sb) => {
+        const env = userEnv();
+        await journey(sb, env);
+        const issued = eventsOf(sb, 'token').filter((e) => e.ok);
+        expect(issued.map((e) => e.token_type)).toEqual(issued.map(() => 'Bearer'));
+        expect(issued.map((e) => e.dpop)).toEqual(issued.map(() => null));
+        expect(eventsOf(sb, 'api').filter((e) => e.refused)).toEqual([]);
+      },
+      SHORT_TOKENS,
+    );
   });
 });
 
@@ -168,13 +210,16 @@ describe('scopeNeeded from the library', () => {
       mkdirSync(join(dir, 'node_modules'));
       symlinkSync(REPO, join(dir, 'node_modules', 'school'), 'dir');
       writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'uses-school', private: true, type: 'module' }));
-      writeFileSync(join(dir, 'script.mjs'), [
-        "import { openSession, scopeNeeded } from 'school';",
-        'const session = await openSession();',
-        "const denied = await session.fetch('/api/courses', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{\"title\":\"Algebra\"}' });",
-        "const fine = await session.fetch('/api/courses');",
-        'console.log(JSON.stringify({ status: denied.status, needed: scopeNeeded(denied), fine: scopeNeeded(fine) ?? null }));',
-      ].join('\n'));
+      writeFileSync(
+        join(dir, 'script.mjs'),
+        [
+          "import { openSession, scopeNeeded } from 'school';",
+          'const session = await openSession();',
+          "const denied = await session.fetch('/api/courses', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{\"title\":\"Algebra\"}' });",
+          "const fine = await session.fetch('/api/courses');",
+          'console.log(JSON.stringify({ status: denied.status, needed: scopeNeeded(denied), fine: scopeNeeded(fine) ?? null }));',
+        ].join('\n'),
+      );
       const ran = await spawnNode([join(dir, 'script.mjs')], env, { cwd: dir }).done;
       expect(ran.code, ran.stderr).toBe(0);
       expect(JSON.parse(ran.stdout)).toEqual({ status: 403, needed: { scope: ['courses:write'], hint: 'school login --add-scope courses:write' }, fine: null });

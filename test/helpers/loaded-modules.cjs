@@ -6,5 +6,5 @@ const { writeFileSync } = require('node:fs');
 process.once('exit', () => {
   const builtins = process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length));
   const files = Object.keys(require.cache);
-  writeFileSync(process.env.LOADED_MODULES_FILE, [...builtins, ...files].join('\n') + '\n');
+  writeFileSync(process.env.LOADED_MODULES_FILE, `${[...builtins, ...files].join('\n')}\n`);
 });

@@ -17,7 +17,11 @@ import { generatedFiles } from '../../scripts/reference/generate.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
-function program(onDeps: (opts: unknown) => never = () => { throw new Error('no command runs here'); }): { program: Command; pending: () => Promise<void> | undefined } {
+function program(
+  onDeps: (opts: unknown) => never = () => {
+    throw new Error('no command runs here');
+  },
+): { program: Command; pending: () => Promise<void> | undefined } {
   let pending: Promise<void> | undefined;
   const p = buildProgram(
     (opts): Deps => onDeps(opts),
@@ -72,10 +76,9 @@ function expected(flag: FlagSpec, value: string | undefined): unknown {
 
 const withRunner = COMMAND_TABLE.filter((c) => c.name !== 'help');
 
-describe('commander\'s tree is the table', () => {
+describe("commander's tree is the table", () => {
   const { program: root } = program();
-  const optionsOf = (cmd: Command) =>
-    cmd.options.map((o) => ({ syntax: o.flags, help: o.description, hidden: o.hidden, takesValue: o.required || o.optional }));
+  const optionsOf = (cmd: Command) => cmd.options.map((o) => ({ syntax: o.flags, help: o.description, hidden: o.hidden, takesValue: o.required || o.optional }));
   const fromTable = (flags: readonly FlagSpec[]) => flags.map((f) => ({ syntax: flagSyntax(f), help: flagHelp(f), hidden: Boolean(f.hidden), takesValue: Boolean(f.value) }));
 
   it('has the global flags, --version and --help at the top', () => {
@@ -111,16 +114,18 @@ describe('commander\'s tree is the table', () => {
       expect(new Set(words).size, spec.name).toBe(words.length);
       // Commander gives `x` the default true when `no-x` comes first; after it, unset unless given.
       for (const [i, flag] of spec.flags.entries()) {
-        if (flag.name.startsWith('no-')) expect(spec.flags.findIndex((f) => f.name === flag.name.slice(3)), `${spec.name} --${flag.name}`).toBeLessThan(i);
+        if (flag.name.startsWith('no-'))
+          expect(
+            spec.flags.findIndex((f) => f.name === flag.name.slice(3)),
+            `${spec.name} --${flag.name}`,
+          ).toBeLessThan(i);
       }
     }
   });
 });
 
 describe('what the parser hands each command is what the table declares', () => {
-  const cases = withRunner.flatMap((spec) =>
-    [...GLOBAL_FLAGS, ...spec.flags].map((flag) => [spec.name, flag.name, spec, flag] as const),
-  );
+  const cases = withRunner.flatMap((spec) => [...GLOBAL_FLAGS, ...spec.flags].map((flag) => [spec.name, flag.name, spec, flag] as const));
 
   it.each(cases)('school %s --%s', async (_name, _flag, spec, flag) => {
     const value = flag.value ? sample(flag.value) : undefined;
@@ -178,7 +183,7 @@ describe('the fast path reads the table', () => {
 
   const cases = fast.flatMap((spec) => [...GLOBAL_FLAGS, ...spec.flags].map((flag) => [spec.name, flag.name, spec, flag] as const));
 
-  it.each(cases)('school %s --%s: taken with the parser\'s options where the table allows it, else left to the parser', async (_name, _flag, spec, flag) => {
+  it.each(cases)("school %s --%s: taken with the parser's options where the table allows it, else left to the parser", async (_name, _flag, spec, flag) => {
     const value = flag.value ? sample(flag.value) : undefined;
     const argv = [spec.name, ...sampleArgs(spec), `--${flag.name}`, ...(value === undefined ? [] : [value])];
     const taken = parseFast(argv);

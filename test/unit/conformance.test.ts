@@ -90,7 +90,12 @@ async function conformanceServers(shape: Shape) {
         });
       case 'POST /tenant1/register':
         // Asked as public or not, the server registers the one method it supports.
-        return send(res, 201, { client_id: 'client-1', token_endpoint_auth_method: shape.authMethod, redirect_uris: JSON.parse(body).redirect_uris, ...(shape.authMethod === 'none' ? {} : { client_secret: SECRET }) });
+        return send(res, 201, {
+          client_id: 'client-1',
+          token_endpoint_auth_method: shape.authMethod,
+          redirect_uris: JSON.parse(body).redirect_uris,
+          ...(shape.authMethod === 'none' ? {} : { client_secret: SECRET }),
+        });
       case 'POST /tenant1/token': {
         if (!clientAuthenticated()) return send(res, 401, { error: 'invalid_client' });
         const accessToken = `at-${++minted}-0123456789`;
@@ -143,25 +148,22 @@ async function journey(shape: Shape) {
 }
 
 describe('a conformance-suite server: API under /mcp, authorization server on another origin with a path issuer', () => {
-  it.each(['client_secret_basic', 'client_secret_post', 'none'] as const)(
-    'logs in, calls, refreshes and logs out with %s, the one method the server supports',
-    async (authMethod) => {
-      const j = await journey({ authMethod });
-      expect(j.pending.authMethod).toBe(authMethod);
-      expect(JSON.parse(j.called)).toEqual([{ id: 'c1', title: 'Algebra' }]);
-      const at = (path: string) => j.seen.filter((r) => r.port === j.asPort && r.path.startsWith(path));
-      const grants = at('/tenant1/token').map((r) => new URLSearchParams(r.body).get('grant_type'));
-      expect(grants).toEqual(['authorization_code', 'refresh_token']);
-      expect(at('/tenant1/revoke').length).toBeGreaterThan(0);
-      // The access tokens went to the API alone; the client's Basic credentials to the token and revocation endpoints alone.
-      for (const r of j.seen.filter((r) => r.authorization?.startsWith('Bearer '))) expect(r).toMatchObject({ port: j.rsPort, path: '/mcp/api/courses' });
-      for (const r of j.seen.filter((r) => r.authorization?.startsWith('Basic '))) expect(['/tenant1/token', '/tenant1/revoke']).toContain(r.path);
-      if (authMethod === 'client_secret_basic') expect(at('/tenant1/token').every((r) => r.authorization?.startsWith('Basic '))).toBe(true);
-      // Path-scoped metadata found: neither root address is asked.
-      expect(j.seen.map((r) => `${r.port} ${r.path}`)).not.toContain(`${j.rsPort} /.well-known/oauth-protected-resource`);
-      expect(j.seen.filter((r) => r.port === j.asPort && r.path.startsWith('/.well-known/')).map((r) => r.path)).toEqual(['/.well-known/oauth-authorization-server/tenant1']);
-    },
-  );
+  it.each(['client_secret_basic', 'client_secret_post', 'none'] as const)('logs in, calls, refreshes and logs out with %s, the one method the server supports', async (authMethod) => {
+    const j = await journey({ authMethod });
+    expect(j.pending.authMethod).toBe(authMethod);
+    expect(JSON.parse(j.called)).toEqual([{ id: 'c1', title: 'Algebra' }]);
+    const at = (path: string) => j.seen.filter((r) => r.port === j.asPort && r.path.startsWith(path));
+    const grants = at('/tenant1/token').map((r) => new URLSearchParams(r.body).get('grant_type'));
+    expect(grants).toEqual(['authorization_code', 'refresh_token']);
+    expect(at('/tenant1/revoke').length).toBeGreaterThan(0);
+    // The access tokens went to the API alone; the client's Basic credentials to the token and revocation endpoints alone.
+    for (const r of j.seen.filter((r) => r.authorization?.startsWith('Bearer '))) expect(r).toMatchObject({ port: j.rsPort, path: '/mcp/api/courses' });
+    for (const r of j.seen.filter((r) => r.authorization?.startsWith('Basic '))) expect(['/tenant1/token', '/tenant1/revoke']).toContain(r.path);
+    if (authMethod === 'client_secret_basic') expect(at('/tenant1/token').every((r) => r.authorization?.startsWith('Basic '))).toBe(true);
+    // Path-scoped metadata found: neither root address is asked.
+    expect(j.seen.map((r) => `${r.port} ${r.path}`)).not.toContain(`${j.rsPort} /.well-known/oauth-protected-resource`);
+    expect(j.seen.filter((r) => r.port === j.asPort && r.path.startsWith('/.well-known/')).map((r) => r.path)).toEqual(['/.well-known/oauth-authorization-server/tenant1']);
+  });
 
   it('asks for the read scopes of the resource metadata, and for no scope at all where nothing lists any', async () => {
     const listed = await journey({ authMethod: 'none', resourceScopes: ['courses:read', 'courses:write'] });

@@ -44,17 +44,26 @@ describe('discovery', () => {
   });
 
   it('refuses metadata that claims another issuer, naming both', async () => {
-    const http = fakeServer({ [`${API}/.well-known/oauth-protected-resource`]: prm, [`${AS}/.well-known/oauth-authorization-server`]: { status: 200, body: { ...goodMetadata, issuer: 'https://evil.example' } } });
+    const http = fakeServer({
+      [`${API}/.well-known/oauth-protected-resource`]: prm,
+      [`${AS}/.well-known/oauth-authorization-server`]: { status: 200, body: { ...goodMetadata, issuer: 'https://evil.example' } },
+    });
     await expect(discover(http, API)).rejects.toThrow(`claims the issuer https://evil.example, but it was fetched for ${AS}`);
   });
 
   it('refuses a server without S256', async () => {
-    const http = fakeServer({ [`${API}/.well-known/oauth-protected-resource`]: prm, [`${AS}/.well-known/oauth-authorization-server`]: { status: 200, body: { ...goodMetadata, code_challenge_methods_supported: ['plain'] } } });
+    const http = fakeServer({
+      [`${API}/.well-known/oauth-protected-resource`]: prm,
+      [`${AS}/.well-known/oauth-authorization-server`]: { status: 200, body: { ...goodMetadata, code_challenge_methods_supported: ['plain'] } },
+    });
     await expect(discover(http, API)).rejects.toMatchObject({ code: 'pkce_unsupported' });
   });
 
   it.each([[[]], [['plain']]])('refuses code_challenge_methods_supported %j, which leaves S256 out', async (methods) => {
-    const http = fakeServer({ [`${API}/.well-known/oauth-protected-resource`]: prm, [`${AS}/.well-known/oauth-authorization-server`]: { status: 200, body: { ...goodMetadata, code_challenge_methods_supported: methods } } });
+    const http = fakeServer({
+      [`${API}/.well-known/oauth-protected-resource`]: prm,
+      [`${AS}/.well-known/oauth-authorization-server`]: { status: 200, body: { ...goodMetadata, code_challenge_methods_supported: methods } },
+    });
     await expect(discover(http, API)).rejects.toMatchObject({ code: 'pkce_unsupported', exitCode: 1 });
   });
 
@@ -65,12 +74,18 @@ describe('discovery', () => {
   });
 
   it('refuses a plain-http endpoint in the metadata as the server fault (exit 1), naming the field', async () => {
-    const http = fakeServer({ [`${API}/.well-known/oauth-protected-resource`]: prm, [`${AS}/.well-known/oauth-authorization-server`]: { status: 200, body: { ...goodMetadata, token_endpoint: 'http://tokens.example/token' } } });
+    const http = fakeServer({
+      [`${API}/.well-known/oauth-protected-resource`]: prm,
+      [`${AS}/.well-known/oauth-authorization-server`]: { status: 200, body: { ...goodMetadata, token_endpoint: 'http://tokens.example/token' } },
+    });
     await expect(discover(http, API)).rejects.toMatchObject({ exitCode: 1, message: expect.stringContaining('plain http:// token_endpoint (http://tokens.example)') });
   });
 
   it('says a redirect is not followed', async () => {
-    const http = fakeServer({ [`${API}/.well-known/oauth-protected-resource`]: prm, [`${AS}/.well-known/oauth-authorization-server`]: { status: 302, headers: { location: 'https://elsewhere.example/meta' } } });
+    const http = fakeServer({
+      [`${API}/.well-known/oauth-protected-resource`]: prm,
+      [`${AS}/.well-known/oauth-authorization-server`]: { status: 302, headers: { location: 'https://elsewhere.example/meta' } },
+    });
     await expect(discover(http, API)).rejects.toThrow('answered HTTP 302 (a redirect to https://elsewhere.example/meta, which is not followed)');
   });
 
@@ -93,7 +108,11 @@ describe('discovery', () => {
     { name: 'a web page', oauth2: html },
     { name: 'a refusal', oauth2: { status: 403 } },
   ])('looks for OpenID discovery when RFC 8414 metadata answers $name', async ({ oauth2 }) => {
-    const http = fakeServer({ [`${API}/.well-known/oauth-protected-resource`]: prm, [`${AS}/.well-known/oauth-authorization-server`]: oauth2, [`${AS}/.well-known/openid-configuration`]: { status: 200, body: goodMetadata } });
+    const http = fakeServer({
+      [`${API}/.well-known/oauth-protected-resource`]: prm,
+      [`${AS}/.well-known/oauth-authorization-server`]: oauth2,
+      [`${AS}/.well-known/openid-configuration`]: { status: 200, body: goodMetadata },
+    });
     expect((await discover(http, API)).as.issuer).toBe(AS);
   });
 
@@ -118,7 +137,10 @@ describe('discovery of servers as they are', () => {
   const as = { [`${AS}/.well-known/oauth-authorization-server`]: { status: 200, body: goodMetadata } };
 
   it('looks for the metadata of an API under a path at its path-scoped address first', async () => {
-    const http = fakeServer({ ...as, [`${API}/.well-known/oauth-protected-resource/school`]: { status: 200, body: { resource: BASE, authorization_servers: [AS], scopes_supported: ['courses:read'] } } });
+    const http = fakeServer({
+      ...as,
+      [`${API}/.well-known/oauth-protected-resource/school`]: { status: 200, body: { resource: BASE, authorization_servers: [AS], scopes_supported: ['courses:read'] } },
+    });
     expect(await discover(http, BASE)).toMatchObject({ baseUrl: BASE, resource: BASE, resourceFound: 'path', resourceScopes: ['courses:read'] });
     expect(http.asked[0]).toBe(`${API}/.well-known/oauth-protected-resource/school`);
     expect(http.asked).not.toContain(`${API}/.well-known/oauth-protected-resource`);
@@ -139,12 +161,19 @@ describe('discovery of servers as they are', () => {
     expect(http.asked).not.toContain(`${AS}/.well-known/oauth-authorization-server`);
   });
 
-  const challenge = (metadataUrl: string, scope = 'courses:read') =>
-    ({ status: 401, raw: '{"error":"invalid_token"}', headers: { 'www-authenticate': `Bearer resource_metadata="${metadataUrl}", scope="${scope}"` } });
+  const challenge = (metadataUrl: string, scope = 'courses:read') => ({
+    status: 401,
+    raw: '{"error":"invalid_token"}',
+    headers: { 'www-authenticate': `Bearer resource_metadata="${metadataUrl}", scope="${scope}"` },
+  });
 
   it('follows the resource_metadata of the challenge to a request without a token where neither address has metadata', async () => {
     const custom = `${API}/meta/school.json`;
-    const http = fakeServer({ ...as, [BASE]: challenge(custom, 'courses:read students:read'), [custom]: { status: 200, body: { resource: BASE, authorization_servers: [AS], dpop_bound_access_tokens_required: true } } });
+    const http = fakeServer({
+      ...as,
+      [BASE]: challenge(custom, 'courses:read students:read'),
+      [custom]: { status: 200, body: { resource: BASE, authorization_servers: [AS], dpop_bound_access_tokens_required: true } },
+    });
     expect(await discover(http, BASE)).toMatchObject({ resource: BASE, resourceFound: 'challenge', challengeScopes: ['courses:read', 'students:read'], resourceDpop: { required: true } });
     expect(http.asked.slice(0, 4)).toEqual([`${API}/.well-known/oauth-protected-resource/school`, `${API}/.well-known/oauth-protected-resource`, BASE, custom]);
   });

@@ -43,7 +43,10 @@ describe('help that teaches', () => {
     const examples = help.slice(help.indexOf('\nExamples:\n'));
     expect(help).toContain('\nExamples:\n');
     // Every line of the section is a command line that runs school (possibly inside a pipeline).
-    const lines = examples.split('\n').slice(2).filter((l) => l.startsWith('  '));
+    const lines = examples
+      .split('\n')
+      .slice(2)
+      .filter((l) => l.startsWith('  '));
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) expect(line).toMatch(/school /);
     expect(lines.some((l) => new RegExp(`school ${name}\\b`).test(l))).toBe(true);

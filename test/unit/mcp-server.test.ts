@@ -74,7 +74,13 @@ function fakeEngine(over: Partial<McpEngine> & { answers?: (req: ApiRequest) => 
 
 async function start(
   engine: McpEngine,
-  opts: { allowWrite?: boolean; toolsets?: string[]; capabilities?: Record<string, unknown>; onRequest?: ConstructorParameters<typeof WireClient>[2]; limits?: { calls: number; waiting: number } } = {},
+  opts: {
+    allowWrite?: boolean;
+    toolsets?: string[];
+    capabilities?: Record<string, unknown>;
+    onRequest?: ConstructorParameters<typeof WireClient>[2];
+    limits?: { calls: number; waiting: number };
+  } = {},
 ) {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
@@ -220,7 +226,10 @@ describe('tool results', () => {
     expect(sent.map((r) => r.target)).toEqual(['/api/courses/%2E%2E', '/api/courses/..%2F..', '/api/courses/a%2Fb', '/api/courses/%252F', '/api/courses/%2E', '/api/courses/%5Cx']);
     client.close();
     await done;
-    const paths = readFileSync(engine.auditFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l).path);
+    const paths = readFileSync(engine.auditFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).path);
     expect(paths).toEqual(sent.map((r) => r.target));
   });
 
@@ -240,7 +249,13 @@ describe('tool results', () => {
 });
 
 describe('logins and scopes', () => {
-  const scopeProblem: AuthProblem = { kind: 'insufficient_scope', message: 'The token lacks the scope students:read.', command: stepUpCommand({ profile: 'default' }, ['students:read']), scopes: ['students:read'], canLogIn: true };
+  const scopeProblem: AuthProblem = {
+    kind: 'insufficient_scope',
+    message: 'The token lacks the scope students:read.',
+    command: stepUpCommand({ profile: 'default' }, ['students:read']),
+    scopes: ['students:read'],
+    canLogIn: true,
+  };
 
   it('a host that cannot open a URL gets the sign-in URL in the result; the next call finds it waiting, and the one after that done', async () => {
     let state: LoginState = { status: 'none' };
@@ -463,8 +478,19 @@ describe('the audit log', () => {
     expect(text).not.toContain('secret-query-value');
     expect(text).not.toContain('hidden');
     expect(text).not.toContain('Algebra');
-    const lines = text.trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines[0]).toEqual({ time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), profile: 'default', tool: 'listCourses', method: 'GET', path: '/api/courses', status: 200, duration_ms: expect.any(Number) });
+    const lines = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines[0]).toEqual({
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      profile: 'default',
+      tool: 'listCourses',
+      method: 'GET',
+      path: '/api/courses',
+      status: 200,
+      duration_ms: expect.any(Number),
+    });
     expect(lines[1]).toMatchObject({ tool: 'school_call', method: 'DELETE', path: '/api/courses/1', status: null, refused: 'read_only' });
     expect(statSync(engine.auditFile).mode & 0o777).toBe(0o600);
   });

@@ -32,7 +32,7 @@ function typeLabel(field: FieldSpec): string {
 }
 
 /** A value to show in the example line, for a field of this type. */
-export function exampleValue(field: FieldSpec): string {
+function exampleValue(field: FieldSpec): string {
   if (field.default !== undefined && field.default !== null) return shellWord(String(field.default));
   if (field.enum?.length) return shellWord(String(field.enum[0]));
   const name = field.name.toLowerCase();
@@ -59,7 +59,7 @@ export function placeholder(field: FieldSpec): string {
   return `<${field.name.replace(/[^A-Za-z0-9_-]+/g, '-').slice(0, 40) || 'arg'}>`;
 }
 
-export function describeScopes(entry: Pick<IndexEntry, 'scopeSets' | 'anonymous'>): string {
+function describeScopes(entry: Pick<IndexEntry, 'scopeSets' | 'anonymous'>): string {
   const alternatives = entry.scopeSets.filter((s) => s.length).map((s) => s.map(printable).join(' and '));
   if (!alternatives.length) return entry.anonymous ? 'none (anonymous callers allowed)' : 'a token, no particular scope';
   return `${alternatives.join(', or ')}${entry.anonymous ? ' (anonymous callers allowed: send with --anonymous)' : ''}`;

@@ -7,7 +7,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const MAX_CELL = 60;
 
 /** The rows of an answer: an array as it is; a list wrapped in an object (`{"courses": […]}`), its items. */
-export function rowsOf(value: unknown, listKey?: string): unknown[] | undefined {
+function rowsOf(value: unknown, listKey?: string): unknown[] | undefined {
   if (Array.isArray(value)) return value;
   if (!isObject(value)) return undefined;
   if (listKey && Array.isArray(value[listKey])) return value[listKey] as unknown[];
@@ -44,14 +44,12 @@ export function renderTable(pages: unknown[], options: { columns?: string[]; lis
   if (!columns.length) columns = ['value'];
   const table = [columns.map((c) => cell(c).toUpperCase()), ...rows.map((row) => columns!.map((c) => cell(isObject(row) ? row[c] : c === 'value' ? row : undefined)))];
   const widths = columns.map((_, i) => Math.max(...table.map((r) => r[i].length)));
-  return (
-    `${table
-      .map((r) =>
-        r
-          .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i])))
-          .join('  ')
-          .trimEnd(),
-      )
-      .join('\n')}\n`
-  );
+  return `${table
+    .map((r) =>
+      r
+        .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i])))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')}\n`;
 }

@@ -103,8 +103,9 @@ export async function buildFields(raw: string[] = [], typed: string[] = [], stdi
 export function toQuery(fields: { [k: string]: JsonValue }): URLSearchParams {
   const q = new URLSearchParams();
   const walk = (prefix: string, v: JsonValue) => {
-    if (Array.isArray(v)) v.forEach((x) => walk(`${prefix}[]`, x));
-    else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(`${prefix}[${k}]`, x);
+    if (Array.isArray(v)) {
+      for (const x of v) walk(`${prefix}[]`, x);
+    } else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(`${prefix}[${k}]`, x);
     else q.append(prefix, v === null ? '' : String(v));
   };
   for (const [k, v] of Object.entries(fields)) walk(k, v);

@@ -1,9 +1,9 @@
 /** A server that asks for a longer wait than this is not waited for longer. */
-export const MAX_RETRY_DELAY_MS = 60_000;
+const MAX_RETRY_DELAY_MS = 60_000;
 /** How many times an idempotent request is retried when the user did not say. */
-export const DEFAULT_RETRIES = 3;
+const DEFAULT_RETRIES = 3;
 /** Statuses that say "try again later": too many requests, service unavailable. */
-export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 503]);
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 

@@ -42,7 +42,7 @@ function isPlainProfile(name: string): boolean {
  * A templated path (`/api/courses/{id}`) is no path to call: it is offered up to its first
  * parameter (`/api/courses/`), for the person to type the value.
  */
-export function untemplated(path: string): string {
+function untemplated(path: string): string {
   const brace = path.indexOf('{');
   return brace === -1 ? path : path.slice(0, brace);
 }

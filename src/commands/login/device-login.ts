@@ -14,7 +14,7 @@ function untilText(seconds: number): string {
  * The codes on stderr, each on a line of its own so that a person or an agent can pass them on
  * as they are, with the warning that protects against a code someone else sent.
  */
-export function showDeviceCodes(deps: Deps, started: DeviceLogin): void {
+function showDeviceCodes(deps: Deps, started: DeviceLogin): void {
   const { authorization: a } = started;
   const lines = ['To sign in, open this address on any device:', printable(a.verificationUri), 'and enter the code:', printable(a.userCode)];
   if (a.verificationUriComplete) lines.push('Or open this address, which carries the code:', printable(a.verificationUriComplete));
@@ -23,7 +23,7 @@ export function showDeviceCodes(deps: Deps, started: DeviceLogin): void {
 }
 
 /** What `login --device --json` prints before it waits (--no-wait): where to go, never a secret. */
-export function deviceCodesJson(profile: string, started: DeviceLogin): string {
+function deviceCodesJson(profile: string, started: DeviceLogin): string {
   const { authorization: a } = started;
   return `${terminalSafeJson({
     url: a.verificationUriComplete ?? a.verificationUri,

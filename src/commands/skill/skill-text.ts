@@ -18,7 +18,7 @@ const UNSAFE =
   /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** Server text for the skill: unsafe characters out, Markdown that could end a table cell or a code span defused, capped. */
-export function serverText(value: string | undefined, max = 120): string | undefined {
+function serverText(value: string | undefined, max = 120): string | undefined {
   if (!value) return undefined;
   let text = value
     .replace(UNSAFE, ' ')

@@ -16,7 +16,7 @@ import { defineCommand } from '../command.js';
 
 export type StatusOptions = GlobalOptions;
 
-export interface ProfileStatus {
+interface ProfileStatus {
   profile: string;
   active: boolean;
   baseUrl: string | null;
@@ -37,7 +37,7 @@ export interface ProfileStatus {
 }
 
 /** A row under --json: snake_case keys, like every --json output of the CLI. */
-export interface ProfileStatusJson {
+interface ProfileStatusJson {
   profile: string;
   active: boolean;
   base_url: string | null;
