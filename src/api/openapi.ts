@@ -1,4 +1,3 @@
-
 import type { OpenApiDoc } from '../types/api-description.js';
 import { readApiModel } from './operations.js';
 
@@ -47,4 +46,3 @@ export function listOperations(doc: OpenApiDoc): Operation[] {
     })),
   }));
 }
-
