@@ -8,30 +8,20 @@ import type { FieldSpec, FieldType } from '../../api/operation-detail.js';
 import { editDistance } from '../../util/edit-distance.js';
 import { kebabCase } from '../../api/operations.js';
 import { UsageError } from '../../errors.js';
+import { flagHelp } from '../syntax.js';
+import { GLOBAL_FLAGS, commandSpec } from '../table.js';
 import { printable } from '../../util/printable.js';
 
-/** `school api`'s own flags: a value each, or none (a switch). Global flags included. */
-export const BUILTIN_FLAGS: Readonly<Record<string, { value: boolean; short?: string; help: string }>> = {
-  'dry-run': { value: false, help: 'print the request that would be sent (token as [REDACTED]) and send nothing; needs no login' },
-  'no-validate': { value: false, help: 'send the request even when it does not match the description' },
-  input: { value: true, help: 'the whole JSON body from a file ("-" for stdin); flags override its values' },
-  anonymous: { value: false, help: 'send no token (for operations that answer anonymous callers)' },
-  format: { value: true, help: 'json (default) or table: an array, or the items of a list, as a table' },
-  columns: { value: true, help: 'with --format table: the columns, comma-separated' },
-  jq: { value: true, help: 'filter the JSON response through jq' },
-  paginate: { value: false, help: 'follow Link rel="next" pages on the same origin' },
-  slurp: { value: false, help: 'with --paginate: one JSON array holding every page' },
-  include: { value: false, short: 'i', help: 'print the status line and headers too' },
-  timeout: { value: true, help: 'deadline for the whole request, in seconds (default 60)' },
-  retry: { value: true, help: 'retries on 429/503 for any method (GET and HEAD get 3 without it)' },
-  refresh: { value: false, help: 'fetch the API description now instead of using the cached copy' },
-  help: { value: false, short: 'h', help: 'show the operation, its flags and an example' },
-  // Global flags, accepted anywhere on the line.
-  'base-url': { value: true, help: 'the school service origin (env SCHOOL_BASE_URL)' },
-  profile: { value: true, help: 'which account or school to use (env SCHOOL_PROFILE)' },
-  json: { value: false, help: 'structured output (and JSON errors on stderr)' },
-  verbose: { value: false, help: 'trace HTTP on stderr, with every secret redacted' },
-};
+/**
+ * `school api`'s own flags: a value each, or none (a switch). Global flags included. Read from the
+ * command table (its api row and the global flags), so they are declared once; `-h, --help` is the
+ * command's own, since it shows the operation's help.
+ */
+export const BUILTIN_FLAGS: Readonly<Record<string, { value: boolean; short?: string; help: string }>> = Object.fromEntries([
+  ...commandSpec('api').flags.map((f) => [f.name, { value: Boolean(f.value), ...(f.short ? { short: f.short } : {}), help: flagHelp(f) }] as const),
+  ['help', { value: false, short: 'h', help: 'show the operation, its flags and an example' }] as const,
+  ...GLOBAL_FLAGS.map((f) => [f.name, { value: Boolean(f.value), help: f.help }] as const),
+]);
 
 const SHORT: Record<string, string> = Object.fromEntries(Object.entries(BUILTIN_FLAGS).flatMap(([name, f]) => (f.short ? [[f.short, name]] : [])));
 
