@@ -8,9 +8,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ElicitRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { driveLogin } from '@school/sandbox/browser-driver';
-import { type Sandbox, startSandbox } from '@school/sandbox';
+import { DATA_SCOPES, type Sandbox, startSandbox } from '@school/sandbox';
 import { type Env, REPO, SCHOOL_BIN, expectSuccess, runSchool, spawnNode, userEnv } from './harness.js';
 import { WireClient } from '../helpers/mcp-wire.js';
+import { describeFindings, toolPortabilityFindings } from '../helpers/tool-portability.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -431,32 +432,40 @@ describe('school mcp, driven by a client that is not the SDK', () => {
   });
 });
 
-describe('school mcp, driven by the MCP Inspector in CLI mode', () => {
-  const inspector = join(REPO, 'node_modules', '.bin', 'mcp-inspector');
-  const inspect = (env: Env & { SCHOOL_CONFIG_DIR: string }, args: string[]) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolveRun) => {
-      const serverEnv = ['-e', `HOME=${env.HOME}`, '-e', `SCHOOL_CONFIG_DIR=${env.SCHOOL_CONFIG_DIR}`];
-      const child = spawn(inspector, ['--cli', ...serverEnv, process.execPath, SCHOOL_BIN, 'mcp', ...args], { env: { PATH: process.env.PATH, HOME: env.HOME }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c) => (stdout += c));
-      child.stderr.on('data', (c) => (stderr += c));
-      child.on('close', (code) => resolveRun({ code, stdout, stderr }));
-    });
+/** `school mcp` spawned and asked for its tools by the bare client: the list exactly as it went over the wire. */
+async function toolsOnTheWire(env: Env, args: string[]) {
+  const child = spawn(process.execPath, [SCHOOL_BIN, 'mcp', ...args], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c) => (stderr += c));
+  const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+  const wire = new WireClient(child.stdin, child.stdout);
+  try {
+    await wire.initialize();
+    return { tools: await wire.listTools(), wire, stderr: () => stderr, exited };
+  } catch (error) {
+    child.kill();
+    throw error;
+  }
+}
 
-  it('lists tools whose schemas pass its portability check, and calls one', async () => {
+describe("school mcp's tools, as the strictest hosts take them", () => {
+  it('lists tools for every area, reads and writes, that pass the portability check, and calls one', async () => {
     const env = userEnv();
     expectSuccess(await runSchool(['login', '--base-url', sandbox.baseUrl, '--insecure-storage', '--confidential'], env));
-    const listed = await inspect(env, ['--toolsets', 'courses,students,members,events,pages', '--method', 'tools/list', '--strict']);
-    expect(listed.code, listed.stderr).toBe(0);
-    const names = (JSON.parse(listed.stdout) as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['listCourses', 'getCourse', 'listMembers', 'getEvent', 'listPages', 'school_call', 'school_whoami']));
-    const called = await inspect(env, ['--method', 'tools/call', '--tool-name', 'school_call', '--tool-arg', 'path=/api/courses']);
-    expect(called.code, called.stderr).toBe(0);
-    const result = JSON.parse(called.stdout) as { content: Array<{ text: string }>; structuredContent: { status: number; body: { anonymous: boolean } } };
-    expect(result.content[0].text).toBe('HTTP 200 OK');
-    expect(result.structuredContent).toMatchObject({ status: 200, body: { anonymous: false } });
-    expectNoSecrets(env, [{ messages: [listed.stdout, called.stdout], stderr: () => listed.stderr + called.stderr }], storedSecrets(env));
+    const areas = [...new Set(DATA_SCOPES.map((s) => s.split(':')[0]))];
+    expect(areas.length).toBeGreaterThanOrEqual(20);
+    const { tools, wire, stderr, exited } = await toolsOnTheWire(env, ['--allow-write', '--toolsets', areas.join(',')]);
+    const findings = toolPortabilityFindings(tools);
+    expect(findings, describeFindings(findings)).toEqual([]);
+    const names = tools.map((t) => t.name);
+    expect(names.length).toBeGreaterThan(90);
+    expect(names).toEqual(expect.arrayContaining(['listCourses', 'createCourse', 'getCourse', 'listMembers', 'getEvent', 'listPages', 'school_call', 'school_whoami']));
+    const called = await wire.callTool('school_call', { path: '/api/courses' });
+    expect(called.content[0].text).toBe('HTTP 200 OK');
+    expect(called.structuredContent).toMatchObject({ status: 200, body: { anonymous: false } });
+    wire.close();
+    expect(await exited).toBe(0);
+    expectNoSecrets(env, [{ messages: wire.messages, stderr }], storedSecrets(env));
   });
 });
 
@@ -494,7 +503,7 @@ const ESC_DOC = {
 };
 
 describe('school mcp, with a hostile API description', () => {
-  it('still starts; every tool name is valid and unique; schemas pass the Inspector portability check; stderr stays plain', async () => {
+  it('still starts; every tool name is valid and unique; schemas pass the portability check; stderr stays plain', async () => {
     const api = await hostileApi(ESC_DOC);
     const env = userEnv();
     try {
@@ -512,18 +521,12 @@ describe('school mcp, with a hostile API description', () => {
         await client.close();
       }
       expect(recording.stderr()).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
-      const inspector = join(REPO, 'node_modules', '.bin', 'mcp-inspector');
-      const strict = await new Promise<{ code: number | null; stderr: string }>((resolveRun) => {
-        const child = spawn(
-          inspector,
-          ['--cli', '-e', `HOME=${env.HOME}`, '-e', `SCHOOL_CONFIG_DIR=${env.SCHOOL_CONFIG_DIR}`, process.execPath, SCHOOL_BIN, 'mcp', '--base-url', api.baseUrl, '--method', 'tools/list', '--strict'],
-          { env: { PATH: process.env.PATH, HOME: env.HOME }, stdio: ['ignore', 'ignore', 'pipe'] },
-        );
-        let stderr = '';
-        child.stderr.on('data', (c) => (stderr += c));
-        child.on('close', (code) => resolveRun({ code, stderr }));
-      });
-      expect(strict.code, strict.stderr).toBe(0);
+      const listed = await toolsOnTheWire(env, ['--base-url', api.baseUrl]);
+      const findings = toolPortabilityFindings(listed.tools);
+      expect(findings, describeFindings(findings)).toEqual([]);
+      expect(listed.tools.length).toBe(32);
+      listed.wire.close();
+      expect(await listed.exited).toBe(0);
     } finally {
       await api.close();
     }
