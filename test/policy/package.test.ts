@@ -20,3 +20,92 @@ describe('the published package', () => {
     expect(manifest.scripts.test).toMatch(/^npm run build/);
   });
 });
+
+/**
+ * Whether a version is in an npm `engines` range: the forms package locks hold (`>=`, `>`, `<`,
+ * `<=`, `^`, `~`, bare and partial versions, `x`, `*`, `||`). A form it cannot read fails the
+ * test rather than passing it.
+ */
+function inRange(version: string, range: string): boolean {
+  const have = version.replace(/^v/, '').split('.').map(Number);
+  const compare = (a: number[], b: number[]) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+  const meets = (comparator: string) => {
+    const m = /^(>=|<=|>|<|=|\^|~)?v?(\*|x|\d+)(?:\.(\d+|x|\*))?(?:\.(\d+|x|\*))?$/.exec(comparator);
+    if (!m) throw new Error(`an engines range this check cannot read: ${range}`);
+    const [, op = '', ...raw] = m;
+    const given = raw.findIndex((p) => p === undefined || p === 'x' || p === '*');
+    const precision = given < 0 ? 3 : given;
+    if (precision === 0) return op !== '<' && op !== '>';
+    const low = raw.map((p) => (precision > 0 && p !== undefined && /^\d+$/.test(p) ? Number(p) : 0));
+    // The first version past the range a partial version names: 1.2 → 1.3.0.
+    const past = (at: number) => low.map((n, i) => (i < at ? n : i === at ? n + 1 : 0));
+    const from = compare(have, low);
+    switch (op) {
+      case '>=':
+        return from >= 0;
+      case '>':
+        return precision === 3 ? from > 0 : compare(have, past(precision - 1)) >= 0;
+      case '<':
+        return from < 0;
+      case '<=':
+        return precision === 3 ? from <= 0 : compare(have, past(precision - 1)) < 0;
+      case '^': {
+        const at = low[0] > 0 || precision === 1 ? 0 : low[1] > 0 || precision === 2 ? 1 : 2;
+        return from >= 0 && compare(have, past(at)) < 0;
+      }
+      case '~':
+        return from >= 0 && compare(have, past(precision === 1 ? 0 : 1)) < 0;
+      default:
+        return precision === 3 ? from === 0 : from >= 0 && compare(have, past(precision - 1)) < 0;
+    }
+  };
+  return range.split('||').some((alternative) =>
+    alternative
+      .trim()
+      .replace(/(>=|<=|>|<|=|\^|~)\s+/g, '$1')
+      .split(/\s+/)
+      .filter(Boolean)
+      .every(meets),
+  );
+}
+
+describe('the Node versions the dependencies ask for', () => {
+  const lock = JSON.parse(readFileSync(join(REPO, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; engines?: { node?: string } }> };
+  const engines = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
+  const asked = Object.entries(lock.packages).flatMap(([path, entry]) => (path && entry.engines?.node ? [{ path, dev: entry.dev === true, range: entry.engines.node }] : []));
+
+  it('reads the ranges the lock holds', () => {
+    expect(inRange('20.20.2', '20 || >=22')).toBe(true);
+    expect(inRange('20.18.0', '^20.19.0 || >=22.12.0')).toBe(false);
+    expect(inRange('20.20.2', '>=22.19.0')).toBe(false);
+    expect(inRange('20.0.0', '>= 0.6')).toBe(true);
+    expect(inRange('20.0.0', '^12.17.0 || ^14.13 || >=16.0.0')).toBe(true);
+    expect(inRange('16.5.0', '^12.20.0 || ^14.13.1 || >=16.0.0')).toBe(true);
+    expect(inRange('15.0.0', '^12.20.0 || ^14.13.1 || >=16.0.0')).toBe(false);
+    expect(inRange('20.1.0', '>=0.6.x')).toBe(true);
+    expect(inRange('21.0.0', '^20.0.0 || ^22.0.0 || >=24.0.0')).toBe(false);
+    expect(inRange('18.1.0', '~18.2')).toBe(false);
+    expect(inRange('20.0.0', '*')).toBe(true);
+    expect(asked.length).toBeGreaterThan(50);
+  });
+
+  it(`what the package needs at run time works on every Node its engines field (${engines}) admits`, () => {
+    const floor = /^>=\s*(\d+)$/.exec(engines);
+    expect(floor, 'engines.node is a plain floor').not.toBeNull();
+    const refused = asked.filter((p) => !p.dev && !inRange(`${floor![1]}.0.0`, p.range));
+    expect(refused.map((p) => `${p.path} wants Node ${p.range}`)).toEqual([]);
+  });
+
+  it('npm ci warns of no engine on the Node .ci/setup asks for, which the README names', () => {
+    const wanted = /^NODE_FOR_DEVELOPMENT=(\d+\.\d+\.\d+)$/m.exec(readFileSync(join(REPO, '.ci', 'setup'), 'utf8'))?.[1];
+    expect(wanted).toBeDefined();
+    expect(readFileSync(join(REPO, 'README.md'), 'utf8')).toContain(`Node.js ${wanted!.replace(/\.0$/, '')} or newer`);
+    const refused = asked.filter((p) => !inRange(wanted!, p.range));
+    expect(refused.map((p) => `${p.path} wants Node ${p.range}`)).toEqual([]);
+  });
+
+  it('npm ci warns of no engine on the Node that runs the tests (EBADENGINE)', () => {
+    const refused = asked.filter((p) => !inRange(process.version, p.range));
+    expect(refused.map((p) => `${p.path} wants Node ${p.range}`)).toEqual([]);
+  });
+});
