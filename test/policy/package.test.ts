@@ -14,6 +14,18 @@ describe('the published package', () => {
     expect(manifest.files).toContain('dist');
   });
 
+  it("names every dependency whose install script npm ci may run, so it runs them without a warning (or, on an npm that blocks them, at all)", () => {
+    const lock = JSON.parse(readFileSync(join(REPO, 'package-lock.json'), 'utf8')) as { packages: Record<string, { hasInstallScript?: boolean }> };
+    const allowed = (manifest as { allowScripts?: Record<string, boolean> }).allowScripts ?? {};
+    const withScripts = Object.entries(lock.packages)
+      .filter(([, entry]) => entry.hasInstallScript)
+      .map(([path]) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length));
+    expect(withScripts).toContain('keytar');
+    expect(withScripts.filter((name) => allowed[name] !== true)).toEqual([]);
+    // And no approval outlives the script it was given for.
+    expect(Object.keys(allowed).filter((name) => !withScripts.includes(name))).toEqual([]);
+  });
+
   it('is built by the setup a fresh clone runs first', () => {
     expect(readFileSync(join(REPO, '.ci', 'setup'), 'utf8')).toMatch(/^npm run build/m);
     expect(manifest.scripts.demo).toMatch(/^npm run build/);
