@@ -14,7 +14,7 @@ describe('the published package', () => {
     expect(manifest.files).toContain('dist');
   });
 
-  it("names every dependency whose install script npm ci may run, so it runs them without a warning (or, on an npm that blocks them, at all)", () => {
+  it('names every dependency whose install script npm ci may run, so it runs them without a warning (or, on an npm that blocks them, at all)', () => {
     const lock = JSON.parse(readFileSync(join(REPO, 'package-lock.json'), 'utf8')) as { packages: Record<string, { hasInstallScript?: boolean }> };
     const allowed = (manifest as { allowScripts?: Record<string, boolean> }).allowScripts ?? {};
     const withScripts = Object.entries(lock.packages)
