@@ -12,14 +12,20 @@
 // (approve | deny), SANDBOX_USER_CODE (a device user code to enter), BROWSER_DRIVER_LOG (append a
 // log), SANDBOX_CHROMIUM (binary path), BROWSER_DRIVER_ENDPOINT (the WebSocket endpoint of a
 // running Chromium server, see launchBrowserServer: each sign-in then gets a fresh context of it
-// instead of a Chromium of its own; one that cannot be reached is passed over).
+// instead of a Chromium of its own; one that cannot be reached is passed over),
+// BROWSER_DRIVER_SERVICE (the address of the sign-in service launchBrowserServer also starts: the
+// command then hands the sign-in to it and waits for the outcome, so it never loads Playwright,
+// which is most of a short sign-in's cost; a service that cannot be reached is passed over).
 
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { chromium } from 'playwright-core';
+/** playwright-core, loaded on first use: a command that hands its sign-in to the service never loads it. */
+let playwright;
+const chromiumApi = async () => (playwright ??= await import('playwright-core')).chromium;
 
 export const CHROMIUM_PATH = process.env.SANDBOX_CHROMIUM || '/usr/bin/chromium';
 
@@ -54,7 +60,8 @@ async function bodyText(page) {
  *
  * @param {string} url
  * @param {{ user?: string, password?: string, consent?: 'approve'|'deny', userCode?: string,
- *           timeoutMs?: number, log?: (line: string) => void, endpoint?: string }} [options]
+ *           timeoutMs?: number, log?: (line: string) => void, endpoint?: string,
+ *           browser?: import('playwright-core').Browser }} [options]
  * @returns {Promise<{ finalUrl: string, finalText: string }>}
  */
 export async function driveLogin(url, options = {}) {
@@ -66,10 +73,13 @@ export async function driveLogin(url, options = {}) {
   const sandboxOrigins = new Set([new URL(url).origin]);
   const profile = mkdtempSync(join(tmpdir(), 'school-browser-'));
   const endpoint = options.endpoint ?? process.env.BROWSER_DRIVER_ENDPOINT;
+  const chromium = await chromiumApi();
   let browser;
   let context;
   try {
-    if (endpoint) {
+    // A browser the caller keeps (the sign-in service's): a context of it, closed after; the browser stays.
+    if (options.browser) context = await options.browser.newContext();
+    else if (endpoint) {
       try {
         browser = await chromium.connect(endpoint, { timeout: Math.min(5000, remaining()) });
         context = await browser.newContext();
@@ -186,18 +196,70 @@ export async function driveLogin(url, options = {}) {
 
 /**
  * One headless Chromium for many sign-ins: its WebSocket endpoint, given to driveLogin (or as
- * BROWSER_DRIVER_ENDPOINT), spares each sign-in the start of a browser of its own.
+ * BROWSER_DRIVER_ENDPOINT), spares each sign-in the start of a browser of its own. Beside it, a
+ * sign-in service on loopback (`service`, given as BROWSER_DRIVER_SERVICE): the driver command
+ * posts its URL and options there, the service signs in with a browser it connected once, and the
+ * command exits as it would have. Each sign-in still gets a fresh context.
  *
- * @returns {Promise<{ endpoint: string, close: () => Promise<void> }>}
+ * @returns {Promise<{ endpoint: string, service: string, close: () => Promise<void> }>}
  */
 export async function launchBrowserServer() {
+  const chromium = await chromiumApi();
   const server = await chromium.launchServer({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
-  return { endpoint: server.wsEndpoint(), close: () => server.close() };
+  const endpoint = server.wsEndpoint();
+  const browser = await chromium.connect(endpoint);
+  const service = createServer((req, res) => {
+    const answer = (status, body) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    if (req.method !== 'POST' || req.url !== '/sign-in') return answer(404, { ok: false, error: 'not found' });
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk) => {
+      text += chunk;
+      if (text.length > 65_536) req.destroy();
+    });
+    req.on('end', async () => {
+      let asked;
+      try {
+        asked = JSON.parse(text);
+        if (typeof asked?.url !== 'string' || !/^https?:\/\//.test(asked.url)) throw new Error('no authorization URL');
+      } catch (err) {
+        return answer(400, { ok: false, error: err instanceof Error ? err.message : String(err) });
+      }
+      const log = fileLog(typeof asked.log === 'string' ? asked.log : undefined);
+      log('signing in through the sign-in service');
+      try {
+        await driveLogin(asked.url, {
+          user: asked.user || 'ada',
+          password: asked.password || 'lovelace',
+          consent: asked.consent === 'deny' ? 'deny' : 'approve',
+          userCode: asked.userCode || undefined,
+          browser,
+          log,
+        });
+        answer(200, { ok: true });
+      } catch (err) {
+        const error = err instanceof Error ? err.message : String(err);
+        log(`error: ${error}`);
+        answer(200, { ok: false, error });
+      }
+    });
+  });
+  await new Promise((resolve, reject) => service.once('error', reject).listen(0, '127.0.0.1', () => resolve(undefined)));
+  return {
+    endpoint,
+    service: `http://127.0.0.1:${service.address().port}`,
+    close: async () => {
+      service.closeAllConnections();
+      await new Promise((resolve) => service.close(() => resolve(undefined)));
+      await browser.close().catch(() => {});
+      await server.close();
+    },
+  };
 }
 
-async function main() {
-  const logFile = process.env.BROWSER_DRIVER_LOG;
-  const log = (line) => {
+/** Appends a line to the log file named (BROWSER_DRIVER_LOG), if any; logging never fails a sign-in. */
+function fileLog(logFile) {
+  return (line) => {
     if (!logFile) return;
     try {
       appendFileSync(logFile, `${new Date().toISOString()} browser-driver: ${line}\n`);
@@ -205,6 +267,37 @@ async function main() {
       /* logging must never fail the run */
     }
   };
+}
+
+/**
+ * Hands a sign-in to the service at `address` and waits for its outcome: `{ ok, error? }`, or
+ * undefined when the service cannot be reached (the caller then signs in itself).
+ */
+function askService(address, asked) {
+  return new Promise((resolve) => {
+    const body = JSON.stringify(asked);
+    const req = request(`${address}/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => {
+        try {
+          const answer = JSON.parse(text);
+          resolve(typeof answer?.ok === 'boolean' ? answer : undefined);
+        } catch {
+          resolve(undefined);
+        }
+      });
+      res.on('error', () => resolve(undefined));
+    });
+    req.on('error', () => resolve(undefined));
+    req.end(body);
+  });
+}
+
+async function main() {
+  const logFile = process.env.BROWSER_DRIVER_LOG;
+  const log = fileLog(logFile);
   const url = process.argv[process.argv.length - 1];
   if (process.argv.length < 3 || !/^https?:\/\//.test(url)) {
     log(`usage error, argv: ${process.argv.slice(2).join(' ')}`);
@@ -218,6 +311,20 @@ async function main() {
   timer.unref();
 
   const consent = process.env.SANDBOX_CONSENT === 'deny' ? 'deny' : 'approve';
+  const service = process.env.BROWSER_DRIVER_SERVICE;
+  if (service) {
+    const asked = { url, user: process.env.SANDBOX_USER, password: process.env.SANDBOX_PASSWORD, consent, userCode: process.env.SANDBOX_USER_CODE, log: logFile };
+    const answer = await askService(service, asked);
+    if (answer?.ok) {
+      log('done');
+      process.exit(0);
+    }
+    if (answer) {
+      console.error(`browser-driver: ${answer.error}`);
+      process.exit(1);
+    }
+    log(`cannot reach the sign-in service at ${service}: signing in here`);
+  }
   try {
     await driveLogin(url, {
       user: process.env.SANDBOX_USER || 'ada',

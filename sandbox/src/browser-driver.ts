@@ -24,7 +24,8 @@ export interface DriveLoginResult {
 }
 
 export const driveLogin: (url: string, options?: DriveLoginOptions) => Promise<DriveLoginResult> = impl.driveLogin;
-export const launchBrowserServer: () => Promise<{ endpoint: string; close(): Promise<void> }> = impl.launchBrowserServer;
+/** A shared Chromium (`endpoint`) and the sign-in service beside it (`service`, for BROWSER_DRIVER_SERVICE). */
+export const launchBrowserServer: () => Promise<{ endpoint: string; service: string; close(): Promise<void> }> = impl.launchBrowserServer;
 export const CHROMIUM_PATH: string = impl.CHROMIUM_PATH;
 export const CHROMIUM_ARGS: readonly string[] = impl.CHROMIUM_ARGS;
 

@@ -20,6 +20,7 @@ export type Env = Record<string, string | undefined>;
 
 // Sign-ins driven in this process (driveLogin) use the run's one Chromium too.
 const browserEndpoint = inject('browserEndpoint');
+const browserService = inject('browserService');
 if (browserEndpoint && !process.env.BROWSER_DRIVER_ENDPOINT) process.env.BROWSER_DRIVER_ENDPOINT = browserEndpoint;
 
 /** A fresh home for one simulated user: config, state and cache all under it. */
@@ -34,8 +35,9 @@ export function userEnv(extra: Env = {}): Env & { HOME: string; SCHOOL_CONFIG_DI
     SCHOOL_CONFIG_DIR: join(home, 'config'),
     BROWSER: shellCommand(process.execPath, BROWSER_DRIVER),
     BROWSER_DRIVER_LOG: join(home, 'browser-driver.log'),
-    // The run's one Chromium (test/helpers/browser-server.ts), where the project started it.
+    // The run's one Chromium and its sign-in service (test/helpers/browser-server.ts), where the project started them.
     BROWSER_DRIVER_ENDPOINT: browserEndpoint,
+    BROWSER_DRIVER_SERVICE: browserService,
     NO_COLOR: '1',
     // Marks every process this file starts, so that none outlives it (test/helpers/no-leftovers.ts).
     [OWNER_VARIABLE]: String(process.pid),
