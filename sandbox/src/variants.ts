@@ -92,6 +92,9 @@ export const SANDBOX_VARIANTS = [
   // The device authorization grant (RFC 8628): device_authorization_endpoint in the metadata,
   // the grant in grant_types_supported, and device pages the browser driver can drive.
   'device-authorization',
+  // The device authorization answer names an interval of 1 s between polls (the grant's default,
+  // when none is named, is 5 s), so the journeys of a poller need not wait 5 s a poll.
+  'device-interval-short',
   // Hostile: the device authorization answer asks for an interval of 0 between polls.
   'device-interval-zero',
   // Hostile: the device authorization answer asks for an interval of 1e9 seconds.
@@ -279,7 +282,7 @@ export function usesPar(v: Variants): boolean {
 const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 export function usesDeviceFlow(v: Variants): boolean {
-  return v.has('device-authorization') || v.has('device-interval-zero') || v.has('device-interval-huge');
+  return v.has('device-authorization') || v.has('device-interval-short') || v.has('device-interval-zero') || v.has('device-interval-huge');
 }
 
 export function managesRegistrations(v: Variants): boolean {
@@ -374,6 +377,7 @@ export function adjustProviderAnswer(ctx: any, v: Variants): void {
     ctx.body = { ...ctx.body, registration_client_uri: foreignOrigin(uri.href) + uri.pathname };
   }
   if (route === 'device_authorization' && ctx.status === 200 && ctx.body && typeof ctx.body === 'object') {
+    if (v.has('device-interval-short')) ctx.body = { ...ctx.body, interval: 1 };
     if (v.has('device-interval-zero')) ctx.body = { ...ctx.body, interval: 0 };
     if (v.has('device-interval-huge')) ctx.body = { ...ctx.body, interval: 1e9 };
   }

@@ -2,7 +2,7 @@
 // codes, a real browser (on "another device") enters or follows them, and the CLI polls until
 // approved; a server without the grant and hostile intervals are refused.
 import { describe, expect, it } from 'vitest';
-import type { Sandbox } from '@school/sandbox';
+import type { Sandbox, SandboxVariant } from '@school/sandbox';
 import { driveLogin } from '@school/sandbox/browser-driver';
 import { type Env, expectSessionAfterLogin, runSchool, startSchool, userEnv, withVariants, eventsOf } from './harness.js';
 
@@ -10,6 +10,8 @@ const devicePolls = (sb: Sandbox) => eventsOf(sb, 'token').filter((e) => e.grant
 const VERIFICATION_LINE = /^(http:\/\/127\.0\.0\.1:\d+\/device)$/m;
 const COMPLETE_LINE = /^(http:\/\/127\.0\.0\.1:\d+\/device\?user_code=\S+)$/m;
 const CODE_LINE = /^and enter the code:\n(\S+)$/m;
+/** A server naming a 1 s interval: the journeys below need not wait the default 5 s a poll. */
+const SHORT_INTERVAL: SandboxVariant[] = ['device-authorization', 'device-interval-short'];
 
 function login(sb: Sandbox, env: Env, extra: string[] = []) {
   return startSchool(['login', '--device', '--base-url', sb.baseUrl, ...extra], env);
@@ -43,7 +45,7 @@ describe('login --device (RFC 8628)', () => {
   });
 
   it('takes the user code typed on the verification page, and --json says what was done', async () => {
-    await withVariants(['device-authorization'], async (sb) => {
+    await withVariants(SHORT_INTERVAL, async (sb) => {
       const env = userEnv();
       const run = login(sb, env, ['--json', '--profile', 'remote']);
       const [, verification] = await run.waitForStderr(VERIFICATION_LINE);
@@ -56,7 +58,7 @@ describe('login --device (RFC 8628)', () => {
   });
 
   it('--no-wait returns at once with the codes (--json too), a background poller finishes, --wait reports it', async () => {
-    await withVariants(['device-authorization'], async (sb) => {
+    await withVariants(SHORT_INTERVAL, async (sb) => {
       const env = userEnv();
       const started = await login(sb, env, ['--no-wait', '--json']).done;
       expect(started.code, started.stderr).toBe(0);
@@ -76,7 +78,7 @@ describe('login --device (RFC 8628)', () => {
   });
 
   it('--no-wait cancelled by `school logout` and approved afterwards stores nothing, and its poller stops', async () => {
-    await withVariants(['device-authorization'], async (sb) => {
+    await withVariants(SHORT_INTERVAL, async (sb) => {
       const env = userEnv();
       const started = await login(sb, env, ['--no-wait', '--json']).done;
       expect(started.code, started.stderr).toBe(0);
@@ -87,8 +89,8 @@ describe('login --device (RFC 8628)', () => {
       // The person approves the code only after the logout.
       await driveLogin(codes.url!);
       const approvedAt = Date.now();
-      // One poll interval (5 s here) and some: the poller has asked again, or has stopped.
-      await new Promise((r) => setTimeout(r, 7_000));
+      // Two poll intervals (1 s here) and some: the poller has asked again, or has stopped.
+      await new Promise((r) => setTimeout(r, 2_500));
       expect(devicePolls(sb).filter((e) => e.ok === true && e.at >= approvedAt - 1000)).toEqual([]);
       const who = await runSchool(['whoami'], env);
       expect(who.code).toBe(4);
@@ -97,18 +99,19 @@ describe('login --device (RFC 8628)', () => {
       expect(waited.stderr).toMatch(/No login is pending/);
       // Nothing keeps polling once the login is gone.
       const polls = devicePolls(sb).length;
-      await new Promise((r) => setTimeout(r, 6_000));
+      await new Promise((r) => setTimeout(r, 2_500));
       expect(devicePolls(sb).length).toBe(polls);
     });
   });
 
   it('gives up at --timeout when nobody approves', async () => {
-    await withVariants(['device-authorization'], async (sb) => {
+    await withVariants(SHORT_INTERVAL, async (sb) => {
       const started = Date.now();
-      const res = await login(sb, userEnv(), ['--timeout', '8']).done;
+      const res = await login(sb, userEnv(), ['--timeout', '3']).done;
       expect(res.code).toBe(1);
       expect(res.stderr).toMatch(/The device code was not approved in time/);
-      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(devicePolls(sb).length).toBeGreaterThanOrEqual(2);
+      expect(Date.now() - started).toBeLessThan(8_000);
     });
   });
 
