@@ -61,7 +61,9 @@ async function bodyText(page) {
  * @param {string} url
  * @param {{ user?: string, password?: string, consent?: 'approve'|'deny', userCode?: string,
  *           timeoutMs?: number, log?: (line: string) => void, endpoint?: string,
- *           browser?: import('playwright-core').Browser }} [options]
+ *           page?: import('playwright-core').Page }} [options]
+ *   `page`: a clean page the caller keeps (the sign-in service's), whose context already lets
+ *   only loopback traffic out (onlyLoopback); it is left open.
  * @returns {Promise<{ finalUrl: string, finalText: string }>}
  */
 export async function driveLogin(url, options = {}) {
@@ -71,48 +73,38 @@ export async function driveLogin(url, options = {}) {
 
   // The authorization server's origin; every other 127.0.0.1 origin is the client's.
   const sandboxOrigins = new Set([new URL(url).origin]);
-  const profile = mkdtempSync(join(tmpdir(), 'school-browser-'));
   const endpoint = options.endpoint ?? process.env.BROWSER_DRIVER_ENDPOINT;
-  const chromium = await chromiumApi();
+  let profile;
   let browser;
   let context;
+  let page = options.page;
   try {
-    // A browser the caller keeps (the sign-in service's): a context of it, closed after; the browser stays.
-    if (options.browser) context = await options.browser.newContext();
-    else if (endpoint) {
-      try {
-        browser = await chromium.connect(endpoint, { timeout: Math.min(5000, remaining()) });
-        context = await browser.newContext();
-        log(`connected to the browser server`);
-      } catch (err) {
-        log(`cannot use the browser server (${err instanceof Error ? err.message.split('\n')[0] : String(err)}): launching`);
-        await browser?.close().catch(() => {});
-        browser = undefined;
+    if (!page) {
+      const chromium = await chromiumApi();
+      if (endpoint) {
+        try {
+          browser = await chromium.connect(endpoint, { timeout: Math.min(5000, remaining()) });
+          context = await browser.newContext();
+          log(`connected to the browser server`);
+        } catch (err) {
+          log(`cannot use the browser server (${err instanceof Error ? err.message.split('\n')[0] : String(err)}): launching`);
+          await browser?.close().catch(() => {});
+          browser = undefined;
+        }
       }
-    }
-    if (!context) {
-      log(`launch ${CHROMIUM_PATH}`);
-      context = await chromium.launchPersistentContext(profile, {
-        executablePath: CHROMIUM_PATH,
-        headless: true,
-        args: CHROMIUM_ARGS,
-        timeout: remaining(),
-      });
-    }
-    // Only loopback traffic on 127.0.0.1 is allowed out of the browser.
-    await context.route('**/*', (route) => {
-      const target = route.request().url();
-      let host = '';
-      try {
-        host = new URL(target).hostname;
-      } catch {
-        /* aborted below */
+      if (!context) {
+        log(`launch ${CHROMIUM_PATH}`);
+        profile = mkdtempSync(join(tmpdir(), 'school-browser-'));
+        context = await chromium.launchPersistentContext(profile, {
+          executablePath: CHROMIUM_PATH,
+          headless: true,
+          args: CHROMIUM_ARGS,
+          timeout: remaining(),
+        });
       }
-      if (host === '127.0.0.1') return route.continue();
-      log(`blocked ${withoutQuery(target)}`);
-      return route.abort('blockedbyclient');
-    });
-    const page = context.pages()[0] ?? (await context.newPage());
+      await onlyLoopback(context, log);
+      page = context.pages()[0] ?? (await context.newPage());
+    }
 
     log(`open ${withoutQuery(url)}`);
     await page.goto(url, { waitUntil: 'load', timeout: remaining() });
@@ -190,8 +182,24 @@ export async function driveLogin(url, options = {}) {
   } finally {
     await context?.close().catch(() => {});
     await browser?.close().catch(() => {});
-    rmSync(profile, { recursive: true, force: true });
+    if (profile) rmSync(profile, { recursive: true, force: true });
   }
+}
+
+/** Lets only loopback traffic on 127.0.0.1 out of the browser's context; the rest is aborted, and logged. */
+function onlyLoopback(context, log) {
+  return context.route('**/*', (route) => {
+    const target = route.request().url();
+    let host = '';
+    try {
+      host = new URL(target).hostname;
+    } catch {
+      /* aborted below */
+    }
+    if (host === '127.0.0.1') return route.continue();
+    log(`blocked ${withoutQuery(target)}`);
+    return route.abort('blockedbyclient');
+  });
 }
 
 /**
@@ -208,6 +216,30 @@ export async function launchBrowserServer() {
   const server = await chromium.launchServer({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
   const endpoint = server.wsEndpoint();
   const browser = await chromium.connect(endpoint);
+  // Pages kept between sign-ins, each in a context of its own: a new page starts a renderer, which
+  // costs more CPU than the sign-in's pages. A page given back is emptied (cookies, then a blank
+  // page), so each sign-in still starts signed out; one that failed is closed instead.
+  const idle = [];
+  const takePage = async () => {
+    const kept = idle.pop();
+    if (kept) return kept;
+    const context = await browser.newContext();
+    const slot = { context, page: undefined, log: () => {} };
+    await onlyLoopback(context, (line) => slot.log(line));
+    slot.page = await context.newPage();
+    return slot;
+  };
+  const giveBack = async (slot, clean) => {
+    slot.log = () => {};
+    try {
+      if (!clean || idle.length >= 4) throw new Error('not kept');
+      await slot.context.clearCookies();
+      await slot.page.goto('about:blank');
+      idle.push(slot);
+    } catch {
+      await slot.context.close().catch(() => {});
+    }
+  };
   const service = createServer((req, res) => {
     const answer = (status, body) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (req.method !== 'POST' || req.url !== '/sign-in') return answer(404, { ok: false, error: 'not found' });
@@ -227,17 +259,22 @@ export async function launchBrowserServer() {
       }
       const log = fileLog(typeof asked.log === 'string' ? asked.log : undefined);
       log('signing in through the sign-in service');
+      let slot;
       try {
+        slot = await takePage();
+        slot.log = log;
         await driveLogin(asked.url, {
           user: asked.user || 'ada',
           password: asked.password || 'lovelace',
           consent: asked.consent === 'deny' ? 'deny' : 'approve',
           userCode: asked.userCode || undefined,
-          browser,
+          page: slot.page,
           log,
         });
+        await giveBack(slot, true);
         answer(200, { ok: true });
       } catch (err) {
+        if (slot) await giveBack(slot, false);
         const error = err instanceof Error ? err.message : String(err);
         log(`error: ${error}`);
         answer(200, { ok: false, error });
@@ -250,6 +287,7 @@ export async function launchBrowserServer() {
     service: `http://127.0.0.1:${service.address().port}`,
     close: async () => {
       service.closeAllConnections();
+      for (const slot of idle.splice(0)) await slot.context.close().catch(() => {});
       await new Promise((resolve) => service.close(() => resolve(undefined)));
       await browser.close().catch(() => {});
       await server.close();
