@@ -20,7 +20,7 @@
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /** playwright-core, loaded on first use: a command that hands its sign-in to the service never loads it. */
@@ -34,6 +34,8 @@ export const CHROMIUM_PATH = process.env.SANDBOX_CHROMIUM || '/usr/bin/chromium'
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 const OVERALL_TIMEOUT_MS = 60_000;
+/** A sign-in request names a URL, a user and a log file: far less than this. */
+const MAX_SERVICE_REQUEST_BYTES = 65_536;
 
 function withoutQuery(href) {
   try {
@@ -241,18 +243,21 @@ export async function launchBrowserServer() {
     }
   };
   const service = createServer((req, res) => {
-    const answer = (status, body) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const answer = (status, body) => {
+      if (!res.headersSent) res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    };
     if (req.method !== 'POST' || req.url !== '/sign-in') return answer(404, { ok: false, error: 'not found' });
-    let text = '';
-    req.setEncoding('utf8');
+    const chunks = [];
+    let size = 0;
     req.on('data', (chunk) => {
-      text += chunk;
-      if (text.length > 65_536) req.destroy();
+      size += chunk.length;
+      if (size <= MAX_SERVICE_REQUEST_BYTES) chunks.push(chunk);
     });
     req.on('end', async () => {
+      if (size > MAX_SERVICE_REQUEST_BYTES) return answer(413, { ok: false, error: 'request too large' });
       let asked;
       try {
-        asked = JSON.parse(text);
+        asked = JSON.parse(Buffer.concat(chunks).toString('utf8'));
         if (typeof asked?.url !== 'string' || !/^https?:\/\//.test(asked.url)) throw new Error('no authorization URL');
       } catch (err) {
         return answer(400, { ok: false, error: err instanceof Error ? err.message : String(err) });
@@ -260,8 +265,16 @@ export async function launchBrowserServer() {
       const log = fileLog(typeof asked.log === 'string' ? asked.log : undefined);
       log('signing in through the sign-in service');
       let slot;
+      // A caller that goes away (its driver killed, its test over) ends its sign-in: the page's
+      // context is closed, so the drive fails at once instead of running out its timeout.
+      res.on('close', () => {
+        if (!res.writableFinished) slot?.context.close().catch(() => {});
+      });
       try {
-        slot = await takePage();
+        if (!browser.isConnected()) throw Object.assign(new Error('the browser is gone'), { unavailable: true });
+        slot = await takePage().catch((err) => {
+          throw Object.assign(err, { unavailable: true });
+        });
         slot.log = log;
         await driveLogin(asked.url, {
           user: asked.user || 'ada',
@@ -277,7 +290,9 @@ export async function launchBrowserServer() {
         if (slot) await giveBack(slot, false);
         const error = err instanceof Error ? err.message : String(err);
         log(`error: ${error}`);
-        answer(200, { ok: false, error });
+        // Without a browser the service cannot sign anyone in: 503 sends the driver to a browser of its own.
+        if (err?.unavailable || !browser.isConnected()) answer(503, { ok: false, error });
+        else answer(200, { ok: false, error });
       }
     });
   });
@@ -309,7 +324,8 @@ function fileLog(logFile) {
 
 /**
  * Hands a sign-in to the service at `address` and waits for its outcome: `{ ok, error? }`, or
- * undefined when the service cannot be reached (the caller then signs in itself).
+ * undefined when the service cannot be reached or cannot sign in (any answer but 200): the caller
+ * then signs in itself.
  */
 function askService(address, asked) {
   return new Promise((resolve) => {
@@ -321,7 +337,7 @@ function askService(address, asked) {
       res.on('end', () => {
         try {
           const answer = JSON.parse(text);
-          resolve(typeof answer?.ok === 'boolean' ? answer : undefined);
+          resolve(res.statusCode === 200 && typeof answer?.ok === 'boolean' ? answer : undefined);
         } catch {
           resolve(undefined);
         }
@@ -351,7 +367,8 @@ async function main() {
   const consent = process.env.SANDBOX_CONSENT === 'deny' ? 'deny' : 'approve';
   const service = process.env.BROWSER_DRIVER_SERVICE;
   if (service) {
-    const asked = { url, user: process.env.SANDBOX_USER, password: process.env.SANDBOX_PASSWORD, consent, userCode: process.env.SANDBOX_USER_CODE, log: logFile };
+    // The service runs elsewhere: a relative log path is made absolute here, where it was meant.
+    const asked = { url, user: process.env.SANDBOX_USER, password: process.env.SANDBOX_PASSWORD, consent, userCode: process.env.SANDBOX_USER_CODE, log: logFile && resolvePath(logFile) };
     const answer = await askService(service, asked);
     if (answer?.ok) {
       log('done');

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { BROWSER_DRIVER_SCRIPT, driveLogin } from '../src/browser-driver.js';
+import { BROWSER_DRIVER_SCRIPT, driveLogin, launchBrowserServer } from '../src/browser-driver.js';
 import { startSandbox, type Sandbox } from '../src/index.js';
 import { authorizationUrl, callbackListener, discover, eventsOf, insecure, register, type CallbackListener, type RegisteredClient } from './testkit.js';
 
@@ -102,5 +102,47 @@ describe('authorization code flow in a real browser', () => {
     const [result, callback] = await Promise.all([driveLogin(req.url.href), listener.next()]);
     expect(callback.searchParams.get('error')).toBe('invalid_scope');
     expect(result.finalUrl.startsWith(listener.redirectUri)).toBe(true);
+  });
+});
+
+describe('the sign-in service beside a shared Chromium', () => {
+  /** The driver as the CLI runs it, with the service's address; its exit code. */
+  const runDriver = (url: string, env: Record<string, string>) =>
+    new Promise<number>((resolve) => {
+      execFile(process.execPath, [BROWSER_DRIVER_SCRIPT, url], { env: { ...process.env, ...env } }, (err) => resolve(err ? Number((err as { code?: number }).code ?? 1) : 0));
+    });
+
+  it('signs in for the driver command, again on a kept page signed out, fails as the driver would, and is passed over when gone', async () => {
+    const server = await launchBrowserServer();
+    const log = join(scratch, 'service.log');
+    try {
+      for (const user of ['alan', 'ada']) {
+        const req = await authorizationUrl(as, reg.client, listener.redirectUri, 'openid');
+        const [exitCode, callback] = await Promise.all([
+          runDriver(req.url.href, { BROWSER_DRIVER_SERVICE: server.service, BROWSER_DRIVER_LOG: log, SANDBOX_USER: user, SANDBOX_PASSWORD: user === 'alan' ? 'turing' : 'lovelace' }),
+          listener.next(),
+        ]);
+        expect(exitCode).toBe(0);
+        expect(callback.searchParams.get('code')).toBeTruthy();
+        // The second sign-in is asked for a password again: the kept page kept no session.
+        expect(readFileSync(log, 'utf8')).toContain(`sign in as ${user}`);
+      }
+      expect(readFileSync(log, 'utf8').match(/signing in through the sign-in service/g)).toHaveLength(2);
+
+      const wrong = await authorizationUrl(as, reg.client, listener.redirectUri, 'openid');
+      expect(await runDriver(wrong.url.href, { BROWSER_DRIVER_SERVICE: server.service, BROWSER_DRIVER_LOG: log, SANDBOX_PASSWORD: 'wrong' })).toBe(1);
+      expect(readFileSync(log, 'utf8')).toMatch(/error: sign-in as ada failed/);
+
+      const tooLarge = await fetch(`${server.service}/sign-in`, { method: 'POST', body: JSON.stringify({ url: `http://127.0.0.1/${'x'.repeat(70_000)}` }) });
+      expect(tooLarge.status).toBe(413);
+    } finally {
+      await server.close();
+    }
+    // The service is gone: the driver signs in with a browser of its own.
+    const req = await authorizationUrl(as, reg.client, listener.redirectUri, 'openid');
+    const [exitCode, callback] = await Promise.all([runDriver(req.url.href, { BROWSER_DRIVER_SERVICE: server.service, BROWSER_DRIVER_LOG: log }), listener.next()]);
+    expect(exitCode).toBe(0);
+    expect(callback.searchParams.get('code')).toBeTruthy();
+    expect(readFileSync(log, 'utf8')).toContain(`cannot reach the sign-in service at ${server.service}: signing in here`);
   });
 });
