@@ -39,7 +39,8 @@ describe('the published package', () => {
  * test rather than passing it.
  */
 function inRange(version: string, range: string): boolean {
-  const have = version.replace(/^v/, '').split('.').map(Number);
+  // A prerelease (a nightly Node) is compared as its release.
+  const have = version.replace(/^v/, '').split(/[.-]/).slice(0, 3).map(Number);
   const compare = (a: number[], b: number[]) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
   const meets = (comparator: string) => {
     const m = /^(>=|<=|>|<|=|\^|~)?v?(\*|x|\d+)(?:\.(\d+|x|\*))?(?:\.(\d+|x|\*))?$/.exec(comparator);
@@ -48,7 +49,8 @@ function inRange(version: string, range: string): boolean {
     const given = raw.findIndex((p) => p === undefined || p === 'x' || p === '*');
     const precision = given < 0 ? 3 : given;
     if (precision === 0) return op !== '<' && op !== '>';
-    const low = raw.map((p) => (precision > 0 && p !== undefined && /^\d+$/.test(p) ? Number(p) : 0));
+    // Past the first wildcard every part is a wildcard: ^1.x.2 is ^1.
+    const low = raw.map((p, i) => (i < precision ? Number(p) : 0));
     // The first version past the range a partial version names: 1.2 → 1.3.0.
     const past = (at: number) => low.map((n, i) => (i < at ? n : i === at ? n + 1 : 0));
     const from = compare(have, low);
@@ -98,22 +100,33 @@ describe('the Node versions the dependencies ask for', () => {
     expect(inRange('21.0.0', '^20.0.0 || ^22.0.0 || >=24.0.0')).toBe(false);
     expect(inRange('18.1.0', '~18.2')).toBe(false);
     expect(inRange('20.0.0', '*')).toBe(true);
+    expect(inRange('2.0.0', '^1.x.2')).toBe(false);
+    expect(inRange('1.0.0', '^1.x.2')).toBe(true);
+    expect(inRange('v24.0.0-nightly20260101', '>=24')).toBe(true);
+    expect(inRange('1.2.9', '<=1.2')).toBe(true);
+    expect(inRange('1.3.0', '<=1.2')).toBe(false);
     expect(asked.length).toBeGreaterThan(50);
   });
 
   it(`what the package needs at run time works on every Node its engines field (${engines}) admits`, () => {
     const floor = /^>=\s*(\d+)$/.exec(engines);
     expect(floor, 'engines.node is a plain floor').not.toBeNull();
-    const refused = asked.filter((p) => !p.dev && !inRange(`${floor![1]}.0.0`, p.range));
-    expect(refused.map((p) => `${p.path} wants Node ${p.range}`)).toEqual([]);
+    // The first release of every major from the floor on, through one past the newest line today.
+    const majors = Array.from({ length: 26 - Number(floor![1]) }, (_, i) => `${Number(floor![1]) + i}.0.0`);
+    const refused = majors.flatMap((version) => asked.filter((p) => !p.dev && !inRange(version, p.range)).map((p) => `${p.path} wants Node ${p.range}, not ${version}`));
+    expect(refused).toEqual([]);
   });
 
-  it('npm ci warns of no engine on the Node .ci/setup asks for, which the README names', () => {
-    const wanted = /^NODE_FOR_DEVELOPMENT=(\d+\.\d+\.\d+)$/m.exec(readFileSync(join(REPO, '.ci', 'setup'), 'utf8'))?.[1];
-    expect(wanted).toBeDefined();
-    expect(readFileSync(join(REPO, 'README.md'), 'utf8')).toContain(`Node.js ${wanted!.replace(/\.0$/, '')} or newer`);
-    const refused = asked.filter((p) => !inRange(wanted!, p.range));
-    expect(refused.map((p) => `${p.path} wants Node ${p.range}`)).toEqual([]);
+  it('npm ci warns of no engine on any Node .ci/setup takes, whose release lines the README names', () => {
+    const listed = /^NODE_FOR_DEVELOPMENT="([\d. ]+)"$/m.exec(readFileSync(join(REPO, '.ci', 'setup'), 'utf8'))?.[1].split(' ');
+    expect(listed?.length).toBeGreaterThan(0);
+    const named = listed!.map((v) => `${v.replace(/(\.0)+$/, '')}+`);
+    expect(readFileSync(join(REPO, 'README.md'), 'utf8')).toContain(`Node.js ${named.slice(0, -1).join(', ')} or ${named.at(-1)}`);
+    // The first of each release line, and the next major after the last (which setup takes too).
+    const last = listed!.at(-1)!;
+    const versions = [...listed!, `${Number(last.split('.')[0]) + 1}.0.0`];
+    const refused = versions.flatMap((version) => asked.filter((p) => !inRange(version, p.range)).map((p) => `${p.path} wants Node ${p.range}, not ${version}`));
+    expect(refused).toEqual([]);
   });
 
   it('npm ci warns of no engine on the Node that runs the tests (EBADENGINE)', () => {
