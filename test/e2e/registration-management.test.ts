@@ -151,6 +151,8 @@ describe('registration management (RFC 7592)', () => {
       expect(res.stderr).toMatch(/Warning: The server gave a registration_client_uri on another origin \(http:\/\/localhost:\d+\)/);
       const client = Object.values(configOf(env).clients).flat()[0]!;
       expect(client.registrationClientUri).toBeUndefined();
+      // The one client registered at this server, and no registration access token kept for it.
+      expect(eventsOf(sb, 'register').map((e) => e.client_id)).toEqual([client.clientId]);
       expect(await registrationToken(sb.issuer, client.clientId)).toBeNull();
       expectOk(await runSchool(['doctor'], env));
       expectOk(await runSchool(['logout'], env));

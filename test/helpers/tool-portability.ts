@@ -1,12 +1,15 @@
 /**
- * What the hosts of `school mcp` accept in a tool list, checked in a test without any of them.
+ * A tool list held to a portable subset of JSON Schema: what MCP hosts pass on to the model APIs
+ * behind them without rewriting it.
  *
- * A host hands tool schemas on to a model API, and the strictest of those take a small dialect of
- * JSON Schema: one `type` per schema (no type arrays), no references (the schema is inlined), no
- * boolean schemas but under `additionalProperties`, a known set of keywords, tool names of at
- * most 64 characters from `[A-Za-z0-9_-]`, and an input schema that is an object. A schema past
- * that dialect is refused by some host, or has its constraint dropped there. So the rules here
- * are errors, each naming the tool and the place in its schema.
+ * The rules: tool names of at most 64 characters from `[A-Za-z0-9_-]` (fewer where the product
+ * promises fewer), unique; an input schema of type object with no `anyOf`, `oneOf`, `allOf` or
+ * `not` at its root (one model API refuses them there); one `type` per schema (no type arrays);
+ * no references (every schema inlined); no boolean schemas but under `additionalProperties`; a
+ * known set of keywords, each with a value of the right kind; property names of at most 64
+ * characters from `[A-Za-z0-9_.-]`; `required` naming declared properties; text without control
+ * or invisible characters. `format` values are not judged: JSON Schema makes them annotations,
+ * which a host may drop. Each finding names the tool and the place in its schema.
  */
 
 /** A tool as `tools/list` gives it. */
@@ -62,27 +65,31 @@ const KEYWORDS = new Set([
 ]);
 const NUMERIC = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties'];
 const MAX_DEPTH = 32;
-// Controls and the invisible and direction-changing characters a model would read but a person would not see.
-const UNSEEN = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/;
+// Controls (but tab and newline) and the invisible and direction-changing characters a model would read but a person would not see.
+const UNSEEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isScalar = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
 
-/** Every finding for a tool list; an empty list means every host we know takes it as it is. */
-export function toolPortabilityFindings(tools: readonly ListedTool[]): PortabilityFinding[] {
+/** Every finding for a tool list; an empty list means it keeps to the subset. `nameLength`: the longest tool name allowed (64). */
+export function toolPortabilityFindings(tools: readonly ListedTool[], options: { nameLength?: number } = {}): PortabilityFinding[] {
+  const nameLength = options.nameLength ?? 64;
   const findings: PortabilityFinding[] = [];
   const seen = new Set<string>();
   for (const [index, tool] of tools.entries()) {
     const name = typeof tool.name === 'string' ? tool.name : `#${index}`;
     const found = (at: string, problem: string) => findings.push({ tool: name, at, problem });
-    if (typeof tool.name !== 'string' || !TOOL_NAME.test(tool.name)) found('name', 'is not 1 to 64 characters of A-Z, a-z, 0-9, _ and -');
+    if (typeof tool.name !== 'string' || !TOOL_NAME.test(tool.name) || tool.name.length > nameLength) found('name', `is not 1 to ${nameLength} characters of A-Z, a-z, 0-9, _ and -`);
     else if (seen.has(tool.name)) found('name', 'is given to two tools');
     else seen.add(tool.name);
     if (tool.description !== undefined && (typeof tool.description !== 'string' || UNSEEN.test(tool.description))) {
       found('description', 'is not plain text');
     }
     if (!isObject(tool.inputSchema) || tool.inputSchema.type !== 'object') found('inputSchema', 'is not a schema of type object');
-    else checkSchema(tool.inputSchema, 'inputSchema', 0, found);
+    else {
+      for (const keyword of ['anyOf', 'oneOf', 'allOf', 'not']) if (keyword in tool.inputSchema) found(`inputSchema.${keyword}`, 'is a composition at the root, which a model API refuses there');
+      checkSchema(tool.inputSchema, 'inputSchema', 0, found);
+    }
     if (tool.outputSchema !== undefined) {
       if (!isObject(tool.outputSchema) || tool.outputSchema.type !== 'object') found('outputSchema', 'is not a schema of type object');
       else checkSchema(tool.outputSchema, 'outputSchema', 0, found);
@@ -121,9 +128,6 @@ function checkSchema(schema: unknown, at: string, depth: number, found: (at: str
     }
   }
   if ('enum' in schema && (!Array.isArray(schema.enum) || schema.enum.length === 0 || !schema.enum.every(isScalar))) found(`${at}.enum`, 'is not a list of plain values');
-  for (const keyword of ['const', 'default'] as const) {
-    if (keyword in schema && !isScalar(schema[keyword]) && !Array.isArray(schema[keyword]) && !isObject(schema[keyword])) found(`${at}.${keyword}`, 'is not a JSON value');
-  }
   if ('properties' in schema) {
     if (!isObject(schema.properties)) found(`${at}.properties`, 'is not an object');
     else

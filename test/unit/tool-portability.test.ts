@@ -21,6 +21,11 @@ describe('the portability check', () => {
   it('finds each thing some host refuses', () => {
     expect(problemsOf({ name: 'x'.repeat(65), inputSchema: objectInput({}) })).toEqual(['name: is not 1 to 64 characters of A-Z, a-z, 0-9, _ and -']);
     expect(problemsOf({ name: 'get course', inputSchema: objectInput({}) })).toHaveLength(1);
+    expect(toolPortabilityFindings([{ name: 'x'.repeat(49), inputSchema: objectInput({}) }], { nameLength: 48 })).toHaveLength(1);
+    expect(toolPortabilityFindings([{ name: 'x'.repeat(48), inputSchema: objectInput({}) }], { nameLength: 48 })).toEqual([]);
+    expect(problemsOf({ name: 'a', inputSchema: objectInput({}, { anyOf: [{ required: ['a'] }, { required: ['b'] }] }) })).toEqual([
+      'inputSchema.anyOf: is a composition at the root, which a model API refuses there',
+    ]);
     expect(
       toolPortabilityFindings([
         { name: 'a', inputSchema: objectInput({}) },
@@ -28,6 +33,7 @@ describe('the portability check', () => {
       ]),
     ).toEqual([{ tool: 'a', at: 'name', problem: 'is given to two tools' }]);
     expect(problemsOf({ name: 'a', description: 'red\u001b[31m', inputSchema: objectInput({}) })).toEqual(['description: is not plain text']);
+    expect(problemsOf({ name: 'a', description: 'Line one.\n\tLine two.', inputSchema: objectInput({}) })).toEqual([]);
     expect(problemsOf({ name: 'a', inputSchema: { type: 'array', items: {} } })).toEqual(['inputSchema: is not a schema of type object']);
     expect(problemsOf({ name: 'a', inputSchema: objectInput({}), outputSchema: { type: 'string' } })).toEqual(['outputSchema: is not a schema of type object']);
     expect(problemsOf({ name: 'a', inputSchema: objectInput({ q: { type: ['string', 'null'] } }) })).toEqual(['inputSchema.properties.q.type: is not one JSON type']);
@@ -60,7 +66,7 @@ describe('the tools school mcp makes pass the portability check', () => {
     const catalogue = buildCatalogue(sandboxDescription, { allowWrite: true, toolsets: areas });
     expect(catalogue.tools.length).toBe(operations.length + 2);
     expect(operations.length).toBeGreaterThan(90);
-    const findings = toolPortabilityFindings(catalogue.tools);
+    const findings = toolPortabilityFindings(catalogue.tools, { nameLength: 48 });
     expect(findings, describeFindings(findings)).toEqual([]);
   });
 
@@ -141,7 +147,7 @@ describe('the tools school mcp makes pass the portability check', () => {
   it('from any description a server could send', () => {
     fc.assert(
       fc.property(anyDescription, (doc) => {
-        const findings = toolPortabilityFindings(buildCatalogue(doc, { allowWrite: true }).tools);
+        const findings = toolPortabilityFindings(buildCatalogue(doc, { allowWrite: true }).tools, { nameLength: 48 });
         expect(findings, describeFindings(findings)).toEqual([]);
       }),
       { numRuns: 300 },
