@@ -6,6 +6,7 @@
  * hostile or huge document can neither loop nor blow up into a schema no host would accept.
  */
 import { resolvePointer } from '../api/operations.js';
+import { safePattern } from '../api/safe-pattern.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -110,14 +111,8 @@ function convert(doc: unknown, input: unknown, budget: SchemaBudget, refs: strin
   const description = serverWords("Server's description", schema.description);
   if (description !== undefined) out.description = description;
   if (typeof schema.format === 'string' && /^[A-Za-z0-9_.-]{1,40}$/.test(schema.format)) out.format = schema.format;
-  if (typeof schema.pattern === 'string' && schema.pattern.length <= SCHEMA_LIMITS.text && !UNSAFE_IN_VALUE.test(schema.pattern)) {
-    try {
-      new RegExp(schema.pattern, 'u');
-      out.pattern = schema.pattern;
-    } catch {
-      // a pattern no host could check is no pattern
-    }
-  }
+  // A pattern no host could check, or one that could hang the host checking it, is no pattern.
+  if (safePattern(schema.pattern) && schema.pattern.length <= SCHEMA_LIMITS.text && !UNSAFE_IN_VALUE.test(schema.pattern)) out.pattern = schema.pattern;
   for (const key of NUMBER_KEYWORDS) {
     const value = schema[key];
     if (typeof value === 'number' && Number.isFinite(value)) out[key] = value;

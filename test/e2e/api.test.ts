@@ -284,7 +284,8 @@ describe('school api with descriptions of other servers', () => {
     paths['/dup'] = { get: { operationId: 'listThings1' }, post: { operationId: 'list-things1' } };
     (hostile.components as { schemas: Record<string, unknown> }).schemas.Loop = {
       type: 'object',
-      properties: { title: { type: 'string', pattern: '(' }, input: { type: 'string' }, next: { $ref: '#/components/schemas/Loop' } },
+      // A pattern that does not compile, and one that backtracks without end on a crafted value.
+      properties: { title: { type: 'string', pattern: '(' }, input: { type: 'string', pattern: '^(a+)+$' }, next: { $ref: '#/components/schemas/Loop' } },
       required: ['title'],
     };
     const server = await describedBy(() => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(hostile) }));
@@ -308,6 +309,12 @@ describe('school api with descriptions of other servers', () => {
       const req = JSON.parse(dry.stdout);
       expect(req.url).toBe(`${server.url}/evil/x?format=csv`);
       expect(req.body).toEqual({ title: 'T', next: { title: 'U' } });
+      // The value is not run against the pattern that would hang the command: the server checks it.
+      const crafted = `${'a'.repeat(40)}!`;
+      const started = Date.now();
+      const attacked = expectSuccess(await runSchool(['api', evil.command, 'x', '--body-title', 'T', '--body-input', crafted, '--dry-run', '--json'], env));
+      expect(JSON.parse(attacked.stdout).body).toEqual({ title: 'T', input: crafted });
+      expect(Date.now() - started).toBeLessThan(10_000);
       const missing = await runSchool(['api', evil.command, 'x', '--body-input', 'z', '--dry-run'], env);
       expect(missing.code).toBe(2);
       expect(missing.stderr).toMatch(/--body-title is required/);

@@ -1,0 +1,70 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { safePattern } from '../../src/api/safe-pattern.js';
+import { toolSchema } from '../../src/mcp/schema.js';
+
+describe('safePattern: the patterns of a description school may run on a value', () => {
+  it.each([
+    '^[a-z0-9-]+$',
+    '^\\d{4}-\\d{2}-\\d{2}$',
+    '^(jpg|png)$',
+    '^[A-Z]{2}(-[A-Z]{2})?$',
+    '^\\+?[0-9 ]{6,20}$',
+    '(ab)+',
+    '^([a-z]+)$',
+    '^(?:[a-z]{1}){3}$',
+    '^\\p{L}+$',
+    '^[\\u{1F600}-\\u{1F64F}]*$',
+    '^[(+*)]+$',
+    '^a{2}(b{1})*$',
+    '^(?<year>\\d{4})$',
+  ])('runs %s', (pattern) => {
+    expect(safePattern(pattern)).toBe(true);
+  });
+
+  it.each([
+    '^(a+)+$',
+    '(a*)*',
+    '(a|aa)+',
+    '^(\\w+\\s?)+$',
+    '^(([a-z])+.)+[A-Z]([a-z])+$',
+    '(x+x+)+y',
+    '(.*a){12}',
+    '((ab)*c)+',
+    '(?:a+?)+',
+    '^(a|b|ab)*$',
+    '(a*)\\1',
+    '(?<x>a*)\\k<x>',
+    '^(?:[a-z]{1,5}){2,}$',
+  ])('leaves out %s, which backtracks without end', (pattern) => {
+    expect(safePattern(pattern)).toBe(false);
+  });
+
+  it('leaves out what is no pattern: not a string, too long, or not a Unicode regular expression', () => {
+    expect(safePattern(42)).toBe(false);
+    expect(safePattern('a'.repeat(1001))).toBe(false);
+    expect(safePattern('(')).toBe(false);
+    expect(safePattern('\\p{Nope}')).toBe(false);
+  });
+
+  it('every pattern it runs finishes quickly on a value crafted against repetition', () => {
+    // Random patterns built from the pieces that backtrack: groups, choices and quantifiers.
+    const piece = fc.constantFrom('a', 'b', '\\w', '.', '[ab]', 'a?', 'a*', 'a+', 'a{2,}', '(a', '(?:a', ')', ')+', ')*', '){2,3}', '|', '\\s?');
+    const pattern = fc.array(piece, { minLength: 1, maxLength: 8 }).map((parts) => `^${parts.join('')}$`);
+    const attack = `${'a'.repeat(28)}!`;
+    fc.assert(
+      fc.property(pattern, (source) => {
+        if (!safePattern(source)) return;
+        const started = performance.now();
+        new RegExp(source, 'u').test(attack);
+        expect(performance.now() - started).toBeLessThan(200);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('a tool schema for a host keeps a pattern that finishes and drops one that backtracks without end', () => {
+    expect(toolSchema({}, { type: 'string', pattern: '^[a-z]+$' })).toMatchObject({ type: 'string', pattern: '^[a-z]+$' });
+    expect(toolSchema({}, { type: 'string', pattern: '^(a+)+$' })).toEqual({ type: 'string' });
+  });
+});
