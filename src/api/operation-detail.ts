@@ -7,7 +7,6 @@
  * (`$id`, `$anchor`, …) are left out.
  */
 import { type ModelOperation, resolvePointer } from './operations.js';
-import { safePattern } from './safe-pattern.js';
 
 export type JsonSchema = Record<string, unknown>;
 export type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'json';
@@ -58,6 +57,17 @@ const MAX_COLUMNS = 8;
 /** Keywords that would make a validator look elsewhere than where the document's pointers lead. */
 const DROPPED = new Set(['$id', '$schema', '$anchor', '$dynamicRef', '$dynamicAnchor', '$recursiveRef', '$recursiveAnchor', '$vocabulary', '$comment', 'id']);
 
+/** A pattern a validator can run: it compiles as a Unicode regular expression. How long it runs is bounded where it runs (commands/api/checks.ts). */
+function validPattern(pattern: unknown): boolean {
+  if (typeof pattern !== 'string' || pattern.length > 1000) return false;
+  try {
+    new RegExp(pattern, 'u');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * A schema that stands alone: every local `$ref` rewritten to `#/$defs/…` and its target copied
  * there (once, so a loop stays a loop the validator follows lazily), OpenAPI 3.0's `nullable` and
@@ -98,7 +108,7 @@ export function bundleSchema(doc: unknown, schema: unknown): JsonSchema {
           if (!isObject(v)) break;
           const props: Record<string, unknown> = {};
           for (const [name, sub] of Object.entries(v)) {
-            if (name === '__proto__' || (k === 'patternProperties' && !safePattern(name))) continue;
+            if (name === '__proto__' || (k === 'patternProperties' && !validPattern(name))) continue;
             props[name] = copy(sub, depth + 1);
           }
           out[k] = props;
@@ -128,7 +138,7 @@ export function bundleSchema(doc: unknown, schema: unknown): JsonSchema {
           out[k] = copy(v, depth + 1);
           break;
         case 'pattern':
-          if (safePattern(v)) out.pattern = v;
+          if (validPattern(v)) out.pattern = v;
           break;
         case 'enum':
           if (Array.isArray(v) && v.length) out.enum = v.slice(0, 1000);

@@ -6,7 +6,7 @@
  * hostile or huge document can neither loop nor blow up into a schema no host would accept.
  */
 import { resolvePointer } from '../api/operations.js';
-import { safePattern } from '../api/safe-pattern.js';
+import { safePattern } from './safe-pattern.js';
 
 export type JsonSchema = Record<string, unknown>;
 

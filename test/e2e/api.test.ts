@@ -309,12 +309,18 @@ describe('school api with descriptions of other servers', () => {
       const req = JSON.parse(dry.stdout);
       expect(req.url).toBe(`${server.url}/evil/x?format=csv`);
       expect(req.body).toEqual({ title: 'T', next: { title: 'U' } });
-      // The value is not run against the pattern that would hang the command: the server checks it.
+      // A value crafted against a pattern that backtracks: the check gives up in time, and nothing is sent.
       const crafted = `${'a'.repeat(40)}!`;
       const started = Date.now();
-      const attacked = expectSuccess(await runSchool(['api', evil.command, 'x', '--body-title', 'T', '--body-input', crafted, '--dry-run', '--json'], env));
-      expect(JSON.parse(attacked.stdout).body).toEqual({ title: 'T', input: crafted });
+      const attacked = await runSchool(['api', evil.command, 'x', '--body-title', 'T', '--body-input', crafted], env);
+      expect(attacked.code, attacked.stderr).toBe(2);
+      expect(attacked.stderr).toMatch(/^school: Not sent: the body could not be checked against the description in 0\.5 s \(one of its patterns backtracks on this value\)\.\n/);
+      expect(attacked.stderr).toContain('--no-validate sends it anyway');
       expect(Date.now() - started).toBeLessThan(10_000);
+      const unchecked = expectSuccess(await runSchool(['api', evil.command, 'x', '--body-title', 'T', '--body-input', crafted, '--no-validate', '--dry-run', '--json'], env));
+      expect(JSON.parse(unchecked.stdout).body).toEqual({ title: 'T', input: crafted });
+      // A value the pattern matches is checked, and passes.
+      expectSuccess(await runSchool(['api', evil.command, 'x', '--body-title', 'T', '--body-input', 'aaaa', '--dry-run'], env));
       const missing = await runSchool(['api', evil.command, 'x', '--body-input', 'z', '--dry-run'], env);
       expect(missing.code).toBe(2);
       expect(missing.stderr).toMatch(/--body-title is required/);

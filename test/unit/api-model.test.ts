@@ -4,7 +4,7 @@ import { bundleSchema, operationDetail } from '../../src/api/operation-detail.js
 import { kebabCase, missingScopes, readApiModel, routeCommand } from '../../src/api/operations.js';
 import { readOperations } from '../../src/mcp/tools.js';
 import { listOperations } from '../../src/api/openapi.js';
-import { check } from '../../src/commands/api/checks.js';
+import { CheckTookTooLong, check } from '../../src/commands/api/checks.js';
 import { bigDescription } from '../helpers/big-description.js';
 
 const ok = { 200: { description: 'OK' } };
@@ -156,6 +156,16 @@ describe('checks against the schema', () => {
     );
     expect(check(schema, { title: 5 })).toEqual([{ path: ['title'], expected: 'must be of type string (got 5)' }]);
     expect(check(schema, { title: '' })).toEqual([{ path: ['title'], expected: 'must be at least 1 characters long' }]);
+  });
+
+  it('gives up on a check that takes too long, however deep in a regular expression it is', () => {
+    const hostile = { type: 'object', properties: { name: { type: 'string', pattern: '^(a+)+$' } } };
+    const started = Date.now();
+    expect(() => check(hostile, { name: `${'a'.repeat(40)}!` }, 100)).toThrow(CheckTookTooLong);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    // The same schema, on values it can decide at once.
+    expect(check(hostile, { name: 'aaaa' }, 100)).toEqual([]);
+    expect(check(hostile, { name: 'b' }, 100)).toEqual([{ path: ['name'], expected: 'must match the pattern "^(a+)+$"' }]);
   });
 });
 

@@ -228,8 +228,16 @@ async function buildRequest(deps: Deps, baseUrl: string, entry: IndexEntry, deta
   // A schema that only names the type the flag already parsed to asks nothing more: the validator is not loaded for it.
   const needed = checks.filter((c) => !(Object.keys(c.schema).length === 1 && c.schema.type === jsonType(c.value)));
   if (validate && needed.length) {
-    const { check } = await import('./checks.js');
-    for (const c of needed) for (const v of check(c.schema, c.value)) violations.push(`${c.place(v.path)} ${v.expected}`);
+    const { check, CheckTookTooLong, CHECK_TIME_LIMIT_MS } = await import('./checks.js');
+    for (const c of needed) {
+      try {
+        for (const v of check(c.schema, c.value)) violations.push(`${c.place(v.path)} ${v.expected}`);
+      } catch (err) {
+        if (!(err instanceof CheckTookTooLong)) throw err;
+        // Most often a pattern of the description backtracking on a value it does not match.
+        violations.push(`${c.place([])} could not be checked against the description in ${CHECK_TIME_LIMIT_MS / 1000} s (one of its patterns backtracks on this value)`);
+      }
+    }
   }
   if (violations.length) {
     const shown = violations.slice(0, 4);

@@ -126,10 +126,42 @@ function describe(unit: OutputUnit, root: JsonSchema, instance: unknown): Violat
   }
 }
 
-/** The violations of a value against a schema, the most specific first, one per place. */
-export function check(schema: JsonSchema, value: unknown): Violation[] {
+/** How long one check may take: a schema's `pattern` runs on a backtracking engine, and a description's pattern can be made to take for ever on the right value. */
+export const CHECK_TIME_LIMIT_MS = 500;
+
+/** A check that did not end in time: the value could not be checked, which is not the same as valid. */
+export class CheckTookTooLong extends Error {}
+
+/**
+ * Runs `job` with a time limit that interrupts it even inside a regular expression: Node stops a
+ * script run in a context once its timeout passes, whatever realm the running code belongs to.
+ */
+let timed: { context: import('node:vm').Context; script: import('node:vm').Script } | undefined;
+function withinTime<T>(job: () => T, ms: number): T {
+  if (!timed) {
+    const vm: typeof import('node:vm') = requireCommonJs('node:vm');
+    timed = { context: vm.createContext({ job: undefined }), script: new vm.Script('job()') };
+  }
+  timed.context.job = job;
+  try {
+    return timed.script.runInContext(timed.context, { timeout: ms }) as T;
+  } catch (err) {
+    // Made in the context's realm: not an instance of this realm's Error.
+    if ((err as { code?: unknown } | null)?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw new CheckTookTooLong();
+    throw err;
+  } finally {
+    timed.context.job = undefined;
+  }
+}
+
+/**
+ * The violations of a value against a schema, the most specific first, one per place. Throws
+ * CheckTookTooLong when the check does not end within `limitMs`.
+ */
+export function check(schema: JsonSchema, value: unknown, limitMs: number = CHECK_TIME_LIMIT_MS): Violation[] {
   const { Validator } = loadValidator();
-  const result = new Validator(schema as never, '2020-12', false).validate(value);
+  const validator = new Validator(schema as never, '2020-12', false);
+  const result = withinTime(() => validator.validate(value), limitMs);
   if (result.valid) return [];
   const seen = new Set<string>();
   const out: Violation[] = [];
