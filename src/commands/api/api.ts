@@ -4,7 +4,7 @@ import type { DetailLine, IndexEntry } from '../../api/api-index.js';
 import type { FieldSpec } from '../../api/operation-detail.js';
 import { missingScopes } from '../../api/operations.js';
 import type { Deps } from '../../deps.js';
-import { AuthError, CliError, UsageError } from '../../errors.js';
+import { AuthError, CliError, UsageError, messageOf } from '../../errors.js';
 import { operationTarget } from '../../http/request-url.js';
 import { ApiClient } from '../../session/api-client.js';
 import type { GlobalOptions } from '../../options.js';
@@ -233,9 +233,11 @@ async function buildRequest(deps: Deps, baseUrl: string, entry: IndexEntry, deta
       try {
         for (const v of check(c.schema, c.value)) violations.push(`${c.place(v.path)} ${v.expected}`);
       } catch (err) {
-        if (!(err instanceof CheckTookTooLong)) throw err;
-        // Most often a pattern of the description backtracking on a value it does not match.
-        violations.push(`${c.place([])} could not be checked against the description in ${CHECK_TIME_LIMIT_MS / 1000} s (one of its patterns backtracks on this value)`);
+        // Most often a pattern of the description backtracking on a value it does not match; else
+        // a schema the validator cannot follow. Either way the value is unchecked, which is not valid.
+        if (err instanceof CheckTookTooLong)
+          violations.push(`${c.place([])} could not be checked against the description in ${CHECK_TIME_LIMIT_MS / 1000} s (one of its patterns backtracks on this value)`);
+        else violations.push(`${c.place([])} could not be checked against the description (${printable(messageOf(err).split('\n')[0])})`);
       }
     }
   }

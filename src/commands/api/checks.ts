@@ -144,7 +144,7 @@ function withinTime<T>(job: () => T, ms: number): T {
   }
   timed.context.job = job;
   try {
-    return timed.script.runInContext(timed.context, { timeout: ms }) as T;
+    return timed.script.runInContext(timed.context, { timeout: Math.max(1, Math.ceil(ms)) }) as T;
   } catch (err) {
     // Made in the context's realm: not an instance of this realm's Error.
     if ((err as { code?: unknown } | null)?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw new CheckTookTooLong();
