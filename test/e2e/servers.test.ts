@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHALLENGE_SCOPE, PRE_REGISTERED_CLIENTS, type Sandbox, type SandboxEvent } from '@school/sandbox';
-import { type Env, REPO, type RunResult, expire, runSchool, spawnNode, userEnv, withVariants } from './harness.js';
+import { type Env, REPO, type RunResult, expectSessionAfterLogin, runSchool, spawnNode, userEnv, withVariants } from './harness.js';
 
 const eventsOf = (sb: Sandbox, type: string): SandboxEvent[] => sb.events.filter((e) => e.type === type);
 const registrations = (sb: Sandbox) => eventsOf(sb, 'register').length;
@@ -27,29 +27,8 @@ async function journey(sb: Sandbox, env: Env, extra: string[] = [], input?: stri
   const second = await login(sb, env, extra, input);
   expect(second.code, second.stderr).toBe(0);
   expect(registrations(sb)).toBe(before);
-  await sessionAfterLogin(sb, env);
+  await expectSessionAfterLogin(sb, env);
   return first;
-}
-
-/**
- * The rest of the session once the stored access token has expired: `token` refreshes it, once,
- * and is accepted; `whoami` and `call` work; `logout` ends the token at the server.
- */
-async function sessionAfterLogin(sb: Sandbox, env: Env): Promise<void> {
-  const refreshes = () => eventsOf(sb, 'token').filter((e) => e.grant_type === 'refresh_token');
-  const before = refreshes().length;
-  await expire(env);
-  const token = await runSchool(['token'], env);
-  expect(token.code, token.stderr).toBe(0);
-  expect(refreshes().length).toBe(before + 1);
-  expect(refreshes().every((e) => e.ok)).toBe(true);
-  const whoami = await runSchool(['whoami'], env);
-  expect(whoami.code, whoami.stderr).toBe(0);
-  const call = await runSchool(['call', '/api/lessons'], env);
-  expect(call.code, call.stderr).toBe(0);
-  const logout = await runSchool(['logout'], env);
-  expect(logout.code, logout.stderr).toBe(0);
-  expect((await sb.introspect(token.stdout.trim())).active).toBe(false);
 }
 
 describe('servers as they are', () => {
