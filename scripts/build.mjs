@@ -54,33 +54,27 @@ async function bundle(extraDefines, entry = '../src/cli.ts', out = outfile) {
 // Response of src/http/web-types.ts (and a fetch that refuses) in place of Node's fetch globals,
 // whose loading costs more than the rest of a refresh; see src/oauth/oauth4webapi-globals.ts.
 async function bundleOAuth() {
-  await build({
-    entryPoints: [createRequire(import.meta.url).resolve('oauth4webapi')],
-    outfile: here(`../dist/${OAUTH_BUNDLE}`),
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    inject: [here('../src/oauth/oauth4webapi-globals.ts')],
-    legalComments: 'inline',
-    logLevel: 'warning',
-  });
+  await bundlePackage('oauth4webapi', OAUTH_BUNDLE, { inject: [here('../src/oauth/oauth4webapi-globals.ts')] });
 }
 
 // @cfworker/json-schema as one CommonJS file: its nine modules, each resolved and read apart, cost
 // a dry run of `school api` more than the rest of its checks.
 async function bundleValidator() {
+  await bundlePackage('@cfworker/json-schema', VALIDATOR_BUNDLE, { minifyWhitespace: true, minifySyntax: true });
+}
+
+/** A dependency as one CommonJS file of dist/, its licence comments kept. */
+async function bundlePackage(name, file, options) {
   await build({
-    entryPoints: [createRequire(import.meta.url).resolve('@cfworker/json-schema')],
-    outfile: here(`../dist/${VALIDATOR_BUNDLE}`),
+    entryPoints: [createRequire(import.meta.url).resolve(name)],
+    outfile: here(`../dist/${file}`),
     bundle: true,
     platform: 'node',
     format: 'cjs',
     target: 'node20',
     legalComments: 'inline',
-    minifyWhitespace: true,
-    minifySyntax: true,
     logLevel: 'warning',
+    ...options,
   });
 }
 
