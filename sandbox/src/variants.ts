@@ -426,6 +426,12 @@ function answer(res: ServerResponse, status: number, contentType: string | undef
   res.end(body);
 }
 
+/** A protected resource metadata document (RFC 9728) of a variant's own: the resource, its server, and the scopes given. */
+function answerResourceMetadata(res: ServerResponse, ctx: FrontDoorContext, scopes: readonly string[]): void {
+  const document = { resource: ctx.resource, authorization_servers: [ctx.issuer], scopes_supported: [...scopes], bearer_methods_supported: ['header'] };
+  answer(res, 200, 'application/json; charset=utf-8', JSON.stringify(document));
+}
+
 const notFound = (res: ServerResponse) => answer(res, 404, 'application/json; charset=utf-8', JSON.stringify({ error: 'not_found', error_description: 'no such endpoint' }));
 
 /**
@@ -470,17 +476,7 @@ export async function frontDoor(req: IncomingMessage, res: ServerResponse, url: 
 
   if (v.has('unknown-scopes') && path === '/.well-known/oauth-protected-resource' && req.method === 'GET') {
     // The API's own scope list follows the server's.
-    answer(
-      res,
-      200,
-      'application/json; charset=utf-8',
-      JSON.stringify({
-        resource: ctx.resource,
-        authorization_servers: [ctx.issuer],
-        scopes_supported: [...FOREIGN_SCOPES],
-        bearer_methods_supported: ['header'],
-      }),
-    );
+    answerResourceMetadata(res, ctx, FOREIGN_SCOPES);
     return undefined;
   }
 
@@ -649,17 +645,7 @@ async function serversAsTheyAre(req: IncomingMessage, res: ServerResponse, url: 
       return undefined;
     }
     if (path === CHALLENGE_METADATA_PATH && req.method === 'GET') {
-      answer(
-        res,
-        200,
-        'application/json; charset=utf-8',
-        JSON.stringify({
-          resource: ctx.resource,
-          authorization_servers: [ctx.issuer],
-          scopes_supported: [...DATA_SCOPES],
-          bearer_methods_supported: ['header'],
-        }),
-      );
+      answerResourceMetadata(res, ctx, DATA_SCOPES);
       return undefined;
     }
     if (isApiPath(path) && req.headers.authorization === undefined) {
