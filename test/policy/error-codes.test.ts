@@ -3,7 +3,7 @@
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES, type ErrorAction, isErrorCode } from '../../src/error-codes.js';
+import { ERROR_ACTION_TEXT, ERROR_CODES, isErrorCode } from '../../src/error-codes.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const TABLE_FILE = join(ROOT, 'docs', 'troubleshooting.md');
@@ -30,19 +30,9 @@ function codesUsedInSources(): Map<string, string[]> {
   return used;
 }
 
-const ACTION_TEXT: Record<ErrorAction, string> = {
-  retry: 'retry later',
-  log_in: 'log in (`hint` has the command)',
-  add_scope: 'log in with the scope (`hint` has the command)',
-  fix_command: 'fix the command line',
-  fix_environment: 'fix the environment',
-  report: 'report it to the server operator',
-  none: 'nothing',
-};
-
 /** The documentation's table, rendered from the catalogue. */
 function renderTable(): string {
-  const rows = Object.entries(ERROR_CODES).map(([code, info]) => `| \`${code}\` | ${info.exit} | ${info.meaning.replace(/\|/g, '\\|')} | ${ACTION_TEXT[info.action]} |`);
+  const rows = Object.entries(ERROR_CODES).map(([code, info]) => `| \`${code}\` | ${info.exit} | ${info.meaning.replace(/\|/g, '\\|')} | ${ERROR_ACTION_TEXT[info.action]} |`);
   return ['| `error` | exit | meaning | what to do |', '| --- | --- | --- | --- |', ...rows].join('\n');
 }
 
