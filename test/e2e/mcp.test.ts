@@ -404,19 +404,29 @@ describe('school mcp, with short-lived tokens', () => {
   });
 });
 
+/** `school mcp` spawned and initialized by the bare client, its tools listed: the answers exactly as they went over the wire. */
+async function onTheWire(env: Env, args: string[]) {
+  const child = spawn(process.execPath, [SCHOOL_BIN, 'mcp', ...args], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c) => (stderr += c));
+  const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+  const wire = new WireClient(child.stdin, child.stdout);
+  try {
+    const init = await wire.initialize();
+    return { init, tools: await wire.listTools(), wire, stderr: () => stderr, exited };
+  } catch (error) {
+    child.kill();
+    throw error;
+  }
+}
+
 describe('school mcp, driven by a client that is not the SDK', () => {
   it('answers a bare newline-delimited JSON-RPC client: initialize, tools/list, tools/call, and exits 0 when stdin closes', async () => {
     const env = userEnv();
     expectSuccess(await runSchool(['login', '--base-url', sandbox.baseUrl, '--insecure-storage', '--confidential'], env));
-    const child = spawn(process.execPath, [SCHOOL_BIN, 'mcp', '--toolsets', 'courses,students'], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (c) => (stderr += c));
-    const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
-    const wire = new WireClient(child.stdin, child.stdout);
-    const init = await wire.initialize();
+    const { init, tools, wire, stderr, exited } = await onTheWire(env, ['--toolsets', 'courses,students']);
     expect(init).toMatchObject({ serverInfo: { name: 'school' }, capabilities: { tools: { listChanged: true } } });
     expect(String(init.instructions)).toContain('Read-only');
-    const tools = await wire.listTools();
     expect(tools.map((t) => t.name)).toContain('getCourse');
     const listed = ((await wire.callTool('listCourses')).structuredContent as { body: { courses: Array<{ id: string }> } }).body;
     const one = await wire.callTool('getCourse', { id: listed.courses[0].id });
@@ -428,33 +438,17 @@ describe('school mcp, driven by a client that is not the SDK', () => {
     for (const line of wire.messages) expect(() => JSON.parse(line)).not.toThrow();
     wire.close();
     expect(await exited).toBe(0);
-    expectNoSecrets(env, [{ messages: wire.messages, stderr: () => stderr }], storedSecrets(env));
+    expectNoSecrets(env, [{ messages: wire.messages, stderr }], storedSecrets(env));
   });
 });
 
-/** `school mcp` spawned and asked for its tools by the bare client: the list exactly as it went over the wire. */
-async function toolsOnTheWire(env: Env, args: string[]) {
-  const child = spawn(process.execPath, [SCHOOL_BIN, 'mcp', ...args], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (c) => (stderr += c));
-  const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
-  const wire = new WireClient(child.stdin, child.stdout);
-  try {
-    await wire.initialize();
-    return { tools: await wire.listTools(), wire, stderr: () => stderr, exited };
-  } catch (error) {
-    child.kill();
-    throw error;
-  }
-}
-
-describe("school mcp's tools, as the strictest hosts take them", () => {
+describe("school mcp's tools, held to the portable subset of JSON Schema", () => {
   it('lists tools for every area, reads and writes, that pass the portability check, and calls one', async () => {
     const env = userEnv();
     expectSuccess(await runSchool(['login', '--base-url', sandbox.baseUrl, '--insecure-storage', '--confidential'], env));
     const areas = [...new Set(DATA_SCOPES.map((s) => s.split(':')[0]))];
     expect(areas.length).toBeGreaterThanOrEqual(20);
-    const { tools, wire, stderr, exited } = await toolsOnTheWire(env, ['--allow-write', '--toolsets', areas.join(',')]);
+    const { tools, wire, stderr, exited } = await onTheWire(env, ['--allow-write', '--toolsets', areas.join(',')]);
     try {
       const findings = toolPortabilityFindings(tools, { nameLength: 48 });
       expect(findings, describeFindings(findings)).toEqual([]);
@@ -524,7 +518,7 @@ describe('school mcp, with a hostile API description', () => {
         await client.close();
       }
       expect(recording.stderr()).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
-      const listed = await toolsOnTheWire(env, ['--base-url', api.baseUrl]);
+      const listed = await onTheWire(env, ['--base-url', api.baseUrl]);
       try {
         const findings = toolPortabilityFindings(listed.tools, { nameLength: 48 });
         expect(findings, describeFindings(findings)).toEqual([]);
