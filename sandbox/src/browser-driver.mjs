@@ -75,39 +75,9 @@ export async function driveLogin(url, options = {}) {
 
   // The authorization server's origin; every other 127.0.0.1 origin is the client's.
   const sandboxOrigins = new Set([new URL(url).origin]);
-  const endpoint = options.endpoint ?? process.env.BROWSER_DRIVER_ENDPOINT;
-  let profile;
-  let browser;
-  let context;
-  let page = options.page;
+  const own = options.page ? undefined : await ownPage(options.endpoint ?? process.env.BROWSER_DRIVER_ENDPOINT, remaining, log);
+  const page = options.page ?? own.page;
   try {
-    if (!page) {
-      const chromium = await chromiumApi();
-      if (endpoint) {
-        try {
-          browser = await chromium.connect(endpoint, { timeout: Math.min(5000, remaining()) });
-          context = await browser.newContext();
-          log(`connected to the browser server`);
-        } catch (err) {
-          log(`cannot use the browser server (${err instanceof Error ? err.message.split('\n')[0] : String(err)}): launching`);
-          await browser?.close().catch(() => {});
-          browser = undefined;
-        }
-      }
-      if (!context) {
-        log(`launch ${CHROMIUM_PATH}`);
-        profile = mkdtempSync(join(tmpdir(), 'school-browser-'));
-        context = await chromium.launchPersistentContext(profile, {
-          executablePath: CHROMIUM_PATH,
-          headless: true,
-          args: CHROMIUM_ARGS,
-          timeout: remaining(),
-        });
-      }
-      await onlyLoopback(context, log);
-      page = context.pages()[0] ?? (await context.newPage());
-    }
-
     log(`open ${withoutQuery(url)}`);
     await page.goto(url, { waitUntil: 'load', timeout: remaining() });
 
@@ -182,9 +152,52 @@ export async function driveLogin(url, options = {}) {
     log(`page text: ${finalText.slice(0, 1000).replace(/\s+/g, ' ')}`);
     return { finalUrl, finalText };
   } finally {
+    await own?.close();
+  }
+}
+
+/**
+ * A page in a browser of the driver's own: a fresh context of the shared Chromium at `endpoint`
+ * when it can be reached, else a Chromium launched here; only loopback traffic leaves it.
+ * `close()` ends it, browser and profile included.
+ */
+async function ownPage(endpoint, remaining, log) {
+  const chromium = await chromiumApi();
+  let browser;
+  let context;
+  let profile;
+  const close = async () => {
     await context?.close().catch(() => {});
     await browser?.close().catch(() => {});
     if (profile) rmSync(profile, { recursive: true, force: true });
+  };
+  try {
+    if (endpoint) {
+      try {
+        browser = await chromium.connect(endpoint, { timeout: Math.min(5000, remaining()) });
+        context = await browser.newContext();
+        log(`connected to the browser server`);
+      } catch (err) {
+        log(`cannot use the browser server (${err instanceof Error ? err.message.split('\n')[0] : String(err)}): launching`);
+        await browser?.close().catch(() => {});
+        browser = undefined;
+      }
+    }
+    if (!context) {
+      log(`launch ${CHROMIUM_PATH}`);
+      profile = mkdtempSync(join(tmpdir(), 'school-browser-'));
+      context = await chromium.launchPersistentContext(profile, {
+        executablePath: CHROMIUM_PATH,
+        headless: true,
+        args: CHROMIUM_ARGS,
+        timeout: remaining(),
+      });
+    }
+    await onlyLoopback(context, log);
+    return { page: context.pages()[0] ?? (await context.newPage()), close };
+  } catch (err) {
+    await close();
+    throw err;
   }
 }
 
