@@ -132,11 +132,13 @@ export const CHECK_TIME_LIMIT_MS = 500;
 /** A check that did not end in time: the value could not be checked, which is not the same as valid. */
 export class CheckTookTooLong extends Error {}
 
+/** The one context and script every timed check runs through, made on first use. */
+let timed: { context: import('node:vm').Context; script: import('node:vm').Script } | undefined;
+
 /**
  * Runs `job` with a time limit that interrupts it even inside a regular expression: Node stops a
  * script run in a context once its timeout passes, whatever realm the running code belongs to.
  */
-let timed: { context: import('node:vm').Context; script: import('node:vm').Script } | undefined;
 function withinTime<T>(job: () => T, ms: number): T {
   if (!timed) {
     const vm: typeof import('node:vm') = requireCommonJs('node:vm');
