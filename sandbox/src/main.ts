@@ -1,17 +1,13 @@
-// Command-line entry of the sandbox, for demos and for driving the CLI by hand:
-//
-//   school-sandbox [--port N] [--split-origins] [--alt-paths] [--access-ttl S]
-//                  [--refresh-ttl S] [--no-rotation] [--no-revocation] [--events FILE] [--quiet]
-//                  [--variant NAME]...   (names in variants.ts)
+// Command-line entry of the sandbox, for demos and for driving the CLI by hand: `npm run sandbox`
+// in the clone (`npm run sandbox -- --help` prints the options, users and variants: help.ts).
 //
 // The first line on stdout is the base URL alone, so scripts can read it; everything meant
 // for people goes to stderr.
 import { appendFileSync, writeFileSync } from 'node:fs';
 
+import { browserExport, helpText, USAGE } from './help.js';
 import { startSandbox, type SandboxEvent, type SandboxOptions } from './index.js';
 import { SANDBOX_VARIANTS, type SandboxVariant } from './variants.js';
-
-const USAGE = 'usage: school-sandbox [--port N] [--split-origins] [--alt-paths] [--access-ttl S] [--refresh-ttl S] [--no-rotation] [--no-revocation] [--events FILE] [--quiet] [--variant NAME]...';
 
 function parseArgs(argv: string[]) {
   const opts: SandboxOptions & { eventsFile?: string; showEvents: boolean } = { showEvents: true };
@@ -59,13 +55,13 @@ function parseArgs(argv: string[]) {
       case '--variant': {
         const name = value();
         const variant = SANDBOX_VARIANTS.find((v): v is SandboxVariant => v === name);
-        if (!variant) throw new Error(`--variant needs one of: ${SANDBOX_VARIANTS.join(', ')}`);
+        if (!variant) throw new Error(`--variant needs one of: ${SANDBOX_VARIANTS.join(', ')} (--help says what each does)`);
         opts.variants = [...(opts.variants ?? []), variant];
         break;
       }
       case '-h':
       case '--help':
-        console.error(USAGE);
+        process.stdout.write(helpText());
         process.exit(0);
         break;
       default:
@@ -126,8 +122,9 @@ async function main() {
   console.error(sandbox.issuer === sandbox.baseUrl ? 'Authorization server (issuer): the same URL.' : `Authorization server (issuer): ${sandbox.issuer}`);
   console.error(`Metadata: ${sandbox.issuer}/.well-known/oauth-authorization-server`);
   console.error(`Users: ${sandbox.users.map((u) => `${u.username} / ${u.password} (${u.name})`).join(', ')}`);
+  console.error(`No display? In another shell, ${browserExport()}: school then signs in through the sandbox's helper, headless.`);
   if (eventsFile) console.error(`Events: ${eventsFile}`);
-  console.error('Press Ctrl-C to stop.');
+  console.error('Press Ctrl-C to stop (--help: options, users, variants).');
 }
 
 main().catch((err) => {

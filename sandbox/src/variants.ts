@@ -10,142 +10,78 @@ import type { DescriptionOptions } from './openapi.js';
 
 import { ALL_SCOPES, DATA_SCOPES, isKnownScope } from './scopes.js';
 
-export const SANDBOX_VARIANTS = [
-  // A plain OAuth 2.0 server: no userinfo endpoint, no OpenID discovery, `openid` (and the
-  // other OpenID scopes) neither advertised nor accepted, so no ID token either.
-  'plain-oauth2',
-  // An OpenID provider without a userinfo endpoint: the ID token carries the claims.
-  'no-userinfo',
-  // No revocation endpoint (it is OPTIONAL in RFC 8414).
-  'no-revocation',
-  // Access tokens cannot be revoked: `unsupported_token_type` (RFC 7009 §2.2.1).
-  'revocation-refuses-access-tokens',
-  // Refresh tokens only when `offline_access` is granted (OpenID Connect Core §11); the
-  // scope is advertised.
-  'refresh-needs-offline-access',
-  // `nonce` is required whenever `openid` is asked for.
-  'nonce-required',
-  // No `none` among the client authentication methods: client_secret_post and _basic.
-  'no-public-clients',
-  // client_secret_basic only, for the token, revocation and introspection endpoints.
-  'basic-auth-only',
-  // Refresh tokens rotate for public clients only (oidc-provider's own default policy, and what
-  // the platform was measured to do): a confidential client's refresh token stays the same.
-  'rotates-public-clients-only',
-  // A server that disagrees with its own metadata (Glewlwyd 2.7.5 does): the revocation and
-  // introspection endpoints accept only the method a client registered with, while their
-  // metadata lists client_secret_basic alone; the token endpoint's list is the default one.
-  'endpoint-auth-registered-only',
-  // The token endpoint answers every request with a 401 and an empty body.
-  'token-401-empty',
-  // Registration answers an HTML page with status 400.
-  'registration-html-400',
-  // Registration succeeds but answers 200 instead of 201 (RFC 7591 §3.2.1).
-  'registration-200',
-  // Registration answers 500 with a plain-text body.
-  'registration-500',
-  // Registration refuses with an OAuth error body (400, invalid_client_metadata) sent as text/plain.
-  'registration-error-text-plain',
-  // The scope list holds no scope a school client knows; a request without `scope` gets
-  // the server's default (RFC 6749 §3.3).
-  'unknown-scopes',
-  // One scope that is asked for and advertised is never granted (RFC 6749 §3.3).
-  'narrows-granted-scope',
-  // No RFC 9728 protected-resource metadata.
-  'no-resource-metadata',
-  // An issuer with a path (/tenant): RFC 8414 metadata at the path-insertion URL
-  // (/.well-known/oauth-authorization-server/tenant), OpenID discovery at the appended URL
-  // (/tenant/.well-known/openid-configuration), endpoints under the path. Combines with the
-  // discovery variants below.
-  'issuer-path',
-  // An issuer with a path, its RFC 8414 document only at the path-insertion URL; no OpenID discovery.
-  'metadata-path-insertion-only',
-  // RFC 8414 document only at the root (/.well-known/oauth-authorization-server); no OpenID discovery.
-  'metadata-root-only',
-  // OpenID discovery only: no /.well-known/oauth-authorization-server.
-  'openid-discovery-only',
-  // No RFC 9207 `iss` in the authorization response, and none promised in the metadata.
-  'no-iss-parameter',
-  // Not a legal choice but a fault to be caught: userinfo answers for another subject than
-  // the ID token's (OpenID Connect Core §5.3.4 says such a response must not be used).
-  'userinfo-other-subject',
-  // Pushed authorization requests (RFC 9126) offered: pushed_authorization_request_endpoint
-  // in the metadata, plain authorization requests still accepted.
-  'par-offered',
-  // Pushed authorization requests required (require_pushed_authorization_requests): an
-  // authorization request that was not pushed is refused.
-  'par-required',
-  // Hostile: the metadata puts the PAR endpoint on another origin (http://localhost:<port>,
-  // served by this same sandbox, so that any request sent there is seen).
-  'par-foreign-endpoint',
-  // Hostile: the PAR endpoint answers a request_uri that is a URL on another origin.
-  'par-foreign-request-uri',
-  // Client registration management (RFC 7592): registration answers carry
-  // registration_client_uri and registration_access_token, and the client can be read and
-  // deleted there. Without it (the platform's interface), registration answers carry neither.
-  'registration-management',
-  // Hostile: as registration-management, but the registration_client_uri is on another origin
-  // (http://localhost:<port>, this same sandbox, so that any request sent there is seen).
-  'registration-foreign-client-uri',
-  // Registration management whose delete fails (500), for the warning at logout.
-  'registration-delete-fails',
-  // The device authorization grant (RFC 8628): device_authorization_endpoint in the metadata,
-  // the grant in grant_types_supported, and device pages the browser driver can drive.
-  'device-authorization',
-  // The device authorization answer names an interval of 1 s between polls (the grant's default,
-  // when none is named, is 5 s), so the journeys of a poller need not wait 5 s a poll.
-  'device-interval-short',
-  // Hostile: the device authorization answer asks for an interval of 0 between polls.
-  'device-interval-zero',
-  // Hostile: the device authorization answer asks for an interval of 1e9 seconds.
-  'device-interval-huge',
-  // DPoP (RFC 9449) offered: dpop_signing_alg_values_supported in the metadata (ES256 among
-  // them), no nonces; a client that sends no proof still gets bearer tokens.
-  'dpop-offered',
-  // DPoP required, with nonces: every client is registered with dpop_bound_access_tokens, so
-  // a token request without a proof is refused; the token and PAR endpoints, the API and
-  // userinfo answer use_dpop_nonce (with a DPoP-Nonce header) to a proof without a fresh nonce.
-  'dpop-required',
-  // Hostile: the token endpoint answers every request carrying a DPoP proof with
-  // use_dpop_nonce and a new nonce, forever; requests without a proof are served.
-  'dpop-nonce-loop',
-  // Hostile: tokens are issued as in dpop-offered, but the API and userinfo answer every
-  // request carrying a DPoP proof with use_dpop_nonce and a new nonce, forever.
-  'dpop-api-nonce-loop',
-  // DPoP offered with PS256 alone among dpop_signing_alg_values_supported (and accepted).
-  'dpop-other-algs',
-  // The description gives some operations an `x-cli-name` (CLI_NAMES in openapi.ts), the name a
-  // command line uses instead of the one made from the operationId.
-  'cli-names',
-  // A large description: the platform's operations padded with synthetic ones (served under
-  // /api/synthetic/) to LARGE_DESCRIPTION_OPERATIONS in all, for measuring clients.
-  'large-description',
+/**
+ * Every variant, with what it changes in words (`npm run sandbox -- --help` prints them): each is one
+ * choice the specifications allow, a fault to be caught (hostile), or a shape seen in the field.
+ */
+export const VARIANT_NOTES = {
+  'plain-oauth2': 'A plain OAuth 2.0 server: no userinfo endpoint, no OpenID discovery, `openid` (and the other OpenID scopes) neither advertised nor accepted, so no ID token either.',
+  'no-userinfo': 'An OpenID provider without a userinfo endpoint: the ID token carries the claims.',
+  'no-revocation': 'No revocation endpoint (it is OPTIONAL in RFC 8414).',
+  'revocation-refuses-access-tokens': 'Access tokens cannot be revoked: `unsupported_token_type` (RFC 7009 §2.2.1).',
+  'refresh-needs-offline-access': 'Refresh tokens only when `offline_access` is granted (OpenID Connect Core §11); the scope is advertised.',
+  'nonce-required': '`nonce` is required whenever `openid` is asked for.',
+  'no-public-clients': 'No `none` among the client authentication methods: client_secret_post and _basic.',
+  'basic-auth-only': 'client_secret_basic only, for the token, revocation and introspection endpoints.',
+  'rotates-public-clients-only':
+    "Refresh tokens rotate for public clients only (oidc-provider's own default policy, and what the platform was measured to do): a confidential client's refresh token stays the same.",
+  'endpoint-auth-registered-only':
+    "A server that disagrees with its own metadata (Glewlwyd 2.7.5 does): the revocation and introspection endpoints accept only the method a client registered with, while their metadata lists client_secret_basic alone; the token endpoint's list is the default one.",
+  'token-401-empty': 'The token endpoint answers every request with a 401 and an empty body.',
+  'registration-html-400': 'Registration answers an HTML page with status 400.',
+  'registration-200': 'Registration succeeds but answers 200 instead of 201 (RFC 7591 §3.2.1).',
+  'registration-500': 'Registration answers 500 with a plain-text body.',
+  'registration-error-text-plain': 'Registration refuses with an OAuth error body (400, invalid_client_metadata) sent as text/plain.',
+  'unknown-scopes': "The scope list holds no scope a school client knows; a request without `scope` gets the server's default (RFC 6749 §3.3).",
+  'narrows-granted-scope': 'One scope that is asked for and advertised is never granted (RFC 6749 §3.3).',
+  'no-resource-metadata': 'No RFC 9728 protected-resource metadata.',
+  'issuer-path':
+    'An issuer with a path (/tenant): RFC 8414 metadata at the path-insertion URL (/.well-known/oauth-authorization-server/tenant), OpenID discovery at the appended URL (/tenant/.well-known/openid-configuration), endpoints under the path. Combines with the discovery variants below.',
+  'metadata-path-insertion-only': 'An issuer with a path, its RFC 8414 document only at the path-insertion URL; no OpenID discovery.',
+  'metadata-root-only': 'RFC 8414 document only at the root (/.well-known/oauth-authorization-server); no OpenID discovery.',
+  'openid-discovery-only': 'OpenID discovery only: no /.well-known/oauth-authorization-server.',
+  'no-iss-parameter': 'No RFC 9207 `iss` in the authorization response, and none promised in the metadata.',
+  'userinfo-other-subject': "Not a legal choice but a fault to be caught: userinfo answers for another subject than the ID token's (OpenID Connect Core §5.3.4 says such a response must not be used).",
+  'par-offered': 'Pushed authorization requests (RFC 9126) offered: pushed_authorization_request_endpoint in the metadata, plain authorization requests still accepted.',
+  'par-required': 'Pushed authorization requests required (require_pushed_authorization_requests): an authorization request that was not pushed is refused.',
+  'par-foreign-endpoint': 'Hostile: the metadata puts the PAR endpoint on another origin (http://localhost:<port>, served by this same sandbox, so that any request sent there is seen).',
+  'par-foreign-request-uri': 'Hostile: the PAR endpoint answers a request_uri that is a URL on another origin.',
+  'registration-management':
+    "Client registration management (RFC 7592): registration answers carry registration_client_uri and registration_access_token, and the client can be read and deleted there. Without it (the platform's interface), registration answers carry neither.",
+  'registration-foreign-client-uri':
+    'Hostile: as registration-management, but the registration_client_uri is on another origin (http://localhost:<port>, this same sandbox, so that any request sent there is seen).',
+  'registration-delete-fails': 'Registration management whose delete fails (500), for the warning at logout.',
+  'device-authorization':
+    'The device authorization grant (RFC 8628): device_authorization_endpoint in the metadata, the grant in grant_types_supported, and device pages the browser driver can drive.',
+  'device-interval-short':
+    "The device authorization answer names an interval of 1 s between polls (the grant's default, when none is named, is 5 s), so the journeys of a poller need not wait 5 s a poll.",
+  'device-interval-zero': 'Hostile: the device authorization answer asks for an interval of 0 between polls.',
+  'device-interval-huge': 'Hostile: the device authorization answer asks for an interval of 1e9 seconds.',
+  'dpop-offered': 'DPoP (RFC 9449) offered: dpop_signing_alg_values_supported in the metadata (ES256 among them), no nonces; a client that sends no proof still gets bearer tokens.',
+  'dpop-required':
+    'DPoP required, with nonces: every client is registered with dpop_bound_access_tokens, so a token request without a proof is refused; the token and PAR endpoints, the API and userinfo answer use_dpop_nonce (with a DPoP-Nonce header) to a proof without a fresh nonce.',
+  'dpop-nonce-loop': 'Hostile: the token endpoint answers every request carrying a DPoP proof with use_dpop_nonce and a new nonce, forever; requests without a proof are served.',
+  'dpop-api-nonce-loop': 'Hostile: tokens are issued as in dpop-offered, but the API and userinfo answer every request carrying a DPoP proof with use_dpop_nonce and a new nonce, forever.',
+  'dpop-other-algs': 'DPoP offered with PS256 alone among dpop_signing_alg_values_supported (and accepted).',
+  'cli-names': 'The description gives some operations an `x-cli-name` (CLI_NAMES in openapi.ts), the name a command line uses instead of the one made from the operationId.',
+  'large-description': "A large description: the platform's operations padded with synthetic ones (served under /api/synthetic/) to LARGE_DESCRIPTION_OPERATIONS in all, for measuring clients.",
   // Servers as they are (each one shape seen in the field):
-  // A registration answer with a client_secret but no client_secret_expires_at (RFC 7591 requires it).
-  'secret-without-expiry',
-  // A public registration (token_endpoint_auth_method none, or none named) is registered as a
-  // confidential client_secret_post one, and answered as such.
-  'public-made-confidential',
-  // The API is mounted under a path: the base URL is <origin>/school, its protected-resource
-  // metadata is at /.well-known/oauth-protected-resource/school only, naming <origin>/school.
-  'api-under-path',
-  // The API under a path, its protected-resource metadata only at the origin's address, naming
-  // the origin as the resource (tokens are issued for the origin).
-  'metadata-at-origin-only',
-  // No protected-resource metadata at either well-known address: a request without a token to the
-  // base URL or the API is answered 401 with a Bearer challenge naming resource_metadata (at
-  // /meta/protected-resource.json) and the scope courses:read.
-  'metadata-by-challenge-only',
-  // The authorization server lists no scopes_supported; the resource's metadata lists its scopes.
-  'scopes-in-resource-only',
-  // No registration endpoint: clients are registered out of band (PRE_REGISTERED_CLIENTS).
-  'no-registration-endpoint',
-  // The authorization server offers DPoP, the API takes bearer tokens only: its metadata says
-  // nothing of DPoP and it refuses the DPoP scheme (as an API in front of better-auth's provider does).
-  'dpop-not-accepted-by-api',
-] as const;
+  'secret-without-expiry': 'A registration answer with a client_secret but no client_secret_expires_at (RFC 7591 requires it).',
+  'public-made-confidential': 'A public registration (token_endpoint_auth_method none, or none named) is registered as a confidential client_secret_post one, and answered as such.',
+  'api-under-path':
+    'The API is mounted under a path: the base URL is <origin>/school, its protected-resource metadata is at /.well-known/oauth-protected-resource/school only, naming <origin>/school.',
+  'metadata-at-origin-only': "The API under a path, its protected-resource metadata only at the origin's address, naming the origin as the resource (tokens are issued for the origin).",
+  'metadata-by-challenge-only':
+    'No protected-resource metadata at either well-known address: a request without a token to the base URL or the API is answered 401 with a Bearer challenge naming resource_metadata (at /meta/protected-resource.json) and the scope courses:read.',
+  'scopes-in-resource-only': "The authorization server lists no scopes_supported; the resource's metadata lists its scopes.",
+  'no-registration-endpoint': 'No registration endpoint: clients are registered out of band (PRE_REGISTERED_CLIENTS).',
+  'dpop-not-accepted-by-api':
+    "The authorization server offers DPoP, the API takes bearer tokens only: its metadata says nothing of DPoP and it refuses the DPoP scheme (as an API in front of better-auth's provider does).",
+} as const;
 
-export type SandboxVariant = (typeof SANDBOX_VARIANTS)[number];
+export type SandboxVariant = keyof typeof VARIANT_NOTES;
+export const SANDBOX_VARIANTS = Object.keys(VARIANT_NOTES) as readonly SandboxVariant[];
+
 export type Variants = ReadonlySet<SandboxVariant>;
 
 /** How many operations the `large-description` variant describes. */

@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { shellCommand } from '../src/command-line.js';
+import { defaultUsers } from '../src/users.js';
+import { SANDBOX_VARIANTS } from '../src/variants.js';
 
 const bin = fileURLToPath(new URL('../bin/school-sandbox.mjs', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'sandbox-main-test-'));
@@ -91,5 +93,24 @@ describe('school-sandbox', () => {
     const run = start(['--bogus']);
     await expect(run.firstLine).rejects.toThrow(/unknown argument --bogus/);
     expect(await run.exited).toBe(64);
+  });
+
+  it('--help explains how to start it, every option, its users, signing in without a display, and every variant', async () => {
+    const child = spawn(process.execPath, [bin, '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(0);
+    expect(out).toMatch(/^usage: npm run sandbox -- /);
+    const source = readFileSync(fileURLToPath(new URL('../src/main.ts', import.meta.url)), 'utf8');
+    const flags = [...source.matchAll(/case '(--[a-z-]+)':/g)].map((m) => m[1]!);
+    expect(flags.length).toBeGreaterThan(8);
+    for (const flag of flags) expect(out, flag).toMatch(new RegExp(`^  (-h, )?${flag}\\b.*\\S`, 'm'));
+    for (const user of defaultUsers()) expect(out).toMatch(new RegExp(`^  ${user.username} / ${user.password} +${user.name}`, 'm'));
+    for (const variant of SANDBOX_VARIANTS) expect(out, variant).toMatch(new RegExp(`^  ${variant} +\\S`, 'm'));
+    // The sign-in helper's line, ready to paste: the driver of this checkout, quoted.
+    const driver = fileURLToPath(new URL('../src/browser-driver.mjs', import.meta.url));
+    expect(out).toContain(`export BROWSER="node '${driver}'"`);
+    expect(out.split('\n').filter((line) => line.length > 110 && !line.startsWith('usage:'))).toEqual([]);
   });
 });

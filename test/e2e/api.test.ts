@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bigDescription } from '../helpers/big-description.js';
-import { type Env, REPO, SCHOOL_BIN, expectSuccess, runSchool, userEnv, useSandbox } from './harness.js';
+import { type Env, REPO, SCHOOL_BIN, expectSuccess, preloading, runSchool, shellCommand, userEnv, useSandbox } from './harness.js';
 
 const sandbox = useSandbox();
 
@@ -158,7 +158,10 @@ describe('school api against the sandbox, without a login', () => {
 });
 
 const BASH_COMPLETE = `
-mkdir -p "$HOME/bin" && printf '#!/bin/sh\\nexec node ${SCHOOL_BIN} "$@"\\n' > "$HOME/bin/school" && chmod +x "$HOME/bin/school"
+mkdir -p "$HOME/bin" && cat > "$HOME/bin/school" <<'WRAPPER' && chmod +x "$HOME/bin/school"
+#!/bin/sh
+exec ${shellCommand('node', SCHOOL_BIN)} "$@"
+WRAPPER
 source "$1" || exit 3
 COMP_LINE=$2
 COMP_POINT=\${#COMP_LINE}
@@ -347,13 +350,13 @@ process.once('exit', () => fs.writeFileSync(${JSON.stringify(reads)}, seen.join(
     const res = await runSchool(['token'], {
       ...env,
       LOADED_MODULES_FILE: loaded,
-      NODE_OPTIONS: `--require ${join(REPO, 'test', 'helpers', 'loaded-modules.cjs')} --require ${probe}`,
+      NODE_OPTIONS: preloading(join(REPO, 'test', 'helpers', 'loaded-modules.cjs'), probe),
     });
     expect(res.code, res.stderr).toBe(0);
     expect(readFileSync(loaded, 'utf8')).not.toMatch(/json-schema/);
     expect(readFileSync(reads, 'utf8')).not.toMatch(/openapi/);
     // The probe sees reads at all: the dry run of an operation reads the index.
-    const dry = await runSchool(['api', 'list-courses', '--dry-run'], { ...env, NODE_OPTIONS: `--require ${probe}` });
+    const dry = await runSchool(['api', 'list-courses', '--dry-run'], { ...env, NODE_OPTIONS: preloading(probe) });
     expect(dry.code, dry.stderr).toBe(0);
     expect(readFileSync(reads, 'utf8')).toMatch(/openapi\/[^\n]*\.index\.json/);
   });

@@ -13,6 +13,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { shellCommand } from '@school/sandbox/command-line';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openapiCacheFile, serverCacheFile } from '../../src/state/cache-files.js';
 import { resolvePaths } from '../../src/state/paths.js';
@@ -73,10 +74,6 @@ function run(cmd: string, args: string[], options: { cwd?: string; timeout?: num
   });
 }
 
-function sh(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
 const sorted = (xs: string[]) => [...new Set(xs)].sort();
 
 beforeAll(async () => {
@@ -85,7 +82,7 @@ beforeAll(async () => {
   const configDir = join(tmp, 'config');
   files = join(tmp, 'files');
   await Promise.all([bin, configDir, files, join(tmp, 'home')].map((d) => mkdir(d, { recursive: true })));
-  await writeFile(join(bin, 'school'), `#!/bin/sh\nexec ${sh(process.execPath)} ${sh(join(ROOT, 'bin', 'school.cjs'))} "$@"\n`, { mode: 0o755 });
+  await writeFile(join(bin, 'school'), `#!/bin/sh\nexec ${shellCommand(process.execPath, join(ROOT, 'bin', 'school.cjs'))} "$@"\n`, { mode: 0o755 });
   await mkdir(join(files, 'nested'));
   await writeFile(join(files, 'notes.json'), '{}\n');
 

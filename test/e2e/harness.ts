@@ -137,6 +137,15 @@ export function spawnNode(args: string[], env: Env, options: { input?: string; c
   };
 }
 
+/**
+ * A NODE_OPTIONS value that preloads each file. Node splits NODE_OPTIONS at spaces outside double
+ * quotes (where a backslash escapes the next character), so a checkout under `~/my schöol/` needs
+ * its paths quoted that way: bare, the path is cut at its space.
+ */
+export function preloading(...files: string[]): string {
+  return files.map((file) => `--require "${file.replace(/["\\]/g, '\\$&')}"`).join(' ');
+}
+
 /** The built `school` run as a user would, its output collected. */
 export function startSchool(args: string[], env: Env, input?: string): Running {
   return spawnNode([SCHOOL_BIN, ...args], env, { input });

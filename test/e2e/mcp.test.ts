@@ -9,7 +9,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ElicitRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { driveLogin } from '@school/sandbox/browser-driver';
 import { DATA_SCOPES, type Sandbox, startSandbox } from '@school/sandbox';
-import { type Env, REPO, SCHOOL_BIN, expectSuccess, runSchool, spawnNode, userEnv } from './harness.js';
+import { type Env, REPO, SCHOOL_BIN, expectSuccess, preloading, runSchool, spawnNode, userEnv } from './harness.js';
 import { WireClient } from '../helpers/mcp-wire.js';
 import { describeFindings, toolPortabilityFindings } from '../helpers/tool-portability.js';
 
@@ -564,7 +564,7 @@ describe('start-up', () => {
     expectSuccess(await runSchool(['login', '--base-url', sandbox.baseUrl, '--insecure-storage'], env));
     const loaded = join(env.HOME, 'loaded-modules.txt');
     const probe = join(REPO, 'test', 'helpers', 'loaded-modules.cjs');
-    expectSuccess(await runSchool(['token'], { ...env, NODE_OPTIONS: `--require ${probe}`, LOADED_MODULES_FILE: loaded }));
+    expectSuccess(await runSchool(['token'], { ...env, NODE_OPTIONS: preloading(probe), LOADED_MODULES_FILE: loaded }));
     const modules = readFileSync(loaded, 'utf8').split('\n');
     expect(modules).toContain(SCHOOL_BIN);
     expect(modules.filter((m) => m.includes('modelcontextprotocol') || m.endsWith('mcp.cjs') || m.includes('zod') || m.includes('ajv'))).toEqual([]);

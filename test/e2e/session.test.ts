@@ -14,6 +14,7 @@ import {
   keytar,
   login as loginTo,
   modeOf,
+  preloading,
   profileAccount,
   refreshGrants,
   runSchool,
@@ -73,7 +74,7 @@ describe('token refresh', () => {
     const before = refreshGrants(sandbox).length;
     const loaded = join(env.HOME, 'loaded-modules.txt');
     const probe = join(REPO, 'test', 'helpers', 'loaded-modules.cjs');
-    const res = expectSuccess(await runSchool(['token'], { ...env, NODE_OPTIONS: `--require ${probe}`, LOADED_MODULES_FILE: loaded }));
+    const res = expectSuccess(await runSchool(['token'], { ...env, NODE_OPTIONS: preloading(probe), LOADED_MODULES_FILE: loaded }));
     expect(res.stdout).toMatch(/^\S+\n$/);
     expect(refreshGrants(sandbox).length).toBe(before + 1);
     const modules = readFileSync(loaded, 'utf8').split('\n');

@@ -96,4 +96,23 @@ describe('a checkout in a path with a space and a non-ASCII letter', () => {
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toMatch(/1 passed/);
   }, 180_000);
+
+  it('runs from there the end-to-end cases whose helpers put its paths in NODE_OPTIONS and in wrapper scripts', async () => {
+    // Each case preloads a module of the checkout (test/helpers/loaded-modules.cjs, through
+    // preloading()) or runs `school` through a shell script naming bin/school.cjs (shellCommand()).
+    const cases: Record<string, string> = {
+      // (The completion case reads the cache the listing before it fills.)
+      'test/e2e/api.test.ts':
+        'lists the operations by area, and as JSON|completes operation names, their flags and enum values from the cache|school token loads no validator and reads no description',
+      'test/e2e/session.test.ts': "refreshes without loading Node's fetch implementation",
+      'test/e2e/mcp.test.ts': '`school token` does not load the MCP SDK or the server bundle',
+      'test/e2e/completion.test.ts': 'works when loaded with source <\\(school completion bash\\)',
+    };
+    const vitest = join(copy, 'node_modules', 'vitest', 'vitest.mjs');
+    const pattern = Object.values(cases).join('|');
+    const run = await spawnNode([vitest, 'run', '--project', 'e2e', ...Object.keys(cases), '-t', pattern], personEnv(), { cwd: copy, stdin: 'ignore' }).done;
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    // Every case ran (a name that no longer matches would pass by running nothing).
+    expect(run.stdout).toContain('Tests: 6 passed, 0 failed');
+  }, 240_000);
 });
