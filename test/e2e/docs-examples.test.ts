@@ -3,6 +3,8 @@
 // one file run in order, in bash with `set -euo pipefail`, against a fresh sandbox of their own,
 // sharing a fresh config dir and working directory; `school` is on the PATH, BROWSER signs in
 // headless, the test keyring is unlocked, and `https://your-school.example` is the sandbox.
+// A block marked `sh runnable in-clone` is what a person types in the clone, in a terminal: it runs
+// there, with job control on as in an interactive shell, and starts the sandbox it uses itself.
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,11 +14,14 @@ import { type Env, REPO, SCHOOL_BIN, type RunResult, useSandbox, userEnv } from 
 
 const PLACEHOLDER = 'https://your-school.example';
 const INFO = 'sh runnable';
+const INFO_IN_CLONE = 'sh runnable in-clone';
 
 interface Block {
   /** The line of the opening fence, counted from 1. */
   line: number;
   code: string;
+  /** Run in the clone, as typed in a terminal there (`sh runnable in-clone`). */
+  inClone?: true;
 }
 
 /** The `sh runnable` blocks of a Markdown text, with the line each starts on. */
@@ -33,6 +38,7 @@ function runnableBlocks(markdown: string): Block[] {
     const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(text);
     if (close && close[1]![0] === open.fence[0] && close[1]!.length >= open.fence.length) {
       if (open.info === INFO) blocks.push({ line: open.line, code: open.body.join('\n') });
+      if (open.info === INFO_IN_CLONE) blocks.push({ line: open.line, code: open.body.join('\n'), inClone: true });
       open = undefined;
       return;
     }
@@ -55,7 +61,7 @@ function schoolOnPath(): string {
 
 /** Runs one block in bash, in the directory and environment given. */
 function runBlock(block: Block, baseUrl: string, env: Env, cwd: string, timeoutMs = 120_000): Promise<RunResult> {
-  const script = `set -euo pipefail\n${block.code.split(PLACEHOLDER).join(baseUrl)}\n`;
+  const script = `set -euo pipefail${block.inClone ? ' -m' : ''}\n${block.code.split(PLACEHOLDER).join(baseUrl)}\n`;
   return new Promise((resolve) => {
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -88,10 +94,31 @@ const binDir = schoolOnPath();
 
 describe('the runner of documented examples', () => {
   it('finds only blocks whose info string is exactly `sh runnable`, with the line of their fence', () => {
-    const text = ['# t', '```sh', 'echo plain', '```', '', '```sh runnable', 'echo one', 'echo two', '```', '````sh runnable', '```', 'inner', '````', '```sh runnable-not', 'x', '```'].join('\n');
+    const text = [
+      '# t',
+      '```sh',
+      'echo plain',
+      '```',
+      '',
+      '```sh runnable',
+      'echo one',
+      'echo two',
+      '```',
+      '````sh runnable',
+      '```',
+      'inner',
+      '````',
+      '```sh runnable-not',
+      'x',
+      '```',
+      '```sh runnable in-clone',
+      'npm run sandbox &',
+      '```',
+    ].join('\n');
     expect(runnableBlocks(text)).toEqual([
       { line: 6, code: 'echo one\necho two' },
       { line: 10, code: '```\ninner' },
+      { line: 17, code: 'npm run sandbox &', inClone: true },
     ]);
   });
 
@@ -126,7 +153,10 @@ for (const { file, blocks } of examples) {
     };
     for (const block of blocks) {
       it(`${file}:${block.line}`, async () => {
-        expectBlockPassed(file, block, await runBlock(block, sandbox.baseUrl, env(), cwd));
+        if (!block.inClone) return expectBlockPassed(file, block, await runBlock(block, sandbox.baseUrl, env(), cwd));
+        // In the clone, against the sandbox it starts: no SCHOOL_BASE_URL of the file's sandbox.
+        const { SCHOOL_BASE_URL: _, ...own } = env();
+        expectBlockPassed(file, block, await runBlock(block, sandbox.baseUrl, own, REPO));
       });
     }
   });

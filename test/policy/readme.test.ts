@@ -1,8 +1,9 @@
 // The README is what a newcomer reads first: short, opening with the two commands that set a fresh
 // machine up and run the product and its tests, and those are the commands CI runs.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { defaultUsers } from '../../sandbox/src/users.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -41,5 +42,25 @@ describe('README.md', () => {
     expect(links.length).toBeGreaterThan(5);
     const missing = [...new Set(links)].filter((l) => !existsSync(join(ROOT, l)));
     expect(missing).toEqual([]);
+  });
+
+  it('shows how to try the sandbox with no display: how to start it, its users, a headless sign-in the docs examples run', () => {
+    const section = /^## Try it on the sandbox\n([\s\S]*?)^## /m.exec(readme)?.[1] ?? '';
+    expect(section).toContain('npm run sandbox');
+    expect(section).toContain('npm run sandbox -- --help');
+    for (const user of defaultUsers()) expect(section).toContain(`\`${user.username}\` / \`${user.password}\``);
+    // Run by test/e2e/docs-examples.test.ts in the clone, where it starts the sandbox and signs in through its helper.
+    const block = /^```sh runnable in-clone\n([\s\S]*?)^```$/m.exec(section)?.[1] ?? '';
+    expect(block).toMatch(/^npm run sandbox\b/m);
+    expect(block).toMatch(/^export BROWSER=.*sandbox\/src\/browser-driver\.mjs/m);
+    expect(block).toMatch(/^school login --base-url /m);
+  });
+});
+
+describe('the documentation', () => {
+  it('names no program a clone does not put on the PATH (the sandbox is `npm run sandbox`)', () => {
+    const docs = ['README.md', ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`)].filter((f) => f.endsWith('.md'));
+    const named = docs.filter((f) => /\bschool-sandbox\b/.test(readFileSync(join(ROOT, f), 'utf8')));
+    expect(named).toEqual([]);
   });
 });
