@@ -18,7 +18,7 @@ const OPTIONS: Array<[string, string]> = [
   ['--no-rotation', 'a refresh token stays the same when used (default: a new one at each use)'],
   ['--no-revocation', 'no revocation endpoint'],
   ['--events FILE', 'write every event (sign-ins, grants, API calls) to FILE, one JSON line each'],
-  ['--quiet', 'print the base URL only, no notes and no events'],
+  ['--quiet', 'no events on stderr (the base URL and the notes are still printed)'],
   ['--variant NAME', 'one of the variants below; repeat it for several'],
   ['-h, --help', 'this text'],
 ];

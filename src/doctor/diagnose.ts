@@ -17,6 +17,8 @@ import type { Profile } from '../state/config-file.js';
 import { fileProtection } from '../platform/file-protection.js';
 import { type PathVerdict, inspectPrivatePath, reportRepairsTo } from '../state/permissions.js';
 import { statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { type BuildMachine, type KeychainExplanation, explainKeychain } from '../state/keychain-cause.js';
 import type { ProbeResult } from '../state/credential-store.js';
 import { registerSecret } from '../util/redact.js';
 import { isDpopBound } from '../types/tokens.js';
@@ -199,14 +201,32 @@ async function fileFindings(deps: Deps): Promise<Finding[]> {
   return findings;
 }
 
+/** The machine as the keychain module's build sees it, for telling why it is not there. */
+function buildMachine(deps: Deps): BuildMachine {
+  return {
+    platform: deps.platform,
+    env: deps.env,
+    nodeVersion: process.versions.node,
+    home: deps.env.HOME ?? homedir(),
+    exists: (path) => {
+      try {
+        statSync(path);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
 /**
- * The fix for an unusable keychain, by what is wrong: a keyring that is there but locked is
- * unlocked; where none answers at all there is nothing to unlock, and one has to be started.
+ * The fix for an unusable keychain, by what is wrong (keychain-cause.ts): a module that was never
+ * built is built, a library that is missing installed, a session without a bus given one, a
+ * keyring that is there but locked unlocked.
  */
-function keychainFix(reason: string): string {
+function keychainFix(explained: KeychainExplanation): string {
   const ci = 'in CI, use SCHOOL_TOKEN or SCHOOL_REFRESH_TOKEN';
-  if (/locked/i.test(reason)) return `Unlock the keyring (logging in to the desktop session usually does), or log in again; ${ci}.`;
-  if (/module could not be loaded/i.test(reason)) return `Install libsecret (\`apt-get install libsecret-1-dev\`), then install school again so that its keychain module builds; ${ci}.`;
+  if (explained.fix) return `${explained.fix.replace(/\.$/, '')}; ${ci}.`;
   return `No keychain service answers in this session: start one (e.g. gnome-keyring), or keep the 0600 file (--insecure-storage chooses it without this check); ${ci}.`;
 }
 
@@ -221,6 +241,7 @@ async function keychainFinding(deps: Deps, profiles: Record<string, Profile>): P
   const ms = Math.max(0, Math.round(deps.clock.now() - started));
   if (probe.ok) return { area: 'keychain', check: 'keychain', status: 'ok', message: `The OS keychain is usable (a write, read and delete took ${ms} ms).`, data: { usable: true, ms } };
   const reason = probe.reason.replace(/\.$/, '');
+  const explained = explainKeychain(reason, buildMachine(deps));
   const dependent = Object.entries(profiles)
     .filter(([, p]) => p.storage === 'keychain')
     .map(([name]) => name);
@@ -231,10 +252,10 @@ async function keychainFinding(deps: Deps, profiles: Record<string, Profile>): P
     check: 'keychain',
     status: dependent.length ? 'problem' : credentialsInEnvironment ? 'info' : 'warning',
     message: dependent.length
-      ? `The OS keychain cannot be used (${reason}), and profile ${dependent.map((n) => `"${n}"`).join(', ')} keeps its tokens there.`
-      : `The OS keychain cannot be used (${reason}): logins store their tokens in a plain ${deps.platform === 'win32' ? `file instead, ${fileProtection(deps.platform)}` : '0600 file instead'}.`,
-    ...(credentialsInEnvironment && !dependent.length ? {} : { fix: keychainFix(reason) }),
-    data: { usable: false, ms, reason },
+      ? `The OS keychain cannot be used (${explained.problem}), and profile ${dependent.map((n) => `"${n}"`).join(', ')} keeps its tokens there.`
+      : `The OS keychain cannot be used (${explained.problem}): logins store their tokens in a plain ${deps.platform === 'win32' ? `file instead, ${fileProtection(deps.platform)}` : '0600 file instead'}.`,
+    ...(credentialsInEnvironment && !dependent.length ? {} : { fix: keychainFix(explained) }),
+    data: { usable: false, ms, reason, cause: explained.cause },
   };
 }
 

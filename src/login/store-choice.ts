@@ -2,6 +2,10 @@ import type { Deps } from '../deps.js';
 import { CliError } from '../errors.js';
 import { fileProtection } from '../platform/file-protection.js';
 import { type CredentialStore, PLAIN_STORAGE, PREFERRED_STORAGE } from '../state/credential-store.js';
+import { type KeychainCause, keychainCause } from '../state/keychain-cause.js';
+
+/** The causes that lie in the installation (the module, or the library it links to), not in the session. */
+const MODULE_CAUSES: ReadonlySet<KeychainCause> = new Set(['module_missing', 'module_unbuilt', 'module_other_node', 'libsecret_missing']);
 
 async function plainStore(deps: Pick<Deps, 'state'>): Promise<CredentialStore> {
   const probe = await deps.state.probeStore(PLAIN_STORAGE);
@@ -34,6 +38,12 @@ export async function chooseStore(deps: Pick<Deps, 'state'>, insecure: boolean):
 export function storageNotice(location: string, keychainProblem: string | undefined, verbose: boolean, platform: NodeJS.Platform): string {
   const where = `in plain text at ${location}, ${fileProtection(platform)}`;
   if (keychainProblem === undefined) return `The credentials are stored ${where}, as --insecure-storage asked.`;
+  // The keychain module itself missing is said at once, in words: npm drops it without a word when it
+  // cannot build it, and this is the first time anyone hears of it.
+  if (MODULE_CAUSES.has(keychainCause(keychainProblem))) {
+    const problem = `${keychainProblem.charAt(0).toUpperCase()}${keychainProblem.slice(1)}`;
+    return `${problem}, so the credentials are stored ${where}. \`school doctor\` says why, and how to build it.`;
+  }
   const why = verbose ? ` (${keychainProblem})` : '';
   return `No OS keychain could be used${why}, so the credentials are stored ${where}. \`school doctor\` says why.`;
 }

@@ -1,6 +1,7 @@
 import { CliError, messageOf } from '../errors.js';
 import { requireCommonJs } from '../util/require.js';
 import { type CredentialStore, KEYCHAIN_SERVICE } from './credential-store.js';
+import { MODULE_MISSING, MODULE_UNBUILT } from './keychain-cause.js';
 
 type Keytar = {
   getPassword(service: string, account: string): Promise<string | null>;
@@ -20,7 +21,20 @@ async function loadKeytar(): Promise<Keytar> {
   try {
     return requireCommonJs('keytar') as Keytar;
   } catch (err) {
+    // Told apart for `school doctor` (keychain-cause.ts): npm dropped the optional module it could
+    // not build, or installed it with its build script held back, or it is built and will not load.
+    if (!installed('keytar/package.json')) throw new Error(MODULE_MISSING);
+    if (/keytar\.node/.test(messageOf(err)) && !installed('keytar/build/Release/keytar.node')) throw new Error(MODULE_UNBUILT);
     throw new Error(`the keychain module could not be loaded (${messageOf(err).split('\n')[0]})`);
+  }
+}
+
+function installed(file: string): boolean {
+  try {
+    requireCommonJs.resolve(file);
+    return true;
+  } catch {
+    return false;
   }
 }
 

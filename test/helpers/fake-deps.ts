@@ -8,6 +8,7 @@ import type { Env } from '../../src/options.js';
 import { keychainFor } from '../../src/state/backends.js';
 import type { CredentialBackends, CredentialStore } from '../../src/state/credential-store.js';
 import { openFileStore } from '../../src/state/file-store.js';
+import { MODULE_MISSING, MODULE_UNBUILT } from '../../src/state/keychain-cause.js';
 import { resolvePaths } from '../../src/state/paths.js';
 import { openStateRepository } from '../../src/state/repository.js';
 import { type TestIO, testIO } from './test-io.js';
@@ -38,7 +39,20 @@ export function memoryKeychain(options: { locked?: boolean; limitBytes?: number 
   };
 }
 
-export type KeychainCondition = 'ok' | 'missing' | 'locked';
+/**
+ * The keychain as a test wants it: usable, unreachable (no D-Bus session), locked, or its module
+ * not installed, installed unbuilt, or built without the libsecret it links to.
+ */
+export type KeychainCondition = 'ok' | 'missing' | 'locked' | 'no-module' | 'unbuilt-module' | 'no-libsecret';
+
+/** Why the keychain cannot be used, as the real probe says it in each condition. */
+const KEYCHAIN_REASONS: Record<Exclude<KeychainCondition, 'ok'>, string> = {
+  missing: 'Cannot autolaunch D-Bus without X11 $DISPLAY',
+  locked: 'the keychain is locked',
+  'no-module': MODULE_MISSING,
+  'unbuilt-module': MODULE_UNBUILT,
+  'no-libsecret': 'the keychain module could not be loaded (libsecret-1.so.0: cannot open shared object file: No such file or directory)',
+};
 
 /** The backends table with the in-memory keychain and real files in a temporary folder. */
 export function fakeBackends(
@@ -51,11 +65,10 @@ export function fakeBackends(
   return {
     keychain: keychainFor(platform, {
       open: async () => {
-        if (condition === 'missing') throw new Error('The OS keychain failed: Cannot autolaunch D-Bus without X11 $DISPLAY.');
+        if (condition !== 'ok' && condition !== 'locked') throw new Error(`The OS keychain failed: ${KEYCHAIN_REASONS[condition]}.`);
         return keychain;
       },
-      probe: async () =>
-        condition === 'ok' ? { ok: true, store: keychain } : { ok: false, reason: condition === 'missing' ? 'Cannot autolaunch D-Bus without X11 $DISPLAY' : 'the keychain is locked' },
+      probe: async () => (condition === 'ok' ? { ok: true, store: keychain } : { ok: false, reason: KEYCHAIN_REASONS[condition] }),
     }),
     file: {
       open: async (area) => file(area),

@@ -124,10 +124,10 @@ describe('school doctor, with fake dependencies', () => {
     expect(find(findings, 'tokens')).toMatchObject({ subject: 'other', status: 'info', message: 'No profile "other" is saved: `school login --profile other` makes it.' });
   });
 
-  it('asks to start a keychain service where none answers, and to unlock only a locked one', async () => {
+  it('asks to start a session bus and a keyring where none answers, and to unlock only a locked one', async () => {
     const missing = find(await diagnose(...(await withInputs(setup({ keychain: 'missing', storage: 'file' })))), 'keychain');
-    expect(missing).toMatchObject({ status: 'warning', fix: expect.stringContaining('start one (e.g. gnome-keyring)') });
-    expect(missing?.fix).not.toMatch(/unlock/i);
+    expect(missing).toMatchObject({ status: 'warning', fix: expect.stringContaining('dbus-run-session -- bash, then gnome-keyring-daemon --unlock') });
+    expect(missing?.fix).not.toMatch(/unlock the keyring/i);
     const locked = find(await diagnose(...(await withInputs(setup({ keychain: 'locked' })))), 'keychain');
     expect(locked?.fix).toMatch(/^Unlock the keyring/);
   });

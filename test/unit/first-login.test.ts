@@ -71,6 +71,16 @@ describe('where a login without a keychain puts its secrets', () => {
     expect(said).toContain('(Cannot autolaunch D-Bus without X11 $DISPLAY)');
   });
 
+  it('names a keychain module that npm could not build, at the first login, without --verbose', async () => {
+    const { deps, hooks } = setup('no-module');
+    const pending = await prepareLogin(deps, request, hooks);
+    const notice = (await completeLogin(deps, pending, redirectFor(pending))).warnings.find((w) => w.includes('plain text'));
+    expect(notice).toBe(
+      `The keychain module (keytar) is not installed, so the credentials are stored in plain text at ${deps.paths.credentialsFile}, readable only by you (mode 0600). \`school doctor\` says why, and how to build it.`,
+    );
+    expect(notice).not.toContain('\n');
+  });
+
   it('is no file at all when the login stores nothing', async () => {
     const { deps, hooks } = setup('missing');
     const pending = await prepareLogin(deps, request, hooks);
