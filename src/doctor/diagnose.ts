@@ -16,7 +16,8 @@ import { checkProfileName } from '../util/profiles.js';
 import type { Profile } from '../state/config-file.js';
 import { fileProtection } from '../platform/file-protection.js';
 import { type PathVerdict, inspectPrivatePath, reportRepairsTo } from '../state/permissions.js';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { homedir } from 'node:os';
 import { type BuildMachine, type KeychainExplanation, explainKeychain } from '../state/keychain-cause.js';
 import type { ProbeResult } from '../state/credential-store.js';
@@ -203,11 +204,13 @@ async function fileFindings(deps: Deps): Promise<Finding[]> {
 
 /** The machine as the keychain module's build sees it, for telling why it is not there. */
 function buildMachine(deps: Deps): BuildMachine {
+  const home = deps.env.HOME ?? homedir();
   return {
     platform: deps.platform,
-    env: deps.env,
+    // npm's own setting counts as much as the variable: a nodedir in ~/.npmrc reaches node-gyp too.
+    env: { npm_config_nodedir: npmrcNodedir(home), ...deps.env },
     nodeVersion: process.versions.node,
-    home: deps.env.HOME ?? homedir(),
+    home,
     exists: (path) => {
       try {
         statSync(path);
@@ -217,6 +220,15 @@ function buildMachine(deps: Deps): BuildMachine {
       }
     },
   };
+}
+
+/** The nodedir of the user's npm configuration, if it names one. */
+function npmrcNodedir(home: string): string | undefined {
+  try {
+    return /^\s*nodedir\s*=\s*(\S+)\s*$/m.exec(readFileSync(join(home, '.npmrc'), 'utf8'))?.[1];
+  } catch {
+    return undefined;
+  }
 }
 
 /**
