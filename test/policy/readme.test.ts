@@ -57,6 +57,18 @@ describe('README.md', () => {
   });
 });
 
+describe("the README's CI example", () => {
+  it("keeps what the job's own notice says to cache: SCHOOL_CONFIG_DIR", () => {
+    const notice = readFileSync(join(ROOT, 'src', 'session', 'headless.ts'), 'utf8');
+    expect(notice).toMatch(/keep SCHOOL_CONFIG_DIR in the job's cache/);
+    const section = /^## CI\n([\s\S]*?)^## /m.exec(readme)?.[1] ?? '';
+    const job = /^```sh runnable\n([\s\S]*?)^```$/m.exec(section)?.[1] ?? '';
+    // Set inside the job's part, after the secrets are read, and said to be cached.
+    expect(job.slice(job.indexOf('ci-secrets.env; set +a'))).toMatch(/^ *export SCHOOL_CONFIG_DIR=.*# cached/m);
+    expect(section).toMatch(/keeps\s+its `SCHOOL_CONFIG_DIR` in the CI's cache/);
+  });
+});
+
 describe('the documentation', () => {
   it('names no program a clone does not put on the PATH (the sandbox is `npm run sandbox`)', () => {
     const docs = ['README.md', ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`)].filter((f) => f.endsWith('.md'));
