@@ -24,7 +24,7 @@ const OPTIONS: Array<[string, string]> = [
 ];
 
 /** The sandbox's sign-in helper: `BROWSER` for school, it signs in in a headless Chromium. */
-export const SIGN_IN_HELPER = fileURLToPath(new URL('./browser-driver.mjs', import.meta.url));
+const SIGN_IN_HELPER = fileURLToPath(new URL('./browser-driver.mjs', import.meta.url));
 
 /** The `export BROWSER=…` line that makes school sign in through the helper, readable where the path allows. */
 export function browserExport(): string {

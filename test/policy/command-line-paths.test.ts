@@ -16,7 +16,7 @@ const BARE = String.raw`\$\{(?!\s*(?:shellCommand|shellWord|quoted|preloading|JS
 
 /** The places where words are split again, each followed by a bare interpolation. */
 const UNQUOTED: Array<{ what: string; pattern: RegExp }> = [
-  { what: 'a module preloaded through NODE_OPTIONS (use preloading())', pattern: new RegExp(String.raw`(?:--require|--import|-r)[ =]${BARE}`) },
+  { what: 'a module preloaded through NODE_OPTIONS (use preloading())', pattern: new RegExp(`(?:--require|--import|-r)[ =]${BARE}`) },
   { what: 'a program a shell script runs (use shellCommand())', pattern: new RegExp(String.raw`(?:^|[\s'"\x60;&|]|\\n)(?:exec|node)\s+${BARE}`) },
   { what: 'NODE_OPTIONS written as a template (use preloading())', pattern: /NODE_OPTIONS\s*[:=]\s*`/ },
 ];
