@@ -93,7 +93,7 @@ const examples = documents.map((file) => ({ file, blocks: runnableBlocks(readFil
 const binDir = schoolOnPath();
 
 describe('the runner of documented examples', () => {
-  it('finds only blocks whose info string is exactly `sh runnable`, with the line of their fence', () => {
+  it('finds only blocks whose info string is exactly `sh runnable` or `sh runnable in-clone`, with the line of their fence', () => {
     const text = [
       '# t',
       '```sh',
