@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { type Env, expectSuccess, runSchool, userEnv, withoutKeychain, useSandbox } from './harness.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { type Env, REPO, expectSuccess, runSchool, spawnNode, userEnv, withoutKeychain, useSandbox } from './harness.js';
 
 const sandbox = useSandbox();
 
@@ -92,6 +93,41 @@ describe('school doctor', () => {
     expect(res.stdout).toMatch(/^ +Fix: /m);
     expect(res.stdout).not.toContain('\u001b[');
     expect(res.stderr).toMatch(/^school: Found 1 problem/);
+  });
+});
+
+/**
+ * The built package as npm leaves it when it could not build the keychain module: its files, and
+ * every dependency but keytar (npm drops an optional dependency whose build failed, without a word).
+ */
+function installWithoutKeychainModule(): string {
+  const root = mkdtempSync(join(tmpdir(), 'school-no-keytar-'));
+  for (const part of ['bin', 'dist', 'package.json']) cpSync(join(REPO, part), join(root, part), { recursive: true });
+  mkdirSync(join(root, 'node_modules'));
+  for (const name of readdirSync(join(REPO, 'node_modules'))) {
+    if (name !== 'keytar' && !name.startsWith('.')) symlinkSync(join(REPO, 'node_modules', name), join(root, 'node_modules', name));
+  }
+  return join(root, 'bin', 'school.cjs');
+}
+
+describe('an installation whose keychain module npm could not build', () => {
+  it('says so in one line at the first login, and doctor tells why and how to build it, not to install libsecret', async () => {
+    const bin = installWithoutKeychainModule();
+    onTestFinished(() => rmSync(join(bin, '..', '..'), { recursive: true, force: true }));
+    const env = userEnv();
+    const login = expectSuccess(await spawnNode([bin, 'login', '--base-url', sandbox.baseUrl], env).done);
+    const notice = login.stderr.split('\n').filter((line) => line.includes('keychain'));
+    expect(notice).toEqual([
+      expect.stringMatching(/^Warning: The keychain module \(keytar\) is not installed, so the credentials are stored in plain text at .*`school doctor` says why, and how to build it\.$/),
+    ]);
+    const res = await spawnNode([bin, 'doctor', '--json'], env).done;
+    const keychain = finding((JSON.parse(res.stdout) as { findings: DoctorFinding[] }).findings, 'keychain');
+    expect(keychain).toMatchObject({ status: 'warning', data: { cause: 'module_missing' } });
+    expect(keychain?.message).toContain('could not be built when school was installed: no prebuilt binary could be downloaded');
+    expect(keychain?.fix).toMatch(/^Build it: .*npm install -g \.\/school-0\.1\.0\.tgz; /);
+    expect(keychain?.fix).not.toContain('libsecret-1-0');
+    // The same checkout with its module answers for the keychain as usual.
+    expect(finding((await doctor(env)).report.findings, 'keychain')).toMatchObject({ status: 'ok' });
   });
 });
 
