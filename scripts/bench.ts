@@ -12,6 +12,8 @@
 //                     a budget, still fails when a case breaks
 //   BENCH_JSON=path   also write every sample and the machine as JSON, to compare before/after
 //   BENCH_COMPARE=path  a BENCH_JSON file of an earlier run, shown as a "before" column
+//   BENCH_ONLY=text   only the cases whose name holds the text (and node -e 0): one row measured
+//                     alone, without the other cases loading the machine between its runs
 //   BENCH_BIN_BEFORE=path  another build's bin/school.cjs (say, of a checkout of the main branch):
 //                     each school case also runs with it, in the same rounds, as a reference row;
 //                     before/after compared under the same load, unlike two separate runs
@@ -531,6 +533,13 @@ const cases: Case[] = [
 /** `school mcp`'s start-up against the minimal server's: at most this ratio. */
 const MCP_GOAL = 1.3;
 
+const ONLY = process.env.BENCH_ONLY;
+if (ONLY) {
+  const kept = cases.filter((c, i) => i === 0 || c.name.includes(ONLY));
+  if (kept.length === 1) fail(`BENCH_ONLY="${ONLY}" names no case.`);
+  cases.splice(0, cases.length, ...kept);
+}
+
 // The same cases with an earlier build, interleaved with these in every round.
 if (binBefore) {
   for (let i = cases.length - 1; i >= 0; i--) {
@@ -649,10 +658,13 @@ console.log(line(rows[0]));
 console.log(`| ${widths.map((w, col) => (col === 0 ? '-'.repeat(w) : `${'-'.repeat(w - 1)}:`)).join(' | ')} |`);
 for (const row of rows.slice(1)) console.log(line(row));
 const mcpOf = (name: string) => results.find((r) => r.name === name)?.medianMs;
-const mcpRatio = mcpOf('school mcp, spawn to initialize')! / mcpOf('minimal SDK server, spawn to initialize')!;
-const mcpOk = mcpRatio <= MCP_GOAL;
+const mcpMs = mcpOf('school mcp, spawn to initialize');
+const minimalMs = mcpOf('minimal SDK server, spawn to initialize');
+// With BENCH_ONLY, a pair not measured has no ratio to hold.
+const mcpRatio = mcpMs !== undefined && minimalMs !== undefined ? mcpMs / minimalMs : undefined;
+const mcpOk = mcpRatio === undefined || mcpRatio <= MCP_GOAL;
 console.log('');
-console.log(`school mcp / minimal SDK server, spawn to initialize: ${mcpRatio.toFixed(2)} (goal at most ${MCP_GOAL.toFixed(2)}): ${mcpOk ? 'ok' : 'OVER'}`);
+if (mcpRatio !== undefined) console.log(`school mcp / minimal SDK server, spawn to initialize: ${mcpRatio.toFixed(2)} (goal at most ${MCP_GOAL.toFixed(2)}): ${mcpOk ? 'ok' : 'OVER'}`);
 console.log('');
 for (const r of results) console.log(`  ${r.name}: ${r.command}${r.name === 'node -e 0' ? '' : `  [${r.home}]`}`);
 for (const [home, note] of Object.entries(homeNotes)) console.log(`  [${home}] ${note}`);
@@ -666,13 +678,16 @@ if (machine.loadAverage[0] > machine.cores) {
   console.log(`Busy machine: a load average of ${machine.loadAverage[0]} on ${machine.cores} cores at the start inflates every ratio; measure again when it is quiet.`);
 }
 if (!curlFound) console.log('No curl on the PATH: its reference row is left out.');
-console.log(`Refresh rows: every run refreshed (${refreshRuns.refresh} and ${refreshRuns.dpopRefresh} refresh grants seen by the sandboxes; access tokens live ${SHORT_TTL_S} s).`);
+if (refreshRuns.refresh + refreshRuns.dpopRefresh > 0)
+  console.log(`Refresh rows: every run refreshed (${refreshRuns.refresh} and ${refreshRuns.dpopRefresh} refresh grants seen by the sandboxes; access tokens live ${SHORT_TTL_S} s).`);
 const medianOf = (name: string) => results.find((r) => r.name === name)?.medianMs;
 const proofCost = (bound: string, bearer: string) => `${(medianOf(bound)! - medianOf(bearer)!).toFixed(1)} ms`;
-console.log(
-  `What DPoP adds (median against median): a refresh ${proofCost('school token, refresh first (DPoP)', 'school token, refresh first')}, ` +
-    `a call ${proofCost('school call /api/courses (DPoP)', 'school call /api/courses')} (WebCrypto started, the key imported, a proof signed; the call also loads oauth4webapi).`,
-);
+const dpopRows = ['school token, refresh first (DPoP)', 'school token, refresh first', 'school call /api/courses (DPoP)', 'school call /api/courses'];
+if (dpopRows.every((name) => medianOf(name) !== undefined))
+  console.log(
+    `What DPoP adds (median against median): a refresh ${proofCost('school token, refresh first (DPoP)', 'school token, refresh first')}, ` +
+      `a call ${proofCost('school call /api/courses (DPoP)', 'school call /api/courses')} (WebCrypto started, the key imported, a proof signed; the call also loads oauth4webapi).`,
+  );
 
 const jsonPath = process.env.BENCH_JSON;
 if (jsonPath) {

@@ -194,14 +194,15 @@ if (imports.length !== 1) {
   process.exit(1);
 }
 
-// The V8 code caches of the final dist/cli.cjs and dist/library.cjs, each made by one run with
-// nothing configured (see scripts/code-cache.cjs): `school token`, and a script opening a session;
-// then dist/mcp.cjs's (scripts/mcp-code-cache.cjs).
+// The V8 code caches of the final dist/cli.cjs and dist/library.cjs, each made by one run in a
+// scratch configuration (see scripts/code-cache.cjs): `school token` with nothing configured, and a
+// script opening a stored profile's session and reading its cached token; then dist/mcp.cjs's
+// (scripts/mcp-code-cache.cjs).
 // A Node that cannot use them (bin/school.cjs then requires the bundles plainly) gets none.
 if (process.features.require_module) {
   const runs = [
     { args: ['cli', 'token'], ok: (r) => r.status === 4 && r.stderr.includes('Not logged in'), what: '`school token`' },
-    { args: ['library'], ok: (r) => r.status === 0 && r.stdout === 'not_logged_in\n', what: 'openSession()' },
+    { args: ['library'], ok: (r) => r.status === 0 && r.stdout === 'a session opened\n', what: 'openSession() and token()' },
   ];
   for (const run of runs) {
     const scratch = mkdtempSync(join(tmpdir(), 'school-build-'));
@@ -213,7 +214,7 @@ if (process.features.require_module) {
     });
     rmSync(scratch, { recursive: true, force: true });
     if (!run.ok(trained)) {
-      console.error(`build: making the code cache, ${run.what} with nothing configured exited ${trained.status}: ${trained.stderr.trim()}`);
+      console.error(`build: making the code cache, ${run.what} in a scratch configuration exited ${trained.status}: ${trained.stdout.trim()} ${trained.stderr.trim()}`);
       process.exit(1);
     }
   }

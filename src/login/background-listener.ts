@@ -5,7 +5,7 @@ import { loginCommandText } from '../util/login-command.js';
 import type { LoginOutcome, PendingLoginRecord } from '../state/pending-login.js';
 import { redactText } from '../util/redact.js';
 import { type Handshake, REPORT_FD } from './background.js';
-import { type LoopbackListener, listenForRedirect } from './loopback.js';
+import { type LoopbackListener, carriesState, listenForRedirect } from './loopback.js';
 import { finishBrowserLogin, loggedInMessage, stillThisLogin } from './orchestrator.js';
 import { CALLBACK_PATH, type LoginResult } from './transaction.js';
 import { requireCommonJs } from '../util/require.js';
@@ -63,9 +63,24 @@ export function outcomeOf(profile: string, err: unknown, at: number, baseUrl: st
  * meanwhile (its record names another process, or none) is left alone.
  */
 export async function runBackgroundListener(deps: Deps, p: { profile: string; port?: number; cachedRedirectUri?: string; timeoutSeconds: number }): Promise<void> {
-  let listener: LoopbackListener;
+  let listener: LoopbackListener | undefined;
+  const ours = (record: PendingLoginRecord | undefined) => record?.listenerPid === process.pid && record.redirectUri === listener?.redirectUri;
+  // A callback is this login's only when the pending login names this listener and carries its
+  // state: a forged one from another local process is ignored, and the wait goes on.
+  const isOwnCallback = async (url: URL) => {
+    const record = await deps.state.pendingLoginRecord(p.profile).catch(() => undefined);
+    return ours(record) && carriesState(url, record?.state);
+  };
   try {
-    listener = await listenForRedirect({ port: p.port, cachedRedirectUri: p.cachedRedirectUri, path: CALLBACK_PATH, timeoutMs: p.timeoutSeconds * 1000, signal: deps.signal, platform: deps.platform });
+    listener = await listenForRedirect({
+      port: p.port,
+      cachedRedirectUri: p.cachedRedirectUri,
+      path: CALLBACK_PATH,
+      timeoutMs: p.timeoutSeconds * 1000,
+      signal: deps.signal,
+      platform: deps.platform,
+      isOwnCallback,
+    });
   } catch (err) {
     const report = describeError(err);
     await reportToParent({ error: report.error, message: report.message, hint: report.hint });
@@ -73,7 +88,6 @@ export async function runBackgroundListener(deps: Deps, p: { profile: string; po
   }
   await reportToParent({ port: listener.port, redirectUri: listener.redirectUri });
 
-  const ours = (record: PendingLoginRecord | undefined) => record?.listenerPid === process.pid && record.redirectUri === listener.redirectUri;
   const ownRecord = async () => {
     const record = await deps.state.pendingLoginRecord(p.profile).catch(() => undefined);
     return ours(record) ? record : undefined;

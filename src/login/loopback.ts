@@ -16,6 +16,12 @@ export interface LoopbackOptions {
   retryCommand?: string;
   /** Whose rules explain a refused port (process.platform). */
   platform?: NodeJS.Platform;
+  /**
+   * Whether a callback is the one this login waits for (its `state` is the login's own). One that
+   * is not is answered with a plain page and ignored: the listener keeps waiting for the real one
+   * until its timeout, so any local process sending a forged callback cannot end the login.
+   */
+  isOwnCallback?: (url: URL) => boolean | Promise<boolean>;
 }
 
 export interface LoopbackListener {
@@ -61,8 +67,20 @@ export function callbackUrl(port: number, method: string | undefined, rawUrl: st
 }
 
 /**
+ * Whether a callback carries the login's own `state`, for `isOwnCallback`: false too while no login
+ * is known yet (no callback can come before the authorization URL exists).
+ */
+export function carriesState(url: URL, state: string | undefined): boolean {
+  return state !== undefined && url.searchParams.getAll('state').length === 1 && url.searchParams.get('state') === state;
+}
+
+const FOREIGN_PAGE =
+  'This sign-in response is not the one this login is waiting for (its state does not match), so it was ignored. The login is still waiting: finish signing in from the page it opened.';
+
+/**
  * A one-shot HTTP listener on 127.0.0.1 only (never a wildcard address): it accepts exactly one
- * GET on its callback path, answers anything else with 404, and gives up after a timeout.
+ * GET on its callback path that is its own (`isOwnCallback`), answers a foreign one with 400 and
+ * anything else with 404, and gives up after a timeout.
  */
 export async function startLoopback(options: LoopbackOptions): Promise<LoopbackListener> {
   const http: typeof import('node:http') = requireCommonJs('node:http');
@@ -76,7 +94,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackL
   });
   callback.catch(() => undefined); // the flow awaits it; an unobserved rejection must not crash
 
-  const server: Server = http.createServer((req: IncomingMessage, res: ServerResponse) => {
+  const server: Server = http.createServer(async (req: IncomingMessage, res: ServerResponse) => {
     if (req.method === 'GET' && req.url === LISTENER_IDENTITY_PATH) {
       // Who listens here, so that `login --wait` stops a process by number only once it is ours.
       res.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
@@ -89,9 +107,16 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackL
       res.end('Not found.\n');
       return;
     }
-    if (received) {
+    const alreadyUsed = () => {
       res.writeHead(409, { 'content-type': 'text/html; charset=utf-8', connection: 'close' });
       res.end(resultPage(false, 'Already used', 'This sign-in response was already received. Return to the terminal.'));
+    };
+    if (received) return alreadyUsed();
+    const own = options.isOwnCallback ? await Promise.resolve(options.isOwnCallback(url)).catch(() => false) : true;
+    if (received) return alreadyUsed();
+    if (!own) {
+      res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', connection: 'close' });
+      res.end(`${FOREIGN_PAGE}\n`);
       return;
     }
     received = true;
@@ -175,10 +200,10 @@ export function portDenied(port: number, platform: NodeJS.Platform): CliError {
  * any free port.
  */
 export async function listenForRedirect(
-  p: { port?: number; cachedRedirectUri?: string; path: string; timeoutMs: number; signal?: AbortSignal; retryCommand?: string; platform?: NodeJS.Platform },
+  p: Omit<LoopbackOptions, 'port'> & { port?: number; cachedRedirectUri?: string },
   start: (options: LoopbackOptions) => Promise<LoopbackListener> = startLoopback,
 ): Promise<LoopbackListener> {
-  const on = (port: number) => start({ port, path: p.path, timeoutMs: p.timeoutMs, signal: p.signal, retryCommand: p.retryCommand, platform: p.platform });
+  const on = (port: number) => start({ ...p, port });
   if (p.port !== undefined) return on(p.port);
   const cachedPort = p.cachedRedirectUri ? Number(new URL(p.cachedRedirectUri).port) : undefined;
   // A registration made on a port browsers refuse is not worth reusing.

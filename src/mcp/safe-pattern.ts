@@ -1,35 +1,44 @@
 /**
  * Whether a `pattern` from a server's API description may go to an MCP host in a tool's input
  * schema: a string of at most 1000 characters that compiles as a Unicode regular expression, in
- * none of the shapes that make a backtracking engine take exponential time on a value crafted for
- * it. A host checks a model's arguments against the schema with such an engine, and a hostile
- * description must not be able to hang it.
+ * none of the shapes that make a backtracking engine take long on a value crafted for it. A host
+ * checks a model's arguments against the schema with such an engine, has no time limit of its own
+ * (unlike `school api`'s), and a hostile description must not be able to hang it.
  *
- * The shapes: a group repeated (`*`, `+`, `{n,}`, `{n,m}` with m > 1) whose content can match in
- * more than one way, because it holds a quantifier whose count varies or a `|` at any depth
- * (`(a+)+`, `(a|aa)+`, `(?:a?b?)*`); a back reference; more than two varying quantifiers and
- * choices in all (`a*a*a*a*b` is polynomial, but of a degree that takes seconds on 200 characters,
- * and an unanchored pattern is tried from every position). A pattern left out leaves the value
- * unchecked by the host only: the server still checks it. Some harmless patterns are left out too
- * (a slug's `(?:-[a-z0-9]+)*`): a schema loses a hint, nothing is let through that the server
- * would take.
+ * What is kept cannot backtrack badly: at most one quantifier whose count varies (`*`, `+`, `?`,
+ * `{n,}`, `{n,m}`), at most two places to choose in all (that quantifier and groups of `|`), and,
+ * when there is any choice, anchored at the start (`^`, with no `|` beside it): an unanchored
+ * pattern is tried again from every position, so one `.*` is already quadratic (`.*.*=x` took 6 s
+ * on 2,000 characters). A repeated group whose content can match in more than one way
+ * (`(a+)+`, `(a|aa)+`) and a back reference are refused outright. A pattern left out leaves the
+ * value unchecked by the host only: the server still checks it, and the schema's description
+ * says the pattern was left out. Some harmless patterns are left out too (`^.+@.+$`): a schema
+ * loses a hint, nothing is let through that the server would take.
  */
 export function safePattern(pattern: unknown): pattern is string {
-  if (typeof pattern !== 'string' || pattern.length > 1000) return false;
+  return patternVerdict(pattern) === 'kept';
+}
+
+/** Why a pattern is not handed on: not one a host can check (`unreadable`), or `slow` to check; else `kept`. */
+export function patternVerdict(pattern: unknown): 'kept' | 'unreadable' | 'slow' {
+  if (typeof pattern !== 'string' || pattern.length > 1000) return 'unreadable';
   try {
     new RegExp(pattern, 'u');
   } catch {
-    return false;
+    return 'unreadable';
   }
-  return !backtracksBadly(pattern);
+  return backtracksBadly(pattern) ? 'slow' : 'kept';
 }
 
-/** The most varying quantifiers and choices a pattern may hold. */
+/** The most quantifiers whose count varies, and places to choose in all (those and groups of `|`). */
+const MAX_VARYING_QUANTIFIERS = 1;
 const MAX_CHOICE_POINTS = 2;
 
 interface Group {
   /** Somewhere inside, at any depth: a quantifier whose count varies, or a `|`. */
   varies: boolean;
+  /** A `|` directly inside (counted once as a place to choose). */
+  alternates: boolean;
 }
 
 /** A quantifier at `at`: its length, whether its count varies, and whether it repeats (may match more than once). */
@@ -50,7 +59,8 @@ function quantifierAt(source: string, at: number): { length: number; varies: boo
 }
 
 function backtracksBadly(source: string): boolean {
-  const groups: Group[] = [{ varies: false }];
+  const groups: Group[] = [{ varies: false, alternates: false }];
+  let varying = 0;
   let choicePoints = 0;
   for (let i = 0; i < source.length; ) {
     const c = source[i];
@@ -68,7 +78,7 @@ function backtracksBadly(source: string): boolean {
       while (j < source.length && source[j] !== ']') j += source[j] === '\\' ? 2 : 1;
       atomEnd = j + 1;
     } else if (c === '(') {
-      groups.push({ varies: false });
+      groups.push({ varies: false, alternates: false });
       const prefix = /^\((?:\?(?::|=|!|<=|<!|<[A-Za-z_$][\w$]*>))?/.exec(source.slice(i));
       i += prefix ? prefix[0].length : 1;
       continue;
@@ -76,8 +86,10 @@ function backtracksBadly(source: string): boolean {
       closed = groups.length > 1 ? groups.pop() : undefined;
       if (closed?.varies) groups[groups.length - 1].varies = true;
     } else if (c === '|') {
-      groups[groups.length - 1].varies = true;
-      choicePoints += 1;
+      const group = groups[groups.length - 1];
+      group.varies = true;
+      if (!group.alternates) choicePoints += 1;
+      group.alternates = true;
       i += 1;
       continue;
     }
@@ -86,11 +98,13 @@ function backtracksBadly(source: string): boolean {
       if (quantifier.repeats && closed?.varies) return true;
       if (quantifier.varies) {
         groups[groups.length - 1].varies = true;
+        varying += 1;
         choicePoints += 1;
       }
     }
-    if (choicePoints > MAX_CHOICE_POINTS) return true;
+    if (varying > MAX_VARYING_QUANTIFIERS || choicePoints > MAX_CHOICE_POINTS) return true;
     i = atomEnd + (quantifier?.length ?? 0);
   }
-  return false;
+  // Any choice at all, and the pattern must be tried from its start only.
+  return choicePoints > 0 && (!source.startsWith('^') || groups[0].alternates);
 }

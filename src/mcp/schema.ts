@@ -6,7 +6,7 @@
  * hostile or huge document can neither loop nor blow up into a schema no host would accept.
  */
 import { resolvePointer } from '../api/operations.js';
-import { safePattern } from './safe-pattern.js';
+import { patternVerdict } from './safe-pattern.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -47,6 +47,12 @@ export function cleanText(value: unknown, max: number = SCHEMA_LIMITS.text): str
 export function serverWords(label: string, value: unknown, max: number = SCHEMA_LIMITS.text): string | undefined {
   const text = cleanText(value, max);
   return text === undefined ? undefined : `${label}: ${JSON.stringify(text)}`;
+}
+
+/** Several texts of the server's (names, scopes), each quoted as serverWords quotes one, after one label. */
+export function serverList(label: string, values: readonly unknown[], max = 120): string | undefined {
+  const texts = values.map((v) => cleanText(v, max)).filter((t) => t !== undefined);
+  return texts.length ? `${label}: ${texts.map((t) => JSON.stringify(t)).join(', ')}` : undefined;
 }
 
 // Controls, bidi and invisible format characters (as cleanText removes them).
@@ -111,8 +117,14 @@ function convert(doc: unknown, input: unknown, budget: SchemaBudget, refs: strin
   const description = serverWords("Server's description", schema.description);
   if (description !== undefined) out.description = description;
   if (typeof schema.format === 'string' && /^[A-Za-z0-9_.-]{1,40}$/.test(schema.format)) out.format = schema.format;
-  // A pattern no host could check, or one that could hang the host checking it, is no pattern.
-  if (safePattern(schema.pattern) && schema.pattern.length <= SCHEMA_LIMITS.text && !UNSAFE_IN_VALUE.test(schema.pattern)) out.pattern = schema.pattern;
+  // A pattern no host could check, or one that could hang the host checking it, is no pattern;
+  // the description says one was left out, so a model knows the server may still refuse a value.
+  if (typeof schema.pattern === 'string') {
+    const verdict = schema.pattern.length <= SCHEMA_LIMITS.text && !UNSAFE_IN_VALUE.test(schema.pattern) ? patternVerdict(schema.pattern) : 'unreadable';
+    if (verdict === 'kept') out.pattern = schema.pattern;
+    else if (verdict === 'slow') addNote(out, "The server's pattern for this value is left out: checking it could take a host too long.");
+    else addNote(out, "The server's pattern for this value is left out: it is not one a host can check.");
+  }
   for (const key of NUMBER_KEYWORDS) {
     const value = schema[key];
     if (typeof value === 'number' && Number.isFinite(value)) out[key] = value;
@@ -148,8 +160,7 @@ function convert(doc: unknown, input: unknown, budget: SchemaBudget, refs: strin
     }
     out.properties = properties;
     if (left) {
-      const note = `${left} ${left === 1 ? 'property whose name' : 'properties whose names'} a host cannot take ${left === 1 ? 'is' : 'are'} left out here.`;
-      out.description = out.description ? `${String(out.description)} (${note})` : note;
+      addNote(out, `${left} ${left === 1 ? 'property whose name' : 'properties whose names'} a host cannot take ${left === 1 ? 'is' : 'are'} left out here.`);
     }
   }
   if (Array.isArray(schema.required)) {
@@ -168,8 +179,13 @@ function convert(doc: unknown, input: unknown, budget: SchemaBudget, refs: strin
   return out;
 }
 
+/** A note of ours after the schema's description (the server's, labelled), or as the description. */
+function addNote(out: JsonSchema, note: string): void {
+  out.description = out.description ? `${String(out.description)} (${note})` : note;
+}
+
 /** Where a reference comes back to one being expanded: any value, saying what it would have been. */
 function cutLoop(ref: string): JsonSchema {
-  const name = cleanText(ref.split('/').pop() ?? '', 80);
-  return name ? { description: `A ${name} (nested; its schema is not repeated here).` } : {};
+  const name = serverWords("A value nested in itself, its schema not repeated here; the server's name for it", ref.split('/').pop() ?? '', 80);
+  return name ? { description: name } : {};
 }

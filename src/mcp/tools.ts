@@ -1,7 +1,7 @@
 import { type ModelParameter, readApiModel, scopeArea } from '../api/operations.js';
 import { assignNames } from './names.js';
 import { createHash } from 'node:crypto';
-import { type JsonSchema, PROPERTY_NAME, cleanText, newBudget, serverWords, toolSchema } from './schema.js';
+import { type JsonSchema, PROPERTY_NAME, cleanText, newBudget, serverList, serverWords, toolSchema } from './schema.js';
 
 /**
  * The tools `school mcp` offers, made from the API description (`/openapi.json`). Every part of
@@ -107,10 +107,17 @@ function inToolsets(op: Pick<ApiOperation, 'scopes'>, areas: readonly string[]):
   return op.scopes.some((s) => areas.includes(scopeArea(s).toLowerCase()));
 }
 
-/** One line that says what a scope list means for the caller. */
+/** What a scope list means for the caller; the scope names are the server's, quoted. */
 function describeScopes(op: Pick<ApiOperation, 'scopes' | 'anonymous'>): string {
-  if (!op.scopes.length) return 'Needs no scope.';
-  return `Needs the scope ${op.scopes.join(' or ')}${op.anonymous ? ' (anonymous callers get a reduced answer)' : ''}.`;
+  const names = serverList(`Needs one of these scopes${op.anonymous ? ' (anonymous callers get a reduced answer)' : ''}, as the server names them`, op.scopes, 128);
+  return names ? `${names}.` : 'Needs no scope.';
+}
+
+/** What the request does, in our words: the method decides, never the server's text. */
+function describeMethod(method: string): string {
+  if (READ_METHODS.has(method)) return `Reads from the school API (${method}).`;
+  if (method === 'DELETE') return 'Deletes data in the school API (DELETE).';
+  return `Changes data in the school API (${method}).`;
 }
 
 /** The tool for one operation. */
@@ -126,11 +133,12 @@ function operationTool(op: ApiOperation): Tool {
     properties.body = { ...op.body.schema, description: op.body.schema.description ? `The JSON request body. ${String(op.body.schema.description)}` : 'The JSON request body.' };
     if (op.body.required && !required.includes('body')) required.push('body');
   }
-  const route = `${op.method} ${cleanText(op.path, 300) ?? '/'}`;
-  // Our words first; the server's summary and description after, quoted and labelled as its own.
+  // Our words first; everything the server wrote (path, scopes, summary, description) after,
+  // quoted and labelled as its own, so no text of it reads as ours.
   const serverText = [op.summary ? `${op.summary.replace(/\.$/, '')}.` : undefined, op.description].filter(Boolean).join(' ');
   const description = [
-    `${route}.`,
+    describeMethod(op.method),
+    `${serverWords("Server's path", op.path, 300) ?? 'Server\'s path: "/"'}.`,
     describeScopes(op),
     op.paginated ? 'Paginated: the pages are followed and returned together, up to 100 kB; a page asked for by its parameter (page, cursor) is returned alone.' : undefined,
     serverText ? serverWords("Server's description", serverText, 720) : undefined,
@@ -138,13 +146,16 @@ function operationTool(op: ApiOperation): Tool {
     .filter(Boolean)
     .join(' ');
   const readOnly = READ_METHODS.has(op.method);
+  // A title is shown as a heading: ours, with the server's summary quoted in it.
+  const summary = cleanText(op.summary, 80);
+  const title = summary ? `School API: ${JSON.stringify(summary)} (the server's summary)` : undefined;
   return {
     name: op.name,
-    ...(op.summary ? { title: cleanText(op.summary, 80) } : {}),
+    ...(title ? { title } : {}),
     description,
     inputSchema: { type: 'object', properties, ...(required.length ? { required: [...new Set(required)] } : {}) },
     annotations: {
-      ...(op.summary ? { title: cleanText(op.summary, 80) } : {}),
+      ...(title ? { title } : {}),
       readOnlyHint: readOnly,
       destructiveHint: op.method === 'DELETE',
       ...(readOnly || op.method === 'PUT' || op.method === 'DELETE' ? { idempotentHint: true } : {}),

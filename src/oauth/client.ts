@@ -1,6 +1,7 @@
 import { CliError, UsageError } from '../errors.js';
 import type { AuthMethod } from '../types/tokens.js';
 import type { TokenSet } from '../types/tokens.js';
+import { clientSecretBasic } from './basic-credentials.js';
 import type { AuthorizationServer, OAuth } from './oauth4webapi.js';
 
 /** The client the CLI is to the authorization server: its id and how it authenticates. */
@@ -92,11 +93,14 @@ export function oauthClient(c: ClientIdentity) {
   return { client_id: c.clientId, token_endpoint_auth_method: c.authMethod };
 }
 
-/** oauth4webapi's client authentication for `method` (the client's own unless an endpoint asks another). */
+/**
+ * oauth4webapi's client authentication for `method` (the client's own unless an endpoint asks another);
+ * Basic credentials encoded as basic-credentials.ts explains.
+ */
 export function clientAuth(oauth: OAuth, c: ClientIdentity, method: AuthMethod = c.authMethod) {
   if (!c.clientSecret) return oauth.None();
   if (method === 'client_secret_post') return oauth.ClientSecretPost(c.clientSecret);
-  if (method === 'client_secret_basic') return oauth.ClientSecretBasic(c.clientSecret);
+  if (method === 'client_secret_basic') return clientSecretBasic(c.clientSecret);
   return oauth.None();
 }
 

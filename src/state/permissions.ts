@@ -32,6 +32,19 @@ function currentUid(): number | undefined {
   return typeof process.getuid === 'function' ? process.getuid() : undefined;
 }
 
+/**
+ * Who the paths must belong to (`uid`; undefined where there are no POSIX owners) and whose a path
+ * is: the system's answer, or one a test plays, so that the checks are proved as any user.
+ */
+export interface Owners {
+  uid: number | undefined;
+  of(path: string, stats: { uid: number }): number;
+}
+
+export function systemOwners(uid: number | undefined = currentUid()): Owners {
+  return { uid, of: (_path, stats) => stats.uid };
+}
+
 function foreignOwner(path: string, kind: 'directory' | 'file', owner: number): CliError {
   return new CliError(`The ${kind} ${path} belongs to another user (uid ${owner}); refusing to use it.`, {
     code: 'unsafe_permissions',
@@ -56,10 +69,11 @@ export type PathVerdict =
   | { state: 'open'; mode: number; mine: boolean };
 
 /**
- * Looks at one path the way `checkPrivatePath` judges it, without changing anything. `uid` is the
- * user the path must belong to (or root): this process's, or another for a test to play.
+ * Looks at one path the way `checkPrivatePath` judges it, without changing anything. `owners.uid`
+ * is the user the path must belong to (or root): this process's, or another for a test to play.
  */
-export async function inspectPrivatePath(path: string, kind: 'directory' | 'file', uid: number | undefined = currentUid()): Promise<PathVerdict> {
+export async function inspectPrivatePath(path: string, kind: 'directory' | 'file', owners: Owners = systemOwners()): Promise<PathVerdict> {
+  const { uid } = owners;
   if (uid === undefined) return { state: 'unchecked' };
   let st;
   try {
@@ -67,24 +81,26 @@ export async function inspectPrivatePath(path: string, kind: 'directory' | 'file
     // modules (streams, readline) that `school token` needs for nothing else.
     // A link someone else planted is theirs, wherever it points.
     const link = lstatSync(path);
-    if (link.isSymbolicLink() && link.uid !== uid && link.uid !== 0) return { state: 'foreign', owner: link.uid };
+    const linkOwner = owners.of(path, link);
+    if (link.isSymbolicLink() && linkOwner !== uid && linkOwner !== 0) return { state: 'foreign', owner: linkOwner };
     st = statSync(path);
   } catch (err) {
     if (errnoCode(err) === 'ENOENT') return { state: 'absent' };
     throw err;
   }
   if (kind === 'directory' ? !st.isDirectory() : !st.isFile()) return { state: 'wrong_kind' };
-  if (st.uid !== uid && st.uid !== 0) return { state: 'foreign', owner: st.uid };
+  const owner = owners.of(path, st);
+  if (owner !== uid && owner !== 0) return { state: 'foreign', owner };
   const mode = st.mode & 0o777;
-  return mode & 0o077 ? { state: 'open', mode, mine: st.uid === uid } : { state: 'private', mode };
+  return mode & 0o077 ? { state: 'open', mode, mine: owner === uid } : { state: 'private', mode };
 }
 
 /**
  * Checks one path; absent is fine (it is created private). A repair is said through `report`.
  * The mode must be at most 0o700 for dirs, 0o600 for files; the path must belong to `owner` or root.
  */
-export async function checkPrivatePath(path: string, kind: 'directory' | 'file', report: PermissionReporter = registeredReporter, owner: number | undefined = currentUid()): Promise<void> {
-  const verdict = await inspectPrivatePath(path, kind, owner);
+export async function checkPrivatePath(path: string, kind: 'directory' | 'file', report: PermissionReporter = registeredReporter, owners: Owners = systemOwners()): Promise<void> {
+  const verdict = await inspectPrivatePath(path, kind, owners);
   if (verdict.state === 'unchecked' || verdict.state === 'absent' || verdict.state === 'private') return;
   if (verdict.state === 'wrong_kind') {
     throw new CliError(`${path} is not ${kind === 'directory' ? 'a directory' : 'a regular file'}; refusing to use it.`, {
@@ -104,11 +120,10 @@ export async function checkPrivatePath(path: string, kind: 'directory' | 'file',
       hint: `sudo chmod ${wanted.toString(8)} ${quoted(path)}`,
     });
   }
-  const uid = owner ?? 0;
   // While others could write here, they could have planted something (a profile, server metadata):
   // anything inside that is not ours is refused, and the dir left as it is until someone looks.
   if (kind === 'directory' && open & 0o022) {
-    const planted = await foreignEntry(path, uid, 3);
+    const planted = await foreignEntry(path, owners, 3);
     if (planted) {
       throw new CliError(`The directory ${path} is writable by other users (mode ${was}) and holds ${planted.path}, which belongs to another user (uid ${planted.owner}); refusing to use it.`, {
         code: 'unsafe_permissions',
@@ -129,7 +144,7 @@ export async function checkPrivatePath(path: string, kind: 'directory' | 'file',
 }
 
 /** The first entry under dir (to a depth) owned by neither us nor root. */
-async function foreignEntry(dir: string, uid: number, depth: number): Promise<{ path: string; kind: 'directory' | 'file'; owner: number } | undefined> {
+async function foreignEntry(dir: string, owners: Owners, depth: number): Promise<{ path: string; kind: 'directory' | 'file'; owner: number } | undefined> {
   let names: string[];
   try {
     names = await fs.readdir(dir);
@@ -140,9 +155,10 @@ async function foreignEntry(dir: string, uid: number, depth: number): Promise<{ 
     const path = join(dir, name);
     const st = await fs.lstat(path).catch(() => undefined);
     if (!st) continue;
-    if (st.uid !== uid && st.uid !== 0) return { path, kind: st.isDirectory() ? 'directory' : 'file', owner: st.uid };
+    const owner = owners.of(path, st);
+    if (owner !== owners.uid && owner !== 0) return { path, kind: st.isDirectory() ? 'directory' : 'file', owner };
     if (st.isDirectory() && depth > 1) {
-      const found = await foreignEntry(path, uid, depth - 1);
+      const found = await foreignEntry(path, owners, depth - 1);
       if (found) return found;
     }
   }

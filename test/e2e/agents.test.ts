@@ -15,7 +15,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // Tokens last an hour; a test makes time pass with expire(), never by waiting.
 const sandbox = useSandbox();
 
-function pendingRecord(env: { SCHOOL_CONFIG_DIR: string }, profile = 'default'): { listenerPid: number; redirectUri: string } {
+function pendingRecord(env: { SCHOOL_CONFIG_DIR: string }, profile = 'default'): { listenerPid: number; redirectUri: string; state: string } {
   return JSON.parse(readFileSync(join(env.SCHOOL_CONFIG_DIR, 'state', 'pending', `${profile}.json`), 'utf8'));
 }
 
@@ -80,6 +80,26 @@ describe('two-step login for agents', () => {
     expect((await agentRun(['status'], env)).code).toBe(0);
     // The outcome was consumed: nothing is pending any more.
     expect((await agentRun(['login', '--wait'], env)).code).toBe(4);
+  });
+
+  it('a wrong-state callback from another process leaves the pending --no-wait login waiting; the browser then completes it', async () => {
+    const env = userEnv();
+    const { out } = await noWaitLogin(env);
+    const { listenerPid, redirectUri, state } = pendingRecord(env);
+    // Another local process, as an attacker would be: its own GET with a state that is not the login's.
+    const forgedUrl = `${redirectUri}?code=forged&state=not-${state}`;
+    const forged = await spawnNode(['-e', `fetch(${JSON.stringify(forgedUrl)}).then(async (r) => console.log(r.status, await r.text()))`], env).done;
+    expect(forged.stdout).toMatch(/^400 This sign-in response is not the one this login is waiting for/);
+    expect(alive(listenerPid)).toBe(true);
+    const pending = await agentRun(['login', '--wait', '--timeout', '1', '--json'], env);
+    expect(pending.code).toBe(4);
+    expect(pending.stderr).not.toMatch(/security check/);
+
+    await driveLogin(out.url);
+    const waited = await agentRun(['login', '--wait', '--json'], env);
+    expectSuccess(waited);
+    expect(JSON.parse(waited.stdout)).toMatchObject({ status: 'logged_in', user: expect.stringContaining('Ada') });
+    expect(sandbox.events.some((e) => e.type === 'token' && e.grant_type === 'authorization_code' && e.code === 'forged')).toBe(false);
   });
 
   it('the background listener leaves the working directory free, and a relative config dir still names the same place', async () => {

@@ -1,10 +1,12 @@
 // The device authorization grant (RFC 8628) against sandbox variants: `login --device` shows the
 // codes, a real browser (on "another device") enters or follows them, and the CLI polls until
 // approved; a server without the grant and hostile intervals are refused.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Sandbox, SandboxVariant } from '@school/sandbox';
 import { driveLogin } from '@school/sandbox/browser-driver';
-import { type Env, expectSessionAfterLogin, runSchool, startSchool, userEnv, withVariants, eventsOf } from './harness.js';
+import { type Env, expectSessionAfterLogin, eventsOf, pollUntil, runSchool, startSchool, userEnv, withVariants } from './harness.js';
 
 const devicePolls = (sb: Sandbox) => eventsOf(sb, 'token').filter((e) => e.grant_type === 'urn:ietf:params:oauth:grant-type:device_code');
 const VERIFICATION_LINE = /^(http:\/\/127\.0\.0\.1:\d+\/device)$/m;
@@ -12,6 +14,21 @@ const COMPLETE_LINE = /^(http:\/\/127\.0\.0\.1:\d+\/device\?user_code=\S+)$/m;
 const CODE_LINE = /^and enter the code:\n(\S+)$/m;
 /** A server naming a 1 s interval: the journeys below need not wait the default 5 s a poll. */
 const SHORT_INTERVAL: SandboxVariant[] = ['device-authorization', 'device-interval-short'];
+
+/** The process a `login --device --no-wait` left polling, as its pending login names it. */
+function pendingPoller(env: { SCHOOL_CONFIG_DIR: string }): number {
+  const record = JSON.parse(readFileSync(join(env.SCHOOL_CONFIG_DIR, 'state', 'pending', 'default.json'), 'utf8')) as { listenerPid: number };
+  return record.listenerPid;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function login(sb: Sandbox, env: Env, extra: string[] = []) {
   return startSchool(['login', '--device', '--base-url', sb.baseUrl, ...extra], env);
@@ -83,24 +100,24 @@ describe('login --device (RFC 8628)', () => {
       const started = await login(sb, env, ['--no-wait', '--json']).done;
       expect(started.code, started.stderr).toBe(0);
       const codes = JSON.parse(started.stdout) as Record<string, string>;
+      const poller = pendingPoller(env);
+      expect(alive(poller)).toBe(true);
       const logout = await runSchool(['logout'], env);
       expect(logout.code, logout.stderr).toBe(0);
       expect(logout.stderr).toContain('Cancelled the pending login.');
-      // The person approves the code only after the logout.
+      // The poller is gone (waited for, up to a deadline): nothing can poll for the cancelled login.
+      await pollUntil(() => !alive(poller), 10_000, 'the poller to stop after the logout');
+      // The person approves the code only after the logout: no poll ever gets the tokens.
       await driveLogin(codes.url!);
-      const approvedAt = Date.now();
-      // Two poll intervals (1 s here) and some: the poller has asked again, or has stopped.
-      await new Promise((r) => setTimeout(r, 2_500));
-      expect(devicePolls(sb).filter((e) => e.ok === true && e.at >= approvedAt - 1000)).toEqual([]);
+      expect(devicePolls(sb).filter((e) => e.ok === true)).toEqual([]);
       const who = await runSchool(['whoami'], env);
       expect(who.code).toBe(4);
       const waited = await runSchool(['login', '--wait'], env);
       expect(waited.code).toBe(4);
       expect(waited.stderr).toMatch(/No login is pending/);
-      // Nothing keeps polling once the login is gone.
-      const polls = devicePolls(sb).length;
-      await new Promise((r) => setTimeout(r, 2_500));
-      expect(devicePolls(sb).length).toBe(polls);
+      // Nothing polls once the login is gone: no process of its is left to.
+      expect(alive(poller)).toBe(false);
+      expect(devicePolls(sb).filter((e) => e.ok === true)).toEqual([]);
     });
   });
 

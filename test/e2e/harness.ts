@@ -204,6 +204,15 @@ export async function waitForFileText(path: string, pattern: RegExp, timeoutMs =
 }
 
 /** Asserts a run succeeded, with its stderr in the failure message. */
+/** Waits until `check` holds, asking every 50 ms, and fails once `deadlineMs` passed without it: no fixed sleep. */
+export async function pollUntil(check: () => boolean | Promise<boolean>, deadlineMs: number, what: string): Promise<void> {
+  const end = Date.now() + deadlineMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`gave up after ${deadlineMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 export function expectSuccess(res: RunResult): RunResult {
   if (res.code !== 0) throw new Error(`school exited ${res.code}; stderr:\n${res.stderr}`);
   return res;

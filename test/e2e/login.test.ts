@@ -134,12 +134,29 @@ describe('school login', () => {
   it.each([
     ['a wrong state', (s: string, iss: string) => `state=not-${s}&code=abc&iss=${encodeURIComponent(iss)}`],
     ['a missing state', (_s: string, iss: string) => `code=abc&iss=${encodeURIComponent(iss)}`],
+    ['a wrong state carrying an error', (s: string, iss: string) => `state=not-${s}&error=access_denied&iss=${encodeURIComponent(iss)}`],
+  ])('ignores a callback with %s, keeps waiting, and the browser then completes the login', async (_name, query) => {
+    const env = userEnv();
+    const { run, url, redirectUri, state } = await noBrowserLogin(env);
+    const page = await get(`${redirectUri}?${query(state, sandbox.issuer)}`);
+    expect(page.status).toBe(400);
+    expect(page.body).toMatch(/^This sign-in response is not the one this login is waiting for/);
+    expect(run.stderr()).not.toMatch(/security check|error/i);
+    const final = await driveLogin(url);
+    expect(final.finalText).toContain('You are logged in');
+    const res = await run.done;
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain('Logged in as Ada Lovelace');
+    expect(sandbox.events.some((e) => e.type === 'token' && e.grant_type === 'authorization_code' && e.code === 'abc')).toBe(false);
+  });
+
+  it.each([
     ['a missing iss', (s: string) => `state=${s}&code=abc`],
     ['a foreign iss', (s: string) => `state=${s}&code=abc&iss=${encodeURIComponent('http://127.0.0.1:1/evil')}`],
   ])('refuses a callback with %s and stores nothing', async (_name, query) => {
     const env = userEnv();
     const { run, redirectUri, state } = await noBrowserLogin(env);
-    const page = await get(`${redirectUri}?${query(state, sandbox.issuer)}`);
+    const page = await get(`${redirectUri}?${query(state)}`);
     expect(page.status).toBe(400);
     const res = await run.done;
     expect(res.code).toBe(1);

@@ -9,7 +9,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ElicitRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { driveLogin } from '@school/sandbox/browser-driver';
 import { DATA_SCOPES, type Sandbox, startSandbox } from '@school/sandbox';
-import { type Env, REPO, SCHOOL_BIN, expectSuccess, preloading, runSchool, spawnNode, userEnv } from './harness.js';
+import { type Env, REPO, SCHOOL_BIN, expectSuccess, pollUntil, preloading, runSchool, spawnNode, stored, userEnv } from './harness.js';
 import { WireClient } from '../helpers/mcp-wire.js';
 import { describeFindings, toolPortabilityFindings } from '../helpers/tool-portability.js';
 
@@ -391,7 +391,10 @@ describe('school mcp, with short-lived tokens', () => {
       const first = await client.callTool({ name: 'listCourses', arguments: {} });
       expect(text(first)).toContain('HTTP 200');
       const before = refreshGrants(shortLived).length;
-      await sleep(3500);
+      // Until the API refuses the token the session holds (its 3 s are over), asked again and again up to a deadline.
+      const { accessToken } = await stored(env);
+      const refused = async () => (await fetch(`${shortLived.baseUrl}/api/courses`, { headers: { authorization: `Bearer ${accessToken}` } })).status === 401;
+      await pollUntil(refused, 20_000, 'the access token to expire at the API');
       const second = await client.callTool({ name: 'listCourses', arguments: {} });
       expect(text(second)).toContain('HTTP 200');
       expect(second.structuredContent).toMatchObject({ status: 200, body: { anonymous: false } });

@@ -238,7 +238,10 @@ describe('a confidential client', () => {
     expect(refreshGrants(sandbox).at(-1)).toMatchObject({ ok: true, client_id: reg.client_id });
     expect(refreshGrants(sandbox).length).toBe(before + 1);
     expect((await runSchool(['logout'], env)).code).toBe(0);
-    expect(sandbox.events.filter((e) => e.type === 'revoke' && e.client_id === reg.client_id).every((e) => e.ok)).toBe(true);
+    // The confidential client authenticated at the revocation endpoint, and its refresh token was revoked there.
+    const revokes = sandbox.events.filter((e) => e.type === 'revoke' && e.client_id === reg.client_id);
+    expect(revokes).toContainEqual(expect.objectContaining({ ok: true, revoked: 'refresh_token' }));
+    expect(revokes.every((e) => e.ok)).toBe(true);
   });
 });
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -95,5 +95,43 @@ describe('school skill', () => {
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/not written by `school skill`/);
     expect(readFileSync(join(other, 'school', 'SKILL.md'), 'utf8')).toContain('Mine.');
+  });
+  it('--install writes nothing through links planted in the folder: a linked school folder, a linked SKILL.md, a linked temporary name', async () => {
+    const env = userEnv();
+    expectSuccess(await runAsAgent(['login', '--base-url', sandbox.baseUrl], env));
+    const outside = mkdtempSync(join(tmpdir(), 'school-outside-'));
+    const victim = join(outside, 'victim');
+    writeFileSync(victim, 'precious\n', { mode: 0o600 });
+    const untouched = () => {
+      expect(readFileSync(victim, 'utf8')).toBe('precious\n');
+      expect(statSync(victim).mode & 0o777).toBe(0o600);
+      expect(readdirSync(outside)).toEqual(['victim']);
+    };
+
+    const linkedFolder = mkdtempSync(join(tmpdir(), 'school-skills-'));
+    symlinkSync(outside, join(linkedFolder, 'school'));
+    const refusedFolder = await runAsAgent(['skill', '--install', linkedFolder], env);
+    expect(refusedFolder.code).toBe(2);
+    expect(refusedFolder.stderr).toMatch(/school is a symbolic link/);
+    untouched();
+
+    const linkedFile = mkdtempSync(join(tmpdir(), 'school-skills-'));
+    mkdirSync(join(linkedFile, 'school'));
+    symlinkSync(victim, join(linkedFile, 'school', 'SKILL.md'));
+    const refusedFile = await runAsAgent(['skill', '--install', linkedFile], env);
+    expect(refusedFile.code).toBe(2);
+    expect(refusedFile.stderr).toMatch(/SKILL\.md is a symbolic link/);
+    untouched();
+
+    // The process id of the next process is guessable: links under every name near it.
+    const linkedTemp = mkdtempSync(join(tmpdir(), 'school-skills-'));
+    mkdirSync(join(linkedTemp, 'school'));
+    for (let pid = process.pid; pid < process.pid + 400; pid++) symlinkSync(victim, join(linkedTemp, 'school', `SKILL.md.${pid}.tmp`));
+    const written = expectSuccess(await runAsAgent(['skill', '--install', linkedTemp], env));
+    const file = join(linkedTemp, 'school', 'SKILL.md');
+    expect(written.stdout).toBe(`${file}\n`);
+    expect(lstatSync(file).isFile()).toBe(true);
+    expect(frontMatter(readFileSync(file, 'utf8')).name).toBe('school');
+    untouched();
   });
 });

@@ -4,7 +4,7 @@
 import { request } from 'node:http';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { callbackUrl, startLoopback } from '../../src/login/loopback.js';
+import { callbackUrl, carriesState, startLoopback } from '../../src/login/loopback.js';
 import { validateCallback } from '../../src/oauth/authorize.js';
 import { describeError } from '../../src/errors.js';
 import { isPrintable, printable } from '../../src/util/printable.js';
@@ -72,6 +72,70 @@ describe('loopback callback handling', () => {
       expect(url.searchParams.get('state')).toBe('\u001b]52;c;x\u0007');
       await listener.finish({ ok: false, title: 'Refused', message: 'x' });
       expect(await status).toBe(400);
+    } finally {
+      await listener.close();
+    }
+  });
+});
+
+describe("callbacks that are not the login's own", () => {
+  const STATE = 'the-login-state-0123456789';
+  const sendGet = (port: number, rawPath: string) =>
+    new Promise<{ status: number; body: string }>((resolve) => {
+      const req = request({ host: '127.0.0.1', port, path: rawPath, method: 'GET', insecureHTTPParser: true }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', () => resolve({ status: -1, body: '' }));
+      req.end();
+    });
+
+  it('carriesState: the one state, exactly, and nothing while no login is known', () => {
+    const at = (q: string) => new URL(`http://127.0.0.1:1/callback?${q}`);
+    expect(carriesState(at(`code=c&state=${STATE}`), STATE)).toBe(true);
+    expect(carriesState(at(`code=c&state=${STATE}x`), STATE)).toBe(false);
+    expect(carriesState(at('code=c'), STATE)).toBe(false);
+    expect(carriesState(at(`state=${STATE}&state=other`), STATE)).toBe(false);
+    expect(carriesState(at(`state=${STATE}`), undefined)).toBe(false);
+  });
+
+  it('answers any number of forged callbacks with a plain 400 page, keeps waiting, then takes the real one once', async () => {
+    const listener = await startLoopback({ port: 0, path: PATH, timeoutMs: 60_000, isOwnCallback: (url) => carriesState(url, STATE) });
+    let resolved = false;
+    void listener.callback.then(() => (resolved = true));
+    try {
+      await fc.assert(
+        fc.asyncProperty(query, async (q) => {
+          const forged = `${PATH}?${onTheWire(q).slice(0, 300)}`;
+          if (new URL(`http://x${forged}`).searchParams.get('state') === STATE) return;
+          const answer = await sendGet(listener.port, forged);
+          if (answer.status === -1) return; // refused by Node's own request checks: nothing sent
+          expect(answer.status).toBe(400);
+          expect(answer.body).toMatch(/^This sign-in response is not the one this login is waiting for/);
+          expect(answer.body).not.toMatch(/</);
+          expect(resolved).toBe(false);
+        }),
+        { numRuns: 200 },
+      );
+      expect((await sendGet(listener.port, `${PATH}?code=stolen&state=wrong`)).status).toBe(400);
+      const real = sendGet(listener.port, `${PATH}?code=real&state=${STATE}`);
+      const url = await listener.callback;
+      expect(url.searchParams.get('code')).toBe('real');
+      // A second callback, even with the right state, finds the login taken.
+      expect((await sendGet(listener.port, `${PATH}?code=again&state=${STATE}`)).status).toBe(409);
+      await listener.finish({ ok: true, title: 'Logged in', message: 'x' });
+      expect((await real).status).toBe(200);
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it('a forged callback does not end the wait before the timeout, which still comes', async () => {
+    const listener = await startLoopback({ port: 0, path: PATH, timeoutMs: 400, isOwnCallback: async (url) => carriesState(url, STATE) });
+    try {
+      expect((await sendGet(listener.port, `${PATH}?error=access_denied&state=forged`)).status).toBe(400);
+      await expect(listener.callback).rejects.toMatchObject({ code: 'timeout' });
     } finally {
       await listener.close();
     }

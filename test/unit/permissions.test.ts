@@ -2,7 +2,7 @@ import { chmod, lchown, lstat, mkdir, mkdtemp, rm, stat, symlink, writeFile } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkPrivatePath, checkPrivatePaths, forgetCheckedPaths } from '../../src/state/permissions.js';
+import { type Owners, checkPrivatePath, checkPrivatePaths, forgetCheckedPaths } from '../../src/state/permissions.js';
 import { resolvePaths } from '../../src/state/paths.js';
 import { CliError } from '../../src/errors.js';
 import { openFileStore } from '../../src/state/file-store.js';
@@ -14,6 +14,8 @@ const mode = async (p: string) => (await stat(p)).mode & 0o777;
 // PLAYED_UID, and a path made here belongs to "another user" as long as it is not root's (root's
 // paths are trusted by design), so root first gives what it made to a stand-in uid.
 const PLAYED_UID = 54321;
+/** The user the checks compare with, played; `planted` names paths that belong to someone else. */
+const playing = (uid: number, planted: Record<string, number> = {}): Owners => ({ uid, of: (path, stats) => planted[path] ?? stats.uid });
 const STAND_IN_UID = 12345;
 async function ownedByAnother(path: string): Promise<number> {
   if (process.getuid?.() === 0) await lchown(path, STAND_IN_UID, STAND_IN_UID);
@@ -83,16 +85,16 @@ describe('private dirs and files, checked like ~/.ssh', () => {
     const config = join(dir, 'config');
     await mkdir(config, { mode: 0o700 });
     const owner = await ownedByAnother(config);
-    const err = await checkPrivatePath(config, 'directory', () => undefined, PLAYED_UID).catch((e: unknown) => e);
+    const err = await checkPrivatePath(config, 'directory', () => undefined, playing(PLAYED_UID)).catch((e: unknown) => e);
     expect((err as CliError).code).toBe('unsafe_permissions');
     expect((err as CliError).message).toBe(`The directory ${config} belongs to another user (uid ${owner}); refusing to use it.`);
     expect((err as CliError).hint).toContain(`chown -R "$(id -un)" '${config}'`);
     const file = join(dir, 'credentials.json');
     await writeFile(file, '{"version":1,"entries":{}}', { mode: 0o600 });
     await ownedByAnother(file);
-    await expect(checkPrivatePath(file, 'file', () => undefined, PLAYED_UID)).rejects.toMatchObject({ code: 'unsafe_permissions', message: expect.stringContaining(file) });
+    await expect(checkPrivatePath(file, 'file', () => undefined, playing(PLAYED_UID))).rejects.toMatchObject({ code: 'unsafe_permissions', message: expect.stringContaining(file) });
     // The same paths pass for the user who owns them.
-    await expect(checkPrivatePath(config, 'directory', () => undefined, owner)).resolves.toBeUndefined();
+    await expect(checkPrivatePath(config, 'directory', () => undefined, playing(owner))).resolves.toBeUndefined();
   });
 
   it("accepts root's dir when it is private, refuses it open to others", async () => {
@@ -100,31 +102,35 @@ describe('private dirs and files, checked like ~/.ssh', () => {
     const rootsPrivateDir = process.getuid?.() === 0 ? join(dir, 'roots') : '/root';
     if (rootsPrivateDir !== '/root') await mkdir(rootsPrivateDir, { mode: 0o700 });
     expect((await stat(rootsPrivateDir)).uid).toBe(0);
-    await expect(checkPrivatePath(rootsPrivateDir, 'directory', () => undefined, PLAYED_UID)).resolves.toBeUndefined();
-    const err = await checkPrivatePath('/tmp', 'directory', () => undefined, PLAYED_UID).catch((e: unknown) => e);
+    await expect(checkPrivatePath(rootsPrivateDir, 'directory', () => undefined, playing(PLAYED_UID))).resolves.toBeUndefined();
+    const err = await checkPrivatePath('/tmp', 'directory', () => undefined, playing(PLAYED_UID)).catch((e: unknown) => e);
     expect((err as CliError).code).toBe('unsafe_permissions');
     expect((err as CliError).message).toMatch(/\/tmp is open to other users \(mode 777\); refusing/);
   });
 });
 
 describe('what others could plant', () => {
-  // A dir of ours holding another user's file: as a normal user no such tree can be made.
-  it.runIf(process.getuid?.() === 0)(
-    "refuses a writable dir holding something another user put there, and leaves it for a person to check (as root only: only root can make a tree holding two users' files)",
-    async () => {
-      const { chown } = await import('node:fs/promises');
-      const config = join(dir, 'config');
-      await mkdir(join(config, 'cache', 'servers'), { recursive: true });
-      await chmod(config, 0o777);
-      const planted = join(config, 'cache', 'servers', 'abc.json');
-      await writeFile(planted, '{"as":{"token_endpoint":"https://attacker.example/token"}}');
-      await chown(planted, 12345, 12345);
-      const err = await checkPrivatePath(config, 'directory', () => undefined).catch((e: unknown) => e);
-      expect((err as CliError).code).toBe('unsafe_permissions');
-      expect((err as CliError).message).toBe(`The directory ${config} is writable by other users (mode 777) and holds ${planted}, which belongs to another user (uid 12345); refusing to use it.`);
-      expect(await mode(config)).toBe(0o777);
-    },
-  );
+  // A dir of ours holding another user's file: no such tree can be made as a normal user, so the
+  // owner of the planted file is played (as every owner here is), and the test runs as any user.
+  it('refuses a writable dir holding something another user put there, and leaves it for a person to check', async () => {
+    const config = join(dir, 'config');
+    await mkdir(join(config, 'cache', 'servers'), { recursive: true });
+    await chmod(config, 0o777);
+    const planted = join(config, 'cache', 'servers', 'abc.json');
+    await writeFile(planted, '{"as":{"token_endpoint":"https://attacker.example/token"}}');
+    const me = (await stat(config)).uid;
+    const err = await checkPrivatePath(config, 'directory', () => undefined, playing(me, { [planted]: STAND_IN_UID })).catch((e: unknown) => e);
+    expect((err as CliError).code).toBe('unsafe_permissions');
+    expect((err as CliError).message).toBe(
+      `The directory ${config} is writable by other users (mode 777) and holds ${planted}, which belongs to another user (uid ${STAND_IN_UID}); refusing to use it.`,
+    );
+    expect(await mode(config)).toBe(0o777);
+    // The same tree with nothing of another user's in it is ours: repaired to 700.
+    const notes: string[] = [];
+    await checkPrivatePath(config, 'directory', (m) => notes.push(m), playing(me));
+    expect(await mode(config)).toBe(0o700);
+    expect(notes).toEqual([expect.stringMatching(/was writable by other users \(mode 777\); made it private/)]);
+  });
 
   it('refuses a link another user planted, wherever it points', async () => {
     const file = join(dir, 'credentials.json');
@@ -132,8 +138,8 @@ describe('what others could plant', () => {
     await writeFile(target, '{}', { mode: 0o600 });
     await symlink(target, file);
     const owner = await ownedByAnother(file);
-    await expect(checkPrivatePath(file, 'file', () => undefined, PLAYED_UID)).rejects.toMatchObject({ code: 'unsafe_permissions', message: expect.stringContaining(`uid ${owner}`) });
+    await expect(checkPrivatePath(file, 'file', () => undefined, playing(PLAYED_UID))).rejects.toMatchObject({ code: 'unsafe_permissions', message: expect.stringContaining(`uid ${owner}`) });
     // The target alone is fine for the user it belongs to.
-    await expect(checkPrivatePath(target, 'file', () => undefined, (await stat(target)).uid)).resolves.toBeUndefined();
+    await expect(checkPrivatePath(target, 'file', () => undefined, playing((await stat(target)).uid))).resolves.toBeUndefined();
   });
 });

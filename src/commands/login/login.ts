@@ -5,7 +5,7 @@ import { cancelPendingLogin, waitForPendingLogin } from '../../login/background.
 import { startPendingLogin } from '../../login/two-step.js';
 import { finishBrowserLogin, loggedInMessage } from '../../login/orchestrator.js';
 import { CALLBACK_PATH, type LoginRequest, type ScopeFlag, prepareLogin } from '../../login/transaction.js';
-import { type LoopbackListener, listenForRedirect } from '../../login/loopback.js';
+import { type LoopbackListener, carriesState, listenForRedirect } from '../../login/loopback.js';
 import { checkNewProfileName } from '../../platform/profile-names.js';
 import { waitForRedirect } from '../../login/redirect-wait.js';
 import { unattendedLoginError } from '../../login/unattended.js';
@@ -227,7 +227,7 @@ async function browserLogin(deps: Deps, opts: LoginOptions, request: LoginReques
   const { profile } = request;
   const notify = (text: string) => deps.io.err.write(text);
   let listener: LoopbackListener | undefined;
-  let pending: PendingLogin;
+  let pending: PendingLogin | undefined;
   try {
     pending = await prepareLogin(deps, request, {
       notify,
@@ -240,6 +240,8 @@ async function browserLogin(deps: Deps, opts: LoginOptions, request: LoginReques
           signal: deps.signal,
           retryCommand: loginCommandFor(profile, request.baseUrl),
           platform: deps.platform,
+          // Only this login's own callback ends the wait: a forged one is ignored.
+          isOwnCallback: (url) => carriesState(url, pending?.state),
         })),
     });
   } catch (err) {

@@ -1,12 +1,12 @@
-import { promises as fs } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Deps } from '../../deps.js';
-import { CliError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import type { GlobalOptions } from '../../options.js';
 import { loadApiDescription } from '../../session/api-description.js';
 import { printable } from '../../util/printable.js';
 import { commandTarget, defineCommand } from '../command.js';
-import { SKILL_MARKER, skillText } from './skill-text.js';
+import { installSkill } from './install.js';
+import { skillText } from './skill-text.js';
 
 export interface SkillOptions extends GlobalOptions {
   /** `--install <dir>`: write `<dir>/school/SKILL.md` instead of printing it. */
@@ -24,23 +24,9 @@ async function run(deps: Deps, opts: SkillOptions): Promise<void> {
     return;
   }
   if (!opts.install) throw new UsageError('--install needs a directory, e.g. --install ~/.claude/skills');
-  const dir = join(resolve(opts.install), 'school');
-  const file = join(dir, 'SKILL.md');
-  const existing = await fs.readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? undefined : Promise.reject(err)));
-  // A skill the person wrote or changed under this name is theirs: never overwritten.
-  if (existing !== undefined && !existing.includes(SKILL_MARKER)) {
-    throw new CliError(`${printable(file)} exists and was not written by \`school skill\`: it is left as it is.`, {
-      code: 'usage',
-      hint: 'Move it away, or install into another directory.',
-    });
-  }
-  await fs.mkdir(dir, { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  await fs.writeFile(temp, text.endsWith('\n') ? text : `${text}\n`, { mode: 0o644 });
-  await fs.chmod(temp, 0o644);
-  await fs.rename(temp, file);
+  const { file, replaced } = await installSkill(resolve(opts.install), text.endsWith('\n') ? text : `${text}\n`);
   deps.io.out.write(`${file}\n`);
-  deps.io.err.write(`${existing === undefined ? 'Wrote' : 'Replaced'} the school skill (${loaded.index.operations.length} operations).\n`);
+  deps.io.err.write(`${replaced ? 'Replaced' : 'Wrote'} the school skill (${loaded.index.operations.length} operations).\n`);
 }
 
 export const skillCommand = defineCommand<SkillOptions>({ name: 'skill', run });
