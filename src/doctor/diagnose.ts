@@ -16,7 +16,8 @@ import { checkProfileName } from '../util/profiles.js';
 import type { Profile } from '../state/config-file.js';
 import { fileProtection } from '../platform/file-protection.js';
 import { type PathVerdict, inspectPrivatePath, reportRepairsTo } from '../state/permissions.js';
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { type KeychainCause, keychainCause, keychainCauseText } from '../state/keychain-causes.js';
 import type { ProbeResult } from '../state/credential-store.js';
 import { registerSecret } from '../util/redact.js';
 import { isDpopBound } from '../types/tokens.js';
@@ -203,8 +204,9 @@ async function fileFindings(deps: Deps): Promise<Finding[]> {
  * The fix for an unusable keychain, by what is wrong: a keyring that is there but locked is
  * unlocked; where none answers at all there is nothing to unlock, and one has to be started.
  */
-function keychainFix(reason: string): string {
+function keychainFix(reason: string, cause: KeychainCause | undefined): string {
   const ci = 'in CI, use SCHOOL_TOKEN or SCHOOL_REFRESH_TOKEN';
+  if (cause) return `${keychainCauseText(cause)}; ${ci}.`;
   if (/locked/i.test(reason)) return `Unlock the keyring (logging in to the desktop session usually does), or log in again; ${ci}.`;
   if (/module could not be loaded/i.test(reason)) return `Install libsecret (\`apt-get install libsecret-1-dev\`), then install school again so that its keychain module builds; ${ci}.`;
   return `No keychain service answers in this session: start one (e.g. gnome-keyring), or keep the 0600 file (--insecure-storage chooses it without this check); ${ci}.`;
@@ -221,6 +223,8 @@ async function keychainFinding(deps: Deps, profiles: Record<string, Profile>): P
   const ms = Math.max(0, Math.round(deps.clock.now() - started));
   if (probe.ok) return { area: 'keychain', check: 'keychain', status: 'ok', message: `The OS keychain is usable (a write, read and delete took ${ms} ms).`, data: { usable: true, ms } };
   const reason = probe.reason.replace(/\.$/, '');
+  // Told from this process's surroundings: a host that passed on no session bus, a sandbox, a locked keyring.
+  const cause = keychainCause(reason, { platform: deps.platform, env: deps.env, exists: existsSync, uid: process.getuid?.() });
   const dependent = Object.entries(profiles)
     .filter(([, p]) => p.storage === 'keychain')
     .map(([name]) => name);
@@ -233,8 +237,8 @@ async function keychainFinding(deps: Deps, profiles: Record<string, Profile>): P
     message: dependent.length
       ? `The OS keychain cannot be used (${reason}), and profile ${dependent.map((n) => `"${n}"`).join(', ')} keeps its tokens there.`
       : `The OS keychain cannot be used (${reason}): logins store their tokens in a plain ${deps.platform === 'win32' ? `file instead, ${fileProtection(deps.platform)}` : '0600 file instead'}.`,
-    ...(credentialsInEnvironment && !dependent.length ? {} : { fix: keychainFix(reason) }),
-    data: { usable: false, ms, reason },
+    ...(credentialsInEnvironment && !dependent.length ? {} : { fix: keychainFix(reason, cause) }),
+    data: { usable: false, ms, reason, ...(cause ? { cause: cause.kind } : {}) },
   };
 }
 

@@ -176,16 +176,12 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
   }
 
   /**
-   * A keychain that cannot be reached from a host's trimmed environment: Linux's Secret Service is
-   * found through the session bus, whose address hosts such as Codex do not pass on by default.
+   * A keychain error whose cause the keychain could not tell (a known one, such as a host that
+   * passed on no session bus variable, comes with its own hint): where the person looks further.
    */
   const keychainHint = (e: unknown): string | undefined => {
     if (!(e instanceof CliError) || e.code !== 'keychain_error') return undefined;
-    if (deps.platform !== 'linux' || deps.env.DBUS_SESSION_BUS_ADDRESS) return 'The person can check the keychain with `school doctor`';
-    return (
-      "The host started `school mcp` without DBUS_SESSION_BUS_ADDRESS, which the keychain needs: the person should pass it through in the host's " +
-      'settings for this server (Codex: env_vars = ["DBUS_SESSION_BUS_ADDRESS"] in ~/.codex/config.toml; hosts with an "env" object: its value) and restart the server'
-    );
+    return 'The person can find out why with `school doctor` in a terminal';
   };
 
   /** No server known for the profile: the two ways to name one, for this profile. */

@@ -432,6 +432,8 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
       if (name === 'school_operations') {
         const cat = await currentCatalogue();
         if (!cat.searchable) {
+          const startup = await engine.startupNote().catch(() => undefined);
+          if (startup && !startup.canSignIn) return textResult(`school_operations is not offered yet. ${startup.text}`, true);
           return textResult(
             unreadable
               ? `school_operations is not offered: the API description could not be read (${unreadable}). school_call reaches any path of the API.`
