@@ -212,6 +212,10 @@ describe('school mcp, driven by the SDK client as a host drives it', () => {
     } finally {
       await client.close();
     }
+    // The step-up sign-in it handed out outlives the server, until the person ends it (a logout does).
+    expect(JSON.parse((await runSchool(['status', '--json'], env)).stdout)[0]).toMatchObject({ pending_login: { url: expect.any(String) } });
+    expectSuccess(await runSchool(['logout'], env));
+    expect(JSON.parse((await runSchool(['status', '--json'], env)).stdout)).toEqual([]);
   });
 
   it('not logged in, a host with URL elicitation gets the login started, the person signs in in the browser, and the call is made', async () => {
