@@ -37,7 +37,7 @@ export interface SignIn {
 }
 
 /** The lock held while a sign-in is looked for and started, so that two processes of one profile start one between them. */
-export const signInLockName = (profile: string): string => `sign-in-${profile}`;
+const signInLockName = (profile: string): string => `sign-in-${profile}`;
 
 /**
  * The profile's pending login, when its listener still waits for the browser and it asks for at

@@ -52,7 +52,7 @@ export function keychainCause(reason: string, at: KeychainSurroundings): Keychai
 }
 
 /** The variables a host must pass on for the keychain, as Codex's `env_vars` takes them. */
-export const BUS_VARIABLES = ['DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR'] as const;
+const BUS_VARIABLES = ['DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR'] as const;
 
 /** One or two sentences for the person: what is wrong and what fixes it. */
 export function keychainCauseText(cause: KeychainCause): string {
