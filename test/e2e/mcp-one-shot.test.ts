@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { driveLogin } from '@school/sandbox/browser-driver';
-import { type Env, SCHOOL_BIN, expectSuccess, runAsAgent, useSandbox, userEnv } from './harness.js';
+import { type Env, SCHOOL_BIN, expectSuccess, runAsAgent, spawnNode, useSandbox, userEnv } from './harness.js';
 
 const sandbox = useSandbox();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -132,6 +132,29 @@ describe('school mcp in a one-shot host: the sign-in it hands out outlives it', 
     expect(text(res)).toMatch(/call this tool again/);
     await first.stop();
     await approveAfterwardsAndCallAgain(env, signIn.url, args);
+  });
+});
+
+describe('URL elicitation only where the negotiated revision has it', () => {
+  it('a host on 2025-06-18 that declares URL elicitation is never sent elicitation/create: the URL comes in the result', async () => {
+    const env = userEnv();
+    const lines = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { elicitation: { url: {} } }, clientInfo: { name: 'older-host', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'school_whoami', arguments: {} } },
+    ];
+    const res = await spawnNode([SCHOOL_BIN, 'mcp', '--base-url', sandbox.baseUrl], env, { input: `${lines.map((l) => JSON.stringify(l)).join('\n')}\n` }).done;
+    expect(res.code).toBe(0);
+    const messages = res.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id?: number; method?: string; result?: { protocolVersion?: string; structuredContent?: { sign_in?: { url: string } } } });
+    expect(messages.find((m) => m.id === 1)?.result?.protocolVersion).toBe('2025-06-18');
+    expect(messages.filter((m) => m.method === 'elicitation/create')).toEqual([]);
+    const url = messages.find((m) => m.id === 2)?.result?.structuredContent?.sign_in?.url;
+    expect(new URL(url!).origin).toBe(new URL(sandbox.issuer).origin);
+    // The sign-in outlives the server; the person ends it here.
+    expectSuccess(await runAsAgent(['logout'], env));
   });
 });
 
