@@ -25,14 +25,14 @@ const alive = (pid: number) => {
  * One run of a one-shot host (`claude -p`, `codex exec`): it starts `school mcp`, makes its calls,
  * then stops the server as such hosts do: SIGINT, then stdin closed.
  */
-async function oneShotRun(env: Env, args: string[], host: { elicitation?: 'decline' } = {}) {
+async function oneShotRun(env: Env, args: string[], host: { elicitation?: 'decline' | 'accept' } = {}) {
   let stderr = '';
   const transport = new StdioClientTransport({ command: process.execPath, args: [SCHOOL_BIN, 'mcp', ...args], env: env as Record<string, string>, stderr: 'pipe' });
   transport.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
   const client = new Client({ name: 'one-shot-host', version: '1.0.0' }, { capabilities: host.elicitation ? { elicitation: { url: {} } } : {} });
   const elicited: string[] = [];
   if (host.elicitation) {
-    // `codex exec` declares URL elicitation and declines every request.
+    // `codex exec` declares URL elicitation and declines every request; an interactive host accepts (shows the URL).
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       elicited.push(String((request.params as { url?: string }).url));
       return { action: host.elicitation! };
@@ -132,6 +132,22 @@ describe('school mcp in a one-shot host: the sign-in it hands out outlives it', 
     expect(text(res)).toMatch(/call this tool again/);
     await first.stop();
     await approveAfterwardsAndCallAgain(env, signIn.url, args);
+  });
+});
+
+describe('a host that took the URL through elicitation and stopped before the person approved', () => {
+  it('the sign-in completes after the server is gone, and the next run gets data', async () => {
+    const env = userEnv();
+    const args = ['--base-url', sandbox.baseUrl, '--toolsets', 'courses'];
+    const first = await oneShotRun(env, args, { elicitation: 'accept' });
+    // The call waits for the browser; the host stops the server meanwhile.
+    const call = first.client.callTool({ name: 'listCourses', arguments: {} }, undefined, { timeout: 60_000 }).catch(() => undefined);
+    for (let i = 0; i < 200 && !first.elicited.length; i++) await sleep(50);
+    expect(first.elicited).toHaveLength(1);
+    await first.stop();
+    await call;
+    expect((await statusRows(env))[0].pending_login).toMatchObject({ url: first.elicited[0] });
+    await approveAfterwardsAndCallAgain(env, first.elicited[0], args);
   });
 });
 
