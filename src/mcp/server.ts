@@ -4,15 +4,15 @@
  * handlers over plain JSON Schemas. The engine (session, requests, login) is reached only
  * through `McpEngine` (engine.ts).
  */
-import { randomUUID } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { fillPath } from '../http/request-url.js';
 import { AuditLog, auditPath } from './audit.js';
-import type { ApiAnswer, ApiRequest, AuthProblem, LoginState, McpEngine, Outcome, StartupNote } from './engine.js';
+import type { ApiAnswer, ApiRequest, McpEngine, Outcome, StartupNote } from './engine.js';
 import { MAX_RESULT_BYTES, type SignInLink, type ToolResult, answerResult, jsonResult, problemResult, safeText, textResult } from './results.js';
+import { type CallContext, type LinkedRefusal, signInFlows } from './sign-in.js';
 import { type ApiOperation, type Catalogue, READ_METHODS, buildCatalogue, searchOperations } from './tools.js';
 
 /** How long calls under way when stdin closes may take to be answered. */
@@ -86,16 +86,8 @@ class Slots {
 
 /** How long the start waits for the API description when no copy is cached. */
 const FIRST_FETCH_MS = 5000;
-/** How often a host waiting on a login hears that it is still going. */
-const PROGRESS_EVERY_SECONDS = 2;
 /** The first protocol revision with URL-mode elicitation: a host that negotiated an earlier one is never sent it. */
 const URL_ELICITATION_SINCE = '2025-11-25';
-
-type Extra = {
-  signal: AbortSignal;
-  _meta?: { progressToken?: string | number };
-  sendNotification: (n: { method: 'notifications/progress'; params: { progressToken: string | number; progress: number; message?: string } }) => Promise<void>;
-};
 
 /** What a tool call did, for its audit line. */
 interface Recorded {
@@ -113,15 +105,6 @@ interface Planned {
   contentType?: string;
   paginate: boolean;
 }
-
-/** A login or scope missing, with the sign-in the person is to open when one was started or found pending. */
-type LinkedRefusal = { ok: false; problem: AuthProblem; login?: SignInLink };
-
-/**
- * How a login through the host ended: done; not done, with the sign-in still waiting (declined,
- * unanswered, the server stopping) or with why it failed; or none could be started.
- */
-type HostLogin = { status: 'completed' } | { status: 'not_completed'; link?: SignInLink; earlier?: string } | { status: 'unavailable' };
 
 /** A request refused before anything is sent; `reason` goes to the audit log. */
 class Refusal extends Error {
@@ -261,116 +244,7 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await currentCatalogue()).tools }));
 
-  // One login at a time: a second call while one is pending waits for the same one.
-  let loginInFlight: Promise<HostLogin> | undefined;
-
-  /**
-   * A login through the host, which sends the person to the URL. Whatever happens here, the
-   * login's listener lives on (detached, until its timeout): a declined or unanswered request, a
-   * host that stops the server meanwhile, leave a URL the person can still open.
-   */
-  async function loginThroughHost(problem: AuthProblem, extra: Extra): Promise<HostLogin> {
-    const progressToken = extra._meta?.progressToken;
-    const progress = async (step: number, message: string) => {
-      if (progressToken !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: step, message } }).catch(() => undefined);
-    };
-    loginInFlight ??= (async (): Promise<HostLogin> => {
-      let link: SignInLink;
-      try {
-        const signIn = await engine.startLogin(problem.kind === 'insufficient_scope' ? problem.scopes : undefined);
-        link = { url: signIn.url, expiresAt: signIn.expiresAt, started: signIn.started };
-      } catch (err) {
-        notice(`Could not start the login: ${safeText(engine.describeError(err))}`);
-        return { status: 'unavailable' };
-      }
-      const elicitationId = randomUUID();
-      try {
-        const answer = await server.elicitInput(
-          {
-            mode: 'url',
-            elicitationId,
-            url: link.url,
-            message: `${problem.message} Sign in to the school in your browser to continue${problem.kind === 'insufficient_scope' ? ' and approve the added access' : ''}.`,
-          },
-          { signal: extra.signal, timeout: 10 * 60_000 },
-        );
-        if (answer.action !== 'accept') return { status: 'not_completed', link };
-      } catch {
-        // The host failed the request or never answered it: the URL goes in the result instead.
-        return { status: 'not_completed', link };
-      }
-      for (let step = 1; ; step++) {
-        await progress(step, 'Waiting for the sign-in in the browser.');
-        const wait = await engine.waitForLogin(PROGRESS_EVERY_SECONDS);
-        if (wait.status === 'completed') {
-          await server
-            .createElicitationCompletionNotifier(elicitationId)()
-            .catch(() => undefined);
-          return { status: 'completed' };
-        }
-        if (wait.status === 'failed') {
-          options.notice(`The login did not complete: ${safeText(engine.redact(wait.message))}`);
-          return { status: 'not_completed', earlier: engine.redact(wait.message) };
-        }
-        if (extra.signal.aborted || closed) return { status: 'not_completed', link };
-      }
-    })().finally(() => {
-      loginInFlight = undefined;
-    });
-    return loginInFlight;
-  }
-
-  // One sign-in link at a time: calls that find a login missing take turns to look at it or start it.
-  let linkTurn: Promise<unknown> = Promise.resolve();
-  function inTurn<T>(work: () => Promise<T>): Promise<T> {
-    const run = linkTurn.then(work, work);
-    linkTurn = run.catch(() => undefined);
-    return run;
-  }
-
-  /**
-   * For a host that cannot open a URL itself: the login is started all the same (or the one
-   * pending found), and the problem carries its URL for the person; the next call finds it done.
-   */
-  function loginThroughLink<T>(first: AuthProblem, step: () => Promise<Outcome<T>>, failed?: string): Promise<Outcome<T> | LinkedRefusal> {
-    return inTurn(async () => {
-      let problem = first;
-      let earlier = failed;
-      const state = await engine.loginState().catch((): LoginState => ({ status: 'none' }));
-      if (state.status === 'completed') {
-        const again = await step();
-        if (again.ok || !again.problem.canLogIn) return again;
-        problem = again.problem;
-      } else if (state.status === 'pending') {
-        // Never a second listener while one waits: the same URL again.
-        return { ok: false, problem, login: { url: state.url, expiresAt: state.expiresAt, started: false } };
-      } else if (state.status === 'failed') earlier = state.message;
-      try {
-        // Another process may have started one meanwhile: then it is that one's URL, still waiting.
-        const signIn = await engine.startLogin(problem.kind === 'insufficient_scope' ? problem.scopes : undefined);
-        return { ok: false, problem, login: { url: signIn.url, expiresAt: signIn.expiresAt, started: signIn.started, earlier } };
-      } catch (err) {
-        notice(`Could not start the login: ${safeText(engine.describeError(err))}`);
-        return { ok: false, problem };
-      }
-    });
-  }
-
-  /**
-   * Runs an authenticated step; where a login or scope is missing, logs in: through the host where
-   * it can send the person to a URL, else by handing the URL to the model for the person.
-   */
-  async function withLogin<T>(extra: Extra, step: () => Promise<Outcome<T>>): Promise<Outcome<T> | LinkedRefusal> {
-    const first = await step();
-    if (first.ok || !first.problem.canLogIn) return first;
-    if (!urlElicitation()) return loginThroughLink(first.problem, step);
-    const host = await loginThroughHost(first.problem, extra);
-    if (host.status === 'completed') return step();
-    if (host.status === 'unavailable') return first;
-    // Declined, failed or unanswered: the result carries the URL, as for a host without elicitation.
-    if (host.link) return { ok: false, problem: first.problem, login: host.link };
-    return loginThroughLink(first.problem, step, host.earlier);
-  }
+  const { withLogin } = signInFlows({ server, engine, notice, report: options.notice, closed: () => closed, urlElicitation });
 
   const refusalResult = (refusal: LinkedRefusal) => problemResult(refusal.problem, refusal.login ?? (urlElicitation() ? undefined : 'Then call the tool again.'));
 
@@ -381,7 +255,7 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
     return engine.send(req);
   }
 
-  async function perform(plan: Planned, extra: Extra, record: (what: Recorded) => void): Promise<ToolResult> {
+  async function perform(plan: Planned, extra: CallContext, record: (what: Recorded) => void): Promise<ToolResult> {
     const pages: ApiAnswer[] = [];
     const cursor = engine.pages();
     let target = plan.target;
@@ -421,7 +295,7 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
     return answerResult(pages, (t) => engine.redact(t), more);
   }
 
-  async function callTool(name: string, args: Record<string, unknown>, extra: Extra): Promise<ToolResult> {
+  async function callTool(name: string, args: Record<string, unknown>, extra: CallContext): Promise<ToolResult> {
     const started = Date.now();
     let method: string | null = null;
     let path: string | null = null;
@@ -517,7 +391,7 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
         );
       }
       try {
-        return await callTool(request.params.name, args, extra as unknown as Extra);
+        return await callTool(request.params.name, args, extra as unknown as CallContext);
       } finally {
         release();
       }
