@@ -32,7 +32,7 @@ const engine = {
     throw new Error('no login here');
   },
   waitForLogin: async () => ({ status: 'failed', message: 'none' }),
-  cancelLogin: async () => undefined,
+  startupNote: async () => undefined,
   redact: (text) => text,
   describeError: (err) => String(err),
 };

@@ -211,6 +211,7 @@ function buildMachine(deps: Deps): BuildMachine {
     env: { npm_config_nodedir: npmrcNodedir(home), ...deps.env },
     nodeVersion: process.versions.node,
     home,
+    uid: process.getuid?.(),
     exists: (path) => {
       try {
         statSync(path);

@@ -13,6 +13,8 @@ export interface AuditEntry {
   duration_ms: number;
   /** Why nothing was sent, when nothing was. */
   refused?: string;
+  /** A sign-in URL handed out for the person: one this call started, or one found still waiting. */
+  sign_in?: 'started' | 'waiting';
 }
 
 /**

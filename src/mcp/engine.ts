@@ -8,8 +8,8 @@
 import { ABSOLUTE_URL, underBase } from '../http/request-url.js';
 import type { Deps } from '../deps.js';
 import { CliError, ExitCode, errorReason } from '../errors.js';
-import { cancelPendingLogin, waitForPendingLogin } from '../login/background.js';
-import { startPendingLogin } from '../login/two-step.js';
+import { waitForPendingLogin } from '../login/background.js';
+import { type SignIn, joinOrStartSignIn } from '../login/two-step.js';
 import { readChallengeHeader } from '../oauth/challenge.js';
 import { fromOAuthError } from '../oauth/oauth-errors.js';
 import { ApiClient, pagesFromAnswers } from '../session/api-client.js';
@@ -18,7 +18,7 @@ import { lookUpIdentity } from '../session/identity.js';
 import { serverFor } from '../session/server.js';
 import { type Session, notLoggedIn, resolveSession } from '../session/session.js';
 import { stepUpCommand } from '../session/step-up.js';
-import { type TargetInputs, explicitBaseUrl, resolveTarget, targetProfile } from '../session/target.js';
+import { type TargetInputs, closestProfiles, explicitBaseUrl, resolveTarget, targetProfile } from '../session/target.js';
 import { resolvePaths } from '../state/paths.js';
 import { loginCommandText } from '../util/login-command.js';
 import { registerSecret, redactText } from '../util/redact.js';
@@ -69,6 +69,16 @@ interface PendingLogin {
   expiresAt: number;
 }
 
+/**
+ * What the server has to go on before any call: where it has too little (no school known, or a
+ * --profile naming no profile yet), the sentence the person is to read, and whether a tool call
+ * can still hand out a sign-in link (a base URL is known).
+ */
+export interface StartupNote {
+  text: string;
+  canSignIn: boolean;
+}
+
 type LoginWait = { status: 'completed' } | { status: 'pending' } | { status: 'failed'; message: string };
 
 /** How the profile's login stands now: none pending, one waiting for the browser (its URL), or one that just ended. */
@@ -90,8 +100,12 @@ export interface McpEngine {
   pages(): PageCursor;
   /** Who is logged in, and the scopes the session holds. */
   whoami(): Promise<Outcome<{ claims: Record<string, unknown>; scopes: string[] }>>;
-  /** Starts a login in the background (`login --no-wait`); with scopes, the ones held plus these. */
-  startLogin(addScopes?: string[]): Promise<PendingLogin>;
+  /**
+   * A sign-in whose listener runs detached, as `login --no-wait`'s, and outlives this server: the
+   * profile's one already waiting when it will do (started here or by another process), else a new
+   * one; with scopes, the ones held plus these.
+   */
+  startLogin(addScopes?: string[]): Promise<SignIn>;
   /** Waits at most this long for the login started here to end. */
   waitForLogin(maxWaitSeconds: number): Promise<LoginWait>;
   /**
@@ -99,8 +113,8 @@ export interface McpEngine {
    * --no-wait` elsewhere, whose listener is still waiting (its URL), or how it ended (read once).
    */
   loginState(): Promise<LoginState>;
-  /** Ends the login started here, its listener included. */
-  cancelLogin(): Promise<void>;
+  /** Undefined when a call can work or hand out a sign-in link as things stand; else what the person is to do. */
+  startupNote(): Promise<StartupNote | undefined>;
   /** A text with every secret the engine knows replaced. */
   redact(text: string): string;
   /** One sentence for an error the engine threw. */
@@ -116,7 +130,6 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
   const profile = targetProfile(inputs);
   const paths = resolvePaths(deps.env);
   let session: Session | undefined;
-  let loginStarted = false;
   let clientSecret: string | undefined;
   /** The profile's base URL as the stores remember it, once read. */
   let knownBaseUrl: string | undefined;
@@ -140,8 +153,13 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
       const target = await resolveTarget(deps.state, inputs);
       const s = remember(await resolveSession(deps, target));
       if (s) return { ok: true, value: s };
+      knownBaseUrl ??= target.baseUrl;
+      const note = await startupNote();
+      // No school known: no login can be started, and no login command can be given whole.
+      if (note && !note.canSignIn) return { ok: false, problem: { kind: 'not_logged_in', message: note.text, canLogIn: false } };
       const err = notLoggedIn(target);
-      return { ok: false, problem: { kind: 'not_logged_in', message: err.message, command: err.command, canLogIn: !fromEnv() && baseUrl() !== undefined } };
+      const message = note ? `There is no profile "${profile}" yet: a sign-in creates it.` : err.message;
+      return { ok: false, problem: { kind: 'not_logged_in', message, command: err.command, canLogIn: !fromEnv() && baseUrl() !== undefined } };
     } catch (err) {
       return { ok: false, problem: authProblem(err) };
     }
@@ -158,16 +176,12 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
   }
 
   /**
-   * A keychain that cannot be reached from a host's trimmed environment: Linux's Secret Service is
-   * found through the session bus, whose address hosts such as Codex do not pass on by default.
+   * A keychain error whose cause the keychain could not tell (a known one, such as a host that
+   * passed on no session bus variable, comes with its own hint): where the person looks further.
    */
   const keychainHint = (e: unknown): string | undefined => {
     if (!(e instanceof CliError) || e.code !== 'keychain_error') return undefined;
-    if (deps.platform !== 'linux' || deps.env.DBUS_SESSION_BUS_ADDRESS) return 'The person can check the keychain with `school doctor`';
-    return (
-      "The host started `school mcp` without DBUS_SESSION_BUS_ADDRESS, which the keychain needs: the person should pass it through in the host's " +
-      'settings for this server (Codex: env_vars = ["DBUS_SESSION_BUS_ADDRESS"] in ~/.codex/config.toml; hosts with an "env" object: its value) and restart the server'
-    );
+    return 'The person can find out why with `school doctor` in a terminal';
   };
 
   /** No server known for the profile: the two ways to name one, for this profile. */
@@ -176,6 +190,31 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
       code: 'usage',
       hint: `Start \`school mcp${profile === 'default' ? '' : ` --profile ${profile}`}\` with --base-url <url>, or run \`${loginCommandText({ profile })} --base-url <url>\` first.`,
     });
+
+  /** Whether the profile was named (--profile, SCHOOL_PROFILE) rather than the default one. */
+  const named = () => Boolean(inputs.profile || inputs.env.SCHOOL_PROFILE);
+
+  /** ` (did you mean "wrk"?)` for a profile name close to stored ones, else nothing. */
+  async function nearNames(): Promise<string> {
+    const names = Object.keys(await deps.state.profiles().catch(() => ({})));
+    const near = closestProfiles(profile, names).slice(0, 3);
+    return near.length ? ` (did you mean ${near.map((n) => `"${n}"`).join(' or ')}?)` : '';
+  }
+
+  /** Read each time it is needed: a login made meanwhile, here or in a terminal, is what the person was told to do. */
+  async function startupNote(): Promise<StartupNote | undefined> {
+    if (fromEnv() || (await deps.state.profile(profile).catch(() => undefined))) return undefined;
+    const url = baseUrl() ?? (await deps.state.rememberedBaseUrl(profile).catch(() => undefined));
+    const missingProfile = named() && !(await deps.state.rememberedBaseUrl(profile).catch(() => undefined));
+    if (url) return missingProfile ? { text: `There is no profile "${profile}" yet: the first tool call hands out a sign-in link for ${url} that creates it.`, canSignIn: true } : undefined;
+    const login = `\`${loginCommandText({ profile })} --base-url\` followed by the school's URL`;
+    return {
+      text:
+        `${missingProfile ? `There is no profile "${profile}" yet${await nearNames()}` : 'Not logged in'}, and no school is known to this server (it was started without --base-url). ` +
+        `The person should either add --base-url with their school's URL to this server's arguments in the host's settings and restart it (a tool call then hands out a sign-in link), or run ${login} in a terminal.`,
+      canSignIn: false,
+    };
+  }
 
   const plainLogin = () => loginCommandText({ profile, baseUrl: baseUrl() });
 
@@ -281,19 +320,21 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
       const url = baseUrl() ?? (await deps.state.rememberedBaseUrl(profile));
       if (!url) throw noBaseUrl();
       const stored = await deps.state.profile(profile);
-      loginStarted = true;
       // A step-up asks for the scopes held plus the missing ones (`login --add-scope`); a first login, the default set.
-      const { pending } = await startPendingLogin(
-        deps,
-        { profile, baseUrl: url, addScopes: addScopes?.length ? addScopes : undefined, timeoutSeconds: LOGIN_TIMEOUT_SECONDS, confidential: false, insecureStorage: stored?.storage === 'file' },
-        { notify: () => undefined },
-      );
-      return { url: pending.authorizationUrl, expiresAt: pending.expiresAt };
+      const request = {
+        profile,
+        baseUrl: url,
+        addScopes: addScopes?.length ? addScopes : undefined,
+        timeoutSeconds: LOGIN_TIMEOUT_SECONDS,
+        confidential: false,
+        insecureStorage: stored?.storage === 'file',
+      };
+      return joinOrStartSignIn(deps, request, { notify: () => undefined });
     },
+    startupNote,
     async waitForLogin(maxWaitSeconds) {
       const result = await waitForPendingLogin(deps, profile, { maxWaitSeconds, pollMs: 100 });
       if (result.kind === 'still_pending') return { status: 'pending' };
-      loginStarted = false;
       if (result.kind === 'none') return { status: 'failed', message: 'The login is no longer pending.' };
       if (result.outcome.status !== 'completed') return { status: 'failed', message: redactText(result.outcome.message) };
       session = undefined; // read again: the new login's tokens
@@ -308,15 +349,9 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
         if (!record || (record.openBy !== undefined && record.openBy <= Math.floor(deps.clock.now() / 1000))) return { status: 'failed', message: 'The sign-in link was not opened in time.' };
         return { status: 'pending', url: record.authorizationUrl, expiresAt: record.expiresAt };
       }
-      loginStarted = false;
       if (result.outcome.status !== 'completed') return { status: 'failed', message: redactText(result.outcome.message) };
       session = undefined; // read again: the new login's tokens
       return { status: 'completed' };
-    },
-    async cancelLogin() {
-      if (!loginStarted) return;
-      loginStarted = false;
-      await cancelPendingLogin(deps, profile).catch(() => false);
     },
     redact(text) {
       let out = redactText(text);

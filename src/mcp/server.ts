@@ -4,15 +4,15 @@
  * handlers over plain JSON Schemas. The engine (session, requests, login) is reached only
  * through `McpEngine` (engine.ts).
  */
-import { randomUUID } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { fillPath } from '../http/request-url.js';
 import { AuditLog, auditPath } from './audit.js';
-import type { ApiAnswer, ApiRequest, AuthProblem, LoginState, McpEngine, Outcome } from './engine.js';
+import type { ApiAnswer, ApiRequest, McpEngine, Outcome, StartupNote } from './engine.js';
 import { MAX_RESULT_BYTES, type SignInLink, type ToolResult, answerResult, jsonResult, problemResult, safeText, textResult } from './results.js';
+import { type CallContext, type LinkedRefusal, signInFlows } from './sign-in.js';
 import { type ApiOperation, type Catalogue, READ_METHODS, buildCatalogue, searchOperations } from './tools.js';
 
 /** How long calls under way when stdin closes may take to be answered. */
@@ -86,14 +86,17 @@ class Slots {
 
 /** How long the start waits for the API description when no copy is cached. */
 const FIRST_FETCH_MS = 5000;
-/** How often a host waiting on a login hears that it is still going. */
-const PROGRESS_EVERY_SECONDS = 2;
+/** The first protocol revision with URL-mode elicitation: a host that negotiated an earlier one is never sent it. */
+const URL_ELICITATION_SINCE = '2025-11-25';
 
-type Extra = {
-  signal: AbortSignal;
-  _meta?: { progressToken?: string | number };
-  sendNotification: (n: { method: 'notifications/progress'; params: { progressToken: string | number; progress: number; message?: string } }) => Promise<void>;
-};
+/** What a tool call did, for its audit line. */
+interface Recorded {
+  status: number | null;
+  refused?: string;
+  /** The URL the first request went to. */
+  sentUrl?: string;
+  signIn?: SignInLink;
+}
 
 interface Planned {
   method: string;
@@ -102,9 +105,6 @@ interface Planned {
   contentType?: string;
   paginate: boolean;
 }
-
-/** A login or scope missing, with the sign-in the person is to open when one was started or found pending. */
-type LinkedRefusal = { ok: false; problem: AuthProblem; login?: SignInLink };
 
 /** A request refused before anything is sent; `reason` goes to the audit log. */
 class Refusal extends Error {
@@ -160,9 +160,10 @@ export function planCall(args: Record<string, unknown>): Planned {
   return { method, target: `${url.pathname}${url.search}`, body, contentType: body ? 'application/json' : undefined, paginate: false };
 }
 
-/** The instructions a host gives its model. */
-export function instructionsFor(catalogue: Catalogue | undefined, allowWrite: boolean): string {
+/** The instructions a host gives its model; `startup`: what the person is to do first, when the server has too little to go on. */
+export function instructionsFor(catalogue: Catalogue | undefined, allowWrite: boolean, startup?: StartupNote): string {
   const lines = ['Tools for the school API (courses, students, members and other areas), called as the person logged in with `school login`.'];
+  if (startup) lines.push(startup.text);
   if (catalogue?.searchable) {
     lines.push('When the API has many operations, they are not one tool each: find them with school_operations (a query of words), then call one with school_call.');
   }
@@ -209,9 +210,14 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
         if (made && before !== undefined && before !== JSON.stringify(next.tools) && !closed) made.sendToolListChanged().catch(() => undefined);
         return next;
       },
-      (err: unknown) => {
-        unreadable = safeText(engine.describeError(err));
-        notice(`Could not fetch /openapi.json: ${unreadable}${catalogue ? '; using the cached copy.' : '.'}`);
+      async (err: unknown) => {
+        const startup = await engine.startupNote().catch(() => undefined);
+        // No school known yet: nothing went wrong, and the results say what the person is to do.
+        if (startup && !startup.canSignIn) unreadable = startup.text;
+        else {
+          unreadable = safeText(engine.describeError(err));
+          notice(`Could not fetch /openapi.json: ${unreadable}${catalogue ? '; using the cached copy.' : '.'}`);
+        }
         // Without any copy, the next tools/list tries again.
         if (!catalogue) fresh = undefined;
         return catalogue;
@@ -222,120 +228,25 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
   // operations are offered, and must not name a tool that is not.
   if (!catalogue) await Promise.race([refresh(), new Promise((done) => setTimeout(done, FIRST_FETCH_MS).unref())]);
 
+  const startup = await engine.startupNote().catch(() => undefined);
   const server = new Server(
     { name: 'school', title: 'school API', version: options.version },
-    { capabilities: { tools: { listChanged: true } }, instructions: instructionsFor(catalogue, options.allowWrite) },
+    { capabilities: { tools: { listChanged: true } }, instructions: instructionsFor(catalogue, options.allowWrite, startup) },
   );
   made = server;
+  /** The protocol revision agreed with the host, as the server answered its `initialize`. */
+  let revision: string | undefined;
+  /** URL-mode elicitation: declared by the host, and in the revision both speak. */
+  const urlElicitation = () => Boolean(server.getClientCapabilities()?.elicitation?.url) && revision !== undefined && revision >= URL_ELICITATION_SINCE;
 
   /** The tools: the cached copy at once when there is one, else the fresh copy once it came. */
   const currentCatalogue = async (): Promise<Catalogue> => catalogue ?? (await refresh()) ?? offer(undefined);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await currentCatalogue()).tools }));
 
-  // One login at a time: a second call while one is pending waits for the same one.
-  let loginInFlight: Promise<boolean> | undefined;
+  const { withLogin } = signInFlows({ server, engine, notice, report: options.notice, closed: () => closed, urlElicitation });
 
-  async function loginThroughHost(problem: AuthProblem, extra: Extra): Promise<boolean> {
-    const progressToken = extra._meta?.progressToken;
-    const progress = async (step: number, message: string) => {
-      if (progressToken !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: step, message } }).catch(() => undefined);
-    };
-    loginInFlight ??= (async () => {
-      const pending = await engine.startLogin(problem.kind === 'insufficient_scope' ? problem.scopes : undefined);
-      const elicitationId = randomUUID();
-      let accepted = false;
-      try {
-        const answer = await server.elicitInput(
-          {
-            mode: 'url',
-            elicitationId,
-            url: pending.url,
-            message: `${problem.message} Sign in to the school in your browser to continue${problem.kind === 'insufficient_scope' ? ' and approve the added access' : ''}.`,
-          },
-          { signal: extra.signal, timeout: 10 * 60_000 },
-        );
-        accepted = answer.action === 'accept';
-        if (!accepted) return false;
-        for (let step = 1; ; step++) {
-          await progress(step, 'Waiting for the sign-in in the browser.');
-          const wait = await engine.waitForLogin(PROGRESS_EVERY_SECONDS);
-          if (wait.status === 'completed') {
-            await server
-              .createElicitationCompletionNotifier(elicitationId)()
-              .catch(() => undefined);
-            return true;
-          }
-          if (wait.status === 'failed') {
-            options.notice(`The login did not complete: ${safeText(engine.redact(wait.message))}`);
-            return false;
-          }
-          if (extra.signal.aborted || closed) return false;
-        }
-      } finally {
-        // A declined, cancelled or timed-out elicitation leaves no listener behind.
-        if (!accepted || extra.signal.aborted || closed) await engine.cancelLogin();
-      }
-    })().finally(() => {
-      loginInFlight = undefined;
-    });
-    try {
-      return await loginInFlight;
-    } catch (err) {
-      notice(`Could not start the login: ${safeText(engine.describeError(err))}`);
-      return false;
-    }
-  }
-
-  // One sign-in link at a time: calls that find a login missing take turns to look at it or start it.
-  let linkTurn: Promise<unknown> = Promise.resolve();
-  function inTurn<T>(work: () => Promise<T>): Promise<T> {
-    const run = linkTurn.then(work, work);
-    linkTurn = run.catch(() => undefined);
-    return run;
-  }
-
-  /**
-   * For a host that cannot open a URL itself: the login is started all the same (or the one
-   * pending found), and the problem carries its URL for the person; the next call finds it done.
-   */
-  function loginThroughLink<T>(first: AuthProblem, step: () => Promise<Outcome<T>>): Promise<Outcome<T> | LinkedRefusal> {
-    return inTurn(async () => {
-      let problem = first;
-      let earlier: string | undefined;
-      const state = await engine.loginState().catch((): LoginState => ({ status: 'none' }));
-      if (state.status === 'completed') {
-        const again = await step();
-        if (again.ok || !again.problem.canLogIn) return again;
-        problem = again.problem;
-      } else if (state.status === 'pending') {
-        // Never a second listener while one waits: the same URL again.
-        return { ok: false, problem, login: { url: state.url, expiresAt: state.expiresAt, started: false } };
-      } else if (state.status === 'failed') earlier = state.message;
-      try {
-        const pending = await engine.startLogin(problem.kind === 'insufficient_scope' ? problem.scopes : undefined);
-        return { ok: false, problem, login: { url: pending.url, expiresAt: pending.expiresAt, started: true, earlier } };
-      } catch (err) {
-        notice(`Could not start the login: ${safeText(engine.describeError(err))}`);
-        return { ok: false, problem };
-      }
-    });
-  }
-
-  /**
-   * Runs an authenticated step; where a login or scope is missing, logs in: through the host where
-   * it can send the person to a URL, else by handing the URL to the model for the person.
-   */
-  async function withLogin<T>(extra: Extra, step: () => Promise<Outcome<T>>): Promise<Outcome<T> | LinkedRefusal> {
-    const first = await step();
-    if (first.ok || !first.problem.canLogIn) return first;
-    const canElicit = Boolean(server.getClientCapabilities()?.elicitation?.url);
-    if (!canElicit) return loginThroughLink(first.problem, step);
-    if (!(await loginThroughHost(first.problem, extra))) return first;
-    return step();
-  }
-
-  const refusalResult = (refusal: LinkedRefusal) => problemResult(refusal.problem, refusal.login ?? (server.getClientCapabilities()?.elicitation?.url ? undefined : 'Then call the tool again.'));
+  const refusalResult = (refusal: LinkedRefusal) => problemResult(refusal.problem, refusal.login ?? (urlElicitation() ? undefined : 'Then call the tool again.'));
 
   /** The one place a request leaves: writes are refused here unless --allow-write, whatever tool asked. */
   async function send(req: ApiRequest): Promise<Outcome<ApiAnswer>> {
@@ -344,7 +255,7 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
     return engine.send(req);
   }
 
-  async function perform(plan: Planned, extra: Extra, record: (status: number | null, refused?: string, sentUrl?: string) => void): Promise<ToolResult> {
+  async function perform(plan: Planned, extra: CallContext, record: (what: Recorded) => void): Promise<ToolResult> {
     const pages: ApiAnswer[] = [];
     const cursor = engine.pages();
     let target = plan.target;
@@ -353,11 +264,11 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
     for (;;) {
       const outcome = await withLogin(extra, () => send({ method: plan.method, target, body: plan.body, contentType: plan.contentType, signal: extra.signal }));
       if (!outcome.ok) {
-        record(null, outcome.problem.kind);
+        record({ status: null, refused: outcome.problem.kind, signIn: 'login' in outcome ? outcome.login : undefined });
         return refusalResult(outcome);
       }
       const answer = outcome.value;
-      record(answer.status, undefined, pages.length ? undefined : answer.url);
+      record({ status: answer.status, sentUrl: pages.length ? undefined : answer.url });
       pages.push(answer);
       bytes += answer.body.length;
       if (!plan.paginate || answer.status < 200 || answer.status >= 300) break;
@@ -384,16 +295,19 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
     return answerResult(pages, (t) => engine.redact(t), more);
   }
 
-  async function callTool(name: string, args: Record<string, unknown>, extra: Extra): Promise<ToolResult> {
+  async function callTool(name: string, args: Record<string, unknown>, extra: CallContext): Promise<ToolResult> {
     const started = Date.now();
     let method: string | null = null;
     let path: string | null = null;
     let status: number | null = null;
     let refused: string | undefined;
+    let signIn: SignInLink | undefined;
     try {
       if (name === 'school_operations') {
         const cat = await currentCatalogue();
         if (!cat.searchable) {
+          const startup = await engine.startupNote().catch(() => undefined);
+          if (startup && !startup.canSignIn) return textResult(`school_operations is not offered yet. ${startup.text}`, true);
           return textResult(
             unreadable
               ? `school_operations is not offered: the API description could not be read (${unreadable}). school_call reaches any path of the API.`
@@ -412,6 +326,7 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
         const outcome = await withLogin(extra, () => engine.whoami());
         if (!outcome.ok) {
           refused = outcome.problem.kind;
+          signIn = 'login' in outcome ? outcome.login : undefined;
           return refusalResult(outcome);
         }
         status = 200;
@@ -429,11 +344,12 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
       }
       method = plan.method;
       path = auditPath(plan.target);
-      return await perform(plan, extra, (s, why, sentUrl) => {
-        status = s;
-        refused = why;
+      return await perform(plan, extra, (what) => {
+        status = what.status;
+        refused = what.refused;
+        signIn = what.signIn;
         // The path the first request actually went to, as the server received it.
-        if (sentUrl) path = auditPath(sentUrl);
+        if (what.sentUrl) path = auditPath(what.sentUrl);
       });
     } catch (err) {
       if (err instanceof Refusal) {
@@ -453,6 +369,8 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
         status,
         duration_ms: Date.now() - started,
         ...(status === null && refused ? { refused } : {}),
+        // A sign-in handed out by this call: one started, or one found waiting.
+        ...(signIn ? { sign_in: signIn.started ? 'started' : 'waiting' } : {}),
       });
     }
   }
@@ -473,7 +391,7 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
         );
       }
       try {
-        return await callTool(request.params.name, args, extra as unknown as Extra);
+        return await callTool(request.params.name, args, extra as unknown as CallContext);
       } finally {
         release();
       }
@@ -497,6 +415,13 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
     options.signal?.addEventListener('abort', finish, { once: true });
     transport.onclose = finish;
   });
+  // The SDK's server keeps the revision it answered `initialize` with to itself: it is read off the answer.
+  const sendMessage = transport.send.bind(transport);
+  transport.send = (message) => {
+    const result = 'result' in message ? message.result : undefined;
+    if (revision === undefined && result && typeof result.protocolVersion === 'string') revision = result.protocolVersion;
+    return sendMessage(message);
+  };
   await server.connect(transport);
   await ended;
   // stdin closed: the calls already under way are answered first (at most a request's time); a signal does not wait.
@@ -505,7 +430,7 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
     await new Promise((done) => setImmediate(done)); // the answers' writes follow the calls' ends
   }
   closed = true;
-  await engine.cancelLogin().catch(() => undefined);
+  // A sign-in handed out is left waiting: its listener outlives the server, for the person to finish it.
   await server.close().catch(() => undefined);
   audit.close();
 }

@@ -4,7 +4,9 @@
 // on it, or an unlocked keyring. Each has another fix, and a fix for the wrong one (install
 // libsecret, when libsecret is there and Node's headers are not) sends a person in circles.
 
-export type KeychainCause = 'module_missing' | 'module_unbuilt' | 'module_other_node' | 'libsecret_missing' | 'no_session_bus' | 'no_keychain_service' | 'locked' | 'other';
+import { type KeychainCause as SurroundingCause, keychainCause as surroundingCause, keychainCauseText } from './keychain-surroundings.js';
+
+export type KeychainCause = 'module_missing' | 'module_unbuilt' | 'module_other_node' | 'libsecret_missing' | 'no_session_bus' | 'sandboxed' | 'no_keychain_service' | 'locked' | 'other';
 
 /** The machine as far as building the keychain module goes: read by the caller, given here. */
 export interface BuildMachine {
@@ -14,6 +16,8 @@ export interface BuildMachine {
   nodeVersion: string;
   home: string;
   exists(path: string): boolean;
+  /** The user's id, for the usual runtime directory of the session bus. */
+  uid?: number;
 }
 
 export interface KeychainExplanation {
@@ -90,9 +94,29 @@ export function missingForBuild(machine: BuildMachine): { missing: string[]; rem
 
 const REINSTALL = 'npm install -g ./school-0.1.0.tgz';
 
+/** What the process's surroundings tell (keychain-surroundings.ts) as a cause of this module's kinds. */
+const SURROUNDING_KINDS: Record<SurroundingCause['kind'], KeychainCause> = {
+  no_session_bus: 'no_session_bus',
+  sandboxed: 'sandboxed',
+  locked: 'locked',
+  no_secret_service: 'no_keychain_service',
+};
+
 /** What is wrong with the keychain and how to fix it, for `school doctor` and a login's notice. */
 export function explainKeychain(reason: string, machine: BuildMachine): KeychainExplanation {
   const cause = keychainCause(reason);
+  // A module that loads but cannot reach a keyring: the surroundings (a host's trimmed environment,
+  // its sandbox) say why more precisely than the error's words alone.
+  if (!cause.startsWith('module_') && cause !== 'libsecret_missing') {
+    const around = surroundingCause(reason, machine);
+    if (around?.kind === 'no_session_bus' && !around.socket) {
+      // No variable and no bus where one usually is: a host that trimmed the environment, or a
+      // session with no bus at all (SSH, a container). Both fixes, the host's first.
+      const noBus = explainKeychain('no session bus', { ...machine, env: { ...machine.env, DBUS_SESSION_BUS_ADDRESS: 'none' } });
+      return { cause: 'no_session_bus', problem: noBus.problem, fix: `${keychainCauseText(around)}. Where the session has no bus at all: ${noBus.fix}` };
+    }
+    if (around) return { cause: SURROUNDING_KINDS[around.kind], problem: reason, fix: `${keychainCauseText(around)}.` };
+  }
   switch (cause) {
     case 'module_missing': {
       const { missing, remedies } = missingForBuild(machine);

@@ -2,6 +2,7 @@ import { CliError, messageOf } from '../errors.js';
 import { requireCommonJs } from '../util/require.js';
 import { type CredentialStore, KEYCHAIN_SERVICE } from './credential-store.js';
 import { MODULE_MISSING, MODULE_UNBUILT } from './keychain-cause.js';
+import { type KeychainSurroundings, keychainCause, keychainCauseText, systemSurroundings } from './keychain-surroundings.js';
 
 type Keytar = {
   getPassword(service: string, account: string): Promise<string | null>;
@@ -43,11 +44,14 @@ function cleanReason(err: unknown): string {
 }
 
 /** The OS keychain (Secret Service, macOS Keychain, Windows Credential Manager) through keytar. */
-export async function openKeychain(timeoutMs = 5_000): Promise<CredentialStore> {
+export async function openKeychain(timeoutMs = 5_000, around: KeychainSurroundings = systemSurroundings()): Promise<CredentialStore> {
   const keytar = await loadKeytar();
   const call = <T>(p: () => Promise<T>, what: string) =>
     withTimeout(p(), timeoutMs, what).catch((err) => {
-      throw new CliError(`The OS keychain failed: ${cleanReason(err)}.`, { code: 'keychain_error', cause: err });
+      const reason = cleanReason(err);
+      // Where the cause is known (no session bus, a sandbox, a locked keyring), the error says it and its fix.
+      const cause = keychainCause(reason, around);
+      throw new CliError(`The OS keychain failed: ${reason}.`, { code: 'keychain_error', cause: err, hint: cause && keychainCauseText(cause) });
     });
   return {
     kind: 'keychain',

@@ -44,33 +44,54 @@ function smallToml(text: string): Record<string, Record<string, unknown>> {
   return tables;
 }
 
-/** Starts the server a host would start from `command` and `args` (`school` being the built CLI), and lists its tools. */
+/** The school URL the snippets show, for the reader to replace with theirs. */
+const DOCS_SCHOOL = 'https://your-school.example';
+
+/**
+ * Starts the server a host would start from `command` and `args` (`school` being the built CLI,
+ * the docs' school URL the sandbox's), with nothing else to go on: no login, no SCHOOL_* variable.
+ * It lists its tools, and a first call hands out a sign-in for the sandbox, as the docs promise.
+ */
 async function serverStarts(command: string, args: string[], extraEnv: Record<string, string> = {}) {
   expect(command).toBe('school');
   expect(args[0]).toBe('mcp');
-  const env = userEnv({ SCHOOL_BASE_URL: sandbox.baseUrl, ...extraEnv });
-  const transport = new StdioClientTransport({ command: process.execPath, args: [SCHOOL_BIN, ...args], env: env as Record<string, string>, stderr: 'pipe' });
+  expect(args.slice(args.indexOf('--base-url'), args.indexOf('--base-url') + 2)).toEqual(['--base-url', DOCS_SCHOOL]);
+  const env = userEnv(extraEnv);
+  const asRun = args.map((a) => (a === DOCS_SCHOOL ? sandbox.baseUrl : a));
+  const transport = new StdioClientTransport({ command: process.execPath, args: [SCHOOL_BIN, ...asRun], env: env as Record<string, string>, stderr: 'pipe' });
   const client = new Client({ name: 'docs-host', version: '1.0.0' });
   await client.connect(transport);
   try {
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['school_call', 'school_whoami']));
+    const first = await client.callTool({ name: 'school_whoami', arguments: {} });
+    const signIn = (first.structuredContent as { sign_in?: { url: string; status: string } }).sign_in;
+    expect(signIn?.status).toBe('started');
+    expect(new URL(signIn!.url).origin).toBe(new URL(sandbox.issuer).origin);
   } finally {
     await client.close();
+    // The sign-in handed out outlives the server: ended here, as the person would with logout.
+    expectSuccess(await runAsAgent(['logout'], env));
   }
 }
 
 describe('docs/agents.md: each host snippet, read as that host reads it, starts a working school mcp', () => {
-  it('Claude Code: `claude mcp add --scope user <name> -- <command> <args…>`', async () => {
-    const [block] = blocksUnder('Claude Code');
-    const argv = shellWords(block.body.trim());
+  it("Claude Code: `claude mcp add --scope user <name> -- <command> <args…>`, and `claude -p` allowing that server's tools", async () => {
+    const [add, oneShot] = blocksUnder('Claude Code');
+    const argv = shellWords(add.body.trim());
     expect(argv.slice(0, 3)).toEqual(['claude', 'mcp', 'add']);
     const dashes = argv.indexOf('--');
     expect(dashes).toBeGreaterThan(3);
     const options = argv.slice(3, dashes);
     expect(options.slice(options.indexOf('--scope'), options.indexOf('--scope') + 2)).toEqual(['--scope', 'user']);
-    expect(options.at(-1)).toBe('school');
+    const name = options.at(-1);
+    expect(name).toBe('school');
+    // `claude -p` runs a tool only where a rule allows it: `mcp__<name>` allows every tool of that server.
+    const p = shellWords(oneShot.body.trim());
+    expect(p.slice(0, 2)).toEqual(['claude', '-p']);
+    expect(p[p.indexOf('--allowedTools') + 1]).toBe(`mcp__${name}`);
     await serverStarts(argv[dashes + 1], argv.slice(dashes + 2));
+    expect(doc).toContain('~/.claude/skills');
   });
 
   it('VS Code: .vscode/mcp.json with "servers"', async () => {
@@ -90,12 +111,13 @@ describe('docs/agents.md: each host snippet, read as that host reads it, starts 
     await serverStarts(config.mcpServers.school.command, config.mcpServers.school.args);
   });
 
-  it('Codex: [mcp_servers.school] in ~/.codex/config.toml, passing DBUS_SESSION_BUS_ADDRESS on for the keychain', async () => {
+  it('Codex: [mcp_servers.school] in ~/.codex/config.toml, passing both session bus variables on for the keychain', async () => {
     const [block] = blocksUnder('Codex');
     expect(block.info).toBe('toml');
     const tables = smallToml(block.body);
     const server = tables['mcp_servers.school'] as { command: string; args: string[]; env_vars: string[] };
-    expect(server.env_vars).toEqual(['DBUS_SESSION_BUS_ADDRESS']);
+    expect(server.env_vars).toEqual(['DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR']);
+    expect(doc).toContain('school skill --install ~/.codex/skills');
     // Codex passes on only the variables named (and a few of its own): the server starts with those.
     const passed = Object.fromEntries(server.env_vars.filter((k) => process.env[k]).map((k) => [k, process.env[k]!]));
     await serverStarts(server.command, server.args, passed);

@@ -59,7 +59,7 @@ describe('two-step login for agents', () => {
 
     const status = await agentRun(['status', '--json'], env);
     expect(status.code).toBe(1);
-    expect(JSON.parse(status.stdout)).toEqual([expect.objectContaining({ profile: 'default', pending_login: { expires_at: out.expires_at } })]);
+    expect(JSON.parse(status.stdout)).toEqual([expect.objectContaining({ profile: 'default', pending_login: { expires_at: out.expires_at, url: out.url } })]);
 
     const { listenerPid, redirectUri } = pendingRecord(env);
     await driveLogin(out.url);

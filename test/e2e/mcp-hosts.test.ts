@@ -35,19 +35,23 @@ describe('school mcp, the rough edges real hosts showed', () => {
     }
   });
 
-  it('a host that starts it without the session bus gets an error result saying how to pass DBUS_SESSION_BUS_ADDRESS', async () => {
+  it('a host that starts it without the session bus gets an error result naming both variables to pass on, and how', async () => {
     const env = userEnv();
     expectSuccess(await runAsAgent(['login', '--base-url', sandbox.baseUrl], env));
-    const { client } = await host(withoutKeychain(env), ['--toolsets', 'courses']);
+    // As Codex with `env_vars = ["DBUS_SESSION_BUS_ADDRESS"]` where the shell has only XDG_RUNTIME_DIR: neither reaches the server.
+    const trimmed = withoutKeychain(env);
+    delete trimmed.XDG_RUNTIME_DIR;
+    const { client, stderr } = await host(trimmed, ['--toolsets', 'courses']);
     try {
       const res = await client.callTool({ name: 'listCourses', arguments: {} });
       expect(res.isError).toBe(true);
       expect(text(res)).toMatch(/keychain/i);
-      expect(text(res)).toContain('DBUS_SESSION_BUS_ADDRESS');
-      expect(text(res)).toContain('env_vars = ["DBUS_SESSION_BUS_ADDRESS"]');
+      expect(text(res)).toContain('without DBUS_SESSION_BUS_ADDRESS and XDG_RUNTIME_DIR');
+      expect(text(res)).toContain('env_vars = ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"]');
     } finally {
       await client.close();
     }
+    expect(stderr()).toBe('');
   });
 
   it('with no server known yet, the tools offered are the ones the instructions name: school_operations answers that it is not offered', async () => {
@@ -63,14 +67,18 @@ describe('school mcp, the rough edges real hosts showed', () => {
     }
   });
 
-  it('--profile work with no such profile is refused once, before anything is served (exit 4)', async () => {
+  it('--profile work with no such profile starts all the same: its results say so, with the near name, and stderr stays empty', async () => {
     const env = userEnv();
     expectSuccess(await runAsAgent(['login', '--base-url', sandbox.baseUrl, '--profile', 'wrk'], env));
-    const res = await runAsAgent(['mcp', '--profile', 'work'], env);
-    expect(res.code).toBe(4);
-    expect(res.stdout).toBe('');
-    const notices = res.stderr.split('\n').filter((l) => l.includes('There is no profile "work"'));
-    expect(notices).toHaveLength(1);
-    expect(notices[0]).toContain('Did you mean "wrk"?');
+    const { client, stderr } = await host(env, ['--profile', 'work']);
+    try {
+      expect(client.getInstructions()).toContain('There is no profile "work" yet (did you mean "wrk"?)');
+      const res = await client.callTool({ name: 'school_call', arguments: { path: '/api/courses' } });
+      expect(res.isError).toBe(true);
+      expect(text(res)).toContain('There is no profile "work" yet (did you mean "wrk"?)');
+    } finally {
+      await client.close();
+    }
+    expect(stderr()).toBe('');
   });
 });

@@ -212,6 +212,10 @@ describe('school mcp, driven by the SDK client as a host drives it', () => {
     } finally {
       await client.close();
     }
+    // The step-up sign-in it handed out outlives the server, until the person ends it (a logout does).
+    expect(JSON.parse((await runSchool(['status', '--json'], env)).stdout)[0]).toMatchObject({ pending_login: { url: expect.any(String) } });
+    expectSuccess(await runSchool(['logout'], env));
+    expect(JSON.parse((await runSchool(['status', '--json'], env)).stdout)).toEqual([]);
   });
 
   it('not logged in, a host with URL elicitation gets the login started, the person signs in in the browser, and the call is made', async () => {
@@ -259,7 +263,7 @@ describe('school mcp, driven by the SDK client as a host drives it', () => {
     }
   });
 
-  it('a declined elicitation leaves no login pending and no listener behind', async () => {
+  it('a declined elicitation answers with the sign-in URL, left waiting for the person; logout ends it', async () => {
     const env = userEnv();
     const inner = new StdioClientTransport({ command: process.execPath, args: [SCHOOL_BIN, 'mcp', '--base-url', sandbox.baseUrl], env: env as Record<string, string>, stderr: 'pipe' });
     const client = new Client({ name: 'e2e-host', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
@@ -273,12 +277,16 @@ describe('school mcp, driven by the SDK client as a host drives it', () => {
       const res = await client.callTool({ name: 'listCourses', arguments: {} });
       expect(res.isError).toBe(true);
       expect(text(res)).toContain(`school login --base-url ${sandbox.baseUrl}`);
-      expect(pendingWhileAsked).toMatchObject({ expires_at: expect.any(Number) });
-      const status = await runSchool(['status', '--json'], env);
-      expect(JSON.parse(status.stdout)).toEqual([]);
+      const url = (res.structuredContent as { sign_in: { url: string } }).sign_in.url;
+      expect(text(res)).toContain(url);
+      expect(pendingWhileAsked).toMatchObject({ expires_at: expect.any(Number), url });
     } finally {
       await client.close();
     }
+    // The server is gone, the sign-in is not, until the person ends it.
+    expect(JSON.parse((await runSchool(['status', '--json'], env)).stdout)[0]).toMatchObject({ pending_login: { url: expect.any(String) } });
+    expect(JSON.parse(expectSuccess(await runSchool(['logout', '--json'], env)).stdout)).toMatchObject({ pending_logins_cancelled: ['default'] });
+    expect(JSON.parse((await runSchool(['status', '--json'], env)).stdout)).toEqual([]);
   });
 
   it('not logged in, a host that declared no elicitation gets the sign-in URL in the result; one listener; the call after approval is made', async () => {

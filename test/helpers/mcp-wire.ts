@@ -65,8 +65,8 @@ export class WireClient {
     this.write({ jsonrpc: '2.0', method, ...(params ? { params } : {}) });
   }
 
-  async initialize(capabilities: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
-    const result = await this.request('initialize', { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'wire-client', version: '1.0.0' } });
+  async initialize(capabilities: Record<string, unknown> = {}, protocolVersion = '2025-11-25'): Promise<Record<string, unknown>> {
+    const result = await this.request('initialize', { protocolVersion, capabilities, clientInfo: { name: 'wire-client', version: '1.0.0' } });
     this.notify('notifications/initialized');
     return result;
   }

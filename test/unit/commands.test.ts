@@ -177,7 +177,13 @@ describe('school status (run)', () => {
     await deps.state.savePendingLogin(pending);
     await expect(statusRun(deps, { json: true })).rejects.toMatchObject({ exitCode: 1 });
     const rows = JSON.parse(deps.io.stdout()) as Array<Record<string, unknown>>;
-    expect(rows).toEqual([expect.objectContaining({ profile: 'night', pending_login: { expires_at: NOW / 1000 + 120 }, problem: expect.stringMatching(/waiting for the browser/) })]);
+    expect(rows).toEqual([
+      expect.objectContaining({
+        profile: 'night',
+        pending_login: { expires_at: NOW / 1000 + 120, url: 'https://auth.school.example/authorize?x' },
+        problem: expect.stringMatching(/waiting for the browser/),
+      }),
+    ]);
     expect(deps.io.stdout()).not.toContain('verifier-0123456789');
   });
 });

@@ -27,6 +27,9 @@ function serverWithDate(skewSeconds = 0): HttpClient & { asked: string[]; forgot
   };
 }
 
+/** A session with its bus named, as a desktop terminal has. */
+const ON_A_BUS = { DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/1000/bus' };
+
 async function setup(options: { http?: HttpClient; keychain?: KeychainCondition; env?: Record<string, string>; storage?: 'keychain' | 'file' } = {}) {
   const deps = fakeDeps({ now: NOW, http: options.http ?? serverWithDate(), keychain: options.keychain, env: options.env });
   const storage = options.storage ?? 'keychain';
@@ -81,9 +84,9 @@ describe('school doctor, with fake dependencies', () => {
   });
 
   it('reports a locked keychain that a profile depends on, and the profile it stops', async () => {
-    const deps = await setup({ keychain: 'locked' });
+    const deps = await setup({ keychain: 'locked', env: ON_A_BUS });
     const findings = await diagnose(deps, { env: deps.env });
-    expect(find(findings, 'keychain')).toMatchObject({ status: 'problem', message: expect.stringContaining('profile "default"'), fix: expect.stringContaining('Unlock') });
+    expect(find(findings, 'keychain')).toMatchObject({ status: 'problem', message: expect.stringContaining('profile "default"'), fix: expect.stringContaining('unlock it') });
     expect(find(findings, 'tokens')).toMatchObject({ status: 'problem', message: expect.stringMatching(/locked/) });
   });
 
@@ -125,11 +128,20 @@ describe('school doctor, with fake dependencies', () => {
   });
 
   it('asks to start a session bus and a keyring where none answers, and to unlock only a locked one', async () => {
-    const missing = find(await diagnose(...(await withInputs(setup({ keychain: 'missing', storage: 'file' })))), 'keychain');
+    const missing = find(await diagnose(...(await withInputs(setup({ keychain: 'missing', storage: 'file', env: ON_A_BUS })))), 'keychain');
     expect(missing).toMatchObject({ status: 'warning', fix: expect.stringContaining('dbus-run-session -- bash, then gnome-keyring-daemon --unlock') });
     expect(missing?.fix).not.toMatch(/unlock the keyring/i);
-    const locked = find(await diagnose(...(await withInputs(setup({ keychain: 'locked' })))), 'keychain');
-    expect(locked?.fix).toMatch(/^Unlock the keyring/);
+    const locked = find(await diagnose(...(await withInputs(setup({ keychain: 'locked', env: ON_A_BUS })))), 'keychain');
+    expect(locked?.fix).toMatch(/^The keyring is locked: unlock it/);
+    expect(locked?.data).toMatchObject({ cause: 'locked' });
+  });
+
+  it("started without any session bus variable (a trimmed host environment): the fix names both variables and Codex's env_vars", async () => {
+    const none = find(await diagnose(...(await withInputs(setup({ keychain: 'missing', storage: 'file', env: {} })))), 'keychain');
+    expect(none?.data).toMatchObject({ cause: 'no_session_bus' });
+    expect(none?.fix).toContain('without DBUS_SESSION_BUS_ADDRESS and XDG_RUNTIME_DIR');
+    expect(none?.fix).toContain('env_vars = ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"]');
+    expect(none?.fix).not.toMatch(/gnome-keyring\)/);
   });
 
   it('gives fixes with warnings and problems only, never under a fact', async () => {

@@ -68,7 +68,7 @@ describe('why the keychain cannot be used', () => {
     expect(fixes.module_unbuilt).toContain('--allow-scripts=keytar');
     expect(fixes.libsecret_missing).toContain('apt-get install libsecret-1-0');
     expect(fixes.no_session_bus).toContain('dbus-run-session');
-    expect(fixes.locked).toMatch(/^Unlock/);
+    expect(fixes.locked).toMatch(/^The keyring is locked: unlock it/);
     expect(new Set(Object.values(fixes)).size).toBe(4);
     for (const fix of Object.values(fixes)) expect(fix).not.toMatch(/libsecret-1-dev/);
   });

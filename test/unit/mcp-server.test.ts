@@ -60,11 +60,11 @@ function fakeEngine(over: Partial<McpEngine> & { answers?: (req: ApiRequest) => 
     whoami: async () => ({ ok: true, value: { claims: { name: 'Ada' }, scopes: ['courses:read'] } }),
     async startLogin(scopes) {
       logins.push(scopes);
-      return { url: 'http://auth.test/authorize?x=1', expiresAt: 0 };
+      return { url: 'http://auth.test/authorize?x=1', expiresAt: 0, started: true };
     },
     waitForLogin: async () => ({ status: 'completed' }),
     loginState: async () => ({ status: 'none' }),
-    cancelLogin: async () => undefined,
+    startupNote: async () => undefined,
     redact: (t) => t.split('SECRET-TOKEN-123').join('[REDACTED]'),
     describeError: (err) => (err instanceof Error ? err.message : String(err)),
     ...over,
@@ -78,6 +78,8 @@ async function start(
     allowWrite?: boolean;
     toolsets?: string[];
     capabilities?: Record<string, unknown>;
+    /** The protocol revision the host asks for (the latest when not given). */
+    revision?: string;
     onRequest?: ConstructorParameters<typeof WireClient>[2];
     limits?: { calls: number; waiting: number };
   } = {},
@@ -87,7 +89,7 @@ async function start(
   const notices: string[] = [];
   const done = serveMcp(engine, { allowWrite: opts.allowWrite ?? false, toolsets: opts.toolsets, version: '1.0.0', stdin, stdout, notice: (t) => notices.push(t), limits: opts.limits });
   const client = new WireClient(stdin, stdout, opts.onRequest);
-  await client.initialize(opts.capabilities);
+  await client.initialize(opts.capabilities, opts.revision);
   return { client, notices, done };
 }
 
@@ -266,7 +268,7 @@ describe('logins and scopes', () => {
       async startLogin(scopes) {
         logins.push(scopes);
         state = { status: 'pending', url: 'http://auth.test/authorize?x=1', expiresAt: Math.floor(Date.now() / 1000) + 300 };
-        return { url: 'http://auth.test/authorize?x=1', expiresAt: state.expiresAt };
+        return { url: 'http://auth.test/authorize?x=1', expiresAt: state.expiresAt, started: true };
       },
     });
     const { client, done } = await start(engine);
@@ -301,7 +303,7 @@ describe('logins and scopes', () => {
       async startLogin(scopes) {
         logins.push(scopes);
         state = { status: 'pending', url: 'http://auth.test/authorize?x=2', expiresAt: 0 };
-        return { url: 'http://auth.test/authorize?x=2', expiresAt: 0 };
+        return { url: 'http://auth.test/authorize?x=2', expiresAt: 0, started: true };
       },
     });
     const { client, done } = await start(engine);
@@ -367,14 +369,68 @@ describe('logins and scopes', () => {
     await done;
   });
 
-  it('a declined elicitation ends the login it started and answers with the command', async () => {
-    let cancelled = 0;
-    const { engine } = fakeEngine({ answers: () => ({ ok: false, problem: scopeProblem }), cancelLogin: async () => void (cancelled += 1) });
-    const { client, done } = await start(engine, { capabilities: { elicitation: { url: {} } }, onRequest: async () => ({ action: 'decline' }) });
+  for (const [how, onRequest] of [
+    ['declined', async () => ({ action: 'decline' })],
+    ['cancelled', async () => ({ action: 'cancel' })],
+    // The host answers with an error.
+    ['failed', async () => undefined],
+  ] as const) {
+    it(`a ${how} elicitation falls back to the result that carries the URL; the sign-in is left waiting and audited`, async () => {
+      const { engine, logins } = fakeEngine({ answers: () => ({ ok: false, problem: scopeProblem }), waitForLogin: async () => expect.unreachable('no wait after a refusal') });
+      const { client, done } = await start(engine, { capabilities: { elicitation: { url: {} } }, onRequest });
+      const res = await client.callTool('listCourses');
+      expect(res.isError).toBe(true);
+      expect(res.content[0].text).toContain('http://auth.test/authorize?x=1');
+      expect(res.content[0].text).toMatch(/call this tool again/);
+      expect(res.content[0].text).toContain('school login --add-scope students:read');
+      expect(res.structuredContent).toMatchObject({ error: 'insufficient_scope', sign_in: { url: 'http://auth.test/authorize?x=1', status: 'started' } });
+      expect(logins).toEqual([['students:read']]);
+      client.close();
+      await done;
+      const line = JSON.parse(readFileSync(engine.auditFile, 'utf8').trim());
+      expect(line).toMatchObject({ tool: 'listCourses', status: null, refused: 'insufficient_scope', sign_in: 'started' });
+    });
+  }
+
+  it('a sign-in the person did not finish in time, through the host: a new URL in the result, saying why', async () => {
+    let state: LoginState = { status: 'none' };
+    const { engine, logins } = fakeEngine({
+      answers: () => ({ ok: false, problem: scopeProblem }),
+      // The outcome is read once: the login is then no longer pending.
+      async waitForLogin() {
+        state = { status: 'none' };
+        return { status: 'failed', message: 'access_denied: the person declined.' };
+      },
+      loginState: async () => state,
+      async startLogin(scopes) {
+        logins.push(scopes);
+        state = { status: 'pending', url: `http://auth.test/authorize?x=${logins.length}`, expiresAt: 0 };
+        return { url: state.url, expiresAt: 0, started: true };
+      },
+    });
+    const { client, notices, done } = await start(engine, { capabilities: { elicitation: { url: {} } }, onRequest: async () => ({ action: 'accept' }) });
     const res = await client.callTool('listCourses');
-    expect(res.isError).toBe(true);
-    expect(res.content[0].text).toContain('school login --add-scope students:read');
-    expect(cancelled).toBeGreaterThan(0);
+    expect(res.content[0].text).toContain('The earlier sign-in did not complete: access_denied');
+    expect(res.content[0].text).toContain('http://auth.test/authorize?x=2');
+    expect(notices.join('\n')).toContain('access_denied');
+    client.close();
+    await done;
+  });
+
+  it('URL elicitation only where the negotiated revision has it: a host on 2025-06-18 gets the URL in the result', async () => {
+    const asked: string[] = [];
+    const { engine } = fakeEngine({ answers: () => ({ ok: false, problem: scopeProblem }) });
+    const { client, done } = await start(engine, {
+      capabilities: { elicitation: { url: {} } },
+      revision: '2025-06-18',
+      onRequest: async (method) => {
+        asked.push(method);
+        return { action: 'accept' };
+      },
+    });
+    const res = await client.callTool('listCourses');
+    expect(asked).toEqual([]);
+    expect(res.structuredContent).toMatchObject({ sign_in: { url: 'http://auth.test/authorize?x=1', status: 'started' } });
     client.close();
     await done;
   });
@@ -412,6 +468,32 @@ describe('without an API description (not logged in, no server known)', () => {
     client.close();
     await done;
     expect(notices.filter((n) => n.includes('no login and no base URL'))).toHaveLength(1);
+  });
+
+  it('with nothing to go on (no login, no base URL): no notice on stderr; the instructions and every result say what to do', async () => {
+    const note = 'Not logged in, and no school is known to this server (it was started without --base-url). Add --base-url.';
+    const { engine, logins } = fakeEngine({
+      cachedApiDescription: async () => undefined,
+      fetchApiDescription: async () => {
+        throw new Error('Profile "default" has no login and no base URL here');
+      },
+      startupNote: async () => ({ text: note, canSignIn: false }),
+      answers: () => ({ ok: false, problem: { kind: 'not_logged_in', message: note, canLogIn: false } }),
+    });
+    const { client, notices, done } = await start(engine);
+    const init = client.messages.map((m) => JSON.parse(m) as { id?: number; result?: { instructions?: string } }).find((m) => m.id === 1 && m.result)!;
+    expect(init.result!.instructions).toContain(note);
+    for (let i = 0; i < 2; i++) await client.listTools();
+    const ops = await client.callTool('school_operations', {});
+    expect(ops.content[0].text).toContain(note);
+    const call = await client.callTool('school_call', { path: '/api/courses' });
+    expect(call.isError).toBe(true);
+    expect(call.content[0].text).toContain(note);
+    expect(call.content[0].text).not.toMatch(/https?:\/\//);
+    expect(logins).toEqual([]);
+    client.close();
+    await done;
+    expect(notices).toEqual([]);
   });
 
   it('a large description offered through school_operations is named in the instructions', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Processes, cancelPendingLogin, systemProcesses, waitForPendingLogin } from '../../src/login/background.js';
 import { startLoopback } from '../../src/login/loopback.js';
+import { joinOrStartSignIn, waitingSignIn } from '../../src/login/two-step.js';
 import { isCi, unattendedLoginError } from '../../src/login/unattended.js';
 import { loginCommand } from '../../src/commands/login/login.js';
 import type { PendingLogin } from '../../src/state/pending-login.js';
@@ -177,5 +178,41 @@ describe('superseding a pending login', () => {
     const processes = fakeProcesses(deps, new Set([4242]));
     expect(await cancelPendingLogin(deps, 'default', processes)).toBe(true);
     expect(processes.stopped).toEqual([]);
+  });
+});
+
+describe("a sign-in from `school mcp`: the profile's one waiting is joined, never replaced", () => {
+  const request = { profile: 'default', baseUrl: 'https://school.example', timeoutSeconds: 300, confidential: false, insecureStorage: false };
+
+  it('joins the pending login of another process while its listener waits, without starting one', async () => {
+    const deps = fakeDeps({ now: NOW * 1000 });
+    await deps.state.savePendingLogin(pendingFor('default', 4242));
+    const processes = fakeProcesses(deps, new Set([4242]));
+    const signIn = await joinOrStartSignIn(deps, request, { notify: () => undefined }, processes);
+    expect(signIn).toEqual({ url: 'https://auth.school.example/authorize?x', expiresAt: NOW + 300, started: false });
+    expect(processes.stopped).toEqual([]);
+    expect((await deps.state.pendingLoginRecord('default'))?.listenerPid).toBe(4242);
+  });
+
+  it('a step-up joins only a login that asks for the scopes to add', async () => {
+    const deps = fakeDeps({ now: NOW * 1000 });
+    await deps.state.savePendingLogin({ ...pendingFor('default', 4242), scopes: ['openid', 'courses:read'] });
+    const processes = fakeProcesses(deps, new Set([4242]));
+    expect(await waitingSignIn(deps, { ...request, addScopes: ['courses:read'] }, processes)).toMatchObject({ listenerPid: 4242 });
+    expect(await waitingSignIn(deps, { ...request, addScopes: ['students:read'] }, processes)).toBeUndefined();
+  });
+
+  it('does not join a login whose listener is gone, whose time is up, whose pushed request lapsed, or for another school', async () => {
+    const deps = fakeDeps({ now: NOW * 1000 });
+    const alive = fakeProcesses(deps, new Set([4242]));
+    await deps.state.savePendingLogin(pendingFor('default', 4242));
+    expect(await waitingSignIn(deps, request, fakeProcesses(deps, new Set()))).toBeUndefined();
+    expect(await waitingSignIn(deps, { ...request, baseUrl: 'https://other.example' }, alive)).toBeUndefined();
+    await deps.state.savePendingLogin(pendingFor('default', 4242, NOW - 1));
+    expect(await waitingSignIn(deps, request, alive)).toBeUndefined();
+    await deps.state.savePendingLogin({ ...pendingFor('default', 4242), openBy: NOW - 1 });
+    expect(await waitingSignIn(deps, request, alive)).toBeUndefined();
+    await deps.state.savePendingLogin(pendingFor('default', undefined));
+    expect(await waitingSignIn(deps, request, alive)).toBeUndefined();
   });
 });

@@ -37,6 +37,14 @@ describe('the SKILL.md text', () => {
     expect(text).not.toContain('evil');
   });
 
+  it('says what to do when a command reports the keychain unreachable: no new login; the sandbox, the bus variables, the lock', () => {
+    const text = skillText({ baseUrl: 'https://school.example', operations: [op({})] });
+    const rule = text.split('\n').find((l) => l.includes('keychain_error'));
+    expect(rule).toBeDefined();
+    expect(rule).toMatch(/not a login problem/);
+    for (const word of ['Operation not permitted', 'outside the sandbox', 'DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR', 'unlock']) expect(rule).toContain(word);
+  });
+
   it('carries the profile in every command it shows', () => {
     const text = skillText({ baseUrl: 'https://school.example', operations: [op({})], profile: 'work' });
     // Every `school …` in a code span, also inside `$(…)`; `school login …` alone names no command.

@@ -30,13 +30,36 @@ describe('--profile naming no stored profile', () => {
     ['call', () => callCommand, ['/api/courses']],
     ['token', () => tokenCommand, []],
     ['whoami', () => whoamiCommand, []],
-    ['mcp', () => mcpCommand, []],
   ] as const)('is an error for %s: exit 4, with the stored profiles it may have meant', async (_name, command, args) => {
     const deps = await withProfiles(['default', 'work', 'night']);
     const err = await failure(command().execute(() => deps, { profile: 'wrok' }, [...args]));
     expect(err).toMatchObject({ code: 'not_logged_in', exitCode: 4, message: expect.stringMatching(/^There is no profile "wrok"\. Did you mean "work"\?/) });
     expect((err as { hint: string }).hint).toBe('school login --base-url https://your-school.example --profile wrok');
     expect(deps.io.stdout()).toBe('');
+  });
+
+  it('is no error for mcp: the server starts, and its instructions and results say there is no such profile yet, and the near one', async () => {
+    const deps = await withProfiles(['default', 'work', 'night']);
+    const lines = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'host', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'school_whoami', arguments: {} } },
+    ];
+    const served = mcpCommand.execute(() => deps, { profile: 'wrok' }, []);
+    deps.io.write(`${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    for (let i = 0; i < 200 && !deps.io.stdout().includes('"id":2'); i++) await new Promise((r) => setTimeout(r, 10));
+    deps.io.endInput();
+    await served;
+    const [init, call] = deps.io
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { result: { instructions?: string; isError?: boolean; content?: Array<{ text: string }> } });
+    expect(init.result.instructions).toContain('There is no profile "wrok" yet (did you mean "work"?)');
+    expect(call.result.isError).toBe(true);
+    expect(call.result.content?.[0].text).toContain('There is no profile "wrok" yet (did you mean "work"?)');
+    expect(call.result.content?.[0].text).toContain('`school login --profile wrok --base-url` followed by the school');
+    expect(deps.io.stderr()).toBe('');
   });
 
   it('names every profile where none is close, and says so where there are none', async () => {

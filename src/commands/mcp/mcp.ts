@@ -15,8 +15,9 @@ export interface McpOptions extends GlobalOptions {
 async function run(deps: Deps, opts: McpOptions): Promise<void> {
   const { toolsets } = opts;
   const inputs = targetInputs(opts, deps.env);
-  // A bad --profile, or one naming no stored profile, stops the server before anything starts.
-  await resolveTarget(deps.state, { ...inputs, profileMustExist: true });
+  // A malformed --profile or base URL stops the server before anything starts. A profile not made
+  // yet does not: the host could only show "failed to connect"; the results and instructions say it.
+  await resolveTarget(deps.state, inputs);
   // stdout carries protocol messages only: the server writes there, nothing else does.
   const engine = createEngine(deps, inputs);
   const { serveMcp } = await loadMcpServer();

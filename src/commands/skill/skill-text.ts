@@ -86,6 +86,7 @@ export function skillText(input: SkillInput): string {
     `- Check it with \`school status --json${profileFlag}\`: an array of profiles; a usable one has a \`user\` and no \`problem\`, and \`scopes\` lists what it may do.`,
     `- Not logged in, or a scope missing: a command exits 4 and names the exact \`school login …\` command. Ask the person to run it (a browser opens for them to approve), or run \`school login --no-wait${profileFlag}\`, show them the URL it prints, and wait with \`school login --wait${profileFlag}\`.`,
     '- Never widen access on your own: a scope is added only when the person approves it in the browser.',
+    '- A command that says the OS keychain failed (`keychain_error`) is not a login problem: do not log in again. Its hint names the cause. Inside your host\'s sandbox ("Operation not permitted"), ask the person to let the command run outside the sandbox; started without `DBUS_SESSION_BUS_ADDRESS` and `XDG_RUNTIME_DIR`, the person passes both on in the host\'s settings; a locked keyring, they unlock it. Then run the command again.',
     '',
     '## Rules',
     '',

@@ -32,7 +32,8 @@ interface ProfileStatus {
   tokenType: string | null;
   storage: SecretSource;
   /** A `login --no-wait` waiting for its browser, until when. */
-  pendingLogin: { expiresAt: number } | null;
+  /** A login waiting for the browser (`login --no-wait`, or a sign-in `school mcp` handed out): the URL to open. */
+  pendingLogin: { expiresAt: number; url: string } | null;
   problem?: string;
 }
 
@@ -50,7 +51,7 @@ interface ProfileStatusJson {
   refreshable: boolean;
   token_type: string | null;
   storage: SecretSource;
-  pending_login: { expires_at: number } | null;
+  pending_login: { expires_at: number; url: string } | null;
   problem?: string;
 }
 
@@ -68,7 +69,7 @@ function jsonRow(r: ProfileStatus): ProfileStatusJson {
     refreshable: r.refreshable,
     token_type: r.tokenType,
     storage: r.storage,
-    pending_login: r.pendingLogin && { expires_at: r.pendingLogin.expiresAt },
+    pending_login: r.pendingLogin && { expires_at: r.pendingLogin.expiresAt, url: r.pendingLogin.url },
     ...(r.problem === undefined ? {} : { problem: r.problem }),
   };
 }
@@ -153,7 +154,7 @@ function pendingOnlyRow(pending: PendingLoginRecord, active: boolean): ProfileSt
     refreshable: false,
     tokenType: null,
     storage: pending.storage,
-    pendingLogin: { expiresAt: pending.expiresAt },
+    pendingLogin: { expiresAt: pending.expiresAt, url: pending.authorizationUrl },
     problem: 'not logged in yet: a login is waiting for the browser',
   };
 }
@@ -169,7 +170,7 @@ async function run(deps: Deps, opts: StatusOptions): Promise<void> {
   for (const pending of await deps.state.pendingLoginRecords().catch((): PendingLoginRecord[] => [])) {
     if (pending.expiresAt <= now) continue; // abandoned: its listener has given up
     const row = rows.find((r) => r.profile === pending.profile);
-    if (row) row.pendingLogin = { expiresAt: pending.expiresAt };
+    if (row) row.pendingLogin = { expiresAt: pending.expiresAt, url: pending.authorizationUrl };
     else rows.push(pendingOnlyRow(pending, pending.profile === active));
   }
   rows.sort((a, b) => a.profile.localeCompare(b.profile));
@@ -234,6 +235,7 @@ function report(rows: Array<ProfileStatus & { location?: string }>, now: number)
         'Pending',
         `a login waits for the browser until ${describeExpiry(r.pendingLogin.expiresAt, now, false)}; finish it with \`${loginCommandText({ profile: r.profile, options: ['--wait'] })}\``,
       );
+    if (r.pendingLogin) line('Sign in', r.pendingLogin.url);
     if (r.problem) line('Problem', r.problem);
     out.push('');
   }
