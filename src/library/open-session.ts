@@ -2,6 +2,7 @@ import { type Deps, nowSeconds } from '../deps.js';
 import { UsageError, describeError } from '../errors.js';
 import { type HttpResponse, MAX_BYTES } from '../http/client.js';
 import { ApiClient } from '../session/api-client.js';
+import { readAnswer } from '../session/answer-problem.js';
 import { lookUpIdentity } from '../session/identity.js';
 import { requireLifetime } from '../session/lifetime.js';
 import { serverFor } from '../session/server.js';
@@ -134,6 +135,8 @@ class LibrarySession implements Session {
       client.checkHeaders(headers, 'the session adds its token (open an anonymous session to send your own)');
       const res = await client.send({ method: request.method, url, headers, body, signal: init?.signal ?? undefined, maxBytes: MAX_BYTES.body });
       this.#current = client.session;
+      // Classified for its challenge alone, which the login its caller runs next then follows; the Response is the caller's to read.
+      await readAnswer(this.#deps, res, { session: client.session, login: { profile: this.#target.profile, baseUrl: this.baseUrl } });
       return toResponse(res);
     });
   }

@@ -10,14 +10,13 @@ import type { Deps } from '../deps.js';
 import { CliError, ExitCode, errorReason } from '../errors.js';
 import { cancelPendingLogin, waitForPendingLogin } from '../login/background.js';
 import { startPendingLogin } from '../login/two-step.js';
-import { readChallengeHeader } from '../oauth/challenge.js';
 import { fromOAuthError } from '../oauth/oauth-errors.js';
 import { ApiClient, pagesFromAnswers } from '../session/api-client.js';
+import { problemMessage, readAnswer } from '../session/answer-problem.js';
 import { loadApiDescription } from '../session/api-description.js';
 import { lookUpIdentity } from '../session/identity.js';
 import { serverFor } from '../session/server.js';
 import { type Session, notLoggedIn, resolveSession } from '../session/session.js';
-import { stepUpCommand } from '../session/step-up.js';
 import { type TargetInputs, explicitBaseUrl, resolveTarget, targetProfile } from '../session/target.js';
 import { resolvePaths } from '../state/paths.js';
 import { loginCommandText } from '../util/login-command.js';
@@ -232,29 +231,17 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
         if (client.session && session === found.value) remember(client.session);
       }
       const s = client.session ?? found.value;
-      const outcome = await readChallengeHeader(res.status, res.headers['www-authenticate']);
-      if (res.status === 401) {
-        return {
-          ok: false,
-          problem: {
-            kind: 'token_rejected',
-            message: `The server rejected the access token${outcome.error ? ` (${outcome.error})` : ''}.`,
-            command: fromEnv() ? undefined : plainLogin(),
-            canLogIn: !fromEnv(),
-          },
-        };
-      }
-      if (outcome.insufficientScope) {
-        const needed = outcome.insufficientScope;
+      const problem = await readAnswer(deps, res, { session: s, login: { profile, baseUrl: s.baseUrl } });
+      if (problem) {
         const env = s.source === 'env';
         return {
           ok: false,
           problem: {
-            kind: 'insufficient_scope',
-            message: needed.length ? `The token lacks the scope ${needed.join(' ')}.` : 'The token lacks a scope the server did not name.',
-            command: env || !needed.length ? undefined : stepUpCommand({ profile }, needed),
-            scopes: needed,
-            canLogIn: !env && needed.length > 0,
+            kind: problem.kind === 'insufficient_scope' ? 'insufficient_scope' : 'token_rejected',
+            message: problemMessage(problem),
+            ...(problem.command ? { command: problem.command } : {}),
+            ...(problem.kind === 'insufficient_scope' ? { scopes: problem.scopes } : {}),
+            canLogIn: !env && (problem.kind !== 'insufficient_scope' || problem.scopes.length > 0),
           },
         };
       }

@@ -1,7 +1,7 @@
-import type { HttpResponse } from '../../http/client.js';
-import type { IOStreams } from '../../iostreams.js';
-import { printable, printableLines, terminalSafeJson } from '../../util/printable.js';
-import { importPackage } from '../../util/require.js';
+import type { HttpResponse } from '../http/client.js';
+import type { IOStreams } from '../iostreams.js';
+import { printable, printableLines, terminalSafeJson } from '../util/printable.js';
+import { importPackage } from '../util/require.js';
 
 function isJson(contentType: string | undefined): boolean {
   return /[/+]json\b/i.test(contentType ?? '');
@@ -54,7 +54,8 @@ export async function writeResponse(io: IOStreams, res: HttpResponse, include: b
   // A person at a terminal sees text with its controls made visible; a script gets the bytes as they came.
   if (io.outIsTTY && isText(res.body)) io.out.write(printableLines(res.body.toString('utf8')));
   else io.out.write(res.body);
-  // On a terminal the next line (an error, the prompt) must not run into a body without a final
-  // newline; piped output stays byte for byte what the server sent.
-  if (io.outIsTTY && res.body[res.body.length - 1] !== 0x0a) io.out.write('\n');
+  // The next line (an error, the prompt, the next page, a `read` in a script) must not run into a
+  // body without a final newline: on a terminal always, and in a pipe or a file for a JSON body,
+  // as `gh api` and `jq` end theirs. Any other body piped stays byte for byte what the server sent.
+  if (res.body[res.body.length - 1] !== 0x0a && (io.outIsTTY || isJson(res.headers['content-type']))) io.out.write('\n');
 }
