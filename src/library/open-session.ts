@@ -10,6 +10,7 @@ import { type Session as EngineSession, notLoggedIn, resolveSession } from '../s
 import { type Target, resolveTarget } from '../session/target.js';
 import { SchoolError } from './school-error.js';
 import type { OpenSessionOptions, Session, TokenOptions } from './types.js';
+import { loginCommandText, placeholder } from '../util/login-command.js';
 
 /** Any failure as the library reports it: the catalogue code, the command line's exit code, the hint. */
 function toSchoolError(err: unknown): SchoolError {
@@ -106,7 +107,7 @@ class LibrarySession implements Session {
   whoami(): Promise<Record<string, unknown>> {
     return reported(async () => {
       const session = await this.#usable(0);
-      const server = await serverFor(this.#deps, session.baseUrl, session.issuer);
+      const server = await serverFor(this.#deps, session.baseUrl, session.issuer, session.profile);
       const known = session.source === 'env' ? undefined : await this.#deps.state.profile(session.profile);
       return (await lookUpIdentity(this.#deps, server, session, known, 'whoami')).claims;
     });
@@ -150,7 +151,7 @@ export function openSessionWith(deps: Deps, options?: OpenSessionOptions): Promi
     const current = await resolveSession(deps, target);
     if (!current && !checked.anonymous) throw notLoggedIn(target);
     const baseUrl = current?.baseUrl ?? target.baseUrl;
-    if (!baseUrl) throw new UsageError('No base URL: pass { baseUrl }, set SCHOOL_BASE_URL, or log in with `school login` first.');
+    if (!baseUrl) throw new UsageError(`No base URL: pass { baseUrl }, set SCHOOL_BASE_URL, or log in with \`${loginCommandText({ profile: target.profile, baseUrl: placeholder('<url>') })}\` first.`);
     return new LibrarySession(deps, target, baseUrl, current);
   });
 }

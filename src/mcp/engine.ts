@@ -19,7 +19,7 @@ import { serverFor } from '../session/server.js';
 import { type Session, notLoggedIn, resolveSession } from '../session/session.js';
 import { type TargetInputs, explicitBaseUrl, resolveTarget, targetProfile } from '../session/target.js';
 import { resolvePaths } from '../state/paths.js';
-import { loginCommandText } from '../util/login-command.js';
+import { loginCommandText, placeholder } from '../util/login-command.js';
 import { registerSecret, redactText } from '../util/redact.js';
 
 export interface ApiRequest {
@@ -173,7 +173,7 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
   const noBaseUrl = () =>
     new CliError(`Profile "${profile}" has no login and no base URL here.`, {
       code: 'usage',
-      hint: `Start \`school mcp${profile === 'default' ? '' : ` --profile ${profile}`}\` with --base-url <url>, or run \`${loginCommandText({ profile })} --base-url <url>\` first.`,
+      hint: `Start \`school mcp${profile === 'default' ? '' : ` --profile ${profile}`}\` with --base-url <url>, or run \`${loginCommandText({ profile, baseUrl: placeholder('<url>') })}\` first.`,
     });
 
   const plainLogin = () => loginCommandText({ profile, baseUrl: baseUrl() });
@@ -256,7 +256,7 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
       if (!found.ok) return found;
       try {
         const known = found.value.source === 'env' ? undefined : await deps.state.profile(profile);
-        const server = await serverFor(deps, found.value.baseUrl, found.value.issuer);
+        const server = await serverFor(deps, found.value.baseUrl, found.value.issuer, profile);
         const identity = await lookUpIdentity(deps, server, found.value, known, 'whoami');
         const latest = session ?? found.value;
         return { ok: true, value: { claims: identity.claims, scopes: (latest.scope ?? '').split(' ').filter(Boolean) } };

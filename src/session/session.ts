@@ -2,7 +2,7 @@ import { AuthError, UsageError } from '../errors.js';
 import { type Deps, nowSeconds } from '../deps.js';
 import type { Profile } from '../types/profile.js';
 import type { TokenSet } from '../types/tokens.js';
-import { loginFix } from '../util/login-command.js';
+import { EXAMPLE_BASE_URL, loginFix } from '../util/login-command.js';
 import { profileSuffix } from '../util/profiles.js';
 import { registerSecret } from '../util/redact.js';
 import { headlessSession } from './headless.js';
@@ -79,6 +79,6 @@ export async function resolveSession(deps: Deps, target: Target, options: Sessio
 export function notLoggedIn(target: Pick<Target, 'profile' | 'baseUrl'>): AuthError {
   return new AuthError(`Not logged in${profileSuffix(target.profile)}.`, {
     code: 'not_logged_in',
-    ...loginFix(target.profile, target.baseUrl ?? 'https://your-school.example'),
+    ...loginFix(target.profile, target.baseUrl ?? EXAMPLE_BASE_URL),
   });
 }

@@ -46,7 +46,7 @@ const scopeWord = (scopes: readonly string[]) => shellWord(scopes.join(','));
 
 /** `school login --base-url … --profile … --add-scope …`: the command line for these parts. */
 export function loginCommandText(parts: LoginCommandParts = {}): string {
-  const words = ['school', 'login'];
+  const words = ['school login'];
   if (parts.baseUrl) words.push('--base-url', wordOf(parts.baseUrl));
   if (parts.profile && parts.profile !== DEFAULT_PROFILE) words.push('--profile', shellWord(parts.profile));
   // An empty list names no scope to ask for: the flag would need a value.

@@ -101,11 +101,7 @@ describe('the Authorization header', () => {
 // classifier (session/answer-problem.ts), which every front-end calls: none of them compares a
 // status with 401 or 403, reads a WWW-Authenticate header or parses a challenge itself.
 const FRONT_END = /^(commands\/|mcp\/|library\/|cli\.ts$|program\.ts$|fast-path\.ts$)/;
-const READS_AUTH_ANSWER = [
-  /www-authenticate/i,
-  /\bstatus\s*[!=]==?\s*40[13]\b|\b40[13]\s*[!=]==?\s*[\w.]*status\b/,
-  /\b(?:readChallenges?|readChallengeHeader|parseChallenges)\s*\(/,
-];
+const READS_AUTH_ANSWER = [/www-authenticate/i, /\bstatus\s*[!=]==?\s*40[13]\b|\b40[13]\s*[!=]==?\s*[\w.]*status\b/, /\b(?:readChallenges?|readChallengeHeader|parseChallenges)\s*\(/];
 
 /** A source text without its comments, which may well speak of a 401. */
 function codeOf(text: string): string {

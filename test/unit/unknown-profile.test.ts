@@ -3,7 +3,7 @@ import { callCommand } from '../../src/commands/call/call.js';
 import { mcpCommand } from '../../src/commands/mcp/mcp.js';
 import { tokenCommand } from '../../src/commands/token/token.js';
 import { whoamiCommand } from '../../src/commands/whoami/whoami.js';
-import { closestProfiles, resolveTarget } from '../../src/session/target.js';
+import { closestProfiles, likelyBaseUrl, resolveTarget } from '../../src/session/target.js';
 import type { Profile } from '../../src/types/profile.js';
 import { API, AS, fakeAuthServer } from '../helpers/fake-auth-server.js';
 import { fakeDeps } from '../helpers/fake-deps.js';
@@ -35,7 +35,8 @@ describe('--profile naming no stored profile', () => {
     const deps = await withProfiles(['default', 'work', 'night']);
     const err = await failure(command().execute(() => deps, { profile: 'wrok' }, [...args]));
     expect(err).toMatchObject({ code: 'not_logged_in', exitCode: 4, message: expect.stringMatching(/^There is no profile "wrok"\. Did you mean "work"\?/) });
-    expect((err as { hint: string }).hint).toBe('school login --base-url https://your-school.example --profile wrok');
+    // The server of the profile it most likely meant, never the example placeholder.
+    expect((err as { hint: string }).hint).toBe(`school login --base-url ${API} --profile wrok`);
     expect(deps.io.stdout()).toBe('');
   });
 
@@ -72,5 +73,17 @@ describe('--profile naming no stored profile', () => {
   it('suggests by edit distance, closest first', () => {
     expect(closestProfiles('wrk', ['default', 'work', 'wrok', 'word'])).toEqual(['work', 'wrok', 'word']);
     expect(closestProfiles('zzz', ['default', 'work'])).toEqual([]);
+  });
+});
+
+describe('the server a login to an unknown profile is offered', () => {
+  const at = (baseUrl: string) => ({ baseUrl });
+  it("is the closest profile's, else the default's, else the one all share, else none", () => {
+    const stored = { work: at('https://work.example'), default: at('https://home.example') };
+    expect(likelyBaseUrl(['work'], stored)).toBe('https://work.example');
+    expect(likelyBaseUrl([], stored)).toBe('https://home.example');
+    expect(likelyBaseUrl([], { a: at('https://one.example'), b: at('https://one.example') })).toBe('https://one.example');
+    expect(likelyBaseUrl([], { a: at('https://one.example'), b: at('https://two.example') })).toBeUndefined();
+    expect(likelyBaseUrl([], {})).toBeUndefined();
   });
 });

@@ -1,4 +1,5 @@
 import type { IndexEntry } from '../../api/api-index.js';
+import { loginCommandText } from '../../util/login-command.js';
 
 /**
  * The Agent Skill (`SKILL.md`, the agentskills format) for coding agents that have `school` on
@@ -61,7 +62,7 @@ export function skillText(input: SkillInput): string {
     '## Before anything: the login',
     '',
     `- Check it with \`school status --json${profileFlag}\`: an array of profiles; a usable one has a \`user\` and no \`problem\`, and \`scopes\` lists what it may do.`,
-    `- Not logged in, or a scope missing: a command exits 4 and names the exact \`school login …\` command. Ask the person to run it (a browser opens for them to approve), or run \`school login --no-wait${profileFlag}\`, show them the URL it prints, and wait with \`school login --wait${profileFlag}\`.`,
+    `- Not logged in, or a scope missing: a command exits 4 and names the exact login command to run. Ask the person to run it (a browser opens for them to approve), or run \`${loginCommandText({ profile: input.profile, options: ['--no-wait'] })}\`, show them the URL it prints, and wait with \`${loginCommandText({ profile: input.profile, options: ['--wait'] })}\`.`,
     '- Never widen access on your own: a scope is added only when the person approves it in the browser.',
     '',
     '## Rules',
