@@ -234,7 +234,9 @@ export interface LoginClient {
 
 /** Discovers the server, checks the scopes, chooses the store and the client (registering when needed). */
 export async function chooseLoginClient(deps: Deps, req: LoginRequest, hooks: LoginHooks): Promise<LoginClient> {
-  const server = await discover(deps.http, req.baseUrl, deps.signal);
+  // A challenge the API answered a request with (remembered by call, api, mcp or the library) leads to its metadata and scope.
+  const challenge = await deps.state.seenChallenge(req.baseUrl, nowSeconds(deps)).catch(() => undefined);
+  const server = await discover(deps.http, req.baseUrl, deps.signal, { challenge });
   const { as } = server;
   await deps.state.saveServer(server, nowSeconds(deps));
   if (req.device && !as.device_authorization_endpoint) {

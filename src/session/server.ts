@@ -10,7 +10,8 @@ import { loginCommandText } from '../util/login-command.js';
 export async function serverFor(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>, baseUrl: string, expectedIssuer?: string, profile?: string): Promise<ServerInfo> {
   const cached = await deps.state.cachedServer(baseUrl, expectedIssuer);
   if (cached) return cached;
-  const info = await discover(deps.http, baseUrl, deps.signal);
+  const challenge = await deps.state.seenChallenge(baseUrl, nowSeconds(deps)).catch(() => undefined);
+  const info = await discover(deps.http, baseUrl, deps.signal, { challenge });
   if (expectedIssuer && info.as.issuer !== expectedIssuer) {
     throw new CliError(`${baseUrl} is now served by the authorization server ${info.as.issuer}, not ${expectedIssuer} where these credentials came from.`, {
       code: 'issuer_changed',
