@@ -99,8 +99,7 @@ export async function performCall(deps: Deps, plan: CallPlan, client: ApiClient)
     } else if (!ok || (!plan.slurp && !plan.jq)) {
       // Pages piped one after another stay apart: a newline between them when a page lacks one.
       if (plan.paginate && page > 1 && !previousEndedWithNewline && !deps.io.outIsTTY) deps.io.out.write('\n');
-      await writeResponse(deps.io, res, plan.include);
-      previousEndedWithNewline = res.body.length === 0 || res.body[res.body.length - 1] === 0x0a;
+      previousEndedWithNewline = await writeResponse(deps.io, res, plan.include);
     } else if (plan.slurp) {
       slurped.add(res.body, page);
     } else if (plan.jq) {

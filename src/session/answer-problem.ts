@@ -14,8 +14,6 @@ import type { Session } from './usable-session.js';
  * what this returns; none of them reads a 401, a 403 or a WWW-Authenticate header itself.
  */
 
-export type { SeenChallenge };
-
 export interface AnswerProblem {
   /** `login_needed`: sent without a token and challenged; `token_rejected`: a 401 to a token; `insufficient_scope`: a 403 naming scopes. */
   kind: 'login_needed' | 'token_rejected' | 'insufficient_scope';
@@ -159,7 +157,7 @@ export function problemMessage(problem: AnswerProblem): string {
  * fetches the metadata the challenge named (checked there, RFC 9728 §3.3) and adds its scope.
  * Losing it costs only that login's way to the metadata, so a failed write is no error.
  */
-export async function rememberChallenge(deps: Pick<Deps, 'state' | 'clock'>, baseUrl: string, challenge: SeenChallenge): Promise<void> {
+async function rememberChallenge(deps: Pick<Deps, 'state' | 'clock'>, baseUrl: string, challenge: SeenChallenge): Promise<void> {
   await deps.state.saveSeenChallenge(baseUrl, challenge, nowSeconds(deps)).catch(() => undefined);
 }
 

@@ -45,7 +45,7 @@ export const DPOP_NONCE_FRESH_SECONDS = 300;
 const MAX_NONCE_ORIGINS = 32;
 
 /** How long a seen challenge guides a login: the login its hint names comes within the day, or not at all. */
-export const SEEN_CHALLENGE_FRESH_SECONDS = 24 * 3600;
+const SEEN_CHALLENGE_FRESH_SECONDS = 24 * 3600;
 /** The base URLs whose challenge is remembered at most, the most recent kept. */
 const MAX_CHALLENGE_BASE_URLS = 32;
 
