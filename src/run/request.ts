@@ -25,7 +25,10 @@ export interface CallPlan {
   paginate: boolean;
   slurp: boolean;
   jq?: JqFilter;
-  /** Whom a request sent without a token logs in as, for the command a challenge calls for. */
+  /**
+   * Who logs in, and to which server, for the `school login …` a refused request calls for (the
+   * classifier's problem); absent for a URL on another origin than the profile's, no school to log in to.
+   */
   loginTarget?: { profile: string; baseUrl?: string };
   /** Prints a 2xx answer another way (`school api --format table`): the body's text, and whether it is the --slurp array of pages. */
   render?: (body: string, slurped: boolean) => string;

@@ -1,5 +1,5 @@
 import { AuthError, ExitCode } from '../errors.js';
-import { type HeaderChallenge, readChallenges } from '../oauth/challenge-header.js';
+import { readChallenges } from '../oauth/challenge-header.js';
 import { readChallenge } from '../oauth/challenge.js';
 import { loginCommandText, placeholder, runCommandHint } from '../util/login-command.js';
 import { isPlainScope } from '../util/plain-name.js';
@@ -48,28 +48,22 @@ export interface Answer {
   headers: Readonly<Record<string, string | undefined>> | Pick<Headers, 'get'>;
 }
 
-function challengeHeader(answer: Answer): string | undefined {
-  const { headers } = answer;
-  return (typeof headers.get === 'function' ? (headers as Pick<Headers, 'get'>).get('www-authenticate') : (headers as Record<string, string | undefined>)['www-authenticate']) ?? undefined;
+function challengeHeader({ headers }: Answer): string | undefined {
+  if (typeof headers.get === 'function') return (headers as Pick<Headers, 'get'>).get('www-authenticate') ?? undefined;
+  return (headers as Readonly<Record<string, string | undefined>>)['www-authenticate'];
 }
 
 const fromEnvironment = (context: AnswerContext) => context.session?.source === 'env';
 
-/** The Bearer (or DPoP) challenge that is about this request: the one naming an error, else the Bearer one. */
-function mainChallenge(challenges: readonly HeaderChallenge[]): HeaderChallenge | undefined {
-  const schemes = challenges.filter((c) => c.scheme === 'bearer' || c.scheme === 'dpop');
-  return schemes.find((c) => c.parameters.error) ?? schemes.find((c) => c.scheme === 'bearer') ?? schemes[0];
-}
-
-function seenChallenge(challenge: HeaderChallenge | undefined, scope: string[]): SeenChallenge | undefined {
-  const resourceMetadata = challenge?.parameters.resource_metadata;
+/** What a 401's challenge says for the login it names: where the resource's metadata is, and the scope it asks for. */
+function seenChallenge(outcome: ReturnType<typeof readChallenge>): SeenChallenge | undefined {
+  const { resourceMetadata, scope = [] } = outcome;
   if (!resourceMetadata && !scope.length) return undefined;
   return { ...(resourceMetadata ? { resourceMetadata } : {}), ...(scope.length ? { scope } : {}) };
 }
 
 function loginCommand(context: AnswerContext, addScope: string[] = []): string {
-  const who = context.login ?? { profile: context.session?.profile };
-  return loginCommandText({ profile: who.profile, baseUrl: context.login?.baseUrl, addScope });
+  return loginCommandText({ profile: context.login?.profile ?? context.session?.profile, baseUrl: context.login?.baseUrl, addScope });
 }
 
 /**
@@ -82,7 +76,7 @@ export function classifyAnswer(answer: Answer, context: AnswerContext): AnswerPr
   const outcome = readChallenge(answer.status, challenges as Parameters<typeof readChallenge>[1]);
   const env = fromEnvironment(context);
   if (answer.status === 401) {
-    const challenge = seenChallenge(mainChallenge(challenges), outcome.scope ?? []);
+    const challenge = seenChallenge(outcome);
     if (!context.session) {
       // No login, and the resource challenges the request: a login is what it takes.
       if (!outcome.challenged || !context.login) return undefined;
