@@ -76,9 +76,9 @@ export async function resolveSession(deps: Deps, target: Target, options: Sessio
 }
 
 /** Exit 4 with the login command line; the base URL in it is the one given, else the one this profile last used. */
-export function notLoggedIn(target: Pick<Target, 'profile' | 'baseUrl'>): AuthError {
+export function notLoggedIn(target: Pick<Target, 'profile' | 'baseUrl' | 'suggestedBaseUrl'>): AuthError {
   return new AuthError(`Not logged in${profileSuffix(target.profile)}.`, {
     code: 'not_logged_in',
-    ...loginFix(target.profile, target.baseUrl ?? EXAMPLE_BASE_URL),
+    ...loginFix(target.profile, target.baseUrl ?? target.suggestedBaseUrl ?? EXAMPLE_BASE_URL),
   });
 }

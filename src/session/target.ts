@@ -43,6 +43,11 @@ export interface Target {
   source: CredentialSource;
   /** The stored profile, when there is one. */
   stored?: Profile;
+  /**
+   * Where no base URL is known: the server a login to this profile most likely wants (likelyBaseUrl),
+   * named in hints instead of an example; never a server anything is sent to.
+   */
+  suggestedBaseUrl?: string;
 }
 
 /** What the target resolution reads of the stores: the profile, and the base URL a profile had before logout. */
@@ -115,6 +120,12 @@ export function likelyBaseUrl(near: readonly string[], stored: Readonly<Record<s
   return stored[near[0]]?.baseUrl ?? stored[DEFAULT_PROFILE]?.baseUrl ?? (servers.length === 1 ? servers[0] : undefined);
 }
 
+/** The likely server of a profile with none, from the stored ones (none when they cannot be read). */
+async function suggestBaseUrl(state: TargetState, profile: string): Promise<string | undefined> {
+  const stored = await state.profiles().catch(() => ({}));
+  return likelyBaseUrl(closestProfiles(profile, Object.keys(stored)), stored);
+}
+
 async function unknownProfile(state: TargetState, profile: string, baseUrl: string | undefined): Promise<AuthError> {
   const stored = await state.profiles();
   const names = Object.keys(stored).sort();
@@ -150,5 +161,7 @@ export async function resolveTarget(state: TargetState, inputs: TargetInputs): P
     throw await unknownProfile(state, profile, explicit);
   }
   const baseUrl = explicit ?? (remembered ? normalizeBaseUrl(remembered) : undefined);
-  return { profile, baseUrl, explicitBaseUrl: explicit, source, stored };
+  // A CI seed belongs to the server the job names: no profile's is offered for it.
+  const suggestedBaseUrl = baseUrl || source === 'headless' ? undefined : await suggestBaseUrl(state, profile);
+  return { profile, baseUrl, explicitBaseUrl: explicit, source, stored, ...(suggestedBaseUrl ? { suggestedBaseUrl } : {}) };
 }

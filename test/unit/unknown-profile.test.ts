@@ -87,3 +87,23 @@ describe('the server a login to an unknown profile is offered', () => {
     expect(likelyBaseUrl([], {})).toBeUndefined();
   });
 });
+
+describe('a hint for a profile without a server', () => {
+  it('names the likely server instead of the example: a login to a new profile, and a default profile never logged in', async () => {
+    const deps = await withProfiles(['work']);
+    const { loginCommand } = await import('../../src/commands/login/login.js');
+    const login = await failure(loginCommand.execute(() => deps, { profile: 'wrok' }, []));
+    expect(login).toMatchObject({ code: 'usage', command: `school login --base-url ${API} --profile wrok` });
+    const call = await failure(callCommand.execute(() => deps, {}, ['/api/courses']));
+    expect(call).toMatchObject({ code: 'usage', command: `school login --base-url ${API}` });
+    const whoami = await failure(whoamiCommand.execute(() => deps, {}, []));
+    expect(whoami).toMatchObject({ code: 'not_logged_in', command: `school login --base-url ${API}` });
+  });
+
+  it('offers no profile’s server to a CI seed, which belongs to the server the job names', async () => {
+    const deps = await withProfiles(['work']);
+    const target = await resolveTarget(deps.state, { env: { SCHOOL_REFRESH_TOKEN: 'r', SCHOOL_CLIENT_ID: 'c' } });
+    expect(target.suggestedBaseUrl).toBeUndefined();
+    expect((await resolveTarget(deps.state, { env: {} })).suggestedBaseUrl).toBe(API);
+  });
+});

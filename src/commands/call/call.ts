@@ -17,6 +17,7 @@ import { retriesAllowed } from '../../run/retry.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
 import { parsesAsJson } from '../../util/json.js';
 import { bodyWithoutMark } from '../../util/text-file.js';
+import { EXAMPLE_BASE_URL, loginCommandText, runCommandHint } from '../../util/login-command.js';
 
 export interface CallOptions extends GlobalOptions {
   path?: string;
@@ -86,7 +87,11 @@ async function run(deps: Deps, opts: CallOptions): Promise<void> {
   if (!path) throw new UsageError('Missing the API path, e.g. `school call /api/courses`.');
   checkScriptOptions(opts);
   const absolute = ABSOLUTE_URL.test(path);
-  if (!baseUrl && !absolute) throw new UsageError('No base URL: pass --base-url, set SCHOOL_BASE_URL, or log in first.');
+  if (!baseUrl && !absolute) {
+    throw new UsageError('No base URL: pass --base-url, set SCHOOL_BASE_URL, or log in first.', {
+      ...runCommandHint(loginCommandText({ baseUrl: target.suggestedBaseUrl ?? EXAMPLE_BASE_URL, profile: target.profile })),
+    });
+  }
   // The token goes only to the origin it was issued for; without one, an absolute URL may go anywhere.
   // One refresh per run: a server that refuses every token must not spend a refresh per page.
   const client = new ApiClient(deps, {

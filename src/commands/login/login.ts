@@ -10,7 +10,7 @@ import { checkNewProfileName } from '../../platform/profile-names.js';
 import { waitForRedirect } from '../../login/redirect-wait.js';
 import { unattendedLoginError } from '../../login/unattended.js';
 import { type GlobalOptions, loginCommandFor, profileSuffix } from '../../options.js';
-import { EXAMPLE_BASE_URL, loginCommandText } from '../../util/login-command.js';
+import { EXAMPLE_BASE_URL, loginCommandText, runCommandHint } from '../../util/login-command.js';
 import type { Target } from '../../session/target.js';
 import type { PendingLogin } from '../../state/pending-login.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
@@ -73,7 +73,11 @@ async function preRegisteredSecret(deps: Deps, opts: LoginOptions): Promise<stri
 /** The request both the waiting and the two-step login prepare. */
 function loginRequest(deps: Deps, opts: LoginOptions, target: Target, timeoutSeconds: number, clientSecret?: string): LoginRequest {
   const { profile, baseUrl } = target;
-  if (!baseUrl) throw new UsageError(`No base URL: pass --base-url ${EXAMPLE_BASE_URL} (or set SCHOOL_BASE_URL).`);
+  if (!baseUrl) {
+    throw new UsageError('No base URL: pass --base-url (or set SCHOOL_BASE_URL).', {
+      ...runCommandHint(loginCommandText({ baseUrl: target.suggestedBaseUrl ?? EXAMPLE_BASE_URL, profile })),
+    });
+  }
   if (opts.scope && opts.addScope) {
     throw new UsageError('Give --scope or --add-scope, not both: --scope asks for exactly those scopes, --add-scope for the ones held now plus these.');
   }
