@@ -100,6 +100,10 @@ describe('servers as they are', () => {
       expect(refused.code, refused.stderr).toBe(4);
       const command = `school login --base-url ${sb.baseUrl} --add-scope ${WRITE_CHALLENGE_SCOPE}`;
       expect(refused.stderr).toContain(command);
+      // school api reads the same answer the same way: the one classifier, through the one runner.
+      const viaApi = await runSchool(['api', '--base-url', sb.baseUrl, 'create-course', '--title', 'Algebra', '--anonymous'], env);
+      expect(viaApi.code, viaApi.stderr).toBe(4);
+      expect(viaApi.stderr).toContain(command);
       // The login it names, word for word: the challenge's metadata and scope are remembered for it.
       const loggedIn = await runSchool(command.split(' ').slice(1), env);
       expect(loggedIn.code, loggedIn.stderr).toBe(0);
