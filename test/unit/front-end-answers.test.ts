@@ -1,9 +1,10 @@
 // The front-ends present what the one classifier of answers says (session/answer-problem.ts):
-// `school mcp`'s engine and the runner of `call` and `school api` read no 401 or 403 themselves,
+// `school mcp`'s engine, the runner of `call` and `school api`, and the library read no 401 or 403 themselves,
 // and the challenge they met is remembered for the login it names.
 import { describe, expect, it } from 'vitest';
 import type { HttpClient, HttpRequest } from '../../src/http/client.js';
 import { callCommand } from '../../src/commands/call/call.js';
+import { openSessionWith } from '../../src/library/open-session.js';
 import { createEngine } from '../../src/mcp/engine.js';
 import { fakeDeps } from '../helpers/fake-deps.js';
 
@@ -45,6 +46,17 @@ describe("the runner's answers (call, school api)", () => {
     const deps = fakeDeps({ http: answering(401, challenge) });
     const err = await callCommand.execute(() => deps, { baseUrl: BASE, method: 'POST', rawField: ['title=Algebra'] }, ['/api/courses']).catch((e: unknown) => e);
     expect(err).toMatchObject({ exitCode: 4, code: 'auth_required', command: `school login --base-url ${BASE} --add-scope courses:write` });
+    expect(await deps.state.seenChallenge(BASE, Math.floor(deps.clock.now() / 1000))).toEqual({ resourceMetadata: `${BASE}/meta.json`, scope: ['courses:write'] });
+  });
+});
+
+describe("the library's answers", () => {
+  it('session.fetch hands the answer back as it came, and remembers its challenge for the login it calls for', async () => {
+    const challenge = `Bearer resource_metadata="${BASE}/meta.json", scope="courses:write"`;
+    const deps = fakeDeps({ http: answering(401, challenge) });
+    const session = await openSessionWith(deps, { baseUrl: BASE, anonymous: true });
+    const res = await session.fetch('/api/courses', { method: 'POST', body: '{}' });
+    expect(res.status).toBe(401);
     expect(await deps.state.seenChallenge(BASE, Math.floor(deps.clock.now() / 1000))).toEqual({ resourceMetadata: `${BASE}/meta.json`, scope: ['courses:write'] });
   });
 });
