@@ -15,6 +15,7 @@ export {
   PRE_REGISTERED_CLIENTS,
   SANDBOX_VARIANTS,
   WITHHELD_SCOPE,
+  WRITE_CHALLENGE_SCOPE,
 } from './variants.js';
 export { AREAS, RESOURCES, SEEDED_ORDERS } from './catalogue.js';
 export { CLI_NAMES, buildOpenApi, countOperations } from './openapi.js';

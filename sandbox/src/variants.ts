@@ -73,6 +73,8 @@ export const VARIANT_NOTES = {
   'metadata-at-origin-only': "The API under a path, its protected-resource metadata only at the origin's address, naming the origin as the resource (tokens are issued for the origin).",
   'metadata-by-challenge-only':
     'No protected-resource metadata at either well-known address: a request without a token to the base URL or the API is answered 401 with a Bearer challenge naming resource_metadata (at /meta/protected-resource.json) and the scope courses:read.',
+  'metadata-by-write-challenge-only':
+    "No protected-resource metadata at either well-known address, and none through a GET: a GET (or HEAD) of the API's root without a token is answered 404, and only a write without a token (a POST, PUT, PATCH or DELETE to the API) is answered 401 with a Bearer challenge naming resource_metadata (at /meta/protected-resource.json) and the scope courses:write. Combined with issuer-path, nothing at the base URL leads to the authorization server but that challenge.",
   'scopes-in-resource-only': "The authorization server lists no scopes_supported; the resource's metadata lists its scopes.",
   'no-registration-endpoint': 'No registration endpoint: clients are registered out of band (PRE_REGISTERED_CLIENTS).',
   'dpop-not-accepted-by-api':
@@ -106,6 +108,8 @@ export const PRE_REGISTERED_CLIENTS = {
 export const CHALLENGE_METADATA_PATH = '/meta/protected-resource.json';
 /** The scope the `metadata-by-challenge-only` variant's challenge names. */
 export const CHALLENGE_SCOPE = 'courses:read';
+/** The scope the `metadata-by-write-challenge-only` variant's challenge of a write names. */
+export const WRITE_CHALLENGE_SCOPE = 'courses:write';
 
 /** The path the API is mounted under ('' at the origin). */
 export function apiPath(v: Variants): string {
@@ -590,6 +594,30 @@ async function serversAsTheyAre(req: IncomingMessage, res: ServerResponse, url: 
       const metadataUrl = `${new URL(ctx.baseUrl).origin}${CHALLENGE_METADATA_PATH}`;
       answer(res, 401, 'application/json; charset=utf-8', JSON.stringify({ error: 'invalid_request', error_description: 'this API needs an access token' }), {
         'WWW-Authenticate': `Bearer resource_metadata="${metadataUrl}", scope="${CHALLENGE_SCOPE}"`,
+      });
+      return undefined;
+    }
+  }
+  if (v.has('metadata-by-write-challenge-only')) {
+    if (path === prmPath || path.startsWith(`${prmPath}/`)) {
+      notFound(res);
+      return undefined;
+    }
+    if (path === CHALLENGE_METADATA_PATH && req.method === 'GET') {
+      answerResourceMetadata(res, ctx, DATA_SCOPES);
+      return undefined;
+    }
+    const reads = req.method === 'GET' || req.method === 'HEAD';
+    if (path === '/' && reads && req.headers.authorization === undefined) {
+      notFound(res);
+      return undefined;
+    }
+    if (isApiPath(path) && !reads && req.headers.authorization === undefined) {
+      await readAll(req);
+      ctx.emit('challenge', { method: req.method, path });
+      const metadataUrl = `${new URL(ctx.baseUrl).origin}${CHALLENGE_METADATA_PATH}`;
+      answer(res, 401, 'application/json; charset=utf-8', JSON.stringify({ error: 'invalid_request', error_description: 'a write needs an access token' }), {
+        'WWW-Authenticate': `Bearer resource_metadata="${metadataUrl}", scope="${WRITE_CHALLENGE_SCOPE}"`,
       });
       return undefined;
     }

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { startSandbox, type Sandbox } from '../src/index.js';
-import { API_PATH, CHALLENGE_METADATA_PATH, CHALLENGE_SCOPE, type SandboxVariant } from '../src/variants.js';
+import { API_PATH, CHALLENGE_METADATA_PATH, CHALLENGE_SCOPE, type SandboxVariant, WRITE_CHALLENGE_SCOPE } from '../src/variants.js';
 
 async function withSandbox(variants: SandboxVariant[], run: (sb: Sandbox) => Promise<void>) {
   const sb = await startSandbox({ quiet: true, variants });
@@ -63,6 +63,20 @@ describe('sandbox variants of servers as they are', () => {
       expect((await get(`${sb.baseUrl}${CHALLENGE_METADATA_PATH}`)).body).toMatchObject({ resource: sb.baseUrl });
       // The authorization server's own endpoints are not the API's.
       expect((await get(`${sb.issuer}/.well-known/oauth-authorization-server`)).status).toBe(200);
+    });
+  });
+
+  it('metadata-by-write-challenge-only (with issuer-path): only a write without a token is challenged; nothing at the base URL leads elsewhere', async () => {
+    await withSandbox(['metadata-by-write-challenge-only', 'issuer-path'], async (sb) => {
+      expect((await get(`${sb.baseUrl}${PRM}`)).status).toBe(404);
+      expect((await get(`${sb.baseUrl}/`)).status).toBe(404);
+      // The base URL is no issuer: its own metadata addresses have nothing.
+      expect((await get(`${sb.baseUrl}/.well-known/oauth-authorization-server`)).status).toBe(404);
+      expect((await get(`${sb.baseUrl}/.well-known/openid-configuration`)).status).toBe(404);
+      const write = await fetch(`${sb.baseUrl}/api/courses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"title":"x"}' });
+      expect(write.status).toBe(401);
+      expect(write.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${sb.baseUrl}${CHALLENGE_METADATA_PATH}", scope="${WRITE_CHALLENGE_SCOPE}"`);
+      expect((await get(`${sb.baseUrl}${CHALLENGE_METADATA_PATH}`)).body).toMatchObject({ resource: sb.baseUrl, authorization_servers: [sb.issuer] });
     });
   });
 

@@ -258,9 +258,10 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
   no -H 'Content-Type: …' is given); fields given with it go to the query string.
 
 Output:
-  The body goes to stdout. Piped, it is byte for byte what the server sent (no newline added);
-  on a terminal JSON is indented and every body ends with a newline. A non-2xx answer still
-  prints its body, then exits 1 (4 when the token was rejected or lacks a scope).
+  The body goes to stdout. Piped, it is byte for byte what the server sent, a JSON body ended
+  with a newline as jq ends its output; on a terminal JSON is indented and every body ends with
+  a newline. A non-2xx answer still prints its body, then exits 1 (4 when the token was rejected
+  or lacks a scope).
   --paginate prints each page in turn, a newline between pages that lack one; --jq prints string
   results without quotes and other values as JSON, one result per line.
 

@@ -334,7 +334,7 @@ async function serverFindings(deps: Deps, baseUrl: string): Promise<{ findings: 
 
   let server: ServerInfo;
   try {
-    server = await discover(deps.http, baseUrl, deps.signal);
+    server = await discover(deps.http, baseUrl, deps.signal, { challenge: await deps.state.seenChallenge(baseUrl, nowSeconds(deps)).catch(() => undefined) });
   } catch (err) {
     const report = describeError(err);
     findings.push({ area: 'server', subject: baseUrl, check: 'metadata', status: 'problem', message: report.message, fix: fixFor(report.error, baseUrl), data: { error: report.error } });

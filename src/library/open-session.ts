@@ -2,6 +2,7 @@ import { type Deps, nowSeconds } from '../deps.js';
 import { UsageError, describeError } from '../errors.js';
 import { type HttpResponse, MAX_BYTES } from '../http/client.js';
 import { ApiClient } from '../session/api-client.js';
+import { readAnswer } from '../session/answer-problem.js';
 import { lookUpIdentity } from '../session/identity.js';
 import { requireLifetime } from '../session/lifetime.js';
 import { serverFor } from '../session/server.js';
@@ -9,6 +10,7 @@ import { type Session as EngineSession, notLoggedIn, resolveSession } from '../s
 import { type Target, resolveTarget } from '../session/target.js';
 import { SchoolError } from './school-error.js';
 import type { OpenSessionOptions, Session, TokenOptions } from './types.js';
+import { loginCommandText, placeholder } from '../util/login-command.js';
 
 /** Any failure as the library reports it: the catalogue code, the command line's exit code, the hint. */
 function toSchoolError(err: unknown): SchoolError {
@@ -105,7 +107,7 @@ class LibrarySession implements Session {
   whoami(): Promise<Record<string, unknown>> {
     return reported(async () => {
       const session = await this.#usable(0);
-      const server = await serverFor(this.#deps, session.baseUrl, session.issuer);
+      const server = await serverFor(this.#deps, session.baseUrl, session.issuer, session.profile);
       const known = session.source === 'env' ? undefined : await this.#deps.state.profile(session.profile);
       return (await lookUpIdentity(this.#deps, server, session, known, 'whoami')).claims;
     });
@@ -134,6 +136,8 @@ class LibrarySession implements Session {
       client.checkHeaders(headers, 'the session adds its token (open an anonymous session to send your own)');
       const res = await client.send({ method: request.method, url, headers, body, signal: init?.signal ?? undefined, maxBytes: MAX_BYTES.body });
       this.#current = client.session;
+      // Classified for its challenge alone, which the login its caller runs next then follows; the Response is the caller's to read.
+      await readAnswer(this.#deps, res, { session: client.session, login: { profile: this.#target.profile, baseUrl: this.baseUrl } });
       return toResponse(res);
     });
   }
@@ -147,7 +151,7 @@ export function openSessionWith(deps: Deps, options?: OpenSessionOptions): Promi
     const current = await resolveSession(deps, target);
     if (!current && !checked.anonymous) throw notLoggedIn(target);
     const baseUrl = current?.baseUrl ?? target.baseUrl;
-    if (!baseUrl) throw new UsageError('No base URL: pass { baseUrl }, set SCHOOL_BASE_URL, or log in with `school login` first.');
+    if (!baseUrl) throw new UsageError(`No base URL: pass { baseUrl }, set SCHOOL_BASE_URL, or log in with \`${loginCommandText({ profile: target.profile, baseUrl: placeholder('<url>') })}\` first.`);
     return new LibrarySession(deps, target, baseUrl, current);
   });
 }

@@ -6,6 +6,7 @@ import { profileLockName } from '../session/refresh.js';
 import type { LoginOutcome } from '../state/pending-login.js';
 import { requireCommonJs } from '../util/require.js';
 import { LISTENER_IDENTITY_PATH } from './loopback.js';
+import { loginCommandText } from '../util/login-command.js';
 
 /**
  * `login --no-wait`: the redirect is received by a detached process of our own (the hidden command
@@ -274,7 +275,14 @@ export async function waitForPendingLogin(
       await deps.state.removePendingLogin(profile, record.storage);
       return {
         kind: 'outcome',
-        outcome: { profile, status: 'failed', error: 'login_failed', message: 'The background login stopped without finishing.', hint: 'Start a new one with `school login --no-wait`.', at: now },
+        outcome: {
+          profile,
+          status: 'failed',
+          error: 'login_failed',
+          message: 'The background login stopped without finishing.',
+          hint: `Start a new one with \`${loginCommandText({ profile, options: ['--no-wait'] })}\`.`,
+          at: now,
+        },
       };
     }
     if (options.maxWaitSeconds !== undefined && deps.clock.now() - started >= options.maxWaitSeconds * 1000) return { kind: 'still_pending', expiresAt: record.expiresAt };

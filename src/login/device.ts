@@ -7,6 +7,7 @@ import { systemProcesses } from './background.js';
 import { serverFor } from '../session/server.js';
 import type { PendingLogin } from '../state/pending-login.js';
 import { CALLBACK_PATH, type LoginClient, type LoginRequest, type LoginResult, chooseLoginClient, clientFor, storeLogin } from './transaction.js';
+import { loginCommandText } from '../util/login-command.js';
 
 /** RFC 8628 §3.5: each slow_down adds 5 seconds to the interval. */
 const SLOW_DOWN_STEP_SECONDS = 5;
@@ -67,10 +68,11 @@ export async function startDeviceLogin(deps: Deps, req: LoginRequest, notify: (t
 export async function finishDeviceLogin(deps: Deps, profile: string, started: DeviceLogin, stillWanted?: () => Promise<boolean>): Promise<LoginResult> {
   const { login, authorization } = started;
   const { as } = login.server;
+  const tryAgain = `Try again:\n${loginCommandText({ baseUrl: login.server.baseUrl, profile, options: ['--device'] })}`;
   let interval = authorization.interval;
   for (;;) {
     if (nowSeconds(deps) + interval > started.deadline) {
-      throw new CliError('The device code was not approved in time.', { code: 'timeout', hint: 'Try again:\nschool login --device' });
+      throw new CliError('The device code was not approved in time.', { code: 'timeout', hint: tryAgain });
     }
     await systemProcesses.sleep(interval * 1000, deps.signal);
     if (stillWanted && !(await stillWanted())) {
@@ -87,7 +89,7 @@ export async function finishDeviceLogin(deps: Deps, profile: string, started: De
       });
     } catch (err) {
       if (err instanceof ServerRefusal && err.error === 'expired_token') {
-        throw new CliError('The device code expired before it was approved.', { code: 'timeout', hint: 'Try again:\nschool login --device' });
+        throw new CliError('The device code expired before it was approved.', { code: 'timeout', hint: tryAgain });
       }
       throw err;
     }
@@ -130,7 +132,7 @@ export function pendingDeviceLogin(profile: string, started: DeviceLogin): Pendi
 
 /** The device login a pending one describes, for the background poller. */
 export async function deviceLoginOf(deps: Deps, pending: PendingLogin): Promise<DeviceLogin> {
-  const server = await serverFor(deps, pending.baseUrl, pending.issuer);
+  const server = await serverFor(deps, pending.baseUrl, pending.issuer, pending.profile);
   const client = await clientFor(deps, pending);
   const store = await deps.state.openStore(pending.storage);
   return {

@@ -2,6 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { CliError, InterruptedError } from '../errors.js';
 import { portProblem } from './ports.js';
 import { requireCommonJs } from '../util/require.js';
+import { loginCommandText } from '../util/login-command.js';
 
 /** Answered by every loopback listener with its process number; never a callback path (those are chosen by us). */
 export const LISTENER_IDENTITY_PATH = '/.school-listener';
@@ -152,7 +153,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackL
     rejectCallback(
       new CliError(`No sign-in response arrived within ${Math.round(options.timeoutMs / 1000)} seconds.`, {
         code: 'timeout',
-        hint: `Try again (with a longer --timeout to wait longer):\n${options.retryCommand ?? 'school login'}`,
+        hint: `Try again (with a longer --timeout to wait longer):\n${options.retryCommand ?? loginCommandText()}`,
       }),
     );
     void close();

@@ -119,7 +119,7 @@ export function checkScopes(requested: string[], supported: string[] | undefined
       hint:
         suggestion && corrected.length && corrected.every(isPlainScope)
           ? retryCommand(corrected)
-          : 'See the scopes the profile holds in `school status --json`, and every option in:\nschool login --help',
+          : `See the scopes the profile holds in \`school status --json\`, and every option in:\n${loginCommandText({ options: ['--help'] })}`,
     },
   );
 }

@@ -30,6 +30,7 @@ import { registerSecret } from '../util/redact.js';
 import { droppedScopes, heldScopes } from './held-scopes.js';
 import { checkScopes, defaultScopes, knownScopes, requestedScopes, withheldScopes } from './scopes.js';
 import { chooseStore, storageNotice } from './store-choice.js';
+import { loginCommandText } from '../util/login-command.js';
 
 export const CALLBACK_PATH = '/callback';
 
@@ -183,7 +184,7 @@ async function chooseClient(deps: Deps, req: LoginRequest, hooks: LoginHooks, se
     if (cached.preRegistered) {
       throw new CliError(`The client secret of the pre-registered client ${printable(cached.clientId)} is no longer stored.`, {
         code: 'credentials_missing',
-        hint: `Give it again: \`school login --client-id ${printable(cached.clientId)} --client-secret-stdin\` (or SCHOOL_CLIENT_SECRET).`,
+        hint: `Give it again: \`${loginCommandText({ baseUrl: req.baseUrl, profile: req.profile, options: [['--client-id', cached.clientId], '--client-secret-stdin'] })}\` (or SCHOOL_CLIENT_SECRET).`,
       });
     }
   }
@@ -233,12 +234,14 @@ export interface LoginClient {
 
 /** Discovers the server, checks the scopes, chooses the store and the client (registering when needed). */
 export async function chooseLoginClient(deps: Deps, req: LoginRequest, hooks: LoginHooks): Promise<LoginClient> {
-  const server = await discover(deps.http, req.baseUrl, deps.signal);
+  // A challenge the API answered a request with (remembered by call, api, mcp or the library) leads to its metadata and scope.
+  const challenge = await deps.state.seenChallenge(req.baseUrl, nowSeconds(deps)).catch(() => undefined);
+  const server = await discover(deps.http, req.baseUrl, deps.signal, { challenge });
   const { as } = server;
   await deps.state.saveServer(server, nowSeconds(deps));
   if (req.device && !as.device_authorization_endpoint) {
     throw new UsageError(`--device: the authorization server ${as.issuer} offers no device authorization (its metadata has no device_authorization_endpoint).`, {
-      hint: 'Log in without --device; on a remote machine, `school login --no-browser` prints the URL to open elsewhere.',
+      hint: `Log in without --device; on a remote machine, \`${loginCommandText({ baseUrl: req.baseUrl, profile: req.profile, options: ['--no-browser'] })}\` prints the URL to open elsewhere.`,
     });
   }
 
@@ -378,7 +381,7 @@ function userOf(claims: Record<string, unknown> | undefined): Profile['user'] {
  * record the outcome first, so that `login --wait` never finds neither.
  */
 export async function completeLogin(deps: Deps, pending: PendingLogin, redirect: URL, stillWanted?: () => Promise<boolean>): Promise<LoginResult> {
-  const server = await serverFor(deps, pending.baseUrl, pending.issuer);
+  const server = await serverFor(deps, pending.baseUrl, pending.issuer, pending.profile);
   const { as } = server;
   const client = await clientFor(deps, pending);
   let params: URLSearchParams;

@@ -10,17 +10,16 @@ import type { Deps } from '../deps.js';
 import { CliError, ExitCode, errorReason } from '../errors.js';
 import { waitForPendingLogin } from '../login/background.js';
 import { type SignIn, joinOrStartSignIn } from '../login/two-step.js';
-import { readChallengeHeader } from '../oauth/challenge.js';
 import { fromOAuthError } from '../oauth/oauth-errors.js';
 import { ApiClient, pagesFromAnswers } from '../session/api-client.js';
+import { problemMessage, readAnswer } from '../session/answer-problem.js';
 import { loadApiDescription } from '../session/api-description.js';
 import { lookUpIdentity } from '../session/identity.js';
 import { serverFor } from '../session/server.js';
 import { type Session, notLoggedIn, resolveSession } from '../session/session.js';
-import { stepUpCommand } from '../session/step-up.js';
 import { type TargetInputs, closestProfiles, explicitBaseUrl, resolveTarget, targetProfile } from '../session/target.js';
 import { resolvePaths } from '../state/paths.js';
-import { loginCommandText } from '../util/login-command.js';
+import { loginCommandText, placeholder } from '../util/login-command.js';
 import { registerSecret, redactText } from '../util/redact.js';
 
 export interface ApiRequest {
@@ -188,7 +187,7 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
   const noBaseUrl = () =>
     new CliError(`Profile "${profile}" has no login and no base URL here.`, {
       code: 'usage',
-      hint: `Start \`school mcp${profile === 'default' ? '' : ` --profile ${profile}`}\` with --base-url <url>, or run \`${loginCommandText({ profile })} --base-url <url>\` first.`,
+      hint: `Start \`school mcp${profile === 'default' ? '' : ` --profile ${profile}`}\` with --base-url <url>, or run \`${loginCommandText({ profile, baseUrl: placeholder('<url>') })}\` first.`,
     });
 
   /** Whether the profile was named (--profile, SCHOOL_PROFILE) rather than the default one. */
@@ -271,29 +270,17 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
         if (client.session && session === found.value) remember(client.session);
       }
       const s = client.session ?? found.value;
-      const outcome = await readChallengeHeader(res.status, res.headers['www-authenticate']);
-      if (res.status === 401) {
-        return {
-          ok: false,
-          problem: {
-            kind: 'token_rejected',
-            message: `The server rejected the access token${outcome.error ? ` (${outcome.error})` : ''}.`,
-            command: fromEnv() ? undefined : plainLogin(),
-            canLogIn: !fromEnv(),
-          },
-        };
-      }
-      if (outcome.insufficientScope) {
-        const needed = outcome.insufficientScope;
+      const problem = await readAnswer(deps, res, { session: s, login: { profile, baseUrl: s.baseUrl } });
+      if (problem) {
         const env = s.source === 'env';
         return {
           ok: false,
           problem: {
-            kind: 'insufficient_scope',
-            message: needed.length ? `The token lacks the scope ${needed.join(' ')}.` : 'The token lacks a scope the server did not name.',
-            command: env || !needed.length ? undefined : stepUpCommand({ profile }, needed),
-            scopes: needed,
-            canLogIn: !env && needed.length > 0,
+            kind: problem.kind === 'insufficient_scope' ? 'insufficient_scope' : 'token_rejected',
+            message: problemMessage(problem),
+            ...(problem.command ? { command: problem.command } : {}),
+            ...(problem.kind === 'insufficient_scope' ? { scopes: problem.scopes } : {}),
+            canLogIn: !env && (problem.kind !== 'insufficient_scope' || problem.scopes.length > 0),
           },
         };
       }
@@ -308,7 +295,7 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
       if (!found.ok) return found;
       try {
         const known = found.value.source === 'env' ? undefined : await deps.state.profile(profile);
-        const server = await serverFor(deps, found.value.baseUrl, found.value.issuer);
+        const server = await serverFor(deps, found.value.baseUrl, found.value.issuer, profile);
         const identity = await lookUpIdentity(deps, server, found.value, known, 'whoami');
         const latest = session ?? found.value;
         return { ok: true, value: { claims: identity.claims, scopes: (latest.scope ?? '').split(' ').filter(Boolean) } };

@@ -32,8 +32,6 @@ export interface ServeOptions {
   limits?: { calls: number; waiting: number };
 }
 
-/** The most pages a paginated operation's tool follows; the result's cap (MAX_RESULT_BYTES) usually stops it first. */
-const MAX_PAGES = 50;
 /** The most operations one school_operations answer lists. */
 const MAX_FOUND_OPERATIONS = 50;
 /** Tool calls run at once; more wait their turn, up to MAX_CALLS_WAITING; beyond that they are refused. */
@@ -286,7 +284,9 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
         more = { note: `[This is the page asked for; the next is ${shown}.]`, next: shown };
         break;
       }
-      if (bytes >= MAX_RESULT_BYTES || pages.length >= MAX_PAGES) {
+      // The walk has the one page cap of every front-end (MAX_PAGES, session/api-client.ts); what a
+      // tool result holds is bounded by its size, so the listing stops here once that is full.
+      if (bytes >= MAX_RESULT_BYTES) {
         more = { note: `[More pages follow; the next is ${shown}. Call school_call with that path to read on.]`, next: shown };
         break;
       }

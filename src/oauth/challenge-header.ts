@@ -1,8 +1,10 @@
 /**
- * A synchronous reading of a WWW-Authenticate header (RFC 9110 §11.6.1), for the one place that
- * must answer at once: the library's `scopeNeeded(response)`. Everywhere else the header is read
- * by oauth4webapi (challenge.ts), whose parser is reachable only through its asynchronous
- * requests; test/unit/challenge-header.test.ts checks that both read the same headers alike.
+ * A synchronous reading of a WWW-Authenticate header (RFC 9110 §11.6.1), for the classifier of
+ * the API's answers (session/answer-problem.ts), which must answer at once for the library's
+ * `scopeNeeded(response)` and answers alike for every front-end. The API client's refresh
+ * decisions and discovery read the header with oauth4webapi (challenge.ts), whose parser is
+ * reachable only through its asynchronous requests; test/unit/challenge-header.test.ts checks
+ * that both read the same headers alike.
  */
 
 export interface HeaderChallenge {

@@ -16,6 +16,8 @@ export interface ChallengeOutcome {
   challenged?: boolean;
   /** The scopes such a 401 challenge names, reduced to safe scope tokens. */
   scope?: string[];
+  /** The protected-resource metadata such a 401 challenge names (RFC 9728 §5.1), as sent; checked where it is fetched. */
+  resourceMetadata?: string;
 }
 
 export function readChallenge(status: number, challenges: readonly Challenge[]): ChallengeOutcome {
@@ -25,11 +27,13 @@ export function readChallenge(status: number, challenges: readonly Challenge[]):
   const bearer = (schemes.find((c) => c.parameters.error) ?? schemes.find((c) => c.scheme === 'bearer') ?? schemes[0])?.parameters;
   if (status === 401) {
     const scope = (bearer?.scope ?? '').split(' ').filter(isPlainScope);
+    const resourceMetadata = bearer?.resource_metadata;
     return {
       refresh: Boolean(bearer && (!bearer.error || bearer.error === 'invalid_token')),
       error: bearer?.error,
       ...(bearer ? { challenged: true } : {}),
       ...(scope.length ? { scope } : {}),
+      ...(typeof resourceMetadata === 'string' && resourceMetadata ? { resourceMetadata } : {}),
     };
   }
   if (status === 403 && bearer && (bearer.error === 'insufficient_scope' || bearer.scope !== undefined)) {

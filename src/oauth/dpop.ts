@@ -5,6 +5,7 @@ import type { DpopKey } from '../types/tokens.js';
 import { registerSecret } from '../util/redact.js';
 import type { ServerInfo } from '../types/server.js';
 import { type AuthorizationServer, type OAuth, loadOAuth } from './oauth4webapi.js';
+import { loginCommandText } from '../util/login-command.js';
 
 /** The one proof algorithm this CLI signs with (RFC 9449 names ES256 as the one to support). */
 const DPOP_ALGORITHM = 'ES256';
@@ -118,7 +119,7 @@ export function dpopOption(prover: DpopProver | undefined): { DPoP?: OAuthModule
 function nonceLoop(where: string): CliError {
   return new CliError(`The ${where} asked for a new DPoP nonce twice in a row; giving up rather than asking again.`, {
     code: 'dpop_nonce_loop',
-    hint: 'Report it to the server operator; `school login --no-dpop` logs in without DPoP meanwhile.',
+    hint: `Report it to the server operator; \`${loginCommandText({ options: ['--no-dpop'] })}\` logs in without DPoP meanwhile.`,
   });
 }
 

@@ -1,9 +1,10 @@
 // What a CI seed (SCHOOL_REFRESH_TOKEN) can serve, said where a seed is minted (`token --for-ci`)
 // and where one is refused: a server that rotates refresh tokens spends a seed at its first use,
 // so one seed serves one job at a time, and of parallel jobs sharing it all fail but one.
+import { EXAMPLE_BASE_URL, loginCommandText, placeholder, shellWord } from '../util/login-command.js';
 
-const SEED_PER_JOB = 'give each job its own seed (one `school login --profile ci-<job>` and `school token --profile ci-<job> --for-ci` per job)';
-const CONFIDENTIAL_SEED = "mint the seed with `school login --confidential` where the server does not rotate a confidential client's refresh tokens";
+const SEED_PER_JOB = `give each job its own seed (one \`${loginCommandText({ options: [['--profile', placeholder('<ci-job>')]] })}\` and \`school token --profile <ci-job> --for-ci\` per job)`;
+const CONFIDENTIAL_SEED = `mint the seed with \`${loginCommandText({ options: ['--confidential'] })}\` where the server does not rotate a confidential client's refresh tokens`;
 
 /** The ways to run jobs in parallel, as a clause after "to run jobs in parallel, ". */
 const PARALLEL_JOBS = `${SEED_PER_JOB}, or ${CONFIDENTIAL_SEED}`;
@@ -27,7 +28,7 @@ export function seedNotice(confidential: boolean): string {
  * (its own base URL, its own scopes where given) and the hand-over of that profile. One per line.
  */
 export function seedCommands(baseUrl: string | undefined, profile = 'ci-job'): string {
-  return `school login --base-url ${baseUrl ?? 'https://your-school.example'} --profile ${profile}\nschool token --profile ${profile} --for-ci`;
+  return `${loginCommandText({ baseUrl: baseUrl ?? EXAMPLE_BASE_URL, profile })}\nschool token --profile ${shellWord(profile)} --for-ci`;
 }
 
 /**

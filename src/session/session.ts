@@ -2,7 +2,7 @@ import { AuthError, UsageError } from '../errors.js';
 import { type Deps, nowSeconds } from '../deps.js';
 import type { Profile } from '../types/profile.js';
 import type { TokenSet } from '../types/tokens.js';
-import { loginFix } from '../util/login-command.js';
+import { EXAMPLE_BASE_URL, loginFix } from '../util/login-command.js';
 import { profileSuffix } from '../util/profiles.js';
 import { registerSecret } from '../util/redact.js';
 import { headlessSession } from './headless.js';
@@ -76,9 +76,9 @@ export async function resolveSession(deps: Deps, target: Target, options: Sessio
 }
 
 /** Exit 4 with the login command line; the base URL in it is the one given, else the one this profile last used. */
-export function notLoggedIn(target: Pick<Target, 'profile' | 'baseUrl'>): AuthError {
+export function notLoggedIn(target: Pick<Target, 'profile' | 'baseUrl' | 'suggestedBaseUrl'>): AuthError {
   return new AuthError(`Not logged in${profileSuffix(target.profile)}.`, {
     code: 'not_logged_in',
-    ...loginFix(target.profile, target.baseUrl ?? 'https://your-school.example'),
+    ...loginFix(target.profile, target.baseUrl ?? target.suggestedBaseUrl ?? EXAMPLE_BASE_URL),
   });
 }

@@ -1,6 +1,7 @@
 import { AuthError } from '../errors.js';
-import { loginCommandText, runCommandHint } from '../util/login-command.js';
+import { loginCommandText } from '../util/login-command.js';
 import { isPlainScope } from '../util/plain-name.js';
+import { problemError, scopeProblem } from './answer-problem.js';
 import type { Session } from './usable-session.js';
 
 /**
@@ -12,41 +13,15 @@ export function stepUpCommand(session: Pick<Session, 'profile'> | undefined, nee
   return loginCommandText({ profile: session?.profile, addScope: [...new Set(needed.filter(isPlainScope))] });
 }
 
-/** Exit 4 naming the missing scope and the exact login that fixes it. */
-export function insufficientScopeError(summary: string, session: Pick<Session, 'scope' | 'profile' | 'source'> | undefined, needed: string[]): AuthError {
-  // `needed` holds only plain scope names: a server that named none (or none safely) gets no command to copy.
-  const what = needed.length ? `the scope ${needed.join(' ')}` : 'a scope the server did not name as a plain scope name';
-  const hint =
-    session?.source === 'env'
-      ? `Use a token that has ${what}.`
-      : needed.length
-        ? stepUpCommand(session, needed)
-        : 'Find the scope in `school call --list`, then add it:\nschool login --add-scope <scope>';
-  return new AuthError(`${summary}: ${session ? 'the token lacks' : 'this request needs'} ${what}.`, {
-    code: 'insufficient_scope',
-    scope: needed.join(' ') || undefined,
-    hint,
-  });
+/** Exit 4 naming the missing scope and the exact login that fixes it (the classifier's scope problem). */
+export function insufficientScopeError(summary: string, session: Pick<Session, 'profile' | 'source'> | undefined, needed: string[]): AuthError {
+  return problemError(summary, scopeProblem(needed, { session }));
 }
 
-/** Exit 4 for a token the resource server rejected. */
-export function tokenRejected(message: string, session: Pick<Session, 'source'>): AuthError {
+/** Exit 4 for a token the server rejected (userinfo, introspection): the login of the same profile. */
+export function tokenRejected(message: string, session: Pick<Session, 'source' | 'profile'>): AuthError {
   return new AuthError(message, {
     code: 'token_rejected',
-    hint: session.source === 'env' ? 'Check the token in the environment.' : 'school login',
-  });
-}
-
-/**
- * Exit 4 for a request sent without a token that the resource answered with a challenge: it needs
- * a login, named as the whole command, with the scopes the challenge asks for added to the default set.
- */
-export function loginNeeded(summary: string, target: { profile: string; baseUrl?: string }, scopes: string[] = []): AuthError {
-  const wanted = [...new Set(scopes.filter(isPlainScope))];
-  const command = loginCommandText({ baseUrl: target.baseUrl, profile: target.profile, addScope: wanted });
-  return new AuthError(`${summary}: the server asks for a login${wanted.length ? ` with the scope ${wanted.join(' ')}` : ''}.`, {
-    code: 'auth_required',
-    ...(wanted.length ? { scope: wanted.join(' ') } : {}),
-    ...runCommandHint(command),
+    hint: session.source === 'env' ? 'Check the token in the environment.' : loginCommandText({ profile: session.profile }),
   });
 }

@@ -3,7 +3,7 @@ import { assertSafeUrl, isLoopbackHost } from '../http/transport.js';
 import type { Env } from '../types/env.js';
 import type { Profile } from '../types/profile.js';
 import { editDistance } from '../util/edit-distance.js';
-import { loginFix } from '../util/login-command.js';
+import { EXAMPLE_BASE_URL, loginFix } from '../util/login-command.js';
 import { DEFAULT_PROFILE, checkProfileName } from '../util/profiles.js';
 
 /**
@@ -43,6 +43,11 @@ export interface Target {
   source: CredentialSource;
   /** The stored profile, when there is one. */
   stored?: Profile;
+  /**
+   * Where no base URL is known: the server a login to this profile most likely wants (likelyBaseUrl),
+   * named in hints instead of an example; never a server anything is sent to.
+   */
+  suggestedBaseUrl?: string;
 }
 
 /** What the target resolution reads of the stores: the profile, and the base URL a profile had before logout. */
@@ -63,7 +68,7 @@ function schemeMissing(input: string): UsageError {
   } catch {
     host = undefined;
   }
-  if (!host) return new UsageError(`The base URL "${input}" is not a URL: write it with its scheme, e.g. https://your-school.example.`, { code: 'invalid_base_url' });
+  if (!host) return new UsageError(`The base URL "${input}" is not a URL: write it with its scheme, e.g. ${EXAMPLE_BASE_URL}.`, { code: 'invalid_base_url' });
   const rest = `${host.host}${host.pathname === '/' ? '' : host.pathname.replace(/\/+$/, '')}`;
   const candidates = isLoopbackHost(host.hostname) ? [`http://${rest}`, `https://${rest}`] : [`https://${rest}`];
   return new UsageError(`The base URL "${input}" has no scheme: did you mean ${candidates.join(' or ')}?`, {
@@ -106,8 +111,24 @@ export function closestProfiles(wrong: string, names: string[]): string[] {
   return near.sort((a, b) => a.d - b.d || a.name.localeCompare(b.name)).map(({ name }) => name);
 }
 
+/**
+ * The server a login to a new (or mistyped) profile most likely wants, where none was named: the
+ * closest profile's, else the default profile's, else the one server every profile shares.
+ */
+export function likelyBaseUrl(near: readonly string[], stored: Readonly<Record<string, Pick<Profile, 'baseUrl'>>>): string | undefined {
+  const servers = [...new Set(Object.values(stored).map((p) => p.baseUrl))];
+  return stored[near[0]]?.baseUrl ?? stored[DEFAULT_PROFILE]?.baseUrl ?? (servers.length === 1 ? servers[0] : undefined);
+}
+
+/** The likely server of a profile with none, from the stored ones (none when they cannot be read). */
+async function suggestBaseUrl(state: TargetState, profile: string): Promise<string | undefined> {
+  const stored = await state.profiles().catch(() => ({}));
+  return likelyBaseUrl(closestProfiles(profile, Object.keys(stored)), stored);
+}
+
 async function unknownProfile(state: TargetState, profile: string, baseUrl: string | undefined): Promise<AuthError> {
-  const names = Object.keys(await state.profiles()).sort();
+  const stored = await state.profiles();
+  const names = Object.keys(stored).sort();
   const near = closestProfiles(profile, names);
   const known =
     names.length === 0
@@ -120,7 +141,7 @@ async function unknownProfile(state: TargetState, profile: string, baseUrl: stri
         : `. The profiles are ${names.map((n) => `"${n}"`).join(', ')}.`;
   return new AuthError(`There is no profile "${profile}"${known} A login with --profile ${profile} creates it; call --anonymous needs none.`, {
     code: 'not_logged_in',
-    ...loginFix(profile, baseUrl ?? 'https://your-school.example'),
+    ...loginFix(profile, baseUrl ?? likelyBaseUrl(near, stored) ?? EXAMPLE_BASE_URL),
   });
 }
 
@@ -140,5 +161,7 @@ export async function resolveTarget(state: TargetState, inputs: TargetInputs): P
     throw await unknownProfile(state, profile, explicit);
   }
   const baseUrl = explicit ?? (remembered ? normalizeBaseUrl(remembered) : undefined);
-  return { profile, baseUrl, explicitBaseUrl: explicit, source, stored };
+  // A CI seed belongs to the server the job names: no profile's is offered for it.
+  const suggestedBaseUrl = baseUrl || source === 'headless' ? undefined : await suggestBaseUrl(state, profile);
+  return { profile, baseUrl, explicitBaseUrl: explicit, source, stored, ...(suggestedBaseUrl ? { suggestedBaseUrl } : {}) };
 }

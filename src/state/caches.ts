@@ -2,7 +2,7 @@
 import { closeSync, openSync, promises as fs, readSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { OpenApiDoc } from '../types/api-description.js';
-import type { ServerInfo } from '../types/server.js';
+import type { SeenChallenge, ServerInfo } from '../types/server.js';
 import { writeFileAtomic } from './atomic.js';
 import { openapiCacheFile, openapiDetailFile, openapiIndexFile, serverCacheFile } from './cache-files.js';
 import { type StoreContext, parseJson } from './store-context.js';
@@ -31,12 +31,39 @@ export interface Caches {
    */
   dpopNonce(origin: string, nowSeconds: number): Promise<string | undefined>;
   saveDpopNonce(origin: string, nonce: string, nowSeconds: number): Promise<void>;
+  /**
+   * The last challenge a base URL's API answered a request without a usable token with (RFC 9728
+   * §5.1), while fresh: the login that follows reads its metadata address and scope. Not a secret.
+   */
+  seenChallenge(baseUrl: string, nowSeconds: number): Promise<SeenChallenge | undefined>;
+  saveSeenChallenge(baseUrl: string, challenge: SeenChallenge, nowSeconds: number): Promise<void>;
 }
 
 /** How long a remembered nonce is tried: servers rotate them within minutes; a stale one costs one retry. */
 export const DPOP_NONCE_FRESH_SECONDS = 300;
 /** The origins remembered at most, the most recent kept. */
 const MAX_NONCE_ORIGINS = 32;
+
+/** How long a seen challenge guides a login: the login its hint names comes within the day, or not at all. */
+const SEEN_CHALLENGE_FRESH_SECONDS = 24 * 3600;
+/** The base URLs whose challenge is remembered at most, the most recent kept. */
+const MAX_CHALLENGE_BASE_URLS = 32;
+
+type ChallengeEntries = Record<string, SeenChallenge & { savedAt: number }>;
+
+/** The remembered challenges that are well formed: an https or loopback-looking URL string and plain scope words of sane length. */
+function challengeEntries(value: unknown): ChallengeEntries {
+  const entries: ChallengeEntries = {};
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return entries;
+  for (const [baseUrl, entry] of Object.entries(value)) {
+    const e = entry as { resourceMetadata?: unknown; scope?: unknown; savedAt?: unknown } | null;
+    if (!e || typeof e.savedAt !== 'number' || !Number.isFinite(e.savedAt)) continue;
+    const resourceMetadata = typeof e.resourceMetadata === 'string' && e.resourceMetadata.length <= 2048 ? e.resourceMetadata : undefined;
+    const scope = Array.isArray(e.scope) ? e.scope.filter((s): s is string => typeof s === 'string' && s.length <= 128).slice(0, 64) : undefined;
+    entries[baseUrl] = { ...(resourceMetadata ? { resourceMetadata } : {}), ...(scope?.length ? { scope } : {}), savedAt: e.savedAt };
+  }
+  return entries;
+}
 
 type NonceEntries = Record<string, { nonce: string; savedAt: number }>;
 
@@ -97,6 +124,8 @@ export function openCaches(ctx: StoreContext): Caches {
   const serverFile = (baseUrl: string) => serverCacheFile(paths.cacheDir, baseUrl);
   const noncesFile = join(paths.cacheDir, 'dpop-nonces.json');
   const readNonces = async () => nonceEntries(parseJson(await readOwnFile(noncesFile)));
+  const challengesFile = join(paths.cacheDir, 'challenges.json');
+  const readChallenges = async () => challengeEntries(parseJson(await readOwnFile(challengesFile)));
   return {
     async cachedServer(baseUrl, expectedIssuer) {
       const cached = parseJson(await readOwnFile(serverFile(baseUrl)));
@@ -183,6 +212,22 @@ export function openCaches(ctx: StoreContext): Caches {
         .slice(0, MAX_NONCE_ORIGINS - 1);
       const next = Object.fromEntries([[origin, { nonce, savedAt: nowSeconds }], ...kept]);
       await writeFileAtomic(noncesFile, `${JSON.stringify(next)}\n`, 0o600).catch(() => undefined);
+    },
+    async seenChallenge(baseUrl, nowSeconds) {
+      const entry = (await readChallenges().catch((): ChallengeEntries => ({})))[baseUrl];
+      if (!entry || nowSeconds - entry.savedAt < 0 || nowSeconds - entry.savedAt >= SEEN_CHALLENGE_FRESH_SECONDS) return undefined;
+      const { savedAt: _, ...challenge } = entry;
+      return challenge;
+    },
+    async saveSeenChallenge(baseUrl, challenge, nowSeconds) {
+      // Two processes may write at once: the last one wins, and either challenge was the server's.
+      const entries = await readChallenges().catch((): ChallengeEntries => ({}));
+      delete entries[baseUrl];
+      const kept = Object.entries(entries)
+        .sort(([, a], [, b]) => b.savedAt - a.savedAt)
+        .slice(0, MAX_CHALLENGE_BASE_URLS - 1);
+      const next = Object.fromEntries([[baseUrl, { ...challenge, savedAt: nowSeconds }], ...kept]);
+      await writeFileAtomic(challengesFile, `${JSON.stringify(next)}\n`, 0o600);
     },
   };
 }

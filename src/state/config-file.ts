@@ -4,6 +4,7 @@ import type { CiClient, ClientRegistration, Profile } from '../types/profile.js'
 import { withLock } from './lock.js';
 import type { Paths } from './paths.js';
 import { checkPrivatePaths } from './permissions.js';
+import { loginCommandText } from '../util/login-command.js';
 
 export { type AuthMethod, isAuthMethod } from '../types/tokens.js';
 export type { CiClient, ClientRegistration, IdentitySource, Profile } from '../types/profile.js';
@@ -57,7 +58,7 @@ export function parseConfig(text: string | undefined, path: string): ConfigFile 
   } catch {
     throw new CliError(`The configuration file ${path} is not valid JSON.`, {
       code: 'corrupt_config',
-      hint: `Fix or remove ${path}, then run \`school login\`.`,
+      hint: `Fix or remove ${path}, then run \`${loginCommandText()}\`.`,
     });
   }
 }

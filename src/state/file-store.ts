@@ -5,6 +5,7 @@ import { readFileIfExists, writeFileAtomic } from './atomic.js';
 import type { CredentialStore } from './credential-store.js';
 import { withLock } from './lock.js';
 import { checkPrivatePath } from './permissions.js';
+import { loginCommandText } from '../util/login-command.js';
 
 interface FileShape {
   version: 1;
@@ -24,7 +25,7 @@ async function readEntries(path: string): Promise<FileShape> {
   } catch {
     throw new CliError(`The credential file ${path} is corrupted.`, {
       code: 'corrupt_credential_file',
-      hint: `Move it aside and run \`school login\` again.`,
+      hint: `Move it aside and run \`${loginCommandText()}\` again.`,
     });
   }
 }

@@ -1,4 +1,5 @@
 import type { Env } from '../types/env.js';
+import { loginCommandText } from '../util/login-command.js';
 import { requireCommonJs } from '../util/require.js';
 
 /**
@@ -73,6 +74,6 @@ export function keychainCauseText(cause: KeychainCause): string {
     case 'locked':
       return 'The keyring is locked: unlock it (logging in to the desktop session usually does; without one, `gnome-keyring-daemon --unlock`), then try again';
     case 'no_secret_service':
-      return 'No keychain service (Secret Service) runs on the session bus: start one (e.g. gnome-keyring), or keep the tokens in a 0600 file with `school login --insecure-storage`';
+      return `No keychain service (Secret Service) runs on the session bus: start one (e.g. gnome-keyring), or keep the tokens in a 0600 file with \`${loginCommandText({ options: ['--insecure-storage'] })}\``;
   }
 }

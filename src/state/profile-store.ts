@@ -68,7 +68,7 @@ export function openProfileStore(ctx: StoreContext): ProfileStore {
     if (text === null) return { ok: false, problem: await missingProblem(name, profile, store) };
     let set: TokenSet;
     try {
-      set = parseTokenSet(text, store.location);
+      set = parseTokenSet(text, store.location, { profile: name, baseUrl: profile.baseUrl });
     } catch (err) {
       if (err instanceof StateProblem) return { ok: false, problem: err };
       throw err;

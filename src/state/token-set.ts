@@ -1,6 +1,7 @@
 import { registerSecret } from '../util/redact.js';
 import { type TokenSet, isDpopKey } from '../types/tokens.js';
 import { StateProblem } from './problems.js';
+import { loginCommandText } from '../util/login-command.js';
 
 export { type TokenSet, MAX_LIFETIME_SECONDS, clampLifetime } from '../types/tokens.js';
 
@@ -22,8 +23,8 @@ function isTokenSet(value: unknown): value is TokenSet {
   return typeof v.accessToken === 'string' && typeof v.issuer === 'string';
 }
 
-export function parseTokenSet(text: string, where: string): TokenSet {
-  const hint = 'Log in again to replace them:\nschool login';
+export function parseTokenSet(text: string, where: string, login?: { profile: string; baseUrl?: string }): TokenSet {
+  const hint = `Log in again to replace them:\n${loginCommandText(login)}`;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

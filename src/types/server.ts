@@ -21,3 +21,14 @@ export interface ServerInfo {
   resourceDpop?: { algs?: string[]; required: boolean };
   as: AuthorizationServer;
 }
+
+/**
+ * What a protected resource's 401 challenge said (RFC 9728 §5.1), remembered for its base URL so
+ * that the login a hint names finds the metadata and asks for the scope the API asked for.
+ */
+export interface SeenChallenge {
+  /** The `resource_metadata` URL the challenge names, as sent (checked when a login fetches it). */
+  resourceMetadata?: string;
+  /** The plain scope names the challenge asks for. */
+  scope?: string[];
+}

@@ -11,9 +11,26 @@ export function shellWord(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
+/** A word the person fills in (`<scope>`), written as it is: the one kind of word left unquoted on purpose. */
+export interface Placeholder {
+  readonly placeholder: string;
+}
+
+export function placeholder(name: `<${string}>`): Placeholder {
+  return { placeholder: name };
+}
+
+/**
+ * The example server of a hint where no base URL is known at all (no option, no environment, no
+ * profile): every hint that knows one names it instead.
+ */
+export const EXAMPLE_BASE_URL = 'https://your-school.example';
+
+const wordOf = (value: string | Placeholder) => (typeof value === 'string' ? shellWord(value) : value.placeholder);
+
 export interface LoginCommandParts {
   /** Left out when the profile remembers it (or the command is about the default server). */
-  baseUrl?: string;
+  baseUrl?: string | Placeholder;
   /** Left out for the default profile. */
   profile?: string;
   /** `--scope`: exactly these scopes. */
@@ -21,7 +38,7 @@ export interface LoginCommandParts {
   /** `--add-scope`: the scopes held now plus these. */
   addScope?: readonly string[];
   /** The other options, in order: a flag alone (`--no-wait`), or a flag and its value. */
-  options?: ReadonlyArray<string | readonly [string, string]>;
+  options?: ReadonlyArray<string | readonly [string, string | Placeholder]>;
 }
 
 /** Scopes as one word: joined by commas, which `login` reads as it reads spaces. */
@@ -29,15 +46,15 @@ const scopeWord = (scopes: readonly string[]) => shellWord(scopes.join(','));
 
 /** `school login --base-url … --profile … --add-scope …`: the command line for these parts. */
 export function loginCommandText(parts: LoginCommandParts = {}): string {
-  const words = ['school', 'login'];
-  if (parts.baseUrl) words.push('--base-url', shellWord(parts.baseUrl));
+  const words = ['school login'];
+  if (parts.baseUrl) words.push('--base-url', wordOf(parts.baseUrl));
   if (parts.profile && parts.profile !== DEFAULT_PROFILE) words.push('--profile', shellWord(parts.profile));
   // An empty list names no scope to ask for: the flag would need a value.
   if (parts.scope?.length) words.push('--scope', scopeWord(parts.scope));
   if (parts.addScope?.length) words.push('--add-scope', scopeWord(parts.addScope));
   for (const option of parts.options ?? []) {
     if (typeof option === 'string') words.push(option);
-    else words.push(option[0], shellWord(option[1]));
+    else words.push(option[0], wordOf(option[1]));
   }
   return words.join(' ');
 }

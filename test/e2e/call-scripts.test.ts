@@ -37,11 +37,11 @@ describe('school call --paginate', () => {
     const before = sandbox.events.length;
     const res = expectSuccess(await call(['/api/lessons', '--paginate']));
     expect(res.stderr).toBe('');
-    // Piped: each page's bytes as they came, a newline between pages that lack one, none added at the end.
+    // Piped: each page's bytes as they came, and a newline after each JSON page that lacks one (as jq and gh api end theirs).
     const pages = res.stdout.split(/(?<=\})\n(?=\{)/).map((p) => JSON.parse(p));
     expect(pages.map((p) => p.page)).toEqual([1, 2, 3]);
     expect(pages.flatMap((p) => p.lessons.map((l: { id: string }) => l.id))).toEqual(['l-1', 'l-2', 'l-3', 'l-4', 'l-5', 'l-6', 'l-7', 'l-8']);
-    expect(res.stdout.endsWith('}')).toBe(true);
+    expect(res.stdout.endsWith('}\n')).toBe(true);
     const requests = sandbox.events.slice(before).filter((e) => e.type === 'api' && e.path === '/api/lessons');
     expect(requests.map((e) => e.authenticated)).toEqual([true, true, true]);
   });
@@ -73,7 +73,7 @@ describe('school call --paginate', () => {
       const elsewhere = `http://127.0.0.1:${(other.address() as { port: number }).port}/api/lessons?page=2`;
       const res = await call([testingPage({ next: elsewhere }), '--paginate']);
       expect(res.code).toBe(1);
-      expect(res.stdout).toBe('{"page":true}');
+      expect(res.stdout).toBe('{"page":true}\n');
       expect(res.stderr).toMatch(/^school: page 2: the next link points to http:\/\/127\.0\.0\.1:\d+, another origin than http:\/\/127\.0\.0\.1:\d+; not following it\.\n$/);
       expect(seen).toEqual([]);
     } finally {
@@ -89,7 +89,7 @@ describe('school call --paginate', () => {
     const failing = `${sandbox.baseUrl}${testingPage({ status: '500', body: '{"error":"server_error"}' })}`;
     const res = await call([testingPage({ next: failing }), '--paginate']);
     expect(res.code).toBe(1);
-    expect(res.stdout).toBe('{"page":true}\n{"error":"server_error"}');
+    expect(res.stdout).toBe('{"page":true}\n{"error":"server_error"}\n');
     expect(res.stderr).toBe('school: page 2: HTTP 500 Internal Server Error (GET /api/testing/page)\n');
   });
 

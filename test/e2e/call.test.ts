@@ -182,10 +182,11 @@ describe('school call: authentication', () => {
 });
 
 describe('school call: output', () => {
-  it('prints the body byte for byte when piped', async () => {
+  it('prints the body byte for byte when piped, a JSON body ended with a newline as jq and gh api end theirs', async () => {
     const direct = Buffer.from(await (await fetch(`${sandbox.baseUrl}/api/courses`, { headers: { authorization: `Bearer ${token}` } })).arrayBuffer());
+    expect(direct.at(-1)).not.toBe(0x0a);
     const res = await runSchool(['call', '/api/courses'], env);
-    expect(Buffer.from(res.stdout)).toEqual(direct);
+    expect(Buffer.from(res.stdout)).toEqual(Buffer.concat([direct, Buffer.from('\n')]));
   });
 
   it('pretty-prints and colours JSON on a terminal', async () => {

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CHALLENGE_SCOPE, PRE_REGISTERED_CLIENTS, type Sandbox, type SandboxEvent } from '@school/sandbox';
+import { CHALLENGE_METADATA_PATH, CHALLENGE_SCOPE, PRE_REGISTERED_CLIENTS, type Sandbox, type SandboxEvent, WRITE_CHALLENGE_SCOPE } from '@school/sandbox';
 import { type Env, REPO, type RunResult, expectSessionAfterLogin, runSchool, spawnNode, userEnv, withVariants } from './harness.js';
 
 const eventsOf = (sb: Sandbox, type: string): SandboxEvent[] => sb.events.filter((e) => e.type === type);
@@ -84,6 +84,34 @@ describe('servers as they are', () => {
       expect(String(eventsOf(sb, 'authorize_request')[0]?.scope).split(' ')).toContain(CHALLENGE_SCOPE);
       const doctor = await runSchool(['doctor', '--json'], env);
       expect(shapes(doctor)).toMatchObject({ resource_metadata: 'challenge' });
+    });
+  });
+
+  it('metadata only through the challenge of a write: call -X POST names the login, which follows that challenge, and the write then works', async () => {
+    await withVariants(['metadata-by-write-challenge-only', 'issuer-path'], async (sb) => {
+      const env = userEnv();
+      // Nothing at the base URL leads to the authorization server: the login says where it looked, and how to see the challenge.
+      const blind = await login(sb, env);
+      expect(blind.code).toBe(1);
+      expect(blind.stderr).toContain(`${sb.baseUrl}/.well-known/oauth-protected-resource`);
+      expect(blind.stderr).toContain(`school call --base-url ${sb.baseUrl} -X POST`);
+      const write = ['call', '-X', 'POST', '/api/courses', '-f', 'title=Algebra'];
+      const refused = await runSchool([...write, '--base-url', sb.baseUrl], env);
+      expect(refused.code, refused.stderr).toBe(4);
+      const command = `school login --base-url ${sb.baseUrl} --add-scope ${WRITE_CHALLENGE_SCOPE}`;
+      expect(refused.stderr).toContain(command);
+      // school api reads the same answer the same way: the one classifier, through the one runner.
+      const viaApi = await runSchool(['api', '--base-url', sb.baseUrl, 'create-course', '--title', 'Algebra', '--anonymous'], env);
+      expect(viaApi.code, viaApi.stderr).toBe(4);
+      expect(viaApi.stderr).toContain(command);
+      // The login it names, word for word: the challenge's metadata and scope are remembered for it.
+      const loggedIn = await runSchool(command.split(' ').slice(1), env);
+      expect(loggedIn.code, loggedIn.stderr).toBe(0);
+      expect(eventsOf(sb, 'request').map((e) => e.path)).toContain(CHALLENGE_METADATA_PATH);
+      expect(String(eventsOf(sb, 'authorize_request').at(-1)?.scope).split(' ')).toContain(WRITE_CHALLENGE_SCOPE);
+      const written = await runSchool(write, env);
+      expect(written.code, written.stderr).toBe(0);
+      expect(JSON.parse(written.stdout)).toMatchObject({ title: 'Algebra' });
     });
   });
 

@@ -11,7 +11,7 @@ const FLOORS: Array<[number, RegExp]> = [
   [2, /^(state\/|deps\.ts$)/],
   [3, /^(oauth\/|api\/)/],
   [4, /^session\//],
-  [5, /^(login\/|doctor\/)/],
+  [5, /^(login\/|doctor\/|run\/)/],
   [6, /^(commands\/|mcp\/|options\.ts$)/],
   [7, /^(cli\.ts$|program\.ts$|fast-path\.ts$|deps-system\.ts$|library\/)/],
 ];
@@ -94,5 +94,38 @@ describe('the Authorization header', () => {
 
   it('is built nowhere outside the API client and the protocol floor', () => {
     expect(builders.filter((file) => !MAY_BUILD_AUTHORIZATION.test(file))).toEqual([]);
+  });
+});
+
+// What an answer asks of the person (a login, a new token, a scope) is read in one place, the
+// classifier (session/answer-problem.ts), which every front-end calls: none of them compares a
+// status with 401 or 403, reads a WWW-Authenticate header or parses a challenge itself.
+const FRONT_END = /^(commands\/|mcp\/|library\/|cli\.ts$|program\.ts$|fast-path\.ts$)/;
+const READS_AUTH_ANSWER = [/www-authenticate/i, /\bstatus\s*[!=]==?\s*40[13]\b|\b40[13]\s*[!=]==?\s*[\w.]*status\b/, /\b(?:readChallenges?|readChallengeHeader|parseChallenges)\s*\(/];
+
+/** A source text without its comments, which may well speak of a 401. */
+function codeOf(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+}
+
+describe('the answers of the API', () => {
+  const readers = (files: string[]) =>
+    files.filter((path) => {
+      const code = codeOf(readFileSync(path, 'utf8'));
+      return READS_AUTH_ANSWER.some((pattern) => pattern.test(code));
+    });
+
+  it('are read by the classifier (the patterns match real code)', () => {
+    const found = readers(sourceFiles(SRC)).map((path) => relative(SRC, path));
+    expect(found).toContain('session/answer-problem.ts');
+    expect(found).toContain('session/api-client.ts');
+  });
+
+  it('are read by no front-end: commands, `school mcp` and the library present what the classifier says', () => {
+    const frontEnds = sourceFiles(SRC).filter((path) => FRONT_END.test(relative(SRC, path)));
+    expect(frontEnds.length).toBeGreaterThan(20);
+    expect(readers(frontEnds).map((path) => relative(SRC, path))).toEqual([]);
+    const challengeImports = arrows.filter(({ from, to }) => FRONT_END.test(from) && /^oauth\/challenge(-header)?\.ts$/.test(to));
+    expect(challengeImports).toEqual([]);
   });
 });

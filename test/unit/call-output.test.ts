@@ -1,7 +1,7 @@
 // What `call` prints: a script gets the server's bytes; a person at a terminal gets them with every
 // control, escape and bidi character made visible (headers with -i, text and JSON bodies).
 import { describe, expect, it } from 'vitest';
-import { writeResponse } from '../../src/commands/call/output.js';
+import { writeResponse } from '../../src/run/output.js';
 import type { HttpResponse } from '../../src/http/client.js';
 import { testIO } from '../helpers/test-io.js';
 
@@ -27,7 +27,21 @@ describe('call output', () => {
   ])('piped: %s body and -i headers exactly as they came', async (type, body) => {
     const io = testIO({ tty: false });
     await writeResponse(io, response(body, type), true);
-    expect(io.stdout()).toBe(`HTTP/1.1 200 OK${EVIL}\r\nContent-Type: ${type}\r\nX-Note: n${EVIL}\r\n\r\n${body}`);
+    // A JSON body that ends without a newline gets one, as `gh api` and `jq` end theirs; the rest is as it came.
+    const ending = type === 'application/json' ? '\n' : '';
+    expect(io.stdout()).toBe(`HTTP/1.1 200 OK${EVIL}\r\nContent-Type: ${type}\r\nX-Note: n${EVIL}\r\n\r\n${body}${ending}`);
+  });
+
+  it.each([
+    ['application/json', '{"a":1}', '{"a":1}\n'],
+    ['application/merge-patch+json', '[1,2]', '[1,2]\n'],
+    ['application/json', '{"a":1}\n', '{"a":1}\n'],
+    ['text/plain', 'no newline', 'no newline'],
+    ['application/octet-stream', '\u0000\u0001binary', '\u0000\u0001binary'],
+  ])('piped: a %s body %j is written as %j', async (type, body, written) => {
+    const io = testIO({ tty: false });
+    await writeResponse(io, response(body, type), false);
+    expect(io.stdout()).toBe(written);
   });
 
   it.each([
@@ -45,7 +59,7 @@ describe('call output', () => {
 
 describe('--jq output', () => {
   it('prints a string result raw for a script, with its controls made visible on a terminal', async () => {
-    const { formatJqResults } = await import('../../src/commands/call/jq.js');
+    const { formatJqResults } = await import('../../src/run/jq.js');
     const compact = `${JSON.stringify(`Ada${EVIL}\nnext`)}\n{"n":1}\n`;
     expect(formatJqResults(compact)).toBe(`Ada${EVIL}\nnext\n{"n":1}\n`);
     const shown = formatJqResults(compact, (value) => JSON.stringify(value, null, 2));
@@ -54,7 +68,7 @@ describe('--jq output', () => {
   });
 
   it('keeps a jq error quoting a huge server value to one short line', async () => {
-    const { jqMessage } = await import('../../src/commands/call/jq.js');
+    const { jqMessage } = await import('../../src/run/jq.js');
     const message = jqMessage(`jq: error (at <stdin>:0): Cannot index string with "${'x'.repeat(100_000)}"\nmore\n`);
     expect(message.length).toBeLessThanOrEqual(301);
     expect(message.startsWith('Cannot index string with "xxx')).toBe(true);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { startDeadline } from '../../src/commands/call/deadline.js';
+import { startDeadline } from '../../src/run/deadline.js';
 import { commandSpec } from '../../src/commands/table.js';
 import { optionsFrom } from '../../src/commands/values.js';
-import { compileJq, formatJqResults, jqMessage } from '../../src/commands/call/jq.js';
-import { PageGatherer, slurpPages } from '../../src/commands/call/paginate.js';
+import { compileJq, formatJqResults, jqMessage } from '../../src/run/jq.js';
+import { PageGatherer, slurpPages } from '../../src/run/paginate.js';
 import { MAX_BYTES } from '../../src/http/client.js';
-import { backoffMs, parseRetryAfter, retriesAllowed, retryDecision } from '../../src/commands/call/retry.js';
+import { backoffMs, parseRetryAfter, retriesAllowed, retryDecision } from '../../src/run/retry.js';
 
 /** `call`'s options as the table makes them from the given flags: the checks of --retry and --timeout. */
 const callFlags = (raw: Record<string, string>) => optionsFrom(commandSpec('call'), raw, ['/api/courses']);

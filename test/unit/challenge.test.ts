@@ -34,14 +34,14 @@ describe('reading a protected resource challenge', () => {
     expect((await readChallengeHeader(403, hostile)).insufficientScope).toEqual([]);
     const needed = (await readChallengeHeader(403, 'Bearer error="insufficient_scope", scope="courses:write $(id) `id` a\'b"')).insufficientScope!;
     expect(needed).toEqual(['courses:write']);
-    const err = insufficientScopeError('HTTP 403', { profile: 'default', scope: 'openid courses:read', source: 'keychain' }, needed);
+    const err = insufficientScopeError('HTTP 403', { profile: 'default', source: 'keychain' }, needed);
     expect(err.hint).toBe('school login --add-scope courses:write');
     expect(err.exitCode).toBe(4);
     expect(stepUpCommand({ profile: 'night' }, ['a:b', 'c:d', 'a:b'])).toBe('school login --profile night --add-scope a:b,c:d');
   });
 
   it('says plainly when the server named no usable scope, and offers no command to copy', () => {
-    const err = insufficientScopeError('HTTP 403', { profile: 'default', scope: 'openid', source: 'keychain' }, []);
+    const err = insufficientScopeError('HTTP 403', { profile: 'default', source: 'keychain' }, []);
     expect(err.message).toBe('HTTP 403: the token lacks a scope the server did not name as a plain scope name.');
     expect(err.hint).toBe('Find the scope in `school call --list`, then add it:\nschool login --add-scope <scope>');
     expect(err.scope).toBeUndefined();

@@ -252,3 +252,40 @@ describe('DPoP at login', () => {
     expect(usesDpop({ as: { issuer: AS }, resourceDpop })).toBe(false);
   });
 });
+
+describe('discovery from a challenge the API answered a request with, remembered since (RFC 9728 §5.1)', () => {
+  const META = `${API}/meta/resource.json`;
+  const asMetadata = { [`${AS}/.well-known/oauth-authorization-server`]: { status: 200, body: goodMetadata } };
+
+  it('fetches the metadata the challenge named, and adds the scope it asked for', async () => {
+    const http = fakeServer({ [META]: prm, ...asMetadata });
+    const info = await discover(http, API, undefined, { challenge: { resourceMetadata: META, scope: ['courses:write', 'bad scope'] } });
+    expect(info).toMatchObject({ resource: API, resourceFound: 'challenge', challengeScopes: ['courses:write'], as: { issuer: AS } });
+    // The remembered address replaces the probe: no GET of the base URL for a challenge.
+    expect(http.asked).not.toContain(API);
+    expect(http.asked).not.toContain(`${API}/`);
+  });
+
+  it('refuses a document whose resource is not the base URL the request was for (§3.3)', async () => {
+    const http = fakeServer({ [META]: { status: 200, body: { resource: 'https://other.example', authorization_servers: [AS] } }, ...asMetadata });
+    await expect(discover(http, API, undefined, { challenge: { resourceMetadata: META } })).rejects.toMatchObject({ code: 'discovery_failed' });
+  });
+
+  it('refuses a remembered address over plain http to another host', async () => {
+    const http = fakeServer({ ...asMetadata });
+    await expect(discover(http, API, undefined, { challenge: { resourceMetadata: 'http://evil.example/m.json' } })).rejects.toThrow();
+    expect(http.asked).not.toContain('http://evil.example/m.json');
+  });
+
+  it('without one, and with nothing found, names every address it tried and how a challenge is seen', async () => {
+    const http = fakeServer({});
+    const err = await discover(http, API).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'discovery_failed' });
+    const hint = (err as { hint: string }).hint;
+    expect(hint).toContain(`${API}/.well-known/oauth-protected-resource`);
+    expect(hint).toContain(`${API}/.well-known/oauth-authorization-server`);
+    expect(hint).toContain(`${API}/.well-known/openid-configuration`);
+    expect(hint).toContain(`a challenge to GET ${API}/`);
+    expect(hint).toContain(`school call --base-url ${API} -X POST`);
+  });
+});

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { notLoggedIn } from '../../src/session/session.js';
 import { stepUpCommand } from '../../src/session/step-up.js';
-import { loginCommandText, loginFix, shellWord } from '../../src/util/login-command.js';
+import { seedCommands } from '../../src/session/ci-seeds.js';
+import { loginCommandText, loginFix, placeholder, shellWord } from '../../src/util/login-command.js';
 
 describe('the one writer of `school login …` command lines', () => {
   it('writes server, profile, scopes, then the other options, leaving out the default profile', () => {
@@ -16,6 +17,18 @@ describe('the one writer of `school login …` command lines', () => {
   it('quotes every word a shell would split or expand', () => {
     expect(loginCommandText({ profile: 'a b', scope: ['x;rm'] })).toBe("school login --profile 'a b' --scope 'x;rm'");
     expect(shellWord("it's")).toBe(`'it'\\''s'`);
+  });
+
+  it('writes a placeholder as it is, the one word left for the person to fill in', () => {
+    expect(loginCommandText({ baseUrl: placeholder('<url>'), profile: 'work', options: [['--add-scope', placeholder('<scope>')]] })).toBe(
+      'school login --base-url <url> --profile work --add-scope <scope>',
+    );
+    // A value that merely looks like one is the server's or the person's, and is quoted.
+    expect(loginCommandText({ baseUrl: '<url>' })).toBe("school login --base-url '<url>'");
+  });
+
+  it("quotes the profile in the CI seed's two commands", () => {
+    expect(seedCommands('https://s.example', 'ci job;x')).toBe("school login --base-url https://s.example --profile 'ci job;x'\nschool token --profile 'ci job;x' --for-ci");
   });
 
   it('serves the step-up hint', () => {

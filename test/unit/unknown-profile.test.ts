@@ -3,7 +3,7 @@ import { callCommand } from '../../src/commands/call/call.js';
 import { mcpCommand } from '../../src/commands/mcp/mcp.js';
 import { tokenCommand } from '../../src/commands/token/token.js';
 import { whoamiCommand } from '../../src/commands/whoami/whoami.js';
-import { closestProfiles, resolveTarget } from '../../src/session/target.js';
+import { closestProfiles, likelyBaseUrl, resolveTarget } from '../../src/session/target.js';
 import type { Profile } from '../../src/types/profile.js';
 import { API, AS, fakeAuthServer } from '../helpers/fake-auth-server.js';
 import { fakeDeps } from '../helpers/fake-deps.js';
@@ -34,7 +34,8 @@ describe('--profile naming no stored profile', () => {
     const deps = await withProfiles(['default', 'work', 'night']);
     const err = await failure(command().execute(() => deps, { profile: 'wrok' }, [...args]));
     expect(err).toMatchObject({ code: 'not_logged_in', exitCode: 4, message: expect.stringMatching(/^There is no profile "wrok"\. Did you mean "work"\?/) });
-    expect((err as { hint: string }).hint).toBe('school login --base-url https://your-school.example --profile wrok');
+    // The server of the profile it most likely meant, never the example placeholder.
+    expect((err as { hint: string }).hint).toBe(`school login --base-url ${API} --profile wrok`);
     expect(deps.io.stdout()).toBe('');
   });
 
@@ -95,5 +96,37 @@ describe('--profile naming no stored profile', () => {
   it('suggests by edit distance, closest first', () => {
     expect(closestProfiles('wrk', ['default', 'work', 'wrok', 'word'])).toEqual(['work', 'wrok', 'word']);
     expect(closestProfiles('zzz', ['default', 'work'])).toEqual([]);
+  });
+});
+
+describe('the server a login to an unknown profile is offered', () => {
+  const at = (baseUrl: string) => ({ baseUrl });
+  it("is the closest profile's, else the default's, else the one all share, else none", () => {
+    const stored = { work: at('https://work.example'), default: at('https://home.example') };
+    expect(likelyBaseUrl(['work'], stored)).toBe('https://work.example');
+    expect(likelyBaseUrl([], stored)).toBe('https://home.example');
+    expect(likelyBaseUrl([], { a: at('https://one.example'), b: at('https://one.example') })).toBe('https://one.example');
+    expect(likelyBaseUrl([], { a: at('https://one.example'), b: at('https://two.example') })).toBeUndefined();
+    expect(likelyBaseUrl([], {})).toBeUndefined();
+  });
+});
+
+describe('a hint for a profile without a server', () => {
+  it('names the likely server instead of the example: a login to a new profile, and a default profile never logged in', async () => {
+    const deps = await withProfiles(['work']);
+    const { loginCommand } = await import('../../src/commands/login/login.js');
+    const login = await failure(loginCommand.execute(() => deps, { profile: 'wrok' }, []));
+    expect(login).toMatchObject({ code: 'usage', command: `school login --base-url ${API} --profile wrok` });
+    const call = await failure(callCommand.execute(() => deps, {}, ['/api/courses']));
+    expect(call).toMatchObject({ code: 'usage', command: `school login --base-url ${API}` });
+    const whoami = await failure(whoamiCommand.execute(() => deps, {}, []));
+    expect(whoami).toMatchObject({ code: 'not_logged_in', command: `school login --base-url ${API}` });
+  });
+
+  it('offers no profile’s server to a CI seed, which belongs to the server the job names', async () => {
+    const deps = await withProfiles(['work']);
+    const target = await resolveTarget(deps.state, { env: { SCHOOL_REFRESH_TOKEN: 'r', SCHOOL_CLIENT_ID: 'c' } });
+    expect(target.suggestedBaseUrl).toBeUndefined();
+    expect((await resolveTarget(deps.state, { env: {} })).suggestedBaseUrl).toBe(API);
   });
 });

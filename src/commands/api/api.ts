@@ -1,4 +1,5 @@
 // fs.promises, not node:fs/promises: the promise API loads a dozen modules, so only where it is used.
+import { loginHint } from '../../util/login-command.js';
 import { promises as fs } from 'node:fs';
 import type { DetailLine, IndexEntry } from '../../api/api-index.js';
 import type { FieldSpec } from '../../api/operation-detail.js';
@@ -16,7 +17,7 @@ import { REDACTED } from '../../util/redact.js';
 import { bodyWithoutMark } from '../../util/text-file.js';
 import { commandTarget, defineCommand } from '../command.js';
 import { fileErrorReason, readAll } from '../call/fields.js';
-import { retriesAllowed } from '../call/retry.js';
+import { retriesAllowed } from '../../run/retry.js';
 import { commandSpec } from '../table.js';
 import { checkValue } from '../values.js';
 import { BUILTIN_FLAGS, type OperationFlag, type ParsedLine, didYouMean, findOperation, flagValues, operationFlags, parseLine, setPath } from './flags.js';
@@ -83,7 +84,7 @@ async function listRun(deps: Deps, loaded: LoadedDescription, opts: GlobalOption
       rows.push({ command: op.command, method: op.method, path: op.path, summary: op.summary ?? '', scopes: op.scopes, area: op.area, anonymous: op.anonymous, parameters });
     }
     if (jq !== undefined) {
-      const { compileJq } = await import('../call/jq.js');
+      const { compileJq } = await import('../../run/jq.js');
       deps.io.out.write((await compileJq(jq)).apply(JSON.stringify(rows), 'The list'));
       return;
     }
@@ -340,7 +341,7 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
     const err = notLoggedIn(target);
     throw new AuthError(`${err.message.replace(/\.$/, '')}: 'school api ${entry.command}' sends the request with your token. Nothing was sent.`, {
       code: 'not_logged_in',
-      hint: `${entry.anonymous ? 'The operation also answers anonymous callers: add --anonymous, or log in:\n' : ''}${err.hint ?? 'school login'}`,
+      hint: `${entry.anonymous ? 'The operation also answers anonymous callers: add --anonymous, or log in:\n' : ''}${err.hint ?? loginHint(target.profile, baseUrl)}`,
       ...(err.command ? { command: err.command } : {}),
     });
   }
@@ -352,8 +353,8 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
 
   const body = request.body !== undefined ? Buffer.from(JSON.stringify(request.body)) : request.rawBody;
   const [{ performCall }, jqFilter] = await Promise.all([
-    import('../call/request.js'),
-    jq !== undefined ? import('../call/jq.js').then(async (m) => m.compileJq(jq, deps.io.outIsTTY ? await (await import('../call/output.js')).terminalJson(deps.io) : undefined)) : undefined,
+    import('../../run/request.js'),
+    jq !== undefined ? import('../../run/jq.js').then(async (m) => m.compileJq(jq, deps.io.outIsTTY ? await (await import('../../run/output.js')).terminalJson(deps.io) : undefined)) : undefined,
   ]);
   const paginate = has('paginate');
   const table = format === 'table';
@@ -386,6 +387,8 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
       slurp: has('slurp') || (paginate && table),
       jq: jqFilter,
       render,
+      // Whom a refused request logs in as, for the command the runner's problem names.
+      loginTarget: { profile: target.profile, baseUrl },
     },
     // One refresh per run, as for call: a server that refuses every token must not spend one per page.
     new ApiClient(deps, { baseUrl, session, refreshLimit: 1 }),

@@ -10,13 +10,14 @@ import type { GlobalOptions } from '../../options.js';
 import { type Session, resolveSession } from '../../session/session.js';
 import { commandTarget, defineCommand } from '../command.js';
 import { buildFields, fileErrorReason, parseHeader, readAll, toQuery } from './fields.js';
-import type { JqFilter } from './jq.js';
-import { terminalJson } from './output.js';
-import { performCall } from './request.js';
-import { retriesAllowed } from './retry.js';
+import type { JqFilter } from '../../run/jq.js';
+import { terminalJson } from '../../run/output.js';
+import { performCall } from '../../run/request.js';
+import { retriesAllowed } from '../../run/retry.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
 import { parsesAsJson } from '../../util/json.js';
 import { bodyWithoutMark } from '../../util/text-file.js';
+import { EXAMPLE_BASE_URL, loginCommandText, runCommandHint } from '../../util/login-command.js';
 
 export interface CallOptions extends GlobalOptions {
   path?: string;
@@ -53,7 +54,7 @@ async function listRun(deps: Deps, opts: CallOptions, baseUrl: string): Promise<
   const ops = listOperations(doc as OpenApiDoc);
   if (opts.jq !== undefined) {
     // --jq implies the JSON form.
-    const filter = await (await import('./jq.js')).compileJq(opts.jq, deps.io.outIsTTY ? await terminalJson(deps.io) : undefined);
+    const filter = await (await import('../../run/jq.js')).compileJq(opts.jq, deps.io.outIsTTY ? await terminalJson(deps.io) : undefined);
     deps.io.out.write(filter.apply(JSON.stringify(ops), 'The list'));
     return;
   }
@@ -86,7 +87,11 @@ async function run(deps: Deps, opts: CallOptions): Promise<void> {
   if (!path) throw new UsageError('Missing the API path, e.g. `school call /api/courses`.');
   checkScriptOptions(opts);
   const absolute = ABSOLUTE_URL.test(path);
-  if (!baseUrl && !absolute) throw new UsageError('No base URL: pass --base-url, set SCHOOL_BASE_URL, or log in first.');
+  if (!baseUrl && !absolute) {
+    throw new UsageError('No base URL: pass --base-url, set SCHOOL_BASE_URL, or log in first.', {
+      ...runCommandHint(loginCommandText({ baseUrl: target.suggestedBaseUrl ?? EXAMPLE_BASE_URL, profile: target.profile })),
+    });
+  }
   // The token goes only to the origin it was issued for; without one, an absolute URL may go anywhere.
   // One refresh per run: a server that refuses every token must not spend a refresh per page.
   const client = new ApiClient(deps, {
@@ -132,7 +137,7 @@ async function run(deps: Deps, opts: CallOptions): Promise<void> {
   }
 
   let jq: JqFilter | undefined;
-  if (opts.jq !== undefined) jq = await (await import('./jq.js')).compileJq(opts.jq, deps.io.outIsTTY ? await terminalJson(deps.io) : undefined);
+  if (opts.jq !== undefined) jq = await (await import('../../run/jq.js')).compileJq(opts.jq, deps.io.outIsTTY ? await terminalJson(deps.io) : undefined);
 
   if (!session && !opts.anonymous) deps.io.err.write('Not logged in: sending the request anonymously.\n');
   await performCall(

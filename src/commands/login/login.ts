@@ -10,7 +10,7 @@ import { checkNewProfileName } from '../../platform/profile-names.js';
 import { waitForRedirect } from '../../login/redirect-wait.js';
 import { unattendedLoginError } from '../../login/unattended.js';
 import { type GlobalOptions, loginCommandFor, profileSuffix } from '../../options.js';
-import { loginCommandText } from '../../util/login-command.js';
+import { EXAMPLE_BASE_URL, loginCommandText, runCommandHint } from '../../util/login-command.js';
 import type { Target } from '../../session/target.js';
 import type { PendingLogin } from '../../state/pending-login.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
@@ -63,7 +63,9 @@ async function preRegisteredSecret(deps: Deps, opts: LoginOptions): Promise<stri
   for await (const chunk of deps.io.in) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
   const secret = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0]?.trim() ?? '';
   if (!secret)
-    throw new UsageError('--client-secret-stdin: nothing was read from stdin.', { hint: 'Pipe the secret in, e.g. `printf %s "$SECRET" | school login --client-id ID --client-secret-stdin`.' });
+    throw new UsageError('--client-secret-stdin: nothing was read from stdin.', {
+      hint: `Pipe the secret in, e.g. \`printf %s "$SECRET" | ${loginCommandText({ profile: opts.profile, options: [['--client-id', opts.clientId], '--client-secret-stdin'] })}\`.`,
+    });
   registerSecret(secret);
   return secret;
 }
@@ -71,7 +73,11 @@ async function preRegisteredSecret(deps: Deps, opts: LoginOptions): Promise<stri
 /** The request both the waiting and the two-step login prepare. */
 function loginRequest(deps: Deps, opts: LoginOptions, target: Target, timeoutSeconds: number, clientSecret?: string): LoginRequest {
   const { profile, baseUrl } = target;
-  if (!baseUrl) throw new UsageError('No base URL: pass --base-url https://your-school.example (or set SCHOOL_BASE_URL).');
+  if (!baseUrl) {
+    throw new UsageError('No base URL: pass --base-url (or set SCHOOL_BASE_URL).', {
+      ...runCommandHint(loginCommandText({ baseUrl: target.suggestedBaseUrl ?? EXAMPLE_BASE_URL, profile })),
+    });
+  }
   if (opts.scope && opts.addScope) {
     throw new UsageError('Give --scope or --add-scope, not both: --scope asks for exactly those scopes, --add-scope for the ones held now plus these.');
   }
@@ -128,10 +134,13 @@ async function finishTwoStepLogin(deps: Deps, opts: LoginOptions, profile: strin
     opts.clientSecretStdin && '--client-secret-stdin',
     !opts.dpop && '--no-dpop',
   ].filter(Boolean);
-  if (others.length) throw new UsageError(`--wait finishes the login \`school login --no-wait\` started: give ${others.join(', ')} to that one.`);
+  if (others.length) throw new UsageError(`--wait finishes the login \`${loginCommandText({ profile, options: ['--no-wait'] })}\` started: give ${others.join(', ')} to that one.`);
   const result = await waitForPendingLogin(deps, profile, { maxWaitSeconds: opts.timeout });
   if (result.kind === 'none') {
-    throw new AuthError(`No login is pending${profileSuffix(profile)}.`, { code: 'no_pending_login', hint: 'Start one, then open the URL it prints:\nschool login --no-wait' });
+    throw new AuthError(`No login is pending${profileSuffix(profile)}.`, {
+      code: 'no_pending_login',
+      hint: `Start one, then open the URL it prints:\n${loginCommandText({ profile, options: ['--no-wait'] })}`,
+    });
   }
   if (result.kind === 'still_pending') {
     const until = new Date(result.expiresAt * 1000).toISOString().replace('.000Z', 'Z');
@@ -146,7 +155,7 @@ async function finishTwoStepLogin(deps: Deps, opts: LoginOptions, profile: strin
       // A failure that is not itself a call to log in (access_denied, a network error…) is login_failed,
       // so that --wait exits 4 for every login that did not complete; the message names the cause.
       code: isCodeWithExit(outcome.error, ExitCode.auth) ? outcome.error : 'login_failed',
-      hint: outcome.hint ?? 'Start a new one:\nschool login --no-wait',
+      hint: outcome.hint ?? `Start a new one:\n${loginCommandText({ profile, options: ['--no-wait'] })}`,
     });
   }
   const saved = await deps.state.profile(profile);

@@ -1,5 +1,5 @@
 import type { IndexEntry } from '../../api/api-index.js';
-import { shellWord } from '../../util/login-command.js';
+import { loginCommandText, shellWord } from '../../util/login-command.js';
 import { readsAsScopeName } from '../../util/plain-name.js';
 
 /**
@@ -84,7 +84,7 @@ export function skillText(input: SkillInput): string {
     '## Before anything: the login',
     '',
     `- Check it with \`school status --json${profileFlag}\`: an array of profiles; a usable one has a \`user\` and no \`problem\`, and \`scopes\` lists what it may do.`,
-    `- Not logged in, or a scope missing: a command exits 4 and names the exact \`school login …\` command. Ask the person to run it (a browser opens for them to approve), or run \`school login --no-wait${profileFlag}\`, show them the URL it prints, and wait with \`school login --wait${profileFlag}\`.`,
+    `- Not logged in, or a scope missing: a command exits 4 and names the exact login command to run. Ask the person to run it (a browser opens for them to approve), or run \`${loginCommandText({ profile: input.profile, options: ['--no-wait'] })}\`, show them the URL it prints, and wait with \`${loginCommandText({ profile: input.profile, options: ['--wait'] })}\`.`,
     '- Never widen access on your own: a scope is added only when the person approves it in the browser.',
     '- A command that says the OS keychain failed (`keychain_error`) is not a login problem: do not log in again. Its hint names the cause. Inside your host\'s sandbox ("Operation not permitted"), ask the person to let the command run outside the sandbox; started without `DBUS_SESSION_BUS_ADDRESS` and `XDG_RUNTIME_DIR`, the person passes both on in the host\'s settings; a locked keyring, they unlock it. Then run the command again.',
     '',

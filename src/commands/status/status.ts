@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js';
 import { nowSeconds } from '../../deps.js';
 import { CliError } from '../../errors.js';
 import { type GlobalOptions, loginCommandFor, targetInputs } from '../../options.js';
-import { loginCommandText } from '../../util/login-command.js';
+import { EXAMPLE_BASE_URL, loginCommandText } from '../../util/login-command.js';
 import { type Target, resolveTarget, targetProfile } from '../../session/target.js';
 import type { CiClient, Profile } from '../../state/config-file.js';
 import type { PendingLoginRecord } from '../../state/pending-login.js';
@@ -182,7 +182,7 @@ async function run(deps: Deps, opts: StatusOptions): Promise<void> {
   if (opts.json) deps.io.out.write(`${terminalSafeJson(rows.map(jsonRow), 2)}\n`);
   else if (!rows.length) {
     // A profile logged out of still remembers its server: the login that brings it back names it.
-    const baseUrl = (await resolveTarget(deps.state, inputs).catch(() => undefined))?.baseUrl ?? 'https://your-school.example';
+    const baseUrl = (await resolveTarget(deps.state, inputs).catch(() => undefined))?.baseUrl ?? EXAMPLE_BASE_URL;
     deps.io.err.write(`No profiles. Add one with:\n${loginCommandFor(active, baseUrl)}\n`);
   } else deps.io.out.write(report(rows, now));
   if (!opts.json) {

@@ -8,6 +8,7 @@ import { notLoggedIn, resolveSession } from '../../session/session.js';
 import { shownTokenType } from '../../types/tokens.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
 import { commandTarget, defineCommand } from '../command.js';
+import { loginCommandText } from '../../util/login-command.js';
 
 export interface TokenOptions extends GlobalOptions {
   forCi: boolean;
@@ -38,7 +39,7 @@ async function handOverToCi(deps: Deps, opts: TokenOptions): Promise<void> {
     throw new UsageError(
       `Profile "${name}" was logged in with a DPoP key that stays on this machine: its tokens (a public client's refresh token too) need proofs of that key, so a CI job could not use them.`,
       {
-        hint: `school login --profile ${name} --no-dpop, then hand that profile over.`,
+        hint: `Log in to that profile without DPoP, then hand it over:\n${loginCommandText({ profile: name, baseUrl: target.baseUrl, options: ['--no-dpop'] })}`,
       },
     );
   }

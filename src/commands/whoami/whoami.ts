@@ -18,7 +18,7 @@ const SOURCE_NOTE: Record<IdentitySource, string> = {
 
 /** Who is logged in, by the one identity lookup; what login learned belongs to the login's tokens, not to a token from the environment. */
 async function identify(deps: Deps, session: Session): Promise<Identity> {
-  const server = await serverFor(deps, session.baseUrl, session.issuer);
+  const server = await serverFor(deps, session.baseUrl, session.issuer, session.profile);
   const known = session.source === 'env' ? undefined : await deps.state.profile(session.profile);
   return lookUpIdentity(deps, server, session, known, 'whoami');
 }

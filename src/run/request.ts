@@ -1,16 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Deps } from '../../deps.js';
-import { CliError } from '../../errors.js';
-import type { HttpResponse } from '../../http/client.js';
+import type { Deps } from '../deps.js';
+import { CliError } from '../errors.js';
+import type { HttpResponse } from '../http/client.js';
 import { type Deadline, startDeadline } from './deadline.js';
 import type { JqFilter } from './jq.js';
 import { terminalJson, writeResponse } from './output.js';
 import { PageGatherer } from './paginate.js';
 import { retryDecision } from './retry.js';
-import { type ChallengeOutcome, readChallengeHeader } from '../../oauth/challenge.js';
-import type { ApiClient } from '../../session/api-client.js';
-import type { Session } from '../../session/session.js';
-import { insufficientScopeError, loginNeeded, tokenRejected } from '../../session/step-up.js';
+import type { ApiClient } from '../session/api-client.js';
+import { problemError, readAnswer } from '../session/answer-problem.js';
 
 export interface CallPlan {
   method: string;
@@ -27,21 +25,21 @@ export interface CallPlan {
   paginate: boolean;
   slurp: boolean;
   jq?: JqFilter;
-  /** Whom a request sent without a token logs in as, for the command a challenge calls for. */
+  /**
+   * Who logs in, and to which server, for the `school login …` a refused request calls for (the
+   * classifier's problem); absent for a URL on another origin than the profile's, no school to log in to.
+   */
   loginTarget?: { profile: string; baseUrl?: string };
   /** Prints a 2xx answer another way (`school api --format table`): the body's text, and whether it is the --slurp array of pages. */
   render?: (body: string, slurped: boolean) => string;
 }
 
-interface Exchange {
-  res: HttpResponse;
-  outcome: ChallengeOutcome;
-}
-
 /**
- * Sends the request (and, with --paginate, every next page) through the API client, retrying what
- * the server asks to retry, and prints the answers. A non-2xx answer still has its body printed,
- * then fails.
+ * The one runner of a request for the command line (`call`, `school api`): sends it (and, with
+ * --paginate, every next page, up to the API client's one page cap, MAX_PAGES) through the API
+ * client within a deadline per request, retrying what the server asks to retry, and prints the
+ * answers. A non-2xx answer still has its body printed, then fails with the classifier's problem
+ * (session/answer-problem.ts) or a plain HTTP failure.
  */
 export async function performCall(deps: Deps, plan: CallPlan, client: ApiClient): Promise<void> {
   const sendOnce = async (url: URL, path: string | undefined, deadline: Deadline): Promise<HttpResponse> => {
@@ -63,7 +61,7 @@ export async function performCall(deps: Deps, plan: CallPlan, client: ApiClient)
   };
 
   // One deadline per request (each page of a listing): its retries and their waits count against it.
-  const exchange = async (url: URL, path: string | undefined): Promise<Exchange> => {
+  const exchange = async (url: URL, path: string | undefined): Promise<HttpResponse> => {
     const deadline = startDeadline(plan.timeoutSeconds, deps.signal);
     try {
       return await exchangeWithin(url, path, deadline);
@@ -72,12 +70,11 @@ export async function performCall(deps: Deps, plan: CallPlan, client: ApiClient)
     }
   };
 
-  const exchangeWithin = async (url: URL, path: string | undefined, deadline: Deadline): Promise<Exchange> => {
+  const exchangeWithin = async (url: URL, path: string | undefined, deadline: Deadline): Promise<HttpResponse> => {
     for (let attempt = 1; ; attempt++) {
       const res = await sendOnce(url, path, deadline);
-      const outcome = await readChallengeHeader(res.status, res.headers['www-authenticate']);
       const retry = retryDecision(res.status, res.headers['retry-after'], attempt, plan.maxRetries, deps.clock.now());
-      if (!retry) return { res, outcome };
+      if (!retry) return res;
       // A wait that would outlast the deadline is not worth starting: fail now, saying why.
       if (retry.delayMs >= deadline.remainingMs()) {
         throw new CliError(`${deadline.error().message.replace(/\.$/, '')}: the server answered HTTP ${res.status} and asked to retry in ${Math.ceil(retry.delayMs / 1000)} s.`, { code: 'timeout' });
@@ -96,7 +93,7 @@ export async function performCall(deps: Deps, plan: CallPlan, client: ApiClient)
   let previousEndedWithNewline = true;
   for (;;) {
     const page = walk.page;
-    const { res, outcome } = await exchange(url, path);
+    const res = await exchange(url, path);
     const label = plan.paginate ? `page ${page}` : undefined;
     const ok = res.status >= 200 && res.status < 300;
     if (ok && plan.render && !plan.slurp) {
@@ -105,15 +102,14 @@ export async function performCall(deps: Deps, plan: CallPlan, client: ApiClient)
     } else if (!ok || (!plan.slurp && !plan.jq)) {
       // Pages piped one after another stay apart: a newline between them when a page lacks one.
       if (plan.paginate && page > 1 && !previousEndedWithNewline && !deps.io.outIsTTY) deps.io.out.write('\n');
-      await writeResponse(deps.io, res, plan.include);
-      previousEndedWithNewline = res.body.length === 0 || res.body[res.body.length - 1] === 0x0a;
+      previousEndedWithNewline = await writeResponse(deps.io, res, plan.include);
     } else if (plan.slurp) {
       slurped.add(res.body, page);
     } else if (plan.jq) {
       if (plan.include) await writeResponse(deps.io, { ...res, body: Buffer.alloc(0) }, true);
       deps.io.out.write(plan.jq.apply(res.body.toString('utf8'), label ? `The ${label}` : 'The response'));
     }
-    if (!ok) throw httpFailure(res, outcome, client.session, plan.method, (path ?? url.pathname).replace(/\?.*$/s, ''), label, plan.loginTarget);
+    if (!ok) throw await httpFailure(deps, res, { client, plan, path: (path ?? url.pathname).replace(/\?.*$/s, ''), page: label });
 
     const next = plan.paginate ? walk.next(res) : undefined;
     if (!next) break;
@@ -130,14 +126,10 @@ export async function performCall(deps: Deps, plan: CallPlan, client: ApiClient)
   }
 }
 
-/** The error for a non-2xx answer: exit 4 for a rejected token or a missing scope, else exit 1. */
-function httpFailure(res: HttpResponse, outcome: ChallengeOutcome, session: Session | undefined, method: string, path: string, page?: string, loginTarget?: CallPlan['loginTarget']): CliError {
-  const summary = `${page ? `${page}: ` : ''}HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''} (${method} ${path})`;
-  // No login, and the resource challenges the request: a login is what it takes (exit 4).
-  if (!session && res.status === 401 && outcome.challenged && loginTarget) return loginNeeded(summary, loginTarget, outcome.scope);
-  if (session && res.status === 401) {
-    return tokenRejected(`${summary}: the server rejected the token${outcome.error ? ` (${outcome.error})` : ''}.`, session);
-  }
-  if (outcome.insufficientScope) return insufficientScopeError(summary, session, outcome.insufficientScope);
-  return new CliError(summary, { code: 'http_error' });
+/** The error for a non-2xx answer: the classifier's problem (exit 4), else a plain HTTP failure (exit 1). */
+async function httpFailure(deps: Deps, res: HttpResponse, at: { client: ApiClient; plan: CallPlan; path: string; page?: string }): Promise<CliError> {
+  const summary = `${at.page ? `${at.page}: ` : ''}HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''} (${at.plan.method} ${at.path})`;
+  // The login a problem names finds the resource's metadata and scope where its challenge said.
+  const problem = await readAnswer(deps, res, { session: at.client.session, login: at.plan.loginTarget });
+  return problem ? problemError(summary, problem) : new CliError(summary, { code: 'http_error' });
 }

@@ -1,7 +1,7 @@
-import type { HttpResponse } from '../../http/client.js';
-import type { IOStreams } from '../../iostreams.js';
-import { printable, printableLines, terminalSafeJson } from '../../util/printable.js';
-import { importPackage } from '../../util/require.js';
+import type { HttpResponse } from '../http/client.js';
+import type { IOStreams } from '../iostreams.js';
+import { printable, printableLines, terminalSafeJson } from '../util/printable.js';
+import { importPackage } from '../util/require.js';
 
 function isJson(contentType: string | undefined): boolean {
   return /[/+]json\b/i.test(contentType ?? '');
@@ -33,7 +33,8 @@ function isText(body: Buffer): boolean {
   }
 }
 
-export async function writeResponse(io: IOStreams, res: HttpResponse, include: boolean): Promise<void> {
+/** Writes an answer (its headers with `include`); says whether what it wrote ends a line (or nothing was written). */
+export async function writeResponse(io: IOStreams, res: HttpResponse, include: boolean): Promise<boolean> {
   if (include) {
     // Headers as they came for a script; on a terminal, nothing in them may act on it.
     const shown = io.outIsTTY ? printable : (s: string) => s;
@@ -41,12 +42,12 @@ export async function writeResponse(io: IOStreams, res: HttpResponse, include: b
     for (let i = 0; i < res.rawHeaders.length; i += 2) lines.push(`${shown(res.rawHeaders[i])}: ${shown(res.rawHeaders[i + 1])}`);
     io.out.write(`${lines.join('\r\n')}\r\n\r\n`);
   }
-  if (!res.body.length) return;
+  if (!res.body.length) return true;
   if (io.outIsTTY && isJson(res.headers['content-type'])) {
     try {
       const value = JSON.parse(res.body.toString('utf8'));
       io.out.write(`${(await terminalJson(io))(value)}\n`);
-      return;
+      return true;
     } catch {
       // not JSON after all: print as it came
     }
@@ -54,7 +55,11 @@ export async function writeResponse(io: IOStreams, res: HttpResponse, include: b
   // A person at a terminal sees text with its controls made visible; a script gets the bytes as they came.
   if (io.outIsTTY && isText(res.body)) io.out.write(printableLines(res.body.toString('utf8')));
   else io.out.write(res.body);
-  // On a terminal the next line (an error, the prompt) must not run into a body without a final
-  // newline; piped output stays byte for byte what the server sent.
-  if (io.outIsTTY && res.body[res.body.length - 1] !== 0x0a) io.out.write('\n');
+  // The next line (an error, the prompt, the next page, a `read` in a script) must not run into a
+  // body without a final newline: on a terminal always, and in a pipe or a file for a JSON body,
+  // as `gh api` and `jq` end theirs. Any other body piped stays byte for byte what the server sent.
+  if (res.body[res.body.length - 1] === 0x0a) return true;
+  if (!io.outIsTTY && !isJson(res.headers['content-type'])) return false;
+  io.out.write('\n');
+  return true;
 }

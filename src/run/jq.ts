@@ -1,9 +1,9 @@
-import { CliError, UsageError } from '../../errors.js';
-import { printableLines } from '../../util/printable.js';
+import { CliError, UsageError } from '../errors.js';
+import { printableLines } from '../util/printable.js';
 import type { JsonPrinter } from './output.js';
-import { parsesAsJson } from '../../util/json.js';
-import { importPackage } from '../../util/require.js';
-import { stopSignals } from '../../platform/stop-signals.js';
+import { parsesAsJson } from '../util/json.js';
+import { importPackage } from '../util/require.js';
+import { stopSignals } from '../platform/stop-signals.js';
 
 /** A compiled-once view of a jq expression; jq itself (WebAssembly) is loaded only when --jq is used. */
 export interface JqFilter {

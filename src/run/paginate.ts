@@ -1,6 +1,6 @@
-import { CliError } from '../../errors.js';
-import { MAX_BYTES, formatBytes } from '../../http/client.js';
-import { parsesAsJson } from '../../util/json.js';
+import { CliError } from '../errors.js';
+import { MAX_BYTES, formatBytes } from '../http/client.js';
+import { parsesAsJson } from '../util/json.js';
 
 /** Joins pages' JSON texts into one JSON array without re-encoding them (numbers keep their digits). */
 export function slurpPages(pages: string[]): string {

@@ -1,4 +1,4 @@
-import { CliError } from '../../errors.js';
+import { CliError } from '../errors.js';
 
 export interface Deadline {
   /** Aborts when the deadline passes or when `parent` aborts (Ctrl-C). */
