@@ -7,6 +7,7 @@
  * (`$id`, `$anchor`, …) are left out.
  */
 import { type ModelOperation, resolvePointer } from './operations.js';
+import { fieldMedia } from './request-shape.js';
 
 export type JsonSchema = Record<string, unknown>;
 export type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'json';
@@ -369,7 +370,8 @@ export function operationDetail(doc: unknown, op: ModelOperation): OperationDeta
   }
   let bodySchema: JsonSchema | undefined;
   let bodyIsObject = false;
-  if (op.body && op.body.schema !== undefined && (op.body.json || op.body.contentType === '*/*')) {
+  // The body's fields come from its first media type made of fields: JSON, a form, or multipart.
+  if (op.body && op.body.schema !== undefined && fieldMedia(op.body.media)) {
     bodySchema = bundleSchema(doc, op.body.schema);
     const flat = flatten(doc, op.body.schema)?.schema ?? {};
     bodyIsObject = isObject(flat.properties) || typesOf(flat).includes('object');

@@ -84,7 +84,17 @@ describe('the operation model: scopes, areas, parameters, bodies', () => {
   it('follows $refs to parameters and bodies, and drops a path parameter the path lacks', () => {
     const [get, put] = operations;
     expect(get.parameters.map((p) => `${p.in}:${p.name}:${p.required}`)).toEqual(['path:id:true', 'query:expand:true']);
-    expect(put.body).toEqual({ contentType: 'application/merge-patch+json', json: true, schema: { type: 'object' }, required: true });
+    // Every media type in order; the first offered is the default, the fields come from the first made of fields.
+    expect(put.body).toEqual({
+      contentType: 'text/plain',
+      json: true,
+      schema: { type: 'object' },
+      required: true,
+      media: [
+        { type: 'text/plain', kind: 'raw', schema: undefined },
+        { type: 'application/merge-patch+json', kind: 'json', schema: { type: 'object' } },
+      ],
+    });
   });
 
   it('is what call --list and school mcp read, under the same operations', () => {

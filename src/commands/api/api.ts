@@ -1,11 +1,13 @@
 // fs.promises, not node:fs/promises: the promise API loads a dozen modules, so only where it is used.
 import { promises as fs } from 'node:fs';
+import { basename } from 'node:path';
 import type { DetailLine, IndexEntry } from '../../api/api-index.js';
 import type { FieldSpec } from '../../api/operation-detail.js';
 import { missingScopes } from '../../api/operations.js';
 import type { Deps } from '../../deps.js';
 import { AuthError, CliError, UsageError, messageOf } from '../../errors.js';
-import { operationTarget } from '../../http/request-url.js';
+import { FilePart, buildOperationRequest, chooseMedia } from '../../api/request-builder.js';
+import { underBase } from '../../http/request-url.js';
 import { ApiClient } from '../../session/api-client.js';
 import type { GlobalOptions } from '../../options.js';
 import { type LoadedDescription, loadApiDescription } from '../../session/api-description.js';
@@ -117,14 +119,17 @@ function orderedPathParams(entry: IndexEntry, detail: DetailLine): FieldSpec[] {
   return pathParams(detail).sort((a, b) => entry.path.indexOf(`{${a.name}}`) - entry.path.indexOf(`{${b.name}}`));
 }
 
-interface BuiltRequest {
+interface ApiRequest {
   method: string;
-  /** For display; `path` is the path and query exactly as sent (see operationTarget). */
+  /** For display; `path` is the path and query exactly as sent (see underBase). */
   url: URL;
   path: string;
+  /** The operation's own server, when it has one (see request-builder.ts). */
+  server?: string;
   headers: Record<string, string>;
-  body?: unknown;
-  rawBody?: Buffer;
+  body?: Buffer;
+  /** The JSON value the body is made from, for --dry-run to show. */
+  json?: unknown;
 }
 
 /** The JSON Schema type of a value, as a flag parsed it. */
@@ -132,10 +137,6 @@ function jsonType(value: unknown): string {
   if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
   if (Array.isArray(value)) return 'array';
   return value === null ? 'null' : typeof value;
-}
-
-function queryText(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 /** The flag that sets a body path, or a phrase naming the place. */
@@ -155,7 +156,28 @@ async function readInput(deps: Deps, input: string): Promise<Buffer> {
   }
 }
 
-async function buildRequest(deps: Deps, baseUrl: string, entry: IndexEntry, detail: DetailLine, flags: OperationFlag[], parsed: ParsedLine, validate: boolean): Promise<BuiltRequest> {
+/** A file field of a multipart body: `@path` (`@-` standard input) read into its bytes, named as the file is. */
+async function filePart(deps: Deps, flag: string, value: unknown): Promise<unknown> {
+  if (typeof value !== 'string' || !value.startsWith('@')) throw new UsageError(`--${flag} is a file: give it as @path, or @- for standard input.`);
+  const source = value.slice(1);
+  const bytes = await readInput(deps, source);
+  return new FilePart(bytes, source === '-' ? 'stdin' : basename(source));
+}
+
+interface BuildInput {
+  baseUrl: string;
+  entry: IndexEntry;
+  detail: DetailLine;
+  flags: OperationFlag[];
+  parsed: ParsedLine;
+  validate: boolean;
+}
+
+/**
+ * The request of the command line: its values read (arguments, flags, --input, files), checked
+ * against the description, then built by the one request builder (api/request-builder.ts).
+ */
+async function buildRequest(deps: Deps, { baseUrl, entry, detail, flags, parsed, validate }: BuildInput): Promise<ApiRequest> {
   const commandPath = `school api ${entry.command}`;
   const positional = orderedPathParams(entry, detail);
   if (parsed.args.length < positional.length) {
@@ -165,27 +187,22 @@ async function buildRequest(deps: Deps, baseUrl: string, entry: IndexEntry, deta
   if (parsed.args.length > positional.length) {
     throw new UsageError(`Too many arguments for '${commandPath}' (it takes ${positional.length}, got ${parsed.args.length}). Run '${commandPath} --help'.`);
   }
-  const pathValues = Object.fromEntries(positional.map((p, i) => [p.name, parsed.args[i]]));
   const values = flagValues(parsed, flags);
-  const query = new URLSearchParams();
-  const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5' };
+  const params: Record<string, unknown> = {};
   const violations: string[] = [];
   const checks: Array<{ schema: Record<string, unknown>; value: unknown; place: (p: string[]) => string }> = [];
 
   for (const { flag, value } of values) {
     const field = flag.field;
-    if (field.location === 'query') for (const v of Array.isArray(value) ? value : [value]) query.append(field.name, queryText(v));
-    else if (field.location === 'header') {
-      headers[field.name.toLowerCase()] = (Array.isArray(value) ? value : [value]).map(queryText).join(', ');
-    }
-    if (field.location !== 'body') {
-      const schema = detail.paramSchemas[`${field.location}:${field.name}`];
-      if (schema) checks.push({ schema, value, place: (p) => nameOfPlace(flags, field.location as 'query' | 'header', [field.name, ...p]) });
-    }
+    if (field.location === 'body') continue;
+    params[`${field.location}:${field.name}`] = value;
+    const schema = detail.paramSchemas[`${field.location}:${field.name}`];
+    if (schema) checks.push({ schema, value, place: (p) => nameOfPlace(flags, field.location as 'query' | 'header', [field.name, ...p]) });
   }
-  for (const p of positional) {
+  for (const [i, p] of positional.entries()) {
+    const raw = parsed.args[i];
+    params[`path:${p.name}`] = raw;
     const schema = detail.paramSchemas[`path:${p.name}`];
-    const raw = parsed.args[positional.indexOf(p)];
     const value = p.type === 'integer' || p.type === 'number' ? (Number.isFinite(Number(raw)) && raw.trim() !== '' ? Number(raw) : raw) : raw;
     if (schema) checks.push({ schema, value, place: (rest) => `${placeholder(p)}${rest.length ? `/${rest.join('/')}` : ''}` });
   }
@@ -197,21 +214,27 @@ async function buildRequest(deps: Deps, baseUrl: string, entry: IndexEntry, deta
     }
   }
 
-  // The body: --input, then the flags over it.
+  // The body: its media type (--content-type, else the first offered), then --input, then the flags over it.
   const input = parsed.builtins.get('input');
+  const asked = str(parsed.builtins.get('content-type'));
   const bodyFlags = values.filter((v) => v.flag.field.location === 'body');
+  if (asked !== undefined && !detail.request.media.length) throw new UsageError(`'${commandPath}' takes no request body: --content-type has nothing to name.`);
+  const media = chooseMedia(detail.request, asked, bodyFlags.length > 0 || typeof input !== 'string');
   let body: unknown;
-  let rawBody: Buffer | undefined;
+  let bytes: Buffer | undefined;
   if (typeof input === 'string') {
-    if (!entry.body) throw new UsageError(`'${commandPath}' takes no request body (${entry.method} ${line(entry.path)}): --input has nothing to fill.`);
-    rawBody = await readInput(deps, input);
-    const text = rawBody.toString('utf8');
-    try {
-      body = JSON.parse(text);
-      rawBody = undefined;
-    } catch {
-      if (bodyFlags.length || entry.body.json)
-        throw new UsageError(`${input === '-' ? 'Standard input' : input} is not JSON: the body of '${commandPath}' is JSON${bodyFlags.length ? ', and flags set its fields' : ''}.`);
+    if (!media) throw new UsageError(`'${commandPath}' takes no request body (${entry.method} ${line(entry.path)}): --input has nothing to fill.`);
+    const read = await readInput(deps, input);
+    if (media.kind === 'raw') {
+      if (bodyFlags.length) throw new UsageError(`The ${media.type} body of '${commandPath}' is sent as --input has it: flags cannot set its fields.`);
+      bytes = read;
+    } else {
+      try {
+        body = JSON.parse(read.toString('utf8'));
+      } catch {
+        const what = media.kind === 'json' ? 'JSON' : `${media.type}, given as the JSON object of its fields`;
+        throw new UsageError(`${input === '-' ? 'Standard input' : input} is not JSON: the body of '${commandPath}' is ${what}${bodyFlags.length ? ', and flags set its fields' : ''}.`);
+      }
     }
   }
   if (bodyFlags.length) {
@@ -219,7 +242,7 @@ async function buildRequest(deps: Deps, baseUrl: string, entry: IndexEntry, deta
     if (!isObject(body)) throw new UsageError(`--input holds no JSON object, so the flags ${bodyFlags.map((v) => `--${v.flag.flag}`).join(', ')} have no fields to set.`);
     for (const { flag, value } of bodyFlags) setPath(body, flag.field.path ?? [flag.field.name], value);
   }
-  if (validate && entry.body?.required && body === undefined && rawBody === undefined) {
+  if (validate && entry.body?.required && body === undefined && bytes === undefined) {
     const required = flags.filter((f) => f.field.location === 'body' && f.field.required).map((f) => `--${f.flag}`);
     violations.push(`the request body is required: ${required.length ? `give ${required.join(', ')}` : 'give its fields as flags'} or --input <file>`);
   }
@@ -248,27 +271,45 @@ async function buildRequest(deps: Deps, baseUrl: string, entry: IndexEntry, deta
       hint: `'${commandPath} --help' lists its arguments and flags; --no-validate sends it anyway.`,
     });
   }
+  // A multipart file field's `@path` becomes its bytes, once the checks have seen the word given.
+  const json = body;
+  if (media?.kind === 'multipart' && isObject(body)) {
+    body = structuredClone(body);
+    for (const { flag } of bodyFlags) {
+      if (flag.field.format !== 'binary') continue;
+      const path = flag.field.path ?? [flag.field.name];
+      const given = path.reduce<unknown>((node, key) => (isObject(node) ? node[key] : undefined), body);
+      setPath(body as Record<string, unknown>, path, Array.isArray(given) ? await Promise.all(given.map((g) => filePart(deps, flag.flag, g))) : await filePart(deps, flag.flag, given));
+    }
+  }
 
-  const { url, path } = operationTarget(baseUrl, entry.path, pathValues, query);
-  if (body !== undefined || rawBody !== undefined)
-    headers['content-type'] = body !== undefined && (entry.body?.json || entry.body?.contentType === '*/*') ? 'application/json' : (entry.body?.contentType ?? 'application/json');
-  return { method: entry.method, url, path, headers, ...(body !== undefined ? { body } : {}), ...(rawBody ? { rawBody } : {}) };
+  const argName = (p: { name: string }) => {
+    const field = positional.find((f) => f.name === p.name);
+    return field ? placeholder(field) : `the parameter ${printable(p.name)}`;
+  };
+  const built = buildOperationRequest(
+    detail.request,
+    { params, ...(bytes ? { body: { bytes } } : body !== undefined ? { body: { value: body } } : {}), ...(asked !== undefined ? { contentType: asked } : {}) },
+    { baseUrl, anonymous: parsed.builtins.has('anonymous'), argName },
+  );
+  const { url, path } = underBase(built.server ?? baseUrl, built.path);
+  const shownJson = media?.kind === 'json' && body !== undefined ? { json } : {};
+  return { method: built.method, url, path, ...(built.server ? { server: built.server } : {}), headers: built.headers, ...(built.body ? { body: built.body } : {}), ...shownJson };
 }
 
-function printDryRun(deps: Deps, req: BuiltRequest, tokenType: string | undefined, json: boolean): void {
+function printDryRun(deps: Deps, req: ApiRequest, tokenType: string | undefined, json: boolean): void {
   // Shown, never sent: the token itself is never read on a dry run.
   const shownCredential = tokenType ? `${tokenType} ${REDACTED}` : undefined;
   const headers: Record<string, string> = { ...req.headers, ...(shownCredential ? { authorization: shownCredential } : {}) };
-  const bodyText = req.body !== undefined ? JSON.stringify(req.body, null, 2) : req.rawBody?.toString('utf8');
+  const bodyText = req.body?.toString('utf8');
+  const shown = req.json !== undefined ? { body: req.json } : bodyText !== undefined ? { body: bodyText } : {};
   if (json) {
-    deps.io.out.write(
-      `${terminalSafeJson({ method: req.method, url: `${req.url.origin}${req.path}`, headers, ...(req.body !== undefined ? { body: req.body } : bodyText !== undefined ? { body: bodyText } : {}) }, 2)}\n`,
-    );
+    deps.io.out.write(`${terminalSafeJson({ method: req.method, url: `${req.url.origin}${req.path}`, headers, ...shown }, 2)}\n`);
     return;
   }
   const title = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => `${dash}${c.toUpperCase()}`);
   const lines = [`${req.method} ${printable(`${req.url.origin}${req.path}`)}`, ...Object.entries(headers).map(([k, v]) => `${title(k)}: ${printable(v)}`)];
-  deps.io.out.write(`${lines.join('\n')}\n${bodyText !== undefined ? `\n${req.body !== undefined ? terminalSafeJson(req.body, 2) : printable(bodyText)}\n` : ''}`);
+  deps.io.out.write(`${lines.join('\n')}\n${bodyText !== undefined ? `\n${req.json !== undefined ? terminalSafeJson(req.json, 2) : printable(bodyText)}\n` : ''}`);
 }
 
 /** `school api [<operation> …]`, from the command line after `api`. */
@@ -325,7 +366,7 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
   const timeoutSeconds = callFlagValue('timeout', str(parsed.builtins.get('timeout'))) ?? 60;
   const retries = callFlagValue('retry', str(parsed.builtins.get('retry')));
 
-  const request = await buildRequest(deps, baseUrl, entry, detail, flags, parsed, !has('no-validate'));
+  const request = await buildRequest(deps, { baseUrl, entry, detail, flags, parsed, validate: !has('no-validate') });
 
   if (has('dry-run')) {
     // What would be sent, with no token read: a dry run needs no login and refreshes nothing.
@@ -350,7 +391,6 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
     if (missing.length) throw insufficientScopeError(`Not sent: 'school api ${entry.command}' (${entry.method} ${line(entry.path)})`, session, missing);
   }
 
-  const body = request.body !== undefined ? Buffer.from(JSON.stringify(request.body)) : request.rawBody;
   const [{ performCall }, jqFilter] = await Promise.all([
     import('../call/request.js'),
     jq !== undefined ? import('../call/jq.js').then(async (m) => m.compileJq(jq, deps.io.outIsTTY ? await (await import('../call/output.js')).terminalJson(deps.io) : undefined)) : undefined,
@@ -377,7 +417,7 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
       url: request.url,
       path: request.path,
       headers: request.headers,
-      body,
+      body: request.body,
       include: has('include'),
       timeoutSeconds,
       maxRetries: retriesAllowed(request.method, retries),
@@ -388,7 +428,8 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
       render,
     },
     // One refresh per run, as for call: a server that refuses every token must not spend one per page.
-    new ApiClient(deps, { baseUrl, session, refreshLimit: 1 }),
+    // An operation's own server (on the base URL's origin, or elsewhere with no token) is the client's base.
+    new ApiClient(deps, { baseUrl: request.server ?? baseUrl, session, refreshLimit: 1 }),
   );
 }
 
