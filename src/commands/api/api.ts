@@ -2,7 +2,7 @@
 import { promises as fs } from 'node:fs';
 import { basename } from 'node:path';
 import type { DetailLine, IndexEntry } from '../../api/api-index.js';
-import type { FieldSpec } from '../../api/operation-detail.js';
+import type { FieldSpec, FieldType } from '../../api/operation-detail.js';
 import { missingScopes } from '../../api/operations.js';
 import type { Deps } from '../../deps.js';
 import { AuthError, CliError, UsageError, messageOf } from '../../errors.js';
@@ -164,6 +164,22 @@ async function filePart(deps: Deps, flag: string, value: unknown): Promise<unkno
   return new FilePart(bytes, source === '-' ? 'stdin' : basename(source));
 }
 
+/** The simple type a parameter's schema gives one of its properties (`created.gt`: integer), if it gives one. */
+function propertyType(schema: Record<string, unknown> | undefined, path: readonly string[]): FieldType | undefined {
+  const defs = isObject(schema?.$defs) ? schema.$defs : {};
+  const follow = (node: unknown): Record<string, unknown> | undefined => {
+    for (let hops = 0; isObject(node) && typeof node.$ref === 'string' && hops < 8; hops++) node = defs[node.$ref.replace('#/$defs/', '')];
+    return isObject(node) ? node : undefined;
+  };
+  let node = follow(schema);
+  for (const key of path) {
+    const props = isObject(node?.properties) ? node.properties : undefined;
+    node = follow(props && Object.hasOwn(props, key) ? props[key] : node?.additionalProperties);
+  }
+  const types = node ? (Array.isArray(node.type) ? node.type : [node.type]).filter((t) => t !== 'null') : [];
+  return types.length === 1 && ['string', 'integer', 'number', 'boolean'].includes(types[0] as string) ? (types[0] as FieldType) : undefined;
+}
+
 interface BuildInput {
   baseUrl: string;
   entry: IndexEntry;
@@ -187,7 +203,7 @@ async function buildRequest(deps: Deps, { baseUrl, entry, detail, flags, parsed,
   if (parsed.args.length > positional.length) {
     throw new UsageError(`Too many arguments for '${commandPath}' (it takes ${positional.length}, got ${parsed.args.length}). Run '${commandPath} --help'.`);
   }
-  const values = flagValues(parsed, flags);
+  const values = flagValues(parsed, flags, (flag, path) => propertyType(detail.paramSchemas[`${flag.field.location}:${flag.field.name}`], path));
   const params: Record<string, unknown> = {};
   const violations: string[] = [];
   const checks: Array<{ schema: Record<string, unknown>; value: unknown; place: (p: string[]) => string }> = [];
@@ -246,7 +262,9 @@ async function buildRequest(deps: Deps, { baseUrl, entry, detail, flags, parsed,
     const required = flags.filter((f) => f.field.location === 'body' && f.field.required).map((f) => `--${f.flag}`);
     violations.push(`the request body is required: ${required.length ? `give ${required.join(', ')}` : 'give its fields as flags'} or --input <file>`);
   }
-  if (validate && body !== undefined && detail.bodySchema) checks.push({ schema: detail.bodySchema, value: body, place: (p) => nameOfPlace(flags, 'body', p) });
+  // The schema of the media type sent: another media type made of fields may have its own.
+  const bodySchema = media ? (detail.mediaSchemas?.[media.type] ?? detail.bodySchema) : undefined;
+  if (validate && body !== undefined && bodySchema) checks.push({ schema: bodySchema, value: body, place: (p) => nameOfPlace(flags, 'body', p) });
 
   // A schema that only names the type the flag already parsed to asks nothing more: the validator is not loaded for it.
   const needed = checks.filter((c) => !(Object.keys(c.schema).length === 1 && c.schema.type === jsonType(c.value)));
