@@ -78,9 +78,9 @@ function shownSegment(segment: string): string {
  * A segment a parameter leaves empty, `.` or `..` is refused: a server that normalizes URLs would
  * read it as the parent or the collection, so the request would act on something else.
  */
-function fillTemplate(shape: RequestShape, params: Readonly<Record<string, unknown>>, argName: (p: ParamShape) => string): string {
+function fillTemplate(template: string, shape: RequestShape, params: Readonly<Record<string, unknown>>, argName: (p: ParamShape) => string): string {
   const byName = new Map(shape.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p]));
-  const segments = shape.path.split('/');
+  const segments = template.split('/');
   return segments
     .map((segment) => {
       const used: ParamShape[] = [];
@@ -104,6 +104,12 @@ function fillTemplate(shape: RequestShape, params: Readonly<Record<string, unkno
       return filled;
     })
     .join('/');
+}
+
+function splitTemplate(path: string): [string, string] {
+  const withoutFragment = path.split('#')[0];
+  const at = withoutFragment.indexOf('?');
+  return at < 0 ? [withoutFragment, ''] : [withoutFragment.slice(0, at), withoutFragment.slice(at + 1)];
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -161,8 +167,11 @@ function bodyOf(media: MediaShape, body: BodyInput): { bytes: Buffer; contentTyp
 /** The request of an operation for the values given, exactly as it is to be sent. */
 export function buildOperationRequest(shape: RequestShape, values: RequestValues, options: BuildOptions): BuiltRequest {
   const argName = options.argName ?? ((p: ParamShape) => `the ${p.in} parameter ${p.name}`);
-  const path = fillTemplate(shape, values.params, argName);
-  const query: string[] = [];
+  // A path key may carry a query of its own (`/search?kind=all`) and a fragment that tells two
+  // operations apart (Box's `…/schema#update`): the query is sent first, the fragment never.
+  const [template, fixedQuery] = splitTemplate(shape.path);
+  const path = fillTemplate(template, shape, values.params, argName);
+  const query: string[] = fixedQuery ? [fixedQuery] : [];
   const headers: Record<string, string> = { accept: ACCEPT };
   const cookies: string[] = [];
   for (const param of shape.parameters) {

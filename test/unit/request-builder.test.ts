@@ -164,6 +164,11 @@ describe('the builder', () => {
     expect(buildOperationRequest(shared, { params: { 'path:a': 'x', 'path:b': '.' } }, { baseUrl: BASE }).path).toBe('/f/x.');
   });
 
+  it("sends a path key's own query first, and never its fragment", () => {
+    const shape: RequestShape = { method: 'PUT', path: '/t/{id}/schema?kind=all#update', parameters: [param('id', 'path', 'simple', false), param('q', 'query', 'form', true)], media: [] };
+    expect(buildOperationRequest(shape, { params: { 'path:id': 'x', 'query:q': 'y' } }, { baseUrl: BASE }).path).toBe('/t/x/schema?kind=all&q=y');
+  });
+
   it('lets x-multi-segment hold slashes, none of its segments empty or dots', () => {
     const ref: RequestShape = {
       method: 'GET',
