@@ -148,9 +148,10 @@ function nameOfPlace(flags: readonly OperationFlag[], location: 'body' | 'query'
   return where ? `the body's field ${where}` : 'the body';
 }
 
+/** A file's bytes (`-`: standard input), exactly as they are: a body of a raw media type, or a file field, is sent so. */
 async function readInput(deps: Deps, input: string): Promise<Buffer> {
   try {
-    return bodyWithoutMark(input === '-' ? await readAll(deps.io.in) : await fs.readFile(input));
+    return input === '-' ? await readAll(deps.io.in) : await fs.readFile(input);
   } catch (err) {
     throw new UsageError(`Cannot read ${input}: ${fileErrorReason(err)}.`);
   }
@@ -246,7 +247,8 @@ async function buildRequest(deps: Deps, { baseUrl, entry, detail, flags, parsed,
       bytes = read;
     } else {
       try {
-        body = JSON.parse(read.toString('utf8'));
+        // JSON text (of a body, or of a form's fields) may begin with a byte order mark; it is no part of the value.
+        body = JSON.parse(bodyWithoutMark(read).toString('utf8'));
       } catch {
         const what = media.kind === 'json' ? 'JSON' : `${media.type}, given as the JSON object of its fields`;
         throw new UsageError(`${input === '-' ? 'Standard input' : input} is not JSON: the body of '${commandPath}' is ${what}${bodyFlags.length ? ', and flags set its fields' : ''}.`);
