@@ -101,7 +101,7 @@ export function operationHelp(entry: IndexEntry, detail: DetailLine, flags: read
     out.push(
       '',
       'Body:',
-      `  ${entry.body.json || detail.bodySchema ? 'JSON' : line(entry.body.contentType, 60)}${entry.body.required ? ', required' : ''}: ${detail.bodyIsObject ? 'from the flags above, ' : ''}or the whole of it from --input <file|-> (flags override its values)`,
+      `  ${line(detail.request.media.map((m) => m.type).join(', '), 120)}${entry.body.required ? ', required' : ''}: ${detail.bodyIsObject ? 'from the flags above, ' : ''}or the whole of it from --input <file|-> (flags override its values)${detail.request.media.length > 1 ? '; --content-type <type> sends another than the first' : ''}`,
     );
   }
   const required = flags.filter((f) => f.field.required);
