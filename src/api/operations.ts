@@ -28,7 +28,7 @@ export interface ModelParameter extends ParamShape {
 }
 
 /** One media type the body may be sent as, with its schema as the document has it. */
-export interface ModelMedia extends MediaShape {
+interface ModelMedia extends MediaShape {
   schema: unknown;
 }
 
