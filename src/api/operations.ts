@@ -226,6 +226,14 @@ function bodyOf(doc: unknown, raw: unknown): ModelBody | undefined {
   return { contentType: media[0].type, json: fields?.kind === 'json', schema: fields?.schema, required: body.required === true, media };
 }
 
+/**
+ * The servers of an operation that are its own: none when they are the document's (Twilio repeats
+ * them on every path), which the base URL stands for wherever the API is reached.
+ */
+function ownServers(servers: string[] | undefined, documentServers: ReadonlySet<string>): string[] | undefined {
+  return servers?.every((url) => documentServers.has(url)) ? undefined : servers;
+}
+
 /** An operation's or path item's `servers`: each URL with its variables' defaults filled in. */
 function serversOf(raw: unknown): string[] | undefined {
   const urls: string[] = [];
@@ -326,6 +334,7 @@ function assignCommands(found: Unnamed[]): { names: string[]; notes: string[] } 
 export function readApiModel(doc: unknown): ApiModel {
   if (!isObject(doc) || !isObject(doc.paths)) return { operations: [], notes: [] };
   const found: Unnamed[] = [];
+  const documentServers = new Set(serversOf(doc.servers) ?? []);
   outer: for (const [path, rawItem] of Object.entries(doc.paths)) {
     const item = deref(doc, rawItem);
     if (!isObject(item) || !path.startsWith('/') || path.length > 2000) continue;
@@ -342,7 +351,7 @@ export function readApiModel(doc: unknown): ApiModel {
       const upper = method.toUpperCase();
       const responseSchema = responseSchemaOf(doc, op);
       const body = method === 'get' || method === 'head' ? undefined : bodyOf(doc, op.requestBody);
-      const servers = serversOf(op.servers) ?? serversOf(item.servers);
+      const servers = ownServers(serversOf(op.servers) ?? serversOf(item.servers), documentServers);
       found.push({
         wanted: cliName || (operationId ? kebabCase(operationId) : '') || routeCommand(upper, path),
         method: upper,

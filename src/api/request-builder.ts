@@ -14,7 +14,7 @@ import { cookiePairs, headerText } from './request/header-param.js';
 import { multipartBody } from './request/multipart-body.js';
 import { pathParamText } from './request/path-param.js';
 import { queryPairs } from './request/query-param.js';
-import type { MediaShape, ParamShape, RequestShape } from './request-shape.js';
+import { type MediaShape, type ParamShape, type RequestShape, sendableHeader } from './request-shape.js';
 
 export { FilePart } from './request/multipart-body.js';
 
@@ -179,8 +179,11 @@ export function buildOperationRequest(shape: RequestShape, values: RequestValues
     if (value === undefined || param.in === 'path') continue;
     if (param.in === 'query') {
       for (const [k, v] of queryPairs(param.name, value, { ...param, json: Boolean(param.contentType) })) query.push(`${k}=${v}`);
-    } else if (param.in === 'header') headers[param.name.toLowerCase()] = headerText(param, value);
-    else cookies.push(...cookiePairs(param, value));
+    } else if (param.in === 'header') {
+      // Never a credential or a header the client sets: whoever asks, the description cannot set them.
+      if (!sendableHeader(param.name)) throw new UsageError(`The header ${param.name.slice(0, 100)} is set by the client, not by a parameter.`);
+      headers[param.name.toLowerCase()] = headerText(param, value);
+    } else cookies.push(...cookiePairs(param, value));
   }
   if (cookies.length) headers.cookie = cookies.join('; ');
   let body: Buffer | undefined;

@@ -55,6 +55,15 @@ export interface RequestShape {
   servers?: string[];
 }
 
+/** Headers a description may not set through a parameter: the client sets them, or they carry credentials. */
+const OWN_HEADERS: ReadonlySet<string> = new Set(['authorization', 'dpop', 'cookie', 'host', 'content-length', 'content-type', 'accept', 'transfer-encoding', 'connection', 'proxy-authorization']);
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** A header parameter a request may carry: a valid name, and none the client sets itself. */
+export function sendableHeader(name: string): boolean {
+  return HEADER_NAME.test(name) && !OWN_HEADERS.has(name.toLowerCase());
+}
+
 const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i;
 
 /** The kind of a media type: JSON (`application/json`, every `+json`, and `*\/*` which takes it), forms, or raw bytes. */

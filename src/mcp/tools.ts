@@ -1,5 +1,5 @@
 import { type ModelOperation, type ModelParameter, readApiModel, resolvePointer, scopeArea } from '../api/operations.js';
-import { type RequestShape, fieldMedia, requestShapeOf } from '../api/request-shape.js';
+import { type RequestShape, fieldMedia, requestShapeOf, sendableHeader } from '../api/request-shape.js';
 import { assignNames } from './names.js';
 import { createHash } from 'node:crypto';
 import { type JsonSchema, PROPERTY_NAME, cleanText, newBudget, serverWords, toolSchema } from './schema.js';
@@ -18,7 +18,7 @@ interface ApiParameter {
   name: string;
   /** The parameter's property in the tool's input: its name where every host accepts it, else one made from it. */
   key: string;
-  in: 'path' | 'query';
+  in: 'path' | 'query' | 'header';
   required: boolean;
   description?: string;
   schema: JsonSchema;
@@ -54,24 +54,27 @@ interface Tool {
   annotations: { title?: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint?: boolean; openWorldHint: boolean };
 }
 
-/** The operation's path and query parameters as tool input properties (headers and cookies are ours to set). */
+/** The operation's path, query and header parameters as tool input properties (cookies, and the headers the client sets, are ours). */
 function parametersOf(doc: unknown, params: readonly ModelParameter[]): ApiParameter[] {
   const budget = newBudget();
   const out: ApiParameter[] = [];
   for (const p of params) {
-    if (p.in !== 'path' && p.in !== 'query') continue;
+    if (p.in === 'cookie' || (p.in === 'header' && !sendableHeader(p.name))) continue;
     if (!p.name || p.name.length > 200) continue; // not a name a person gave
-    const param: ApiParameter = { name: p.name, key: p.name, in: p.in, required: p.required, schema: toolSchema(doc, p.schema, budget) };
+    const param: ApiParameter = { name: p.name, key: p.name, in: p.in as ApiParameter['in'], required: p.required, schema: toolSchema(doc, p.schema, budget) };
     // Path and query values travel as text: a parameter without a type is a string.
     if (param.schema.type === undefined && param.schema.anyOf === undefined && param.schema.enum === undefined) param.schema.type = 'string';
     const description = serverWords("Server's description", p.description);
     if (description) param.description = description;
     out.push(param);
   }
-  // Hosts accept property names of [A-Za-z0-9_.-], at most 64; `body` is the request body's.
-  const used = new Set(out.filter((p) => PROPERTY_NAME.test(p.name) && p.name !== 'body').map((p) => p.name));
+  // Hosts accept property names of [A-Za-z0-9_.-], at most 64; `body` is the request body's; a
+  // name two parameters share (a query `version` and a header `version`) is the first one's.
+  const plain = new Set<string>();
+  const own = new Set(out.filter((p) => PROPERTY_NAME.test(p.name) && p.name !== 'body' && !plain.has(p.name) && plain.add(p.name)));
+  const used = new Set(plain);
   for (const p of out) {
-    if (PROPERTY_NAME.test(p.name) && p.name !== 'body') continue;
+    if (own.has(p)) continue;
     // A short name keeps a readable form (filter[kind] → query_filter_kind_); a long one, which
     // could carry a message of its own, becomes a tag made from it, the same on every run.
     const readable = p.name.replace(/[^A-Za-z0-9_.-]+/g, '_');

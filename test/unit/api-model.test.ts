@@ -192,3 +192,23 @@ describe('the compact index', () => {
     expect(JSON.stringify(built.operations).length).toBeLessThan(JSON.stringify(doc).length);
   });
 });
+
+describe('servers of an operation', () => {
+  it("are its own (the operation's, else its path item's), unless they are the document's", () => {
+    const doc = {
+      servers: [{ url: 'https://api.example/{version}', variables: { version: { default: 'v1' } } }],
+      paths: {
+        '/a': { servers: [{ url: 'https://api.example/v1' }], get: {}, post: { servers: [{ url: 'https://uploads.example' }] } },
+        '/b': { servers: [{ url: 'https://api.example/{region}' }], get: {} },
+        '/c': { servers: [{ url: 'https://{host}/x', variables: { host: { default: 'eu.example' } } }], get: {} },
+      },
+    };
+    expect(readApiModel(doc).operations.map((op) => `${op.method} ${op.path} ${op.servers?.join(' ') ?? '-'}`)).toEqual([
+      'GET /a -',
+      'POST /a https://uploads.example',
+      // A variable without a default cannot be filled in: no server known.
+      'GET /b -',
+      'GET /c https://eu.example/x',
+    ]);
+  });
+});

@@ -132,8 +132,8 @@ describe('school api and the MCP operation tools send the same bytes', () => {
   const cases: Array<{ operationId: string; argv: string[]; args: Record<string, unknown> }> = [
     {
       operationId: 'deleteLesson',
-      argv: ['delete-lesson', 'c 1', 'l/1', '--filter.status', 'open', '--opt-fields', 'a', '--opt-fields', 'b'],
-      args: { courseId: 'c 1', lessonId: 'l/1', filter: { status: 'open' }, opt_fields: ['a', 'b'] },
+      argv: ['delete-lesson', 'c 1', 'l/1', '--filter.status', 'open', '--opt-fields', 'a', '--opt-fields', 'b', '--x-trace', 't-1'],
+      args: { courseId: 'c 1', lessonId: 'l/1', filter: { status: 'open' }, opt_fields: ['a', 'b'], 'X-Trace': 't-1' },
     },
     {
       operationId: 'createCharge',

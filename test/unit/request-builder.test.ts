@@ -148,6 +148,13 @@ describe('the builder', () => {
     expect(built).toEqual({ method: 'DELETE', path: '/api/courses/c1/lessons/l%201?filter[status]=open', headers: { accept: 'application/json, */*;q=0.5', 'x-trace': 't' } });
   });
 
+  it('never sets a header the client sets or a credential, whoever asks', () => {
+    for (const name of ['Authorization', 'cookie', 'Content-Type', 'DPoP', 'bad header']) {
+      const shape: RequestShape = { method: 'GET', path: '/x', parameters: [param(name, 'header', 'simple', false)], media: [] };
+      expect(() => buildOperationRequest(shape, { params: { [`header:${name}`]: 'v' } }, { baseUrl: BASE })).toThrow(/is set by the client/);
+    }
+  });
+
   it("refuses a path segment that is empty, '.' or '..', naming the argument", () => {
     const argName = (p: ParamShape) => `<${p.name}>`;
     for (const bad of ['', '.', '..']) {

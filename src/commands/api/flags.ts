@@ -4,6 +4,7 @@
  * from the operation's detail, since they differ per operation and per server; parsed here
  * rather than by the command parser, which knows flags declared before it runs.
  */
+import { sendableHeader } from '../../api/request-shape.js';
 import type { FieldSpec, FieldType } from '../../api/operation-detail.js';
 import { editDistance } from '../../util/edit-distance.js';
 import { kebabCase } from '../../api/operations.js';
@@ -41,13 +42,9 @@ function baseFlag(field: FieldSpec): string {
   return parts.map((p) => kebabCase(p) || 'x').join('.');
 }
 
-/** Headers a description may not set through a parameter: the client sets them, or they carry credentials. */
-const OWN_HEADERS: ReadonlySet<string> = new Set(['authorization', 'dpop', 'cookie', 'host', 'content-length', 'content-type', 'accept', 'transfer-encoding', 'connection', 'proxy-authorization']);
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
-/** A header parameter the request may carry: a valid name, and none the client sets itself. */
-function sendableHeader(field: FieldSpec): boolean {
-  return field.location !== 'header' || (HEADER_NAME.test(field.name) && !OWN_HEADERS.has(field.name.toLowerCase()));
+/** A header parameter the request may carry (see api/request-shape.ts sendableHeader). */
+function sendable(field: FieldSpec): boolean {
+  return field.location !== 'header' || sendableHeader(field.name);
 }
 
 /**
@@ -58,7 +55,7 @@ function sendableHeader(field: FieldSpec): boolean {
  * `renamed` says why.
  */
 export function operationFlags(fields: readonly FieldSpec[]): OperationFlag[] {
-  const candidates = fields.filter((f) => f.location !== 'path' && sendableHeader(f)).map((field) => ({ field, base: baseFlag(field) }));
+  const candidates = fields.filter((f) => f.location !== 'path' && sendable(f)).map((field) => ({ field, base: baseFlag(field) }));
   const count = new Map<string, number>();
   for (const c of candidates) count.set(c.base, (count.get(c.base) ?? 0) + 1);
   const reserved = (name: string) => Object.hasOwn(BUILTIN_FLAGS, name) || name.startsWith('no-');
