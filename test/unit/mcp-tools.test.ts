@@ -286,6 +286,6 @@ describe('the parameters and body an operation tool takes', () => {
     const [upload] = readOperations(doc);
     expect(upload.parameters.map((p) => `${p.in}:${p.name}=${p.key}`)).toEqual(['path:version=version', 'query:version=query_version', 'header:X-Trace=X-Trace']);
     expect(upload.body?.files).toEqual(['file']);
-    expect((upload.body?.schema.properties as Record<string, Record<string, unknown>>).file).toMatchObject({ type: 'string', contentEncoding: 'base64' });
+    expect((upload.body?.schema.properties as Record<string, Record<string, unknown>> | undefined)?.file).toMatchObject({ type: 'string', contentEncoding: 'base64' });
   });
 });
