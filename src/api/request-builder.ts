@@ -146,7 +146,8 @@ function serverOf(shape: RequestShape, options: BuildOptions): string | undefine
 function bodyOf(media: MediaShape, body: BodyInput): { bytes: Buffer; contentType: string } {
   if ('bytes' in body) {
     if (media.kind === 'form' || media.kind === 'multipart') throw new UsageError(`A ${media.type} body is made of fields: give them as flags, or a JSON object of them.`);
-    return { bytes: Buffer.from(body.bytes), contentType: media.type };
+    // `*/*` names no type: bytes of no type said are application/octet-stream (RFC 9110 §8.3).
+    return { bytes: Buffer.from(body.bytes), contentType: media.type === '*/*' ? 'application/octet-stream' : media.type };
   }
   switch (media.kind) {
     case 'json':

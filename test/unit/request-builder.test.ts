@@ -213,6 +213,13 @@ describe('the builder', () => {
     );
   });
 
+  it('sends JSON for any media type (*/*) as application/json, and other bytes as application/octet-stream', () => {
+    const any: RequestShape = { method: 'POST', path: '/echo', parameters: [], media: [{ type: '*/*', kind: 'json' }] };
+    expect(buildOperationRequest(any, { params: {}, body: { value: { a: 1 } } }, { baseUrl: BASE }).headers['content-type']).toBe('application/json');
+    const raw = buildOperationRequest(any, { params: {}, body: { bytes: Buffer.from('plain') } }, { baseUrl: BASE });
+    expect([raw.headers['content-type'], raw.body?.toString()]).toEqual(['application/octet-stream', 'plain']);
+  });
+
   it('chooses the first media type offered, the first made of fields for fields', () => {
     const rawFirst = { media: [UPLOAD.media[2], UPLOAD.media[1]] };
     expect(chooseMedia(rawFirst, undefined, false)?.type).toBe('application/octet-stream');

@@ -250,8 +250,12 @@ async function buildRequest(deps: Deps, { baseUrl, entry, detail, flags, parsed,
         // JSON text (of a body, or of a form's fields) may begin with a byte order mark; it is no part of the value.
         body = JSON.parse(bodyWithoutMark(read).toString('utf8'));
       } catch {
-        const what = media.kind === 'json' ? 'JSON' : `${media.type}, given as the JSON object of its fields`;
-        throw new UsageError(`${input === '-' ? 'Standard input' : input} is not JSON: the body of '${commandPath}' is ${what}${bodyFlags.length ? ', and flags set its fields' : ''}.`);
+        // Any media type (`*/*`) takes other bytes too, sent as they are.
+        if (media.type === '*/*' && !bodyFlags.length) bytes = read;
+        else {
+          const what = media.kind === 'json' ? 'JSON' : `${media.type}, given as the JSON object of its fields`;
+          throw new UsageError(`${input === '-' ? 'Standard input' : input} is not JSON: the body of '${commandPath}' is ${what}${bodyFlags.length ? ', and flags set its fields' : ''}.`);
+        }
       }
     }
   }
