@@ -11,7 +11,7 @@ import { fieldMedia } from './request-shape.js';
 
 export type JsonSchema = Record<string, unknown>;
 export type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'json';
-type FieldLocation = 'path' | 'query' | 'header' | 'body';
+type FieldLocation = 'path' | 'query' | 'header' | 'cookie' | 'body';
 
 export interface FieldSpec {
   location: FieldLocation;
@@ -377,7 +377,6 @@ export function operationDetail(doc: unknown, op: ModelOperation): OperationDeta
   const fields: FieldSpec[] = [];
   const paramSchemas: Record<string, JsonSchema> = {};
   for (const p of op.parameters) {
-    if (p.in === 'cookie') continue; // cookies are not ours to send
     fields.push(fieldFrom(doc, p.in, p.name, p.schema, p.required, { ...(p.description ? { description: p.description } : {}), ...(p.deprecated ? { deprecated: true } : {}) }));
     if (p.schema !== undefined) paramSchemas[`${p.in}:${p.name}`] = bundleSchema(doc, p.schema);
   }

@@ -18,7 +18,7 @@ interface ApiParameter {
   name: string;
   /** The parameter's property in the tool's input: its name where every host accepts it, else one made from it. */
   key: string;
-  in: 'path' | 'query' | 'header';
+  in: 'path' | 'query' | 'header' | 'cookie';
   required: boolean;
   description?: string;
   schema: JsonSchema;
@@ -54,14 +54,14 @@ interface Tool {
   annotations: { title?: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint?: boolean; openWorldHint: boolean };
 }
 
-/** The operation's path, query and header parameters as tool input properties (cookies, and the headers the client sets, are ours). */
+/** The operation's parameters as tool input properties (but the headers the client sets: those are ours). */
 function parametersOf(doc: unknown, params: readonly ModelParameter[]): ApiParameter[] {
   const budget = newBudget();
   const out: ApiParameter[] = [];
   for (const p of params) {
-    if (p.in === 'cookie' || (p.in === 'header' && !sendableHeader(p.name))) continue;
+    if (p.in === 'header' && !sendableHeader(p.name)) continue;
     if (!p.name || p.name.length > 200) continue; // not a name a person gave
-    const param: ApiParameter = { name: p.name, key: p.name, in: p.in as ApiParameter['in'], required: p.required, schema: toolSchema(doc, p.schema, budget) };
+    const param: ApiParameter = { name: p.name, key: p.name, in: p.in, required: p.required, schema: toolSchema(doc, p.schema, budget) };
     // Path and query values travel as text: a parameter without a type is a string.
     if (param.schema.type === undefined && param.schema.anyOf === undefined && param.schema.enum === undefined) param.schema.type = 'string';
     const description = serverWords("Server's description", p.description);

@@ -23,6 +23,7 @@ export const REQUEST_SHAPES = {
           },
           { name: 'opt_fields', in: 'query', explode: false, schema: { type: 'array', items: { type: 'string' } } },
           { name: 'X-Trace', in: 'header', schema: { type: 'string' } },
+          { name: 'tz', in: 'cookie', schema: { type: 'array', items: { type: 'string' } }, explode: false },
         ],
         responses: { 204: { description: 'gone' } },
       },

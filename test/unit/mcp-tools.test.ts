@@ -282,9 +282,9 @@ describe('the parameters and body an operation tool takes', () => {
     },
   };
 
-  it('offers headers but those the client sets, no cookie, a distinct key for a shared name, and a file as base64', () => {
+  it('offers headers but those the client sets, cookies, a distinct key for a shared name, and a file as base64', () => {
     const [upload] = readOperations(doc);
-    expect(upload.parameters.map((p) => `${p.in}:${p.name}=${p.key}`)).toEqual(['path:version=version', 'query:version=query_version', 'header:X-Trace=X-Trace']);
+    expect(upload.parameters.map((p) => `${p.in}:${p.name}=${p.key}`)).toEqual(['path:version=version', 'query:version=query_version', 'header:X-Trace=X-Trace', 'cookie:session=session']);
     expect(upload.body?.files).toEqual(['file']);
     expect((upload.body?.schema.properties as Record<string, Record<string, unknown>> | undefined)?.file).toMatchObject({ type: 'string', contentEncoding: 'base64' });
   });

@@ -60,6 +60,9 @@ describe('school api builds what the description says', () => {
     expect(req.method).toBe('DELETE');
     expect(req.url).toBe(`${BASE}/api/courses/c1/lessons/l1?filter[status]=open&filter[created][gt]=5&opt_fields=name,notes`);
     expect(req.headers['x-trace']).toBe('t');
+    expect(req.headers.cookie).toBeUndefined();
+    const withCookie = await dryRun(['delete-lesson', 'c1', 'l1', '--tz', 'Europe/Paris', '--tz', 'UTC']);
+    expect(withCookie.headers.cookie).toBe('tz=Europe%2FParis,UTC');
     const whole = await dryRun(['delete-lesson', 'c1', 'l1', '--filter', '{"status":"open"}']);
     expect(whole.url).toBe(`${BASE}/api/courses/c1/lessons/l1?filter[status]=open`);
     // The schema's integer is checked: a dotted flag is typed as its property.
@@ -132,8 +135,8 @@ describe('school api and the MCP operation tools send the same bytes', () => {
   const cases: Array<{ operationId: string; argv: string[]; args: Record<string, unknown> }> = [
     {
       operationId: 'deleteLesson',
-      argv: ['delete-lesson', 'c 1', 'l/1', '--filter.status', 'open', '--opt-fields', 'a', '--opt-fields', 'b', '--x-trace', 't-1'],
-      args: { courseId: 'c 1', lessonId: 'l/1', filter: { status: 'open' }, opt_fields: ['a', 'b'], 'X-Trace': 't-1' },
+      argv: ['delete-lesson', 'c 1', 'l/1', '--filter.status', 'open', '--opt-fields', 'a', '--opt-fields', 'b', '--x-trace', 't-1', '--tz', 'Europe/Paris', '--tz', 'UTC'],
+      args: { courseId: 'c 1', lessonId: 'l/1', filter: { status: 'open' }, opt_fields: ['a', 'b'], 'X-Trace': 't-1', tz: ['Europe/Paris', 'UTC'] },
     },
     {
       operationId: 'createCharge',

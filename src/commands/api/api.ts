@@ -140,7 +140,7 @@ function jsonType(value: unknown): string {
 }
 
 /** The flag that sets a body path, or a phrase naming the place. */
-function nameOfPlace(flags: readonly OperationFlag[], location: 'body' | 'query' | 'header', path: string[]): string {
+function nameOfPlace(flags: readonly OperationFlag[], location: Exclude<FieldSpec['location'], 'path'>, path: string[]): string {
   const exact = flags.find((f) => f.field.location === location && (location === 'body' ? f.field.path?.join('\u0000') === path.join('\u0000') : f.field.name === path[0]));
   if (exact) return `--${exact.flag}`;
   const where = path.map((p) => printable(p)).join('.');
@@ -214,7 +214,7 @@ async function buildRequest(deps: Deps, { baseUrl, entry, detail, flags, parsed,
     if (field.location === 'body') continue;
     params[`${field.location}:${field.name}`] = value;
     const schema = detail.paramSchemas[`${field.location}:${field.name}`];
-    if (schema) checks.push({ schema, value, place: (p) => nameOfPlace(flags, field.location as 'query' | 'header', [field.name, ...p]) });
+    if (schema) checks.push({ schema, value, place: (p) => nameOfPlace(flags, field.location as Exclude<FieldSpec['location'], 'path'>, [field.name, ...p]) });
   }
   for (const [i, p] of positional.entries()) {
     const raw = parsed.args[i];
@@ -225,7 +225,7 @@ async function buildRequest(deps: Deps, { baseUrl, entry, detail, flags, parsed,
   }
   if (validate) {
     for (const f of detail.fields) {
-      if ((f.location === 'query' || f.location === 'header') && f.required && !values.some((v) => v.flag.field === f)) {
+      if (f.location !== 'path' && f.location !== 'body' && f.required && !values.some((v) => v.flag.field === f)) {
         violations.push(`${nameOfPlace(flags, f.location, [f.name])} is required`);
       }
     }

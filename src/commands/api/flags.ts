@@ -34,7 +34,7 @@ export interface OperationFlag {
   renamed?: string;
 }
 
-const LOCATION_WORD: Record<FieldSpec['location'], string> = { path: 'path parameter', query: 'query parameter', header: 'header', body: 'body field' };
+const LOCATION_WORD: Record<FieldSpec['location'], string> = { path: 'path parameter', query: 'query parameter', header: 'header', cookie: 'cookie', body: 'body field' };
 
 /** A flag name from a field's name: kebab-case, dots kept between the parts of a body path. */
 function baseFlag(field: FieldSpec): string {
