@@ -24,7 +24,7 @@ const importsOf = (file: string, text: string) =>
 describe('one request builder', () => {
   it('is what school api and the MCP operation tools build with', () => {
     const users = files.filter(({ file, text }) => importsOf(file, text).includes('api/request-builder.ts')).map(({ file }) => file);
-    expect(users).toEqual(expect.arrayContaining(['commands/api/api.ts', 'mcp/server.ts']));
+    expect(users).toEqual(expect.arrayContaining(['commands/api/request.ts', 'mcp/server.ts']));
   });
 
   it('has serializers no other module reaches', () => {
