@@ -43,6 +43,8 @@ describe('path parameters (simple, label, matrix)', () => {
 
   it('keeps a value inside its segment, and x-multi-segment keeps its slashes', () => {
     expect(text('simple', false, 'a/b?c#d e%2F')).toBe('a%2Fb%3Fc%23d%20e%252F');
+    expect(text('simple', false, '..;x')).toBe('..%3Bx');
+    expect(text('matrix', false, 'a;b')).toBe(';color=a%3Bb');
     expect(pathParamText(param('ref', 'path', 'simple', false, { multiSegment: true }), 'heads/main branch')).toBe('heads/main%20branch');
     expect(pathParamText(param('f', 'path', 'simple', false, { contentType: 'application/json' }), { a: 1 })).toBe('%7B%22a%22%3A1%7D');
   });

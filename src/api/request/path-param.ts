@@ -4,7 +4,13 @@
  * `x-multi-segment` keeps the `/` between its segments. A `content` parameter is its JSON, encoded.
  */
 import type { ParamShape } from '../request-shape.js';
-import { encode, entriesOf, isObject, scalarText } from './values.js';
+import { encode as encodeComponent, entriesOf, isObject, scalarText } from './values.js';
+
+/**
+ * A value inside a path segment: `;` encoded too, since servers that read path parameters
+ * (Tomcat, Jetty) drop what follows it, which would turn `..;x` into `..`.
+ */
+const encode = (text: string) => encodeComponent(text).replace(/;/g, '%3B');
 
 /** The text that replaces `{name}` in the path template. */
 export function pathParamText(param: ParamShape, value: unknown): string {
