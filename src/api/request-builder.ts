@@ -92,7 +92,11 @@ function fillTemplate(template: string, shape: RequestShape, params: Readonly<Re
         used.push(param);
         return pathParamText(param, value);
       });
-      if (!used.length) return filled;
+      if (!used.length) {
+        // The description's own path climbing (`/courses/{id}/..`) would act on another resource than it names.
+        if (segment === '.' || segment === '..') throw new UsageError(`The description's path ${shape.path.slice(0, 200)} holds a '${segment}' segment: not sent.`);
+        return filled;
+      }
       for (const part of filled.split('/')) {
         if (DOT_SEGMENT.has(part)) {
           const named = used.map(argName).join(' and ');

@@ -173,6 +173,13 @@ describe('the builder', () => {
     expect(buildOperationRequest(shared, { params: { 'path:a': 'x', 'path:b': '.' } }, { baseUrl: BASE }).path).toBe('/f/x.');
   });
 
+  it("refuses a description's path that holds a '.' or '..' segment of its own", () => {
+    const climbing: RequestShape = { method: 'DELETE', path: '/api/courses/{id}/..', parameters: [param('id', 'path', 'simple', false)], media: [] };
+    expect(() => buildOperationRequest(climbing, { params: { 'path:id': 'c1' } }, { baseUrl: BASE })).toThrow("The description's path /api/courses/{id}/.. holds a '..' segment");
+    const trailing: RequestShape = { method: 'GET', path: '/api/courses/', parameters: [], media: [] };
+    expect(buildOperationRequest(trailing, { params: {} }, { baseUrl: BASE }).path).toBe('/api/courses/');
+  });
+
   it("sends a path key's own query first, and never its fragment", () => {
     const shape: RequestShape = { method: 'PUT', path: '/t/{id}/schema?kind=all#update', parameters: [param('id', 'path', 'simple', false), param('q', 'query', 'form', true)], media: [] };
     expect(buildOperationRequest(shape, { params: { 'path:id': 'x', 'query:q': 'y' } }, { baseUrl: BASE }).path).toBe('/t/x/schema?kind=all&q=y');
