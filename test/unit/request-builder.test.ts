@@ -125,6 +125,14 @@ describe('bodies by media type', () => {
     expect(multipartBody({ ...fields, title: 'Other' }).boundary).not.toBe(boundary);
   });
 
+  it('writes a multipart field with a style of its own as a form writes it, a part per name', () => {
+    const { body, boundary } = multipartBody({ link: { create: true, metadata: { k: 'v w' } } }, { link: { style: 'deepObject', explode: true } });
+    expect(body.toString().split(`--${boundary}`).slice(1, -1)).toEqual([
+      '\r\nContent-Disposition: form-data; name="link[create]"\r\n\r\ntrue\r\n',
+      '\r\nContent-Disposition: form-data; name="link[metadata][k]"\r\n\r\nv w\r\n',
+    ]);
+  });
+
   it('tells the kinds of media types apart', () => {
     expect(['application/json', 'application/merge-patch+json', 'application/vnd.github+json; charset=utf-8', '*/*'].map(mediaKind)).toEqual(['json', 'json', 'json', 'json']);
     expect(['application/x-www-form-urlencoded', 'multipart/form-data', 'application/octet-stream', 'application/jsonl', 'text/plain'].map(mediaKind)).toEqual([

@@ -1,13 +1,15 @@
 /**
  * A `multipart/form-data` body (RFC 7578) from the object of its fields: one part per field, one
  * per item of an array; a file (`format: binary`, read by the front-end) as its bytes with a file
- * name; an object as JSON; other values as text; each part's Content-Type as the field's
- * `encoding` says, else OpenAPI's default. The boundary is made from the parts, so the same
+ * name; an object as JSON (or, where its `encoding` gives a style, as a form writes it: one part
+ * per name); other values as text; each part's Content-Type as the field's `encoding` says, else
+ * OpenAPI's default. The boundary is made from the parts, so the same
  * fields give the same bytes from every front-end.
  */
 import { createHash } from 'node:crypto';
 import { UsageError } from '../../errors.js';
 import type { EncodingShape } from '../request-shape.js';
+import { queryPairs } from './query-param.js';
 import { entriesOf, isObject, scalarText } from './values.js';
 
 /** The bytes of a file field, as the front-end read them (`@path`, `@-`, base64 from a tool). */
@@ -48,6 +50,13 @@ export function multipartBody(value: unknown, encoding: Readonly<Record<string, 
   for (const [name, field] of entriesOf(value)) {
     if (field === null) continue;
     const how = Object.hasOwn(encoding, name) ? encoding[name] : {};
+    // A style given (OpenAPI 3.1, 4.8.15.1; Stripe's `file_link_data[create]`): the field is written
+    // as in a form, each name-value pair a part of its own, and its contentType ignored.
+    if ((how.style !== undefined || how.explode !== undefined) && (isObject(field) || Array.isArray(field))) {
+      const style = how.style ?? 'form';
+      for (const [k, v] of queryPairs(name, field, { style, explode: how.explode ?? style === 'form' })) parts.push(partOf(decodeURIComponent(k), decodeURIComponent(v), {}));
+      continue;
+    }
     // An array is one part per item, unless its encoding asks for it as one JSON part.
     const items = Array.isArray(field) && !how.contentType ? field : [field];
     for (const item of items) parts.push(partOf(name, item, how));
