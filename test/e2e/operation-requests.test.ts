@@ -119,6 +119,64 @@ describe('school api sends each operation as its description says (the built bin
   });
 });
 
+describe('school api and school mcp put the same bytes on the wire for the same operation and values', () => {
+  let api: Awaited<ReturnType<typeof describedApi>>;
+  let env: ReturnType<typeof userEnv>;
+  beforeAll(async () => {
+    api = await describedApi();
+    env = userEnv({ SCHOOL_TOKEN: 'e2e-token-0123456789', SCHOOL_BASE_URL: api.url });
+  });
+  afterAll(() => api.close());
+
+  /** What identifies a request: all but the headers of the connection and of the program. */
+  const wire = (r: Received) => {
+    const { 'user-agent': _, host: _h, connection: _c, 'content-length': _l, ...headers } = r.headers;
+    return { method: r.method, target: r.target, headers, body: r.body.toString('latin1') };
+  };
+
+  it('for path, query, header, cookie, form, merge-patch and multipart requests', async () => {
+    const cases: Array<{ argv: string[]; tool: string; args: Record<string, unknown> }> = [
+      {
+        argv: ['delete-lesson', 'c 1', 'l/1', '--filter.status', 'open', '--opt-fields', 'a', '--opt-fields', 'b', '--x-trace', 't-1', '--tz', 'UTC'],
+        tool: 'deleteLesson',
+        args: { courseId: 'c 1', lessonId: 'l/1', filter: { status: 'open' }, opt_fields: ['a', 'b'], 'X-Trace': 't-1', tz: ['UTC'] },
+      },
+      {
+        argv: ['create-charge', '--amount', '100', '--metadata', '{"plan":"pro"}', '--tags', 'a', '--tags', 'b'],
+        tool: 'createCharge',
+        args: { body: { amount: 100, metadata: { plan: 'pro' }, tags: ['a', 'b'] } },
+      },
+      { argv: ['patch-item', '7', '--title', 'T'], tool: 'patchItem', args: { id: 7, body: { title: 'T' } } },
+      { argv: ['get-ref', 'o', 'heads/x y'], tool: 'getRef', args: { owner: 'o', ref: 'heads/x y' } },
+      // A tool takes a file's bytes alone and names the part after its field: the file is named so too.
+      { argv: ['attach', '--note', 'hi', '--file', `@${file('file', 'x,y\n')}`], tool: 'attach', args: { body: { note: 'hi', file: Buffer.from('x,y\n').toString('base64') } } },
+    ];
+    const fromApi: Received[] = [];
+    for (const c of cases) {
+      const before = api.received.length;
+      expectSuccess(await runSchool(['api', ...c.argv], env));
+      fromApi.push(...api.received.slice(before));
+    }
+    const transport = new StdioClientTransport({ command: process.execPath, args: [SCHOOL_BIN, 'mcp', '--allow-write'], env: env as Record<string, string>, stderr: 'pipe' });
+    const client = new Client({ name: 'e2e-host', version: '1.0.0' }, { capabilities: {} });
+    await client.connect(transport);
+    const fromMcp: Received[] = [];
+    try {
+      for (const c of cases) {
+        const before = api.received.length;
+        const res = (await client.callTool({ name: c.tool, arguments: c.args })) as { isError?: boolean; content: Array<{ text: string }> };
+        expect(res.isError, `${c.tool}: ${res.content[0]?.text}`).toBeFalsy();
+        fromMcp.push(...api.received.slice(before));
+      }
+    } finally {
+      await client.close();
+    }
+    expect(fromApi).toHaveLength(cases.length);
+    expect(fromMcp.map(wire)).toEqual(fromApi.map(wire));
+    expect(fromApi.every((r) => r.headers.authorization === 'Bearer e2e-token-0123456789')).toBe(true);
+  });
+});
+
 describe("a path segment of '..' is refused from every front-end, against the sandbox", () => {
   const apiEvents = () => sandbox.events.filter((e) => e.type === 'api');
 
