@@ -70,7 +70,7 @@ export const REQUEST_SHAPES = {
       put: {
         operationId: 'uploadFile',
         parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
-        requestBody: { content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+        requestBody: { required: true, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
         responses: { 200: { description: 'ok' } },
       },
     },

@@ -98,6 +98,10 @@ describe('school api builds what the description says', () => {
     await expect(dryRun(['patch-item', '7', '--content-type', 'text/csv', '--title', 'x'])).rejects.toThrow('--content-type text/csv is not offered');
   });
 
+  it('asks for a required body of another media type as a file', async () => {
+    await expect(dryRun(['upload-file', 'n.bin'])).rejects.toThrow('Not sent: the request body (application/octet-stream) is required: give it with --input <file>.');
+  });
+
   it('sends a body of another media type byte for byte', async () => {
     const bytes = Buffer.from('{ "a" :  1 }\n\u00ff', 'latin1');
     const req = await sentByApi(['upload-file', 'n.bin', '--input', file('raw.bin', bytes)]);

@@ -173,7 +173,8 @@ export async function buildRequest(deps: Deps, { baseUrl, entry, detail, flags, 
   }
   if (validate && entry.body?.required && body === undefined && bytes === undefined) {
     const required = flags.filter((f) => f.field.location === 'body' && f.field.required).map((f) => `--${f.flag}`);
-    violations.push(`the request body is required: ${required.length ? `give ${required.join(', ')}` : 'give its fields as flags'} or --input <file>`);
+    if (media?.kind === 'raw') violations.push(`the request body (${media.type}) is required: give it with --input <file>`);
+    else violations.push(`the request body is required: ${required.length ? `give ${required.join(', ')}` : 'give its fields as flags'} or --input <file>`);
   }
   // The schema of the media type sent: another media type made of fields may have its own.
   const bodySchema = media ? (detail.mediaSchemas?.[media.type] ?? detail.bodySchema) : undefined;
