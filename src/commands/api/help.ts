@@ -98,11 +98,7 @@ export function operationHelp(entry: IndexEntry, detail: DetailLine, flags: read
     for (const [left, text] of rows) out.push(left.length > width ? `  ${left}\n  ${' '.repeat(width)}  ${text}` : `  ${left.padEnd(width)}  ${text}`);
   }
   if (entry.body) {
-    out.push(
-      '',
-      'Body:',
-      `  ${line(detail.request.media.map((m) => m.type).join(', '), 120)}${entry.body.required ? ', required' : ''}: ${bodyWays(detail, flags)}`,
-    );
+    out.push('', 'Body:', `  ${line(detail.request.media.map((m) => m.type).join(', '), 120)}${entry.body.required ? ', required' : ''}: ${bodyWays(detail, flags)}`);
   }
   const required = flags.filter((f) => f.field.required);
   const example = [`school api ${name}`, ...positional.map(placeholder), ...required.map((f) => `--${f.flag} ${exampleValue(f.field)}`)];
