@@ -13,8 +13,8 @@ _school_takes_value() {
     case $1 in
         --base-url | --profile | --scope | --add-scope | --port | --timeout | \
             --client-metadata-url | --client-id | --min-ttl | -X | --method | -H | --header | -f | \
-            --raw-field | -F | --field | --input | --jq | --retry | --format | --columns | \
-            --toolsets | --install)
+            --raw-field | -F | --field | --input | --jq | --retry | --content-type | --format | \
+            --columns | --toolsets | --install)
             return 0 ;;
     esac
     return 1
@@ -200,8 +200,8 @@ _school() {
             token) opts+=(--min-ttl --for-ci) ;;
             call) opts+=(-X --method -H --header -f --raw-field -F --field --input -i --include
                 --anonymous --list --paginate --slurp --jq --retry --timeout) ;;
-            api) opts+=(--refresh --dry-run --no-validate --input --anonymous --format --columns --jq
-                --paginate --slurp -i --include --timeout --retry) ;;
+            api) opts+=(--refresh --dry-run --no-validate --input --content-type --anonymous --format
+                --columns --jq --paginate --slurp -i --include --timeout --retry) ;;
             mcp) opts+=(--allow-write --toolsets) ;;
             skill) opts+=(--install) ;;
         esac

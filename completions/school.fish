@@ -27,7 +27,7 @@ function __school_state
                 case --
                     set dashdash 1
                     continue
-                case --base-url --profile --scope --add-scope --port --timeout --client-metadata-url --client-id --min-ttl --method -X --header -H --raw-field -f --field -F --input --jq --retry --format --columns --toolsets --install
+                case --base-url --profile --scope --add-scope --port --timeout --client-metadata-url --client-id --min-ttl --method -X --header -H --raw-field -f --field -F --input --jq --retry --content-type --format --columns --toolsets --install
                     set skip 1
                     continue
                 case '-*'
@@ -185,7 +185,8 @@ complete -c school -n '__school_using call' -l timeout -x -d 'Deadline for the w
 complete -c school -n '__school_using api' -l refresh -d 'Fetch the API description now instead of using the cached copy'
 complete -c school -n '__school_using api' -l dry-run -d 'Print the request that would be sent (token as [REDACTED]) and send nothing; needs no login'
 complete -c school -n '__school_using api' -l no-validate -d 'Send the request even when it does not match the description'
-complete -c school -n '__school_using api' -l input -r -F -d 'The whole JSON body from a file ("-" for stdin); flags override its values'
+complete -c school -n '__school_using api' -l input -r -F -d "The whole body from a file (\"-\" for stdin): JSON (a form's fields as a JSON object), other media types byte for byte; flags override its fields"
+complete -c school -n '__school_using api' -l content-type -x -d "The body's media type, where the operation offers several (the first offered without it)"
 complete -c school -n '__school_using api' -l anonymous -d 'Send no token (for operations that answer anonymous callers)'
 complete -c school -n '__school_using api' -l format -x -a 'json table' -d 'Json (default) or table: an array, or the items of a list, as a table'
 complete -c school -n '__school_using api' -l columns -x -d 'With --format table: the columns, comma-separated'

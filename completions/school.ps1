@@ -13,8 +13,8 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
     # Options followed by a value: the word after them is that value, never a command or a path.
     # Compared case-sensitively (-ccontains, -ceq): -H takes a value, -h does not.
     $takesValue = @('--base-url', '--profile', '--scope', '--add-scope', '--port', '--timeout', '--client-metadata-url', '--client-id',
-        '--min-ttl', '-X', '--method', '-H', '--header', '-f', '--raw-field', '-F', '--field', '--input', '--jq', '--retry', '--format',
-        '--columns', '--toolsets', '--install')
+        '--min-ttl', '-X', '--method', '-H', '--header', '-f', '--raw-field', '-F', '--field', '--input', '--jq', '--retry',
+        '--content-type', '--format', '--columns', '--toolsets', '--install')
     $globalFlags = @('--base-url', '--profile', '--json', '--verbose', '-h', '--help')
     $commandFlags = @{
         ''     = @('--version')
@@ -24,8 +24,8 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
         token  = @('--min-ttl', '--for-ci')
         call   = @('-X', '--method', '-H', '--header', '-f', '--raw-field', '-F', '--field', '--input', '-i', '--include', '--anonymous',
             '--list', '--paginate', '--slurp', '--jq', '--retry', '--timeout')
-        api    = @('--refresh', '--dry-run', '--no-validate', '--input', '--anonymous', '--format', '--columns', '--jq', '--paginate',
-            '--slurp', '-i', '--include', '--timeout', '--retry')
+        api    = @('--refresh', '--dry-run', '--no-validate', '--input', '--content-type', '--anonymous', '--format', '--columns', '--jq',
+            '--paginate', '--slurp', '-i', '--include', '--timeout', '--retry')
         mcp    = @('--allow-write', '--toolsets')
         skill  = @('--install')
     }

@@ -6,9 +6,10 @@
  */
 import { type OperationDetail, operationDetail } from './operation-detail.js';
 import { type ModelOperation, readApiModel } from './operations.js';
+import { type RequestShape, requestShapeOf } from './request-shape.js';
 
 /** Raised whenever what the index or a detail line holds, or how names are made, changes: an index of another format is made again from the cached document. */
-export const INDEX_FORMAT = 1;
+export const INDEX_FORMAT = 2;
 
 export interface IndexEntry {
   command: string;
@@ -32,6 +33,8 @@ export interface IndexEntry {
 export interface DetailLine extends OperationDetail {
   description?: string;
   tags: string[];
+  /** What the request builder needs: parameter styles, the body's media types, servers. */
+  request: RequestShape;
 }
 
 export interface ApiIndex {
@@ -81,7 +84,12 @@ export function buildIndex(doc: unknown): BuiltIndex {
   const at: Array<[number, number]> = [];
   let offset = 0;
   for (const op of model.operations) {
-    const line: DetailLine = { ...operationDetail(doc, op), ...(op.description ? { description: op.description.slice(0, 4000) } : {}), tags: op.tags };
+    const line: DetailLine = {
+      ...operationDetail(doc, op),
+      ...(op.description ? { description: op.description.slice(0, 4000) } : {}),
+      tags: op.tags,
+      request: requestShapeOf(op),
+    };
     const text = JSON.stringify(line);
     const length = Buffer.byteLength(text);
     at.push([offset, length]);
@@ -105,7 +113,7 @@ export function asDetail(text: string | undefined): DetailLine | undefined {
   if (text === undefined) return undefined;
   try {
     const value: unknown = JSON.parse(text);
-    return isObject(value) && Array.isArray(value.fields) ? (value as unknown as DetailLine) : undefined;
+    return isObject(value) && Array.isArray(value.fields) && isObject(value.request) ? (value as unknown as DetailLine) : undefined;
   } catch {
     return undefined;
   }

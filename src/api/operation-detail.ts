@@ -7,10 +7,11 @@
  * (`$id`, `$anchor`, …) are left out.
  */
 import { type ModelOperation, resolvePointer } from './operations.js';
+import { fieldMedia } from './request-shape.js';
 
 export type JsonSchema = Record<string, unknown>;
 export type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'json';
-type FieldLocation = 'path' | 'query' | 'header' | 'body';
+type FieldLocation = 'path' | 'query' | 'header' | 'cookie' | 'body';
 
 export interface FieldSpec {
   location: FieldLocation;
@@ -35,8 +36,10 @@ export interface OperationDetail {
   fields: FieldSpec[];
   /** By `location:name`: the parameter's schema, ready for a validator. */
   paramSchemas: Record<string, JsonSchema>;
-  /** The JSON body's schema, ready for a validator. */
+  /** The body's schema (of its first media type made of fields: JSON, form, multipart), ready for a validator. */
   bodySchema?: JsonSchema;
+  /** By media type: the schema of another media type made of fields, where it differs from bodySchema's. */
+  mediaSchemas?: Record<string, JsonSchema>;
   /** Whether the JSON body is an object (its properties are flags) or something else (only from --input). */
   bodyIsObject: boolean;
   /** For `--format table`: the columns of a listing's items, and the property holding the list in a wrapped answer. */
@@ -359,21 +362,45 @@ function columnsOf(doc: unknown, schema: unknown): Pick<OperationDetail, 'column
   return {};
 }
 
+/** Two schemas as the document writes them (a `$ref` to the same place is the same schema). */
+function sameSchema(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  try {
+    const text = JSON.stringify(a);
+    return text.length < 100_000 && text === JSON.stringify(b);
+  } catch {
+    return false;
+  }
+}
+
 export function operationDetail(doc: unknown, op: ModelOperation): OperationDetail {
   const fields: FieldSpec[] = [];
   const paramSchemas: Record<string, JsonSchema> = {};
   for (const p of op.parameters) {
-    if (p.in === 'cookie') continue; // cookies are not ours to send
     fields.push(fieldFrom(doc, p.in, p.name, p.schema, p.required, { ...(p.description ? { description: p.description } : {}), ...(p.deprecated ? { deprecated: true } : {}) }));
     if (p.schema !== undefined) paramSchemas[`${p.in}:${p.name}`] = bundleSchema(doc, p.schema);
   }
   let bodySchema: JsonSchema | undefined;
   let bodyIsObject = false;
-  if (op.body && op.body.schema !== undefined && (op.body.json || op.body.contentType === '*/*')) {
+  // The body's fields come from its first media type made of fields: JSON, a form, or multipart.
+  if (op.body && op.body.schema !== undefined && fieldMedia(op.body.media)) {
     bodySchema = bundleSchema(doc, op.body.schema);
     const flat = flatten(doc, op.body.schema)?.schema ?? {};
     bodyIsObject = isObject(flat.properties) || typesOf(flat).includes('object');
     if (bodyIsObject) fields.push(...bodyFields(doc, op.body.schema));
   }
-  return { fields, paramSchemas, ...(bodySchema ? { bodySchema } : {}), bodyIsObject, ...columnsOf(doc, op.responseSchema) };
+  const mediaSchemas: Record<string, JsonSchema> = {};
+  const fieldsMedia = op.body ? fieldMedia(op.body.media) : undefined;
+  for (const m of op.body?.media ?? []) {
+    if (m === fieldsMedia || m.kind === 'raw' || m.schema === undefined || sameSchema(m.schema, fieldsMedia?.schema)) continue;
+    mediaSchemas[m.type] = bundleSchema(doc, m.schema);
+  }
+  return {
+    fields,
+    paramSchemas,
+    ...(bodySchema ? { bodySchema } : {}),
+    ...(Object.keys(mediaSchemas).length ? { mediaSchemas } : {}),
+    bodyIsObject,
+    ...columnsOf(doc, op.responseSchema),
+  };
 }

@@ -7,6 +7,8 @@
  * them safe for where they go).
  */
 
+import { type EncodingShape, type MediaShape, type ParamShape, type ParamStyle, fieldMedia, mediaKind } from './request-shape.js';
+
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 
 /** The most operations read from a document: beyond that, a description is not one a person wrote. */
@@ -16,24 +18,30 @@ const MAX_PARAMETERS = 200;
 
 type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
 
-export interface ModelParameter {
-  name: string;
+export interface ModelParameter extends ParamShape {
   in: ParameterLocation;
   required: boolean;
   description?: string;
-  /** The parameter's schema as the document has it (`$ref`s not followed). */
+  /** The parameter's schema as the document has it (`$ref`s not followed; a `content` parameter's media schema). */
   schema: unknown;
   deprecated?: boolean;
 }
 
+/** One media type the body may be sent as, with its schema as the document has it. */
+interface ModelMedia extends MediaShape {
+  schema: unknown;
+}
+
 interface ModelBody {
-  /** The media type the body is sent as: a JSON one where the operation takes one. */
+  /** The media type the body is sent as unless another is asked for: the first the description offers. */
   contentType: string;
-  /** True for `application/json` and `…+json`. */
+  /** True when the body's fields come from a JSON (`application/json`, `…+json`, `*\/*`) media type. */
   json: boolean;
-  /** The body's schema as the document has it (`$ref`s not followed). */
+  /** The schema of the fields' media type (see `fieldMedia`), as the document has it (`$ref`s not followed). */
   schema: unknown;
   required: boolean;
+  /** Every media type offered, in the description's order. */
+  media: ModelMedia[];
 }
 
 export interface ModelOperation {
@@ -61,6 +69,8 @@ export interface ModelOperation {
   body?: ModelBody;
   /** The schema of the first 2xx JSON answer, as the document has it. */
   responseSchema?: unknown;
+  /** The operation's own `servers`, else its path item's (URLs with their variables' defaults filled in). */
+  servers?: string[];
 }
 
 export interface ApiModel {
@@ -147,7 +157,7 @@ function parametersOf(doc: unknown, lists: unknown[][], path: string): ModelPara
     if (location === 'path' && !path.includes(`{${p.name}}`)) continue;
     const description = textOf(p.description);
     byKey.set(`${location}:${p.name}`, {
-      name: p.name,
+      ...paramShapeOf(p, location),
       in: location,
       required: p.required === true || location === 'path',
       ...(description ? { description } : {}),
@@ -163,22 +173,89 @@ function firstMediaSchema(content: Record<string, unknown>): unknown {
   return isObject(first) ? first.schema : undefined;
 }
 
-const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\b/i;
+const STYLES: ReadonlySet<string> = new Set(['simple', 'label', 'matrix', 'form', 'spaceDelimited', 'pipeDelimited', 'deepObject']);
 
-function isJsonMediaType(type: string): boolean {
-  return JSON_TYPE.test(type.trim());
+/** How a parameter is serialized: its style and explode, with OpenAPI's defaults by location. */
+function paramShapeOf(p: Record<string, unknown>, location: ParameterLocation): ParamShape {
+  const fallback: ParamStyle = location === 'path' || location === 'header' ? 'simple' : 'form';
+  const style = typeof p.style === 'string' && STYLES.has(p.style) ? (p.style as ParamStyle) : fallback;
+  const explode = typeof p.explode === 'boolean' ? p.explode : style === 'form';
+  // A parameter given by `content` is one value of that media type: JSON is the one we write.
+  const contentType = isObject(p.content) ? Object.keys(p.content)[0] : undefined;
+  return {
+    name: p.name as string,
+    in: location,
+    style,
+    explode,
+    ...(p.allowReserved === true && location === 'query' ? { allowReserved: true } : {}),
+    ...(p['x-multi-segment'] === true && location === 'path' ? { multiSegment: true } : {}),
+    ...(contentType !== undefined && contentType.length <= 200 ? { contentType } : {}),
+  };
+}
+
+/** The `encoding` of a form or multipart media type: per property, its content type, style, explode, allowReserved. */
+function encodingOf(raw: unknown): Record<string, EncodingShape> | undefined {
+  if (!isObject(raw)) return undefined;
+  const out: Record<string, EncodingShape> = {};
+  for (const [name, e] of Object.entries(raw).slice(0, MAX_PARAMETERS)) {
+    if (!isObject(e) || name === '__proto__') continue;
+    const shape: EncodingShape = {
+      ...(typeof e.contentType === 'string' && e.contentType.length <= 200 ? { contentType: e.contentType } : {}),
+      ...(typeof e.style === 'string' && STYLES.has(e.style) ? { style: e.style as ParamStyle } : {}),
+      ...(typeof e.explode === 'boolean' ? { explode: e.explode } : {}),
+      ...(e.allowReserved === true ? { allowReserved: true } : {}),
+    };
+    if (Object.keys(shape).length) out[name] = shape;
+  }
+  return Object.keys(out).length ? out : undefined;
 }
 
 function bodyOf(doc: unknown, raw: unknown): ModelBody | undefined {
   const body = deref(doc, raw);
   if (!isObject(body) || !isObject(body.content)) return undefined;
-  const entries = Object.entries(body.content).filter(([type]) => type.length <= 200);
-  const json = entries.find(([type]) => isJsonMediaType(type));
-  // Any media type (`*/*`) takes JSON too; a body of another kind only comes from --input.
-  const chosen = json ?? entries.find(([type]) => type.trim() === '*/*') ?? entries[0];
-  if (!chosen) return undefined;
-  const [type, media] = chosen;
-  return { contentType: type.trim(), json: Boolean(json), schema: isObject(media) ? media.schema : undefined, required: body.required === true };
+  const media: ModelMedia[] = Object.entries(body.content)
+    .filter(([type]) => type.trim().length > 0 && type.length <= 200)
+    .slice(0, 20)
+    .map(([type, m]) => {
+      const item = deref(doc, m);
+      const encoding = isObject(item) ? encodingOf(item.encoding) : undefined;
+      return { type: type.trim(), kind: mediaKind(type), schema: isObject(item) ? item.schema : undefined, ...(encoding ? { encoding } : {}) };
+    });
+  if (!media.length) return undefined;
+  const fields = fieldMedia(media);
+  return { contentType: media[0].type, json: fields?.kind === 'json', schema: fields?.schema, required: body.required === true, media };
+}
+
+/**
+ * The servers of an operation that are its own: none when they are the document's (Twilio repeats
+ * them on every path), which the base URL stands for wherever the API is reached.
+ */
+function ownServers(servers: string[] | undefined, documentServers: ReadonlySet<string>): string[] | undefined {
+  return servers?.every((url) => documentServers.has(url)) ? undefined : servers;
+}
+
+/** An operation's or path item's `servers`: each URL with its variables' defaults filled in. */
+function serversOf(raw: unknown): string[] | undefined {
+  const urls: string[] = [];
+  for (const s of listOf(raw).slice(0, 20)) {
+    if (!isObject(s) || typeof s.url !== 'string' || s.url.length > 2000) continue;
+    const vars = isObject(s.variables) ? s.variables : {};
+    let unfilled = false;
+    const url = s.url.replace(/\{([^{}]+)\}/g, (_, name: string) => {
+      const v = Object.hasOwn(vars, name) ? vars[name] : undefined;
+      const def = isObject(v) && typeof v.default === 'string' ? v.default : undefined;
+      if (def === undefined) unfilled = true;
+      return def ?? '';
+    });
+    if (!unfilled) urls.push(url);
+  }
+  return urls.length ? urls : undefined;
+}
+
+const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\b/i;
+
+function isJsonMediaType(type: string): boolean {
+  return JSON_TYPE.test(type.trim());
 }
 
 function responseSchemaOf(doc: unknown, op: Record<string, unknown>): unknown {
@@ -257,6 +334,7 @@ function assignCommands(found: Unnamed[]): { names: string[]; notes: string[] } 
 export function readApiModel(doc: unknown): ApiModel {
   if (!isObject(doc) || !isObject(doc.paths)) return { operations: [], notes: [] };
   const found: Unnamed[] = [];
+  const documentServers = new Set(serversOf(doc.servers) ?? []);
   outer: for (const [path, rawItem] of Object.entries(doc.paths)) {
     const item = deref(doc, rawItem);
     if (!isObject(item) || !path.startsWith('/') || path.length > 2000) continue;
@@ -273,6 +351,7 @@ export function readApiModel(doc: unknown): ApiModel {
       const upper = method.toUpperCase();
       const responseSchema = responseSchemaOf(doc, op);
       const body = method === 'get' || method === 'head' ? undefined : bodyOf(doc, op.requestBody);
+      const servers = ownServers(serversOf(op.servers) ?? serversOf(item.servers), documentServers);
       found.push({
         wanted: cliName || (operationId ? kebabCase(operationId) : '') || routeCommand(upper, path),
         method: upper,
@@ -288,6 +367,7 @@ export function readApiModel(doc: unknown): ApiModel {
         parameters: parametersOf(doc, [listOf(item.parameters), listOf(op.parameters)], path),
         ...(body ? { body } : {}),
         ...(responseSchema !== undefined ? { responseSchema } : {}),
+        ...(servers ? { servers } : {}),
       });
     }
   }

@@ -292,7 +292,17 @@ Retries:
       { name: 'refresh', help: 'fetch the API description now instead of using the cached copy' },
       { name: 'dry-run', help: 'print the request that would be sent (token as [REDACTED]) and send nothing; needs no login' },
       { name: 'no-validate', help: 'send the request even when it does not match the description' },
-      { name: 'input', value: { type: 'string', placeholder: 'file' }, help: 'the whole JSON body from a file ("-" for stdin); flags override its values', complete: { kind: 'files', stdin: true } },
+      {
+        name: 'input',
+        value: { type: 'string', placeholder: 'file' },
+        help: 'the whole body from a file ("-" for stdin): JSON (a form\'s fields as a JSON object), other media types byte for byte; flags override its fields',
+        complete: { kind: 'files', stdin: true },
+      },
+      {
+        name: 'content-type',
+        value: { type: 'string', placeholder: 'type' },
+        help: "the body's media type, where the operation offers several (the first offered without it)",
+      },
       { name: 'anonymous', help: 'send no token (for operations that answer anonymous callers)' },
       {
         name: 'format',

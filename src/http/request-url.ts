@@ -20,8 +20,8 @@ export function targetUrl(baseUrl: string, path: string): URL {
 
 /**
  * Where a request goes: `url` for its origin and for display, `path` the path and query exactly as
- * sent. They differ only where a path parameter is made of dots: its segment is sent as `%2E%2E`,
- * which the URL parser would turn back into a `..` that climbs out of the operation's path.
+ * sent (an operation's, built by api/request-builder.ts), which the URL parser is never given to
+ * re-encode or normalize.
  */
 export interface RequestTarget {
   url: URL;
@@ -34,31 +34,9 @@ export function plainTarget(url: URL): RequestTarget {
 }
 
 /**
- * A path parameter as exactly one segment: `/` and `\` percent-encoded (so are `%`, `?` and `#`),
- * and a value made only of dots (`.`, `..`) sent as `%2E`s, never as a dot-segment.
- */
-export function pathSegment(value: string): string {
-  const encoded = encodeURIComponent(value);
-  return /^\.+$/.test(value) ? encoded.replace(/\./g, '%2E') : encoded;
-}
-
-/** A path template (`/api/courses/{id}`) with each `{name}` replaced by its value as one segment. */
-export function fillPath(template: string, params: Readonly<Record<string, string>>): string {
-  return template.replace(/\{([^{}]+)\}/g, (whole, name: string) => (Object.hasOwn(params, name) ? pathSegment(params[name]!) : whole));
-}
-
-/**
- * The one builder of an operation's request URL, for `call`, `school api` and the MCP tools: the
- * template filled (each path parameter one segment) under the base URL's path, then the query.
- */
-export function operationTarget(baseUrl: string, template: string, params: Readonly<Record<string, string>>, query?: URLSearchParams): RequestTarget {
-  const search = query?.toString();
-  return underBase(baseUrl, `${fillPath(template, params)}${search ? `?${search}` : ''}`);
-}
-
-/**
- * A path and query already built as they are to be sent (an operation's, see operationTarget, or
- * one whose `..` were resolved), under the base URL's path, its segments left as they are.
+ * A path and query already built as they are to be sent (an operation's, see
+ * api/request-builder.ts, or one whose `..` were resolved), under the base URL's path, its
+ * segments left as they are.
  */
 export function underBase(baseUrl: string, pathAndQuery: string): RequestTarget {
   const base = new URL(baseUrl);

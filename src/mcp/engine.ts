@@ -5,6 +5,7 @@
  * apart from the CLI, see scripts/build.mjs), so this file is the one place that knows how the
  * engine does these things.
  */
+import { ACCEPT } from '../api/request-builder.js';
 import { ABSOLUTE_URL, underBase } from '../http/request-url.js';
 import type { Deps } from '../deps.js';
 import { CliError, ExitCode, errorReason } from '../errors.js';
@@ -26,6 +27,8 @@ export interface ApiRequest {
   method: string;
   /** The path and query, relative to the base URL (`/api/courses?page=2`), or an absolute URL on its origin (a next page). */
   target: string;
+  /** Headers the request builder made (an operation's header and cookie parameters, Accept, Content-Type). */
+  headers?: Record<string, string>;
   body?: Buffer;
   contentType?: string;
   signal?: AbortSignal;
@@ -232,7 +235,7 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
   async function sendWith(client: ApiClient, req: ApiRequest): Promise<ApiAnswer> {
     // A next page comes as an absolute URL, checked against the origin; a planned path is sent as it was built.
     const target = ABSOLUTE_URL.test(req.target) ? { url: client.url(req.target), path: undefined } : underBase(client.baseUrl, req.target);
-    const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5' };
+    const headers: Record<string, string> = { accept: ACCEPT, ...req.headers };
     if (req.contentType) headers['content-type'] = req.contentType;
     const res = await client.send({ method: req.method, url: target.url, path: target.path, headers, body: req.body, signal: req.signal, timeoutMs: REQUEST_TIMEOUT_MS, maxBytes: MAX_ANSWER_BYTES });
     return { status: res.status, statusText: res.statusText, headers: res.headers, body: res.body, url: res.url };

@@ -8,7 +8,8 @@ import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { fillPath } from '../http/request-url.js';
+import { type BuiltRequest, FilePart, buildOperationRequest } from '../api/request-builder.js';
+import { UsageError } from '../errors.js';
 import { AuditLog, auditPath } from './audit.js';
 import type { ApiAnswer, ApiRequest, McpEngine, Outcome, StartupNote } from './engine.js';
 import { MAX_RESULT_BYTES, type SignInLink, type ToolResult, answerResult, jsonResult, problemResult, safeText, textResult } from './results.js';
@@ -99,6 +100,8 @@ interface Recorded {
 interface Planned {
   method: string;
   target: string;
+  /** Headers of the operation's parameters (and Accept, Content-Type), as the builder made them. */
+  headers?: Record<string, string>;
   body?: Buffer;
   contentType?: string;
   paginate: boolean;
@@ -122,24 +125,50 @@ function queryValue(value: unknown): string[] {
   return [typeof value === 'object' ? JSON.stringify(value) : String(value)];
 }
 
-/** The request an operation's tool makes for the arguments given. */
-export function planOperation(op: ApiOperation, args: Record<string, unknown>): Planned {
-  const pathParams: Record<string, string> = {};
-  const query = new URLSearchParams();
+/** A multipart body's file fields, given as base64 by the host, as the bytes the builder sends. */
+function withFiles(op: ApiOperation, body: unknown): unknown {
+  if (!op.body?.files || !isObject(body)) return body;
+  const out: Record<string, unknown> = { ...body };
+  for (const name of op.body.files) {
+    const value = out[name];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string' || !/^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(value)) throw new Refusal(`The body field ${name} is a file: give its bytes in base64.`);
+    out[name] = new FilePart(Buffer.from(value, 'base64'), name);
+  }
+  return out;
+}
+
+/**
+ * The request an operation's tool makes for the arguments given, by the one request builder
+ * (api/request-builder.ts), as `school api` builds it: a value the builder refuses (a path
+ * segment of '..', a server on another origin) is refused here, nothing sent.
+ */
+export function planOperation(op: ApiOperation, args: Record<string, unknown>, baseUrl = 'http://api.invalid'): Planned {
+  const params: Record<string, unknown> = {};
   for (const p of op.parameters) {
     const value = args[p.key];
     if (value === undefined || value === null) {
       if (p.in === 'path') throw new Refusal(`Missing the path parameter ${p.key}.`);
       continue;
     }
-    if (p.in === 'path') pathParams[p.name] = queryValue(value).join(',');
-    else for (const v of queryValue(value)) query.append(p.name, v);
+    params[`${p.in}:${p.name}`] = value;
   }
-  // Each path parameter is one segment: `..`, `/` or `%2F` in a value cannot reach outside the operation's path.
-  const path = fillPath(op.path, pathParams);
-  const search = query.toString();
-  const body = op.body && args.body !== undefined ? Buffer.from(JSON.stringify(args.body)) : undefined;
-  return { method: op.method, target: `${path}${search ? `?${search}` : ''}`, body, contentType: body ? 'application/json' : undefined, paginate: op.paginated };
+  const body = op.body && args.body !== undefined ? args.body : undefined;
+  const keyOf = new Map(op.parameters.map((p) => [`${p.in}:${p.name}`, p.key]));
+  let built: BuiltRequest;
+  try {
+    built = buildOperationRequest(
+      op.request,
+      { params, ...(body === undefined ? {} : { body: { value: withFiles(op, body) } }) },
+      { baseUrl, argName: (p) => `The ${p.in} parameter ${keyOf.get(`${p.in}:${p.name}`) ?? p.name}` },
+    );
+  } catch (err) {
+    if (err instanceof UsageError) throw new Refusal(err.message);
+    throw err;
+  }
+  // An operation's own server on the API's origin: the target is its URL, which the engine checks against the origin.
+  const target = built.server ? `${built.server}${built.path}` : built.path;
+  return { method: built.method, target, headers: built.headers, body: built.body, contentType: built.headers['content-type'], paginate: op.paginated };
 }
 
 /** The request `school_call` makes: a path of the API, never another origin. */
@@ -260,7 +289,7 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
     let bytes = 0;
     let more: { note: string; next?: string } | undefined;
     for (;;) {
-      const outcome = await withLogin(extra, () => send({ method: plan.method, target, body: plan.body, contentType: plan.contentType, signal: extra.signal }));
+      const outcome = await withLogin(extra, () => send({ method: plan.method, target, headers: plan.headers, body: plan.body, contentType: plan.contentType, signal: extra.signal }));
       if (!outcome.ok) {
         record({ status: null, refused: outcome.problem.kind, signIn: 'login' in outcome ? outcome.login : undefined });
         return refusalResult(outcome);
@@ -340,7 +369,7 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
         // the one place requests leave refuses it, so what is hidden is also what is enforced.
         const op = cat.byName.get(name) ?? cat.operations.find((o) => o.name === name);
         if (!op) return textResult(`Unknown tool ${JSON.stringify(safeText(name.slice(0, 100)))}. List the tools again: the API description may have changed.`, true);
-        plan = planOperation(op, args);
+        plan = planOperation(op, args, engine.baseUrl());
       }
       method = plan.method;
       path = auditPath(plan.target);

@@ -1,4 +1,5 @@
-import { type ModelParameter, readApiModel, scopeArea } from '../api/operations.js';
+import { type ModelOperation, type ModelParameter, readApiModel, resolvePointer, scopeArea } from '../api/operations.js';
+import { type RequestShape, fieldMedia, requestShapeOf, sendableHeader } from '../api/request-shape.js';
 import { assignNames } from './names.js';
 import { createHash } from 'node:crypto';
 import { type JsonSchema, PROPERTY_NAME, cleanText, newBudget, serverList, serverWords, toolSchema } from './schema.js';
@@ -17,7 +18,7 @@ interface ApiParameter {
   name: string;
   /** The parameter's property in the tool's input: its name where every host accepts it, else one made from it. */
   key: string;
-  in: 'path' | 'query';
+  in: 'path' | 'query' | 'header' | 'cookie';
   required: boolean;
   description?: string;
   schema: JsonSchema;
@@ -36,8 +37,13 @@ export interface ApiOperation {
   anonymous: boolean;
   paginated: boolean;
   parameters: ApiParameter[];
-  /** The JSON request body's schema, when the operation takes one. */
-  body?: { schema: JsonSchema; required: boolean };
+  /**
+   * The request body's schema, when the operation takes one: JSON, or the object of a form's or
+   * multipart body's fields (a file field as base64, named in `files`), or text sent as it is.
+   */
+  body?: { schema: JsonSchema; required: boolean; files?: string[] };
+  /** What the request builder needs (api/request-shape.ts): the same shape `school api` builds from. */
+  request: RequestShape;
 }
 
 interface Tool {
@@ -48,12 +54,12 @@ interface Tool {
   annotations: { title?: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint?: boolean; openWorldHint: boolean };
 }
 
-/** The operation's path and query parameters as tool input properties (headers and cookies are ours to set). */
+/** The operation's parameters as tool input properties (but the headers the client sets: those are ours). */
 function parametersOf(doc: unknown, params: readonly ModelParameter[]): ApiParameter[] {
   const budget = newBudget();
   const out: ApiParameter[] = [];
   for (const p of params) {
-    if (p.in !== 'path' && p.in !== 'query') continue;
+    if (p.in === 'header' && !sendableHeader(p.name)) continue;
     if (!p.name || p.name.length > 200) continue; // not a name a person gave
     const param: ApiParameter = { name: p.name, key: p.name, in: p.in, required: p.required, schema: toolSchema(doc, p.schema, budget) };
     // Path and query values travel as text: a parameter without a type is a string.
@@ -62,10 +68,13 @@ function parametersOf(doc: unknown, params: readonly ModelParameter[]): ApiParam
     if (description) param.description = description;
     out.push(param);
   }
-  // Hosts accept property names of [A-Za-z0-9_.-], at most 64; `body` is the request body's.
-  const used = new Set(out.filter((p) => PROPERTY_NAME.test(p.name) && p.name !== 'body').map((p) => p.name));
+  // Hosts accept property names of [A-Za-z0-9_.-], at most 64; `body` is the request body's; a
+  // name two parameters share (a query `version` and a header `version`) is the first one's.
+  const plain = new Set<string>();
+  const own = new Set(out.filter((p) => PROPERTY_NAME.test(p.name) && p.name !== 'body' && !plain.has(p.name) && plain.add(p.name)));
+  const used = new Set(plain);
   for (const p of out) {
-    if (PROPERTY_NAME.test(p.name) && p.name !== 'body') continue;
+    if (own.has(p)) continue;
     // A short name keeps a readable form (filter[kind] → query_filter_kind_); a long one, which
     // could carry a message of its own, becomes a tag made from it, the same on every run.
     const readable = p.name.replace(/[^A-Za-z0-9_.-]+/g, '_');
@@ -79,6 +88,38 @@ function parametersOf(doc: unknown, params: readonly ModelParameter[]): ApiParam
   }
   return out;
 }
+
+const deref = (doc: unknown, node: unknown): unknown => {
+  let out = node;
+  for (let hops = 0; isObject(out) && typeof out.$ref === 'string' && hops < 16; hops++) out = resolvePointer(doc, out.$ref);
+  return out;
+};
+
+/**
+ * The `body` a tool takes: the fields' media type (JSON, form, multipart: the first the operation
+ * offers) as an object of its schema, a multipart file field (`format: binary`) as its bytes in
+ * base64; an operation that takes only another media type gets text, sent as it is.
+ */
+function bodyOf(doc: unknown, op: ModelOperation): ApiOperation['body'] {
+  if (!op.body) return undefined;
+  const media = fieldMedia(op.body.media);
+  if (!media) return { schema: { type: 'string', description: `The request body as ${cleanText(op.body.contentType, 100)}, sent as it is.` }, required: op.body.required };
+  const schema = toolSchema(doc, media.schema);
+  if (media.kind !== 'multipart') return { schema, required: op.body.required };
+  const files: string[] = [];
+  const declared = deref(doc, media.schema);
+  const props = isObject(declared) && isObject(declared.properties) ? declared.properties : {};
+  const shown = isObject(schema.properties) ? schema.properties : {};
+  for (const [name, sub] of Object.entries(props)) {
+    const field = deref(doc, sub);
+    if (!isObject(field) || field.format !== 'binary' || !Object.hasOwn(shown, name)) continue;
+    files.push(name);
+    shown[name] = { type: 'string', contentEncoding: 'base64', description: 'A file: its bytes, base64-encoded.' };
+  }
+  return { schema, required: op.body.required, ...(files.length ? { files } : {}) };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Every operation of the document (read by the one operation model, src/api/operations.ts), each with its tool name. */
 export function readOperations(doc: unknown): ApiOperation[] {
@@ -96,7 +137,8 @@ export function readOperations(doc: unknown): ApiOperation[] {
       anonymous: op.anonymous,
       paginated: op.method === 'GET' && op.paginated,
       parameters: parametersOf(doc, op.parameters),
-      ...(reading ? {} : { body: op.body?.json ? { schema: toolSchema(doc, op.body.schema), required: op.body.required } : undefined }),
+      ...(reading ? {} : { body: bodyOf(doc, op) }),
+      request: requestShapeOf(op),
     };
   });
   const names = assignNames(found);
@@ -130,7 +172,8 @@ function operationTool(op: ApiOperation): Tool {
   }
   if (op.body) {
     // A parameter called `body` would be shadowed: the request body is what the name means here.
-    properties.body = { ...op.body.schema, description: op.body.schema.description ? `The JSON request body. ${String(op.body.schema.description)}` : 'The JSON request body.' };
+    const what = op.request.media.length ? `The request body (${cleanText(op.request.media.find((m) => m.kind !== 'raw')?.type ?? op.request.media[0].type, 100)}).` : 'The request body.';
+    properties.body = { ...op.body.schema, description: op.body.schema.description ? `${what} ${String(op.body.schema.description)}` : what };
     if (op.body.required && !required.includes('body')) required.push('body');
   }
   // Our words first; everything the server wrote (path, scopes, summary, description) after,

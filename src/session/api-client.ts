@@ -26,7 +26,7 @@ import type { Session } from './usable-session.js';
 export interface ApiRequest extends Omit<HttpRequest, 'url' | 'path' | 'method' | 'body'> {
   method: string;
   url: URL;
-  /** The path and query exactly as sent, when built by operationTarget (see http/request-url.ts). */
+  /** The path and query exactly as sent, when built by the request builder (see api/request-builder.ts). */
   path?: string;
   body?: Buffer;
 }

@@ -53,7 +53,23 @@ const SCHOOL_OPERATIONS: Record<string, unknown> = {
 };
 const SCHOOL_OPERATION_NAMES = ['list-courses', 'create-course', 'get-course', 'get-api-calendar', 'get-api-grades', 'get-api-me'];
 /** What every operation accepts besides its own flags (src/commands/api/flags.ts), and the global flags. */
-const API_BUILTIN_LONG = ['--dry-run', '--no-validate', '--input', '--anonymous', '--format', '--columns', '--jq', '--paginate', '--slurp', '--include', '--timeout', '--retry', '--refresh', '--help'];
+const API_BUILTIN_LONG = [
+  '--dry-run',
+  '--no-validate',
+  '--input',
+  '--content-type',
+  '--anonymous',
+  '--format',
+  '--columns',
+  '--jq',
+  '--paginate',
+  '--slurp',
+  '--include',
+  '--timeout',
+  '--retry',
+  '--refresh',
+  '--help',
+];
 
 let tmp: string;
 let env: NodeJS.ProcessEnv;

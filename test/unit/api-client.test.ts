@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { HttpRequest, HttpResponse } from '../../src/http/client.js';
 import { parseLinkHeader } from '../../src/http/link-header.js';
-import { fillPath, operationTarget, pathSegment, underBase } from '../../src/http/request-url.js';
+import { buildOperationRequest } from '../../src/api/request-builder.js';
+import { underBase } from '../../src/http/request-url.js';
 import { ApiClient, MAX_PAGES, nextLink } from '../../src/session/api-client.js';
 import type { Session } from '../../src/session/usable-session.js';
 
@@ -157,28 +158,28 @@ describe('the API client: pagination', () => {
   });
 });
 
-describe('request URLs: a path parameter is one segment', () => {
-  it('encodes what would leave the segment, and dots that would be a dot-segment', () => {
-    expect(pathSegment('..')).toBe('%2E%2E');
-    expect(pathSegment('.')).toBe('%2E');
-    expect(pathSegment('../..')).toBe('..%2F..');
-    expect(pathSegment('a/b')).toBe('a%2Fb');
-    expect(pathSegment('a\\b')).toBe('a%5Cb');
-    expect(pathSegment('%2F')).toBe('%252F');
-    expect(pathSegment('%2e%2e')).toBe('%252e%252e');
-    expect(pathSegment('v1.2')).toBe('v1.2');
-    expect(pathSegment('a?b#c')).toBe('a%3Fb%23c');
-  });
-
-  it('fills a template under the base path and sends the path as built', async () => {
-    expect(fillPath('/api/courses/{id}/lessons/{n}', { id: '..', n: 'a/b' })).toBe('/api/courses/%2E%2E/lessons/a%2Fb');
-    const target = operationTarget(BASE, '/api/courses/{id}', { id: '..' }, new URLSearchParams({ q: 'x y' }));
-    expect(target.path).toBe('/v1/api/courses/%2E%2E?q=x+y');
+describe('request URLs: an operation path is sent as built', () => {
+  it('puts a built path under the base path and sends it as it is', async () => {
+    const built = buildOperationRequest(
+      {
+        method: 'GET',
+        path: '/api/courses/{id}',
+        parameters: [
+          { name: 'id', in: 'path', style: 'simple', explode: false },
+          { name: 'q', in: 'query', style: 'form', explode: true },
+        ],
+        media: [],
+      },
+      { params: { 'path:id': 'a/b', 'query:q': 'x y' } },
+      { baseUrl: BASE },
+    );
+    const target = underBase(BASE, built.path);
+    expect(target.path).toBe('/v1/api/courses/a%2Fb?q=x%20y');
     expect(target.url.origin).toBe('https://api.example');
     const { sent, http } = fakeHttp();
     const client = new ApiClient({ http, clock }, { baseUrl: BASE, session: session() });
     await client.send({ method: 'GET', ...target });
-    expect(sent[0].path).toBe('/v1/api/courses/%2E%2E?q=x+y');
+    expect(sent[0].path).toBe('/v1/api/courses/a%2Fb?q=x%20y');
   });
 
   it('refuses what is not a path of the API', () => {

@@ -84,7 +84,17 @@ describe('the operation model: scopes, areas, parameters, bodies', () => {
   it('follows $refs to parameters and bodies, and drops a path parameter the path lacks', () => {
     const [get, put] = operations;
     expect(get.parameters.map((p) => `${p.in}:${p.name}:${p.required}`)).toEqual(['path:id:true', 'query:expand:true']);
-    expect(put.body).toEqual({ contentType: 'application/merge-patch+json', json: true, schema: { type: 'object' }, required: true });
+    // Every media type in order; the first offered is the default, the fields come from the first made of fields.
+    expect(put.body).toEqual({
+      contentType: 'text/plain',
+      json: true,
+      schema: { type: 'object' },
+      required: true,
+      media: [
+        { type: 'text/plain', kind: 'raw', schema: undefined },
+        { type: 'application/merge-patch+json', kind: 'json', schema: { type: 'object' } },
+      ],
+    });
   });
 
   it('is what call --list and school mcp read, under the same operations', () => {
@@ -180,5 +190,25 @@ describe('the compact index', () => {
     expect(line.fields.length).toBeGreaterThan(0);
     // Small enough to read at every start: well under the document's size.
     expect(JSON.stringify(built.operations).length).toBeLessThan(JSON.stringify(doc).length);
+  });
+});
+
+describe('servers of an operation', () => {
+  it("are its own (the operation's, else its path item's), unless they are the document's", () => {
+    const doc = {
+      servers: [{ url: 'https://api.example/{version}', variables: { version: { default: 'v1' } } }],
+      paths: {
+        '/a': { servers: [{ url: 'https://api.example/v1' }], get: {}, post: { servers: [{ url: 'https://uploads.example' }] } },
+        '/b': { servers: [{ url: 'https://api.example/{region}' }], get: {} },
+        '/c': { servers: [{ url: 'https://{host}/x', variables: { host: { default: 'eu.example' } } }], get: {} },
+      },
+    };
+    expect(readApiModel(doc).operations.map((op) => `${op.method} ${op.path} ${op.servers?.join(' ') ?? '-'}`)).toEqual([
+      'GET /a -',
+      'POST /a https://uploads.example',
+      // A variable without a default cannot be filled in: no server known.
+      'GET /b -',
+      'GET /c https://eu.example/x',
+    ]);
   });
 });

@@ -132,7 +132,7 @@ describe('tool results', () => {
     });
     const { client, done } = await start(engine);
     const ok = await client.callTool('listCourses', { q: 'alg ebra' });
-    expect(sent[0].target).toBe('/api/courses?q=alg+ebra');
+    expect(sent[0].target).toBe('/api/courses?q=alg%20ebra');
     expect(ok.content[0].text).toBe('HTTP 200 OK');
     expect(JSON.parse(ok.content[1].text)).toEqual({ courses: [{ title: 'Al\u202egebra' }] });
     expect(ok.content[1].text).not.toContain('\u202e');
@@ -221,18 +221,29 @@ describe('tool results', () => {
     await done;
   });
 
-  it('puts each path parameter in one segment, and the audit records the path sent', async () => {
+  it("puts each path parameter in one segment, refuses '', '.' and '..', and the audit records the path sent", async () => {
     const { engine, sent } = fakeEngine();
     const { client, done } = await start(engine);
-    for (const id of ['..', '../..', 'a/b', '%2F', '.', '\\x']) await client.callTool('getCourse', { id });
-    expect(sent.map((r) => r.target)).toEqual(['/api/courses/%2E%2E', '/api/courses/..%2F..', '/api/courses/a%2Fb', '/api/courses/%252F', '/api/courses/%2E', '/api/courses/%5Cx']);
+    const refused: string[] = [];
+    for (const id of ['..', '../..', 'a/b', '%2F', '.', '\\x', '']) {
+      const before = sent.length;
+      const res = await client.callTool('getCourse', { id });
+      if (sent.length === before) refused.push(`${res.isError} ${res.content[0].text}`);
+    }
+    expect(sent.map((r) => r.target)).toEqual(['/api/courses/..%2F..', '/api/courses/a%2Fb', '/api/courses/%252F', '/api/courses/%5Cx']);
+    expect(refused).toEqual([
+      "true The path parameter id cannot be '..': a path segment that is empty, '.' or '..' names another resource. Nothing was sent.",
+      "true The path parameter id cannot be '.': a path segment that is empty, '.' or '..' names another resource. Nothing was sent.",
+      "true The path parameter id cannot be empty: a path segment that is empty, '.' or '..' names another resource. Nothing was sent.",
+    ]);
     client.close();
     await done;
-    const paths = readFileSync(engine.auditFile, 'utf8')
+    const lines = readFileSync(engine.auditFile, 'utf8')
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l).path);
-    expect(paths).toEqual(sent.map((r) => r.target));
+      .map((l) => JSON.parse(l));
+    expect(lines.filter((l) => l.path !== null).map((l) => l.path)).toEqual(sent.map((r) => r.target));
+    expect(lines.filter((l) => l.refused === 'invalid_request')).toHaveLength(3);
   });
 
   it('school_call refuses a path that leaves the API', async () => {

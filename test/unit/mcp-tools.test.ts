@@ -298,3 +298,32 @@ describe('school mcp --toolsets', () => {
     expect(() => parseToolsetsFlag('a\u001b[2J')).toThrow(/\\u\{1b\}/);
   });
 });
+
+describe('the parameters and body an operation tool takes', () => {
+  const doc = {
+    paths: {
+      '/v/{version}': {
+        post: {
+          operationId: 'upload',
+          parameters: [
+            { name: 'version', in: 'path', required: true, schema: { type: 'string' } },
+            { name: 'version', in: 'query', schema: { type: 'string' } },
+            { name: 'X-Trace', in: 'header', schema: { type: 'string' } },
+            { name: 'Authorization', in: 'header', schema: { type: 'string' } },
+            { name: 'session', in: 'cookie', schema: { type: 'string' } },
+          ],
+          requestBody: {
+            content: { 'multipart/form-data': { schema: { type: 'object', properties: { note: { type: 'string' }, file: { type: 'string', format: 'binary' } } } } },
+          },
+        },
+      },
+    },
+  };
+
+  it('offers headers but those the client sets, cookies, a distinct key for a shared name, and a file as base64', () => {
+    const [upload] = readOperations(doc);
+    expect(upload.parameters.map((p) => `${p.in}:${p.name}=${p.key}`)).toEqual(['path:version=version', 'query:version=query_version', 'header:X-Trace=X-Trace', 'cookie:session=session']);
+    expect(upload.body?.files).toEqual(['file']);
+    expect((upload.body?.schema.properties as Record<string, Record<string, unknown>> | undefined)?.file).toMatchObject({ type: 'string', contentEncoding: 'base64' });
+  });
+});

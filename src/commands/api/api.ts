@@ -1,12 +1,8 @@
-// fs.promises, not node:fs/promises: the promise API loads a dozen modules, so only where it is used.
+import type { IndexEntry } from '../../api/api-index.js';
 import { loginHint } from '../../util/login-command.js';
-import { promises as fs } from 'node:fs';
-import type { DetailLine, IndexEntry } from '../../api/api-index.js';
-import type { FieldSpec } from '../../api/operation-detail.js';
 import { missingScopes } from '../../api/operations.js';
 import type { Deps } from '../../deps.js';
-import { AuthError, CliError, UsageError, messageOf } from '../../errors.js';
-import { operationTarget } from '../../http/request-url.js';
+import { AuthError, CliError, UsageError } from '../../errors.js';
 import { ApiClient } from '../../session/api-client.js';
 import type { GlobalOptions } from '../../options.js';
 import { type LoadedDescription, loadApiDescription } from '../../session/api-description.js';
@@ -14,16 +10,13 @@ import { notLoggedIn, resolveSession } from '../../session/session.js';
 import { insufficientScopeError } from '../../session/step-up.js';
 import { printable, terminalSafeJson } from '../../util/printable.js';
 import { REDACTED } from '../../util/redact.js';
-import { bodyWithoutMark } from '../../util/text-file.js';
 import { commandTarget, defineCommand } from '../command.js';
-import { fileErrorReason, readAll } from '../call/fields.js';
 import { retriesAllowed } from '../../run/retry.js';
 import { commandSpec } from '../table.js';
 import { checkValue } from '../values.js';
-import { BUILTIN_FLAGS, type OperationFlag, type ParsedLine, didYouMean, findOperation, flagValues, operationFlags, parseLine, setPath } from './flags.js';
-import { apiHelp, line, operationHelp, pathParams, placeholder } from './help.js';
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { BUILTIN_FLAGS, didYouMean, findOperation, operationFlags, parseLine } from './flags.js';
+import { apiHelp, line, operationHelp } from './help.js';
+import { type ApiRequest, buildRequest } from './request.js';
 
 /** A value of one of call's flags that `school api` shares, checked as call checks it (its default when not given). */
 function callFlagValue(name: 'timeout' | 'retry', given: string | undefined): number | undefined {
@@ -113,163 +106,19 @@ async function listRun(deps: Deps, loaded: LoadedDescription, opts: GlobalOption
   for (const note of loaded.index.notes) deps.io.err.write(`Note: ${printable(note)}\n`);
 }
 
-/** The path parameters in the order the path names them. */
-function orderedPathParams(entry: IndexEntry, detail: DetailLine): FieldSpec[] {
-  return pathParams(detail).sort((a, b) => entry.path.indexOf(`{${a.name}}`) - entry.path.indexOf(`{${b.name}}`));
-}
-
-interface BuiltRequest {
-  method: string;
-  /** For display; `path` is the path and query exactly as sent (see operationTarget). */
-  url: URL;
-  path: string;
-  headers: Record<string, string>;
-  body?: unknown;
-  rawBody?: Buffer;
-}
-
-/** The JSON Schema type of a value, as a flag parsed it. */
-function jsonType(value: unknown): string {
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
-  if (Array.isArray(value)) return 'array';
-  return value === null ? 'null' : typeof value;
-}
-
-function queryText(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value);
-}
-
-/** The flag that sets a body path, or a phrase naming the place. */
-function nameOfPlace(flags: readonly OperationFlag[], location: 'body' | 'query' | 'header', path: string[]): string {
-  const exact = flags.find((f) => f.field.location === location && (location === 'body' ? f.field.path?.join('\u0000') === path.join('\u0000') : f.field.name === path[0]));
-  if (exact) return `--${exact.flag}`;
-  const where = path.map((p) => printable(p)).join('.');
-  if (location !== 'body') return `the ${location} parameter ${where}`;
-  return where ? `the body's field ${where}` : 'the body';
-}
-
-async function readInput(deps: Deps, input: string): Promise<Buffer> {
-  try {
-    return bodyWithoutMark(input === '-' ? await readAll(deps.io.in) : await fs.readFile(input));
-  } catch (err) {
-    throw new UsageError(`Cannot read ${input}: ${fileErrorReason(err)}.`);
-  }
-}
-
-async function buildRequest(deps: Deps, baseUrl: string, entry: IndexEntry, detail: DetailLine, flags: OperationFlag[], parsed: ParsedLine, validate: boolean): Promise<BuiltRequest> {
-  const commandPath = `school api ${entry.command}`;
-  const positional = orderedPathParams(entry, detail);
-  if (parsed.args.length < positional.length) {
-    const missing = positional.slice(parsed.args.length).map(placeholder).join(' ');
-    throw new UsageError(`'${commandPath}' needs ${missing}. Usage: ${commandPath}${positional.map((p) => ` ${placeholder(p)}`).join('')} [flags]`);
-  }
-  if (parsed.args.length > positional.length) {
-    throw new UsageError(`Too many arguments for '${commandPath}' (it takes ${positional.length}, got ${parsed.args.length}). Run '${commandPath} --help'.`);
-  }
-  const pathValues = Object.fromEntries(positional.map((p, i) => [p.name, parsed.args[i]]));
-  const values = flagValues(parsed, flags);
-  const query = new URLSearchParams();
-  const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5' };
-  const violations: string[] = [];
-  const checks: Array<{ schema: Record<string, unknown>; value: unknown; place: (p: string[]) => string }> = [];
-
-  for (const { flag, value } of values) {
-    const field = flag.field;
-    if (field.location === 'query') for (const v of Array.isArray(value) ? value : [value]) query.append(field.name, queryText(v));
-    else if (field.location === 'header') {
-      headers[field.name.toLowerCase()] = (Array.isArray(value) ? value : [value]).map(queryText).join(', ');
-    }
-    if (field.location !== 'body') {
-      const schema = detail.paramSchemas[`${field.location}:${field.name}`];
-      if (schema) checks.push({ schema, value, place: (p) => nameOfPlace(flags, field.location as 'query' | 'header', [field.name, ...p]) });
-    }
-  }
-  for (const p of positional) {
-    const schema = detail.paramSchemas[`path:${p.name}`];
-    const raw = parsed.args[positional.indexOf(p)];
-    const value = p.type === 'integer' || p.type === 'number' ? (Number.isFinite(Number(raw)) && raw.trim() !== '' ? Number(raw) : raw) : raw;
-    if (schema) checks.push({ schema, value, place: (rest) => `${placeholder(p)}${rest.length ? `/${rest.join('/')}` : ''}` });
-  }
-  if (validate) {
-    for (const f of detail.fields) {
-      if ((f.location === 'query' || f.location === 'header') && f.required && !values.some((v) => v.flag.field === f)) {
-        violations.push(`${nameOfPlace(flags, f.location, [f.name])} is required`);
-      }
-    }
-  }
-
-  // The body: --input, then the flags over it.
-  const input = parsed.builtins.get('input');
-  const bodyFlags = values.filter((v) => v.flag.field.location === 'body');
-  let body: unknown;
-  let rawBody: Buffer | undefined;
-  if (typeof input === 'string') {
-    if (!entry.body) throw new UsageError(`'${commandPath}' takes no request body (${entry.method} ${line(entry.path)}): --input has nothing to fill.`);
-    rawBody = await readInput(deps, input);
-    const text = rawBody.toString('utf8');
-    try {
-      body = JSON.parse(text);
-      rawBody = undefined;
-    } catch {
-      if (bodyFlags.length || entry.body.json)
-        throw new UsageError(`${input === '-' ? 'Standard input' : input} is not JSON: the body of '${commandPath}' is JSON${bodyFlags.length ? ', and flags set its fields' : ''}.`);
-    }
-  }
-  if (bodyFlags.length) {
-    if (body === undefined) body = {};
-    if (!isObject(body)) throw new UsageError(`--input holds no JSON object, so the flags ${bodyFlags.map((v) => `--${v.flag.flag}`).join(', ')} have no fields to set.`);
-    for (const { flag, value } of bodyFlags) setPath(body, flag.field.path ?? [flag.field.name], value);
-  }
-  if (validate && entry.body?.required && body === undefined && rawBody === undefined) {
-    const required = flags.filter((f) => f.field.location === 'body' && f.field.required).map((f) => `--${f.flag}`);
-    violations.push(`the request body is required: ${required.length ? `give ${required.join(', ')}` : 'give its fields as flags'} or --input <file>`);
-  }
-  if (validate && body !== undefined && detail.bodySchema) checks.push({ schema: detail.bodySchema, value: body, place: (p) => nameOfPlace(flags, 'body', p) });
-
-  // A schema that only names the type the flag already parsed to asks nothing more: the validator is not loaded for it.
-  const needed = checks.filter((c) => !(Object.keys(c.schema).length === 1 && c.schema.type === jsonType(c.value)));
-  if (validate && needed.length) {
-    const { check, CheckTookTooLong, CHECK_TIME_LIMIT_MS } = await import('./checks.js');
-    for (const c of needed) {
-      try {
-        for (const v of check(c.schema, c.value)) violations.push(`${c.place(v.path)} ${v.expected}`);
-      } catch (err) {
-        // Most often a pattern of the description backtracking on a value it does not match; else
-        // a schema the validator cannot follow. Either way the value is unchecked, which is not valid.
-        if (err instanceof CheckTookTooLong)
-          violations.push(`${c.place([])} could not be checked against the description in ${CHECK_TIME_LIMIT_MS / 1000} s (one of its patterns backtracks on this value)`);
-        else violations.push(`${c.place([])} could not be checked against the description (${printable(messageOf(err).split('\n')[0])})`);
-      }
-    }
-  }
-  if (violations.length) {
-    const shown = violations.slice(0, 4);
-    const more = violations.length - shown.length;
-    throw new UsageError(`Not sent: ${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}.`, {
-      hint: `'${commandPath} --help' lists its arguments and flags; --no-validate sends it anyway.`,
-    });
-  }
-
-  const { url, path } = operationTarget(baseUrl, entry.path, pathValues, query);
-  if (body !== undefined || rawBody !== undefined)
-    headers['content-type'] = body !== undefined && (entry.body?.json || entry.body?.contentType === '*/*') ? 'application/json' : (entry.body?.contentType ?? 'application/json');
-  return { method: entry.method, url, path, headers, ...(body !== undefined ? { body } : {}), ...(rawBody ? { rawBody } : {}) };
-}
-
-function printDryRun(deps: Deps, req: BuiltRequest, tokenType: string | undefined, json: boolean): void {
+function printDryRun(deps: Deps, req: ApiRequest, tokenType: string | undefined, json: boolean): void {
   // Shown, never sent: the token itself is never read on a dry run.
   const shownCredential = tokenType ? `${tokenType} ${REDACTED}` : undefined;
   const headers: Record<string, string> = { ...req.headers, ...(shownCredential ? { authorization: shownCredential } : {}) };
-  const bodyText = req.body !== undefined ? JSON.stringify(req.body, null, 2) : req.rawBody?.toString('utf8');
+  const bodyText = req.body?.toString('utf8');
+  const shown = req.json !== undefined ? { body: req.json } : bodyText !== undefined ? { body: bodyText } : {};
   if (json) {
-    deps.io.out.write(
-      `${terminalSafeJson({ method: req.method, url: `${req.url.origin}${req.path}`, headers, ...(req.body !== undefined ? { body: req.body } : bodyText !== undefined ? { body: bodyText } : {}) }, 2)}\n`,
-    );
+    deps.io.out.write(`${terminalSafeJson({ method: req.method, url: `${req.url.origin}${req.path}`, headers, ...shown }, 2)}\n`);
     return;
   }
   const title = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => `${dash}${c.toUpperCase()}`);
   const lines = [`${req.method} ${printable(`${req.url.origin}${req.path}`)}`, ...Object.entries(headers).map(([k, v]) => `${title(k)}: ${printable(v)}`)];
-  deps.io.out.write(`${lines.join('\n')}\n${bodyText !== undefined ? `\n${req.body !== undefined ? terminalSafeJson(req.body, 2) : printable(bodyText)}\n` : ''}`);
+  deps.io.out.write(`${lines.join('\n')}\n${bodyText !== undefined ? `\n${req.json !== undefined ? terminalSafeJson(req.json, 2) : printable(bodyText)}\n` : ''}`);
 }
 
 /** `school api [<operation> …]`, from the command line after `api`. */
@@ -326,7 +175,7 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
   const timeoutSeconds = callFlagValue('timeout', str(parsed.builtins.get('timeout'))) ?? 60;
   const retries = callFlagValue('retry', str(parsed.builtins.get('retry')));
 
-  const request = await buildRequest(deps, baseUrl, entry, detail, flags, parsed, !has('no-validate'));
+  const request = await buildRequest(deps, { baseUrl, entry, detail, flags, parsed, validate: !has('no-validate') });
 
   if (has('dry-run')) {
     // What would be sent, with no token read: a dry run needs no login and refreshes nothing.
@@ -351,7 +200,6 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
     if (missing.length) throw insufficientScopeError(`Not sent: 'school api ${entry.command}' (${entry.method} ${line(entry.path)})`, session, missing);
   }
 
-  const body = request.body !== undefined ? Buffer.from(JSON.stringify(request.body)) : request.rawBody;
   const [{ performCall }, jqFilter] = await Promise.all([
     import('../../run/request.js'),
     jq !== undefined ? import('../../run/jq.js').then(async (m) => m.compileJq(jq, deps.io.outIsTTY ? await (await import('../../run/output.js')).terminalJson(deps.io) : undefined)) : undefined,
@@ -378,7 +226,7 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
       url: request.url,
       path: request.path,
       headers: request.headers,
-      body,
+      body: request.body,
       include: has('include'),
       timeoutSeconds,
       maxRetries: retriesAllowed(request.method, retries),
@@ -391,7 +239,8 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
       loginTarget: { profile: target.profile, baseUrl },
     },
     // One refresh per run, as for call: a server that refuses every token must not spend one per page.
-    new ApiClient(deps, { baseUrl, session, refreshLimit: 1 }),
+    // An operation's own server (on the base URL's origin, or elsewhere with no token) is the client's base.
+    new ApiClient(deps, { baseUrl: request.server ?? baseUrl, session, refreshLimit: 1 }),
   );
 }
 

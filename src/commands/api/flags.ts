@@ -4,6 +4,7 @@
  * from the operation's detail, since they differ per operation and per server; parsed here
  * rather than by the command parser, which knows flags declared before it runs.
  */
+import { sendableHeader } from '../../api/request-shape.js';
 import type { FieldSpec, FieldType } from '../../api/operation-detail.js';
 import { editDistance } from '../../util/edit-distance.js';
 import { kebabCase } from '../../api/operations.js';
@@ -33,7 +34,7 @@ export interface OperationFlag {
   renamed?: string;
 }
 
-const LOCATION_WORD: Record<FieldSpec['location'], string> = { path: 'path parameter', query: 'query parameter', header: 'header', body: 'body field' };
+const LOCATION_WORD: Record<FieldSpec['location'], string> = { path: 'path parameter', query: 'query parameter', header: 'header', cookie: 'cookie', body: 'body field' };
 
 /** A flag name from a field's name: kebab-case, dots kept between the parts of a body path. */
 function baseFlag(field: FieldSpec): string {
@@ -41,13 +42,9 @@ function baseFlag(field: FieldSpec): string {
   return parts.map((p) => kebabCase(p) || 'x').join('.');
 }
 
-/** Headers a description may not set through a parameter: the client sets them, or they carry credentials. */
-const OWN_HEADERS: ReadonlySet<string> = new Set(['authorization', 'dpop', 'cookie', 'host', 'content-length', 'content-type', 'accept', 'transfer-encoding', 'connection', 'proxy-authorization']);
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
-/** A header parameter the request may carry: a valid name, and none the client sets itself. */
-function sendableHeader(field: FieldSpec): boolean {
-  return field.location !== 'header' || (HEADER_NAME.test(field.name) && !OWN_HEADERS.has(field.name.toLowerCase()));
+/** A header parameter the request may carry (see api/request-shape.ts sendableHeader). */
+function sendable(field: FieldSpec): boolean {
+  return field.location !== 'header' || sendableHeader(field.name);
 }
 
 /**
@@ -58,7 +55,7 @@ function sendableHeader(field: FieldSpec): boolean {
  * `renamed` says why.
  */
 export function operationFlags(fields: readonly FieldSpec[]): OperationFlag[] {
-  const candidates = fields.filter((f) => f.location !== 'path' && sendableHeader(f)).map((field) => ({ field, base: baseFlag(field) }));
+  const candidates = fields.filter((f) => f.location !== 'path' && sendable(f)).map((field) => ({ field, base: baseFlag(field) }));
   const count = new Map<string, number>();
   for (const c of candidates) count.set(c.base, (count.get(c.base) ?? 0) + 1);
   const reserved = (name: string) => Object.hasOwn(BUILTIN_FLAGS, name) || name.startsWith('no-');
@@ -152,6 +149,17 @@ export function parseLine(argv: readonly string[], flags: readonly OperationFlag
       line.values.set(op.flag, [...(line.values.get(op.flag) ?? []), value]);
       continue;
     }
+    // `--filter.status open`: one property of an object-valued parameter (`--filter '{"status":"open"}'` gives it whole).
+    const objectFlag = name === undefined || op ? undefined : byName.get(name.split('.')[0]);
+    if (objectFlag && objectFlag.field.location !== 'body' && objectFlag.field.type === 'json' && !objectFlag.field.array && /^[^.]+(\.[^.]+)+$/.test(name!)) {
+      let value = inline;
+      if (value === undefined) {
+        if (i + 1 >= argv.length) throw new UsageError(`The option '--${printable(name!)}' of '${commandPath}' needs a value. Run '${commandPath} --help'.`);
+        value = argv[++i];
+      }
+      line.values.set(name!, [...(line.values.get(name!) ?? []), value]);
+      continue;
+    }
     if (negated && negated.field.type === 'boolean' && inline === undefined) {
       line.values.set(negated.flag, [...(line.values.get(negated.flag) ?? []), 'false']);
       continue;
@@ -213,15 +221,34 @@ export function typedValue(flag: string, field: FieldSpec, raw: string): unknown
   return value;
 }
 
-/** Each operation flag given, typed: an array for a repeated (array) flag. */
-export function flagValues(line: ParsedLine, flags: readonly OperationFlag[]): Array<{ flag: OperationFlag; value: unknown }> {
+/** The type of a property of an object-valued parameter, where its schema says (see flagValues). */
+export type PropertyType = (flag: OperationFlag, path: readonly string[]) => FieldType | undefined;
+
+/**
+ * Each operation flag given, typed: an array for a repeated (array) flag; an object-valued
+ * parameter's dotted flags (`--created.gt 5`) set into its object, each value typed as its
+ * property's schema says (JSON, or the text itself, where it says nothing).
+ */
+export function flagValues(line: ParsedLine, flags: readonly OperationFlag[], propertyType: PropertyType = () => undefined): Array<{ flag: OperationFlag; value: unknown }> {
   const out: Array<{ flag: OperationFlag; value: unknown }> = [];
   for (const f of flags) {
     const raws = line.values.get(f.flag);
-    if (!raws) continue;
-    if (!f.field.array && raws.length > 1) throw new UsageError(`--${f.flag} was given ${raws.length} times; it takes one value.`);
-    const typed = raws.map((raw) => typedValue(f.flag, f.field, raw));
-    out.push({ flag: f, value: f.field.array ? typed : typed[0] });
+    const dotted = [...line.values].filter(([name]) => name.startsWith(`${f.flag}.`) && f.field.location !== 'body');
+    if (!raws && !dotted.length) continue;
+    if (raws && !f.field.array && raws.length > 1) throw new UsageError(`--${f.flag} was given ${raws.length} times; it takes one value.`);
+    const typed = (raws ?? []).map((raw) => typedValue(f.flag, f.field, raw));
+    let value: unknown = f.field.array ? typed : typed[0];
+    if (dotted.length) {
+      if (value === undefined) value = {};
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`--${f.flag} is not an object, so its properties cannot be set one by one.`);
+      for (const [name, given] of dotted) {
+        if (given.length > 1) throw new UsageError(`--${name} was given ${given.length} times; it takes one value.`);
+        const path = name.slice(f.flag.length + 1).split('.');
+        const type = propertyType(f, path) ?? 'json';
+        setPath(value as Record<string, unknown>, path, typedValue(name, { ...f.field, type, enum: undefined }, given[0]));
+      }
+    }
+    out.push({ flag: f, value });
   }
   return out;
 }

@@ -98,11 +98,7 @@ export function operationHelp(entry: IndexEntry, detail: DetailLine, flags: read
     for (const [left, text] of rows) out.push(left.length > width ? `  ${left}\n  ${' '.repeat(width)}  ${text}` : `  ${left.padEnd(width)}  ${text}`);
   }
   if (entry.body) {
-    out.push(
-      '',
-      'Body:',
-      `  ${entry.body.json || detail.bodySchema ? 'JSON' : line(entry.body.contentType, 60)}${entry.body.required ? ', required' : ''}: ${detail.bodyIsObject ? 'from the flags above, ' : ''}or the whole of it from --input <file|-> (flags override its values)`,
-    );
+    out.push('', 'Body:', `  ${line(detail.request.media.map((m) => m.type).join(', '), 120)}${entry.body.required ? ', required' : ''}: ${bodyWays(detail, flags)}`);
   }
   const required = flags.filter((f) => f.field.required);
   const example = [`school api ${name}`, ...positional.map(placeholder), ...required.map((f) => `--${f.flag} ${exampleValue(f.field)}`)];
@@ -114,11 +110,21 @@ export function operationHelp(entry: IndexEntry, detail: DetailLine, flags: read
   out.push(
     '',
     'Flags of every operation:',
-    '  --dry-run, --no-validate, --anonymous, --input <file|->, --format json|table, --columns <a,b,c>,',
-    '  --jq <expr>, --paginate, --slurp, -i/--include, --timeout <s>, --retry <n>, --refresh',
+    '  --dry-run, --no-validate, --anonymous, --input <file|->, --content-type <type>,',
+    '  --format json|table, --columns <a,b,c>, --jq <expr>, --paginate, --slurp, -i/--include,',
+    '  --timeout <s>, --retry <n>, --refresh',
     '  (school api --help says what each does)',
   );
   return `${out.join('\n')}\n`;
+}
+
+/** How the body is given: from fields (flags, a file field from @path) or --input, or from --input byte for byte. */
+function bodyWays(detail: DetailLine, flags: readonly OperationFlag[]): string {
+  const [first] = detail.request.media;
+  const others = detail.request.media.length > 1 ? '; --content-type <type> sends another than the first' : '';
+  if (first?.kind === 'raw') return `from --input <file|->, sent byte for byte${others}`;
+  const files = first?.kind === 'multipart' && flags.some((f) => f.field.location === 'body' && f.field.format === 'binary');
+  return `${detail.bodyIsObject ? 'from the flags above, ' : ''}or the whole of it from --input <file|-> (flags override its values)${files ? '; a file field takes @path, or @- for standard input' : ''}${others}`;
 }
 
 const VALUE_NAMES: Record<string, string> = { input: 'file|-', format: 'json|table', columns: 'a,b,c', jq: 'expression', timeout: 'seconds', retry: 'n' };
