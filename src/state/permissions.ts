@@ -41,7 +41,7 @@ export interface Owners {
   of(path: string, stats: { uid: number }): number;
 }
 
-export function systemOwners(uid: number | undefined = currentUid()): Owners {
+function systemOwners(uid: number | undefined = currentUid()): Owners {
   return { uid, of: (_path, stats) => stats.uid };
 }
 

@@ -48,6 +48,31 @@ const servers: Record<string, () => Promise<Server>> = {
   },
 };
 
+describe('client_secret_basic at a server that reads Basic credentials as sent (the peer)', () => {
+  it('registers an id and secret holding - _ . ~, then exchanges, refreshes and revokes with them', async () => {
+    const peer = await startPeer({ quiet: true, basicWithPunctuation: true });
+    try {
+      const env = userEnv();
+      const login = await runSchool(['login', '--base-url', peer.baseUrl, '--confidential'], env);
+      expect(login.code, login.stderr).toBe(0);
+      const registered = peer.events.find((e) => e.type === 'register')!;
+      expect(registered).toMatchObject({ token_endpoint_auth_method: 'client_secret_basic', client_id: expect.stringMatching(/^pre-registered_client\.[0-9a-f]+~v1$/) });
+      const stored = await storedTokens(env);
+      await expire(env);
+      const token = await runSchool(['token'], env);
+      expect(token.code, token.stderr).toBe(0);
+      expect(peer.events.filter((e) => e.type === 'token' && e.grant_type === 'refresh_token').map((e) => e.ok)).toEqual([true]);
+      const rotated = await storedTokens(env);
+      expect(rotated.accessToken).not.toBe(stored.accessToken);
+      const logout = await runSchool(['logout'], env);
+      expect(logout.code, logout.stderr).toBe(0);
+      expect(await peer.tokenState(rotated.accessToken)).not.toBe('active');
+    } finally {
+      await peer.close();
+    }
+  });
+});
+
 describe.each(Object.keys(servers))('the journey against %s', (name) => {
   let server: Server;
   beforeAll(async () => {

@@ -2,6 +2,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '@school/sandbox';
+import { profileLockName } from '../../src/session/refresh.js';
+import { withLock } from '../../src/state/lock.js';
 import {
   type Env,
   KEYCHAIN_SERVICE,
@@ -14,6 +16,7 @@ import {
   keytar,
   login as loginTo,
   modeOf,
+  pollUntil,
   preloading,
   profileAccount,
   refreshGrants,
@@ -107,6 +110,34 @@ describe('token refresh', () => {
     const next = await runSchool(['token'], env);
     expectSuccess(next);
     expect(refreshGrants(sandbox).filter((e) => e.ok === false)).toEqual([]);
+  });
+
+  it("two processes that both meet a 401 spend the rotating refresh token once: the second finds the first one's tokens", async () => {
+    const env = userEnv();
+    await login(env, sandbox, ['--insecure-storage']);
+    const set = await stored(env);
+    // The store holds an access token the API does not know, as valid for an hour: each process
+    // sends it and meets a 401 (revoking one at the server would revoke the whole grant).
+    const file = join(env.SCHOOL_CONFIG_DIR, 'credentials.json');
+    const credentials = JSON.parse(readFileSync(file, 'utf8')) as { entries: Record<string, string> };
+    const account = profileAccount(env);
+    credentials.entries[account] = JSON.stringify({ ...JSON.parse(credentials.entries[account]!), accessToken: 'unknown-to-the-api-0123456789' });
+    writeFileSync(file, JSON.stringify(credentials));
+    const refused = () => sandbox.events.filter((e) => e.type === 'api' && e.path === '/api/courses' && e.status === 401 && e.authorization_header === true);
+    const refusedBefore = refused().length;
+    const before = refreshGrants(sandbox).length;
+    // The refresh lock is held while both start, so each meets its 401 before either may refresh.
+    const runs = await withLock(join(env.SCHOOL_CONFIG_DIR, 'locks'), profileLockName('default'), undefined, async () => {
+      const started = [startSchool(['call', '/api/courses'], env), startSchool(['call', '/api/courses'], env)];
+      await pollUntil(() => refused().length >= refusedBefore + 2, 30_000, 'both processes to meet the 401');
+      expect(refreshGrants(sandbox).length).toBe(before);
+      return started;
+    });
+    const results = await Promise.all(runs.map((r) => r.done));
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    // One grant: the second process, under the lock, saw the token it was refused already replaced.
+    expect(refreshGrants(sandbox).slice(before)).toEqual([expect.objectContaining({ ok: true })]);
+    expect((await stored(env)).refreshToken).not.toBe(set.refreshToken);
   });
 
   it('ends in exit 4 and "school login" when the refresh is refused', async () => {

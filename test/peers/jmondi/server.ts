@@ -67,6 +67,12 @@ export interface PeerEvent {
 export interface PeerOptions {
   accessTokenTtl?: number; // seconds, default 3600
   quiet?: boolean;
+  /**
+   * Clients as a server that takes HTTP Basic credentials as sent (this library does not decode
+   * them) meets them in the field: only client_secret_basic offered, and ids and secrets holding
+   * `-`, `_`, `.` and `~`, which a client that percent-encodes them sends as other ids.
+   */
+  basicWithPunctuation?: boolean;
 }
 
 export interface Peer {
@@ -171,6 +177,7 @@ export async function startPeer(opts: PeerOptions = {}): Promise<Peer> {
   const scopes: OAuthScope[] = PEER_SCOPES.map((name) => ({ name }));
 
   const clients = new Map<string, OAuthClient>();
+  const authMethods = opts.basicWithPunctuation ? ['client_secret_basic'] : AUTH_METHODS;
   const codes = new Map<string, OAuthAuthCode & { revoked?: boolean }>();
   const tokens = new Map<string, StoredToken>(); // by access token id (the JWT's jti)
   const pending = new Map<string, PendingAuthorization>();
@@ -301,9 +308,9 @@ export async function startPeer(opts: PeerOptions = {}): Promise<Peer> {
     response_modes_supported: ['query'],
     grant_types_supported: ['authorization_code', 'refresh_token'],
     code_challenge_methods_supported: ['S256'],
-    token_endpoint_auth_methods_supported: AUTH_METHODS,
-    revocation_endpoint_auth_methods_supported: AUTH_METHODS,
-    introspection_endpoint_auth_methods_supported: AUTH_METHODS,
+    token_endpoint_auth_methods_supported: authMethods,
+    revocation_endpoint_auth_methods_supported: authMethods,
+    introspection_endpoint_auth_methods_supported: authMethods,
   };
 
   const resourceMetadataUrl = `${baseUrl}/.well-known/oauth-protected-resource`;
@@ -347,8 +354,8 @@ export async function startPeer(opts: PeerOptions = {}): Promise<Peer> {
     }
     // RFC 7591 §2: client_secret_basic when the client names no method.
     const method = input.token_endpoint_auth_method ?? 'client_secret_basic';
-    if (typeof method !== 'string' || !AUTH_METHODS.includes(method)) {
-      sendJson(res, 400, { error: 'invalid_client_metadata', error_description: `token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}` });
+    if (typeof method !== 'string' || !authMethods.includes(method)) {
+      sendJson(res, 400, { error: 'invalid_client_metadata', error_description: `token_endpoint_auth_method must be one of ${authMethods.join(', ')}` });
       return;
     }
     const grantTypes = Array.isArray(input.grant_types) ? input.grant_types.filter((g): g is string => typeof g === 'string') : ['authorization_code'];
@@ -357,9 +364,10 @@ export async function startPeer(opts: PeerOptions = {}): Promise<Peer> {
       return;
     }
     const clientName = typeof input.client_name === 'string' ? input.client_name : 'unnamed client';
-    const secret = method === 'none' ? undefined : randomId(32);
+    const punctuated = opts.basicWithPunctuation === true;
+    const secret = method === 'none' ? undefined : punctuated ? `s3cret-_.~${randomId(32)}` : randomId(32);
     const client: OAuthClient = {
-      id: randomId(16),
+      id: punctuated ? `pre-registered_client.${randomId(16)}~v1` : randomId(16),
       name: clientName,
       secret: secret ?? null,
       redirectUris: redirectUris.filter((u): u is string => typeof u === 'string'),
