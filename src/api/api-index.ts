@@ -1,14 +1,20 @@
 /**
  * The compact index of an API description: what a command reads at start-up instead of the whole
  * document. One small JSON with every operation's name, route, summary, scopes and area, and where
- * its detail (fields, schemas) lies in a JSON-lines file beside it; a command reads the one line
- * of its own operation. Made once per fetched description.
+ * its detail lies in a JSON-lines file beside it; a command reads the one line of its own
+ * operation. Made once per fetched description.
+ *
+ * What it costs is bounded by the document, not by its operations: an operation's line holds its
+ * parameters, body and answer as the document has them, and names the definitions they refer to
+ * (`$ref`), each written once in the same file however many operations use it. The fields and
+ * checkable schemas of an operation are made from its line and its definitions when a command
+ * reads it (materialize), so a first run does that work for one operation, not for all of them.
  */
 import { type OperationDetail, operationDetail } from './operation-detail.js';
-import { type ModelOperation, readApiModel } from './operations.js';
+import { type ModelOperation, readApiModel, resolvePointer } from './operations.js';
 
 /** Raised whenever what the index or a detail line holds, or how names are made, changes: an index of another format is made again from the cached document. */
-export const INDEX_FORMAT = 1;
+export const INDEX_FORMAT = 2;
 
 export interface IndexEntry {
   command: string;
@@ -28,10 +34,23 @@ export interface IndexEntry {
   at: [number, number];
 }
 
-/** One line of the detail file. */
+/** An operation's detail as a command reads it: its fields and schemas, made from its line in the detail file. */
 export interface DetailLine extends OperationDetail {
   description?: string;
   tags: string[];
+  /** Why the operation's schemas are not checked (they nest too deep to follow), when they are not. */
+  unchecked?: string;
+}
+
+/** One operation's line in the detail file: the parts of the operation its detail is made from, as the document has them. */
+export interface OperationLine {
+  description?: string;
+  tags: string[];
+  parameters: ModelOperation['parameters'];
+  body?: ModelOperation['body'];
+  responseSchema?: unknown;
+  /** Each definition its schemas reach through `$ref`s: its pointer, and the [offset, length] of its line. */
+  refs: Array<[string, number, number]>;
 }
 
 export interface ApiIndex {
@@ -74,21 +93,178 @@ function entryOf(op: ModelOperation): Omit<IndexEntry, 'at'> {
   };
 }
 
-/** The index entries and the detail file of a document. */
+/** The most definitions one operation's line names; beyond them, a reference resolves to nothing (any value). */
+const MAX_REFS_PER_OPERATION = 5000;
+/** A local `$ref` as JSON text has it: found in the text, which is faster than walking the value. */
+const REF_IN_TEXT = /"\$ref":("(?:[^"\\]|\\.)*")/g;
+
+/** The local references a JSON text holds. */
+function refsIn(text: string): string[] {
+  const found: string[] = [];
+  for (const m of text.matchAll(REF_IN_TEXT)) {
+    try {
+      const ref: unknown = JSON.parse(m[1]);
+      if (typeof ref === 'string' && ref.startsWith('#/') && ref.length <= 1000) found.push(ref);
+    } catch {
+      // Not a reference after all.
+    }
+  }
+  return found;
+}
+
+/** The index entries and the detail file of a document: every operation's line, then every definition they reach, once. */
 export function buildIndex(doc: unknown): BuiltIndex {
   const model = readApiModel(doc);
-  const lines: string[] = [];
-  const at: Array<[number, number]> = [];
-  let offset = 0;
+  // Each definition's text and the references in it, made once for the whole document.
+  const defs = new Map<string, { text: string; refs: string[] }>();
+  const defOf = (pointer: string) => {
+    let def = defs.get(pointer);
+    if (!def) {
+      const text = JSON.stringify(resolvePointer(doc, pointer) ?? null);
+      def = { text, refs: refsIn(text) };
+      defs.set(pointer, def);
+    }
+    return def;
+  };
+  const opParts: Array<{ text: string; refs: string[] }> = [];
   for (const op of model.operations) {
-    const line: DetailLine = { ...operationDetail(doc, op), ...(op.description ? { description: op.description.slice(0, 4000) } : {}), tags: op.tags };
+    const line: Omit<OperationLine, 'refs'> = {
+      ...(op.description ? { description: op.description.slice(0, 4000) } : {}),
+      tags: op.tags,
+      parameters: op.parameters,
+      ...(op.body ? { body: op.body } : {}),
+      ...(op.responseSchema !== undefined ? { responseSchema: op.responseSchema } : {}),
+    };
     const text = JSON.stringify(line);
+    // Every definition the operation reaches, however deep: followed breadth first, each once.
+    const reached = new Set(refsIn(text));
+    for (const pointer of reached) {
+      if (reached.size >= MAX_REFS_PER_OPERATION) break;
+      for (const next of defOf(pointer).refs) reached.add(next);
+    }
+    opParts.push({ text, refs: [...reached].slice(0, MAX_REFS_PER_OPERATION) });
+  }
+  // The definitions first, each at a known place; then the operations' lines, which name those places.
+  const lines: string[] = [];
+  const places = new Map<string, [number, number]>();
+  let offset = 0;
+  for (const [pointer, def] of defs) {
+    const length = Buffer.byteLength(def.text);
+    places.set(pointer, [offset, length]);
+    lines.push(def.text);
+    offset += length + 1;
+  }
+  const at: Array<[number, number]> = [];
+  for (const part of opParts) {
+    const refs = part.refs.flatMap((pointer) => {
+      const at = places.get(pointer);
+      return at ? [[pointer, ...at]] : [];
+    });
+    const text = `${part.text.slice(0, -1)},"refs":${JSON.stringify(refs)}}`;
     const length = Buffer.byteLength(text);
     at.push([offset, length]);
     lines.push(text);
     offset += length + 1;
   }
   return { operations: model.operations.map(entryOf), notes: model.notes, detail: lines.length ? `${lines.join('\n')}\n` : '', at };
+}
+
+/** Puts a definition where its pointer says, in a document holding only what one operation reaches. */
+function place(doc: Record<string, unknown>, pointer: string, value: unknown): void {
+  if (resolvePointer(doc, pointer) !== undefined) return; // inside a definition placed before it
+  const keys = pointer
+    .slice(2)
+    .split('/')
+    .map((raw) => {
+      try {
+        return decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+      } catch {
+        return undefined;
+      }
+    });
+  if (keys.some((k) => k === undefined || k === '__proto__')) return;
+  let node: Record<string, unknown> = doc;
+  for (const key of keys.slice(0, -1) as string[]) {
+    const next = Object.hasOwn(node, key) ? node[key] : undefined;
+    if (next === undefined) node = node[key] = {} as Record<string, unknown>;
+    else if (typeof next === 'object' && next !== null) node = next as Record<string, unknown>;
+    else return;
+  }
+  node[keys[keys.length - 1] as string] = value;
+}
+
+/** An operation's line read back from the detail file, when it is one. */
+export function operationLine(text: string | undefined): OperationLine | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    if (!isObject(value) || !Array.isArray(value.parameters) || !Array.isArray(value.refs) || !Array.isArray(value.tags)) return undefined;
+    return value as unknown as OperationLine;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The byte range of the detail file that holds every definition of an operation's line: one read instead of one per definition. */
+export function definitionsSpan(line: OperationLine): [number, number] | undefined {
+  let start = Number.POSITIVE_INFINITY;
+  let end = 0;
+  for (const ref of line.refs) {
+    if (!Array.isArray(ref) || !Number.isSafeInteger(ref[1]) || !Number.isSafeInteger(ref[2]) || ref[1] < 0 || ref[2] < 0) continue;
+    start = Math.min(start, ref[1]);
+    end = Math.max(end, ref[1] + ref[2]);
+  }
+  return end > start ? [start, end - start] : undefined;
+}
+
+/** Parameters only, as text: what an operation whose schemas cannot be followed still takes. */
+function uncheckedDetail(line: OperationLine): OperationDetail {
+  const fields = line.parameters
+    .filter((p) => p.in !== 'cookie')
+    .map((p) => ({
+      location: p.in as 'path' | 'query' | 'header',
+      name: p.name,
+      type: 'string' as const,
+      array: false,
+      required: p.required,
+      ...(p.description ? { description: p.description } : {}),
+    }));
+  return { fields, paramSchemas: {}, bodyIsObject: false };
+}
+
+/**
+ * An operation's detail from its line and a reader of the detail file's byte ranges: its
+ * definitions put back where its references point, then its fields and schemas made from them.
+ * Definitions already read (a listing reads every operation) come from `cache`.
+ */
+export function materialize(line: OperationLine | undefined, readRange: (offset: number, length: number) => string | undefined, cache = new Map<string, unknown>()): DetailLine | undefined {
+  if (line === undefined) return undefined;
+  const doc: Record<string, unknown> = {};
+  // Shorter pointers first: a definition inside another is then found in it rather than placed apart.
+  const refs = [...line.refs].filter((r) => Array.isArray(r) && typeof r[0] === 'string').sort((a, b) => a[0].length - b[0].length);
+  for (const [pointer, offset, length] of refs) {
+    let value = cache.get(pointer);
+    if (value === undefined) {
+      const raw = readRange(offset, length);
+      if (raw === undefined) return undefined;
+      try {
+        value = JSON.parse(raw);
+      } catch {
+        return undefined;
+      }
+      cache.set(pointer, value);
+    }
+    // A reference to nothing stays one: its schema accepts any value, as bundleSchema makes it.
+    if (value !== null) place(doc, pointer, value);
+  }
+  const words = { ...(line.description ? { description: line.description } : {}), tags: line.tags };
+  try {
+    return { ...operationDetail(doc, line), ...words };
+  } catch (err) {
+    // References chained deeper than the stack: the operation is still usable, its values unchecked.
+    if (!(err instanceof RangeError)) throw err;
+    return { ...uncheckedDetail(line), ...words, unchecked: 'its schemas nest too deep to check' };
+  }
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -99,14 +275,4 @@ export function asIndex(value: unknown, baseUrl: string): ApiIndex | undefined {
   if (typeof value.fetchedAt !== 'number' || typeof value.maxAgeSeconds !== 'number' || typeof value.detailFile !== 'string') return undefined;
   if (!Array.isArray(value.operations) || !Array.isArray(value.notes)) return undefined;
   return value as unknown as ApiIndex;
-}
-
-export function asDetail(text: string | undefined): DetailLine | undefined {
-  if (text === undefined) return undefined;
-  try {
-    const value: unknown = JSON.parse(text);
-    return isObject(value) && Array.isArray(value.fields) ? (value as unknown as DetailLine) : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -14,8 +14,8 @@ const MAX_YAML_ALIASES = 1000;
 
 export interface ParsedDescription {
   doc: Record<string, unknown>;
-  /** The document as JSON text: the bytes as sent for a JSON document, made once for a YAML one. */
-  json: string;
+  /** The document as JSON: the bytes as sent (without a byte order mark) for a JSON document, text made once for a YAML one. */
+  json: string | Buffer;
   format: 'json' | 'yaml';
 }
 
@@ -70,19 +70,18 @@ export function parseDescription(bytes: Buffer, where: string): ParsedDescriptio
   const text = jsonText(bytes);
   const looksJson = /^\s*[{[]/.test(text);
   let doc: unknown;
-  let json: string | undefined;
-  let format: ParsedDescription['format'] = 'json';
+  let format: ParsedDescription['format'] | undefined;
   let jsonError: unknown;
   if (looksJson) {
     // V8 parses any depth without recursion; the walks after it guard their own depth (see operation-detail.ts).
     try {
       doc = JSON.parse(text);
-      json = text;
+      format = 'json';
     } catch (err) {
       jsonError = err;
     }
   }
-  if (json === undefined) {
+  if (format === undefined) {
     format = 'yaml';
     const yaml: typeof import('yaml') = requireCommonJs('yaml');
     try {
@@ -109,5 +108,6 @@ export function parseDescription(bytes: Buffer, where: string): ParsedDescriptio
   if (!isObject(doc.paths) && (version === undefined || doc.paths !== undefined)) {
     throw new CliError(`The API description ${where} is not an OpenAPI document (it has no "paths").`, { code: 'openapi_invalid' });
   }
-  return { doc, json: json ?? JSON.stringify(doc), format };
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  return { doc, json: format === 'json' ? bytes.subarray(bom) : JSON.stringify(doc), format };
 }

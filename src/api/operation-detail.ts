@@ -189,8 +189,12 @@ export function bundleSchema(doc: unknown, schema: unknown): JsonSchema {
   return Object.keys(defs).length ? { ...top, $defs: defs } : top;
 }
 
-/** A schema with its `$ref`s followed and `allOf` members merged, one level deep; undefined for a loop. */
-function flatten(doc: unknown, schema: unknown, seen: ReadonlySet<string> = new Set()): { schema: Record<string, unknown>; seen: Set<string> } | undefined {
+/** How deep `allOf` members are merged within members: beyond it, a chain is treated as a loop (its value taken as JSON). */
+const FLATTEN_DEPTH = 32;
+
+/** A schema with its `$ref`s followed and `allOf` members merged, one level deep; undefined for a loop or a chain too deep to follow. */
+function flatten(doc: unknown, schema: unknown, seen: ReadonlySet<string> = new Set(), depth = 0): { schema: Record<string, unknown>; seen: Set<string> } | undefined {
+  if (depth > FLATTEN_DEPTH) return undefined;
   let node = schema;
   const refs = new Set(seen);
   for (let hops = 0; isObject(node) && typeof node.$ref === 'string'; hops++) {
@@ -205,7 +209,7 @@ function flatten(doc: unknown, schema: unknown, seen: ReadonlySet<string> = new 
   const properties: Record<string, unknown> = isObject(node.properties) ? { ...node.properties } : {};
   const required = new Set(Array.isArray(node.required) ? node.required.filter((r): r is string => typeof r === 'string') : []);
   for (const member of node.allOf.slice(0, 20)) {
-    const part = flatten(doc, member, refs);
+    const part = flatten(doc, member, refs, depth + 1);
     if (!part) continue;
     for (const [k, v] of Object.entries(part.schema)) if (!(k in merged) && k !== 'properties' && k !== 'required') merged[k] = v;
     if (isObject(part.schema.properties)) Object.assign(properties, part.schema.properties);
@@ -359,7 +363,7 @@ function columnsOf(doc: unknown, schema: unknown): Pick<OperationDetail, 'column
   return {};
 }
 
-export function operationDetail(doc: unknown, op: ModelOperation): OperationDetail {
+export function operationDetail(doc: unknown, op: Pick<ModelOperation, 'parameters' | 'body' | 'responseSchema'>): OperationDetail {
   const fields: FieldSpec[] = [];
   const paramSchemas: Record<string, JsonSchema> = {};
   for (const p of op.parameters) {

@@ -9,7 +9,7 @@
  */
 // fs.promises, not node:fs/promises: the promise API loads a dozen modules, so only where it is used.
 import { promises as fs } from 'node:fs';
-import { type ApiIndex, type DetailLine, type IndexEntry, INDEX_FORMAT, asDetail, asIndex, buildIndex } from '../api/api-index.js';
+import { type ApiIndex, type DetailLine, type IndexEntry, INDEX_FORMAT, asIndex, buildIndex, definitionsSpan, materialize, operationLine } from '../api/api-index.js';
 import { parseDescription } from '../api/description-text.js';
 import { type Deps, nowSeconds } from '../deps.js';
 import { CliError, errorReason } from '../errors.js';
@@ -104,12 +104,23 @@ async function loadFrom(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
     ...(note ? { note } : {}),
     async detail(entry) {
       const [offset, length] = entry.at;
-      if (memoryDetail?.index === index) return asDetail(memoryDetail.bytes.subarray(offset, offset + length).toString('utf8'));
-      return asDetail(await deps.state.readApiDetail(key, index.detailFile, offset, length));
+      if (memoryDetail?.index === index) {
+        const bytes = memoryDetail.bytes;
+        return materialize(operationLine(rangeOf(bytes, offset, length)), (o, l) => rangeOf(bytes, o, l));
+      }
+      const line = operationLine(await deps.state.readApiDetail(key, index.detailFile, offset, length));
+      const span = line && definitionsSpan(line);
+      // The operation's definitions in one read: the span from the first to the last of them.
+      const defs = span ? await deps.state.readApiDetail(key, index.detailFile, span[0], span[1]) : undefined;
+      if (span && defs === undefined) return undefined;
+      const spanBytes = Buffer.from(defs ?? '');
+      return materialize(line, (o, l) => rangeOf(spanBytes, o - (span?.[0] ?? 0), l));
     },
     async details() {
       const bytes = memoryDetail?.index === index ? memoryDetail.bytes : Buffer.from((await deps.state.readApiDetail(key, index.detailFile)) ?? '');
-      return index.operations.map(({ at: [offset, length] }) => (offset + length <= bytes.length ? asDetail(bytes.subarray(offset, offset + length).toString('utf8')) : undefined));
+      // One cache of definitions for the whole listing: each is parsed once, however many operations use it.
+      const cache = new Map<string, unknown>();
+      return index.operations.map(({ at: [offset, length] }) => materialize(operationLine(rangeOf(bytes, offset, length)), (o, l) => rangeOf(bytes, o, l), cache));
     },
     async document() {
       return memoryDoc ?? (await deps.state.cachedApiDescription(key));
@@ -117,7 +128,7 @@ async function loadFrom(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
   });
 
   /** A new index for a document, saved with it; kept in memory when the cache cannot be written. */
-  const indexDocument = async (doc: unknown, meta: Pick<ApiIndex, 'fetchedAt' | 'maxAgeSeconds' | 'etag' | 'lastModified'>, json?: string): Promise<ApiIndex> => {
+  const indexDocument = async (doc: unknown, meta: Pick<ApiIndex, 'fetchedAt' | 'maxAgeSeconds' | 'etag' | 'lastModified'>, json?: string | Uint8Array): Promise<ApiIndex> => {
     const built = buildIndex(doc);
     const draft: ApiIndex = {
       format: INDEX_FORMAT,
@@ -190,6 +201,11 @@ async function loadFrom(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
   }
   const parsed = parseDescription(res.body, printable(url));
   return loaded(await indexDocument(parsed.doc, { fetchedAt: now, maxAgeSeconds, ...validators }, parsed.json), 'fetched');
+}
+
+/** `length` bytes at `offset`, as text; undefined when they are not all there. */
+function rangeOf(bytes: Buffer, offset: number, length: number): string | undefined {
+  return offset >= 0 && length >= 0 && offset + length <= bytes.length ? bytes.subarray(offset, offset + length).toString('utf8') : undefined;
 }
 
 function staleNote(url: string, reason: string, ageSeconds: number): string {

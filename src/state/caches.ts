@@ -22,11 +22,11 @@ export interface Caches {
   readApiIndex(key: string): Promise<unknown>;
   /**
    * Saves a description's compact index, and with a new document its detail file (named in the
-   * index as `detailFile`) and the document itself, as JSON text (written as it is, never
-   * re-serialized: a 13 MB description costs one write). The index is written last: a reader sees
+   * index as `detailFile`) and the document itself, as JSON text or its UTF-8 bytes (written as
+   * they are, never re-serialized: a 13 MB description costs one write). The index is written last: a reader sees
    * the old index with its old detail file, or the new one with the new.
    */
-  saveApiCache(key: string, entry: { index: Record<string, unknown>; detail?: string; json?: string }): Promise<{ detailFile: string } | undefined>;
+  saveApiCache(key: string, entry: { index: Record<string, unknown>; detail?: string; json?: string | Uint8Array }): Promise<{ detailFile: string } | undefined>;
   /** One operation's detail: `length` bytes at `offset` of the index's detail file; the whole file without them. */
   readApiDetail(key: string, detailFile: string, offset?: number, length?: number): Promise<string | undefined>;
   /**
@@ -36,6 +36,9 @@ export interface Caches {
   dpopNonce(origin: string, nowSeconds: number): Promise<string | undefined>;
   saveDpopNonce(origin: string, nonce: string, nowSeconds: number): Promise<void>;
 }
+
+/** Cache files are replaced in one step but not flushed: losing one costs a request. */
+const CACHE_WRITE = { durable: false } as const;
 
 /** How long a remembered nonce is tried: servers rotate them within minutes; a stale one costs one retry. */
 export const DPOP_NONCE_FRESH_SECONDS = 300;
@@ -140,12 +143,12 @@ export function openCaches(ctx: StoreContext): Caches {
         let detailFile: string | undefined;
         if (entry.detail !== undefined) {
           detailFile = basename(openapiDetailFile(paths.cacheDir, baseUrl, `${Date.now().toString(36)}${process.pid.toString(36)}`));
-          await writeFileAtomic(join(dirname(indexFile), detailFile), entry.detail, 0o600);
+          await writeFileAtomic(join(dirname(indexFile), detailFile), entry.detail, 0o600, CACHE_WRITE);
           index = { ...index, detailFile };
         }
         // The document's text as it came: wrapping it costs a concatenation, where JSON.stringify would walk it all.
-        if (entry.json !== undefined) await writeFileAtomic(openapiCacheFile(paths.cacheDir, baseUrl), `{"baseUrl":${JSON.stringify(baseUrl)},"doc":${entry.json}}`, 0o600);
-        await writeFileAtomic(indexFile, JSON.stringify(index), 0o600);
+        if (entry.json !== undefined) await writeFileAtomic(openapiCacheFile(paths.cacheDir, baseUrl), [`{"baseUrl":${JSON.stringify(baseUrl)},"doc":`, entry.json, '}'], 0o600, CACHE_WRITE);
+        await writeFileAtomic(indexFile, JSON.stringify(index), 0o600, CACHE_WRITE);
         if (detailFile) removeOtherDetailFiles(indexFile, detailFile);
         return { detailFile: typeof index.detailFile === 'string' ? index.detailFile : '' };
       } catch {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildIndex } from '../../src/api/api-index.js';
+import { buildIndex, materialize, operationLine } from '../../src/api/api-index.js';
 import { bundleSchema, operationDetail } from '../../src/api/operation-detail.js';
 import { kebabCase, missingScopes, readApiModel, routeCommand } from '../../src/api/operations.js';
 import { readOperations } from '../../src/mcp/tools.js';
@@ -175,9 +175,16 @@ describe('the compact index', () => {
     const built = buildIndex(doc);
     expect(built.operations).toHaveLength(500);
     const bytes = Buffer.from(built.detail);
-    const [offset, length] = built.at[123];
-    const line = JSON.parse(bytes.subarray(offset, offset + length).toString('utf8'));
-    expect(line.fields.length).toBeGreaterThan(0);
+    const range = (o: number, l: number) => bytes.subarray(o, o + l).toString('utf8');
+    const model = readApiModel(doc);
+    // Made back from its line and its definitions, each operation's detail is the one made from the whole document.
+    for (const i of [0, 1, 123, 499]) {
+      const detail = materialize(operationLine(range(...built.at[i])), range);
+      const { description: _, tags, ...made } = detail!;
+      expect(tags).toEqual(model.operations[i].tags);
+      expect(made).toEqual(operationDetail(doc, model.operations[i]));
+    }
+    expect(materialize(operationLine(range(...built.at[123])), range)!.fields.length).toBeGreaterThan(0);
     // Small enough to read at every start: well under the document's size.
     expect(JSON.stringify(built.operations).length).toBeLessThan(JSON.stringify(doc).length);
   });
