@@ -49,9 +49,17 @@ export interface OperationLine {
   parameters: ModelOperation['parameters'];
   body?: ModelOperation['body'];
   responseSchema?: unknown;
-  /** Each definition its schemas reach through `$ref`s: its pointer, and the [offset, length] of its line. */
-  refs: Array<[string, number, number]>;
+  /** The definitions its parts refer to directly (`$ref`), by their place in the definitions table. */
+  refs: number[];
 }
+
+/**
+ * The definitions table, the detail file's last line: each definition's pointer, the [offset,
+ * length] of its line, and the definitions it refers to. An operation's definitions are followed
+ * through it, so no line lists more than its own references: the file grows with the document,
+ * never with operations times definitions.
+ */
+export type DefinitionTable = Array<[string, number, number, number[]]>;
 
 export interface ApiIndex {
   format: number;
@@ -64,6 +72,8 @@ export interface ApiIndex {
   lastModified?: string;
   /** The detail file's name, beside the index. */
   detailFile: string;
+  /** Byte offset and length of the definitions table in the detail file. */
+  definitions: [number, number];
   notes: string[];
   operations: IndexEntry[];
 }
@@ -74,6 +84,8 @@ export interface BuiltIndex {
   /** The detail file's text, and each operation's [offset, length] in it. */
   detail: string;
   at: Array<[number, number]>;
+  /** Where the definitions table lies in the detail file. */
+  definitions: [number, number];
 }
 
 function entryOf(op: ModelOperation): Omit<IndexEntry, 'at'> {
@@ -93,40 +105,40 @@ function entryOf(op: ModelOperation): Omit<IndexEntry, 'at'> {
   };
 }
 
-/** The most definitions one operation's line names; beyond them, a reference resolves to nothing (any value). */
-const MAX_REFS_PER_OPERATION = 5000;
+/** The most definitions one operation reaches; beyond them, a reference resolves to nothing (any value). */
+const MAX_REACHED = 5000;
 /** A local `$ref` as JSON text has it: found in the text, which is faster than walking the value. */
 const REF_IN_TEXT = /"\$ref":("(?:[^"\\]|\\.)*")/g;
 
-/** The local references a JSON text holds. */
+/** The local references a JSON text holds, each once. */
 function refsIn(text: string): string[] {
-  const found: string[] = [];
+  const found = new Set<string>();
   for (const m of text.matchAll(REF_IN_TEXT)) {
     try {
       const ref: unknown = JSON.parse(m[1]);
-      if (typeof ref === 'string' && ref.startsWith('#/') && ref.length <= 1000) found.push(ref);
+      if (typeof ref === 'string' && ref.startsWith('#/') && ref.length <= 1000) found.add(ref);
     } catch {
       // Not a reference after all.
     }
   }
-  return found;
+  return [...found];
 }
 
-/** The index entries and the detail file of a document: every operation's line, then every definition they reach, once. */
+/** The index entries and the detail file of a document: every definition its operations reach (once), their lines, and the table. */
 export function buildIndex(doc: unknown): BuiltIndex {
   const model = readApiModel(doc);
-  // Each definition's text and the references in it, made once for the whole document.
-  const defs = new Map<string, { text: string; refs: string[] }>();
-  const defOf = (pointer: string) => {
+  // Each definition once for the whole document: its text and its own references, by pointer.
+  const defs = new Map<string, { id: number; text: string; refs: string[] }>();
+  const idOf = (pointer: string): number => {
     let def = defs.get(pointer);
     if (!def) {
       const text = JSON.stringify(resolvePointer(doc, pointer) ?? null);
-      def = { text, refs: refsIn(text) };
+      def = { id: defs.size, text, refs: refsIn(text) };
       defs.set(pointer, def);
     }
-    return def;
+    return def.id;
   };
-  const opParts: Array<{ text: string; refs: string[] }> = [];
+  const opTexts: string[] = [];
   for (const op of model.operations) {
     const line: Omit<OperationLine, 'refs'> = {
       ...(op.description ? { description: op.description.slice(0, 4000) } : {}),
@@ -136,37 +148,52 @@ export function buildIndex(doc: unknown): BuiltIndex {
       ...(op.responseSchema !== undefined ? { responseSchema: op.responseSchema } : {}),
     };
     const text = JSON.stringify(line);
-    // Every definition the operation reaches, however deep: followed breadth first, each once.
-    const reached = new Set(refsIn(text));
-    for (const pointer of reached) {
-      if (reached.size >= MAX_REFS_PER_OPERATION) break;
-      for (const next of defOf(pointer).refs) reached.add(next);
-    }
-    opParts.push({ text, refs: [...reached].slice(0, MAX_REFS_PER_OPERATION) });
+    opTexts.push(`${text.slice(0, -1)},"refs":${JSON.stringify(refsIn(text).map(idOf))}}`);
   }
-  // The definitions first, each at a known place; then the operations' lines, which name those places.
+  // Every definition reached from another, each visited once (the map grows as it is walked).
+  for (const def of defs.values()) for (const ref of def.refs) idOf(ref);
+
   const lines: string[] = [];
-  const places = new Map<string, [number, number]>();
+  const table: DefinitionTable = [];
   let offset = 0;
-  for (const [pointer, def] of defs) {
-    const length = Buffer.byteLength(def.text);
-    places.set(pointer, [offset, length]);
-    lines.push(def.text);
-    offset += length + 1;
-  }
-  const at: Array<[number, number]> = [];
-  for (const part of opParts) {
-    const refs = part.refs.flatMap((pointer) => {
-      const at = places.get(pointer);
-      return at ? [[pointer, ...at]] : [];
-    });
-    const text = `${part.text.slice(0, -1)},"refs":${JSON.stringify(refs)}}`;
+  const add = (text: string): [number, number] => {
     const length = Buffer.byteLength(text);
-    at.push([offset, length]);
     lines.push(text);
+    const at: [number, number] = [offset, length];
     offset += length + 1;
+    return at;
+  };
+  for (const [pointer, def] of defs) table.push([pointer, ...add(def.text), def.refs.map((r) => defs.get(r)!.id)]);
+  const at = opTexts.map(add);
+  const definitions = add(JSON.stringify(table));
+  return { operations: model.operations.map(entryOf), notes: model.notes, detail: `${lines.join('\n')}\n`, at, definitions };
+}
+
+/** The definitions table read back, when it is one. */
+export function definitionTable(text: string | undefined): DefinitionTable | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? (value as DefinitionTable) : undefined;
+  } catch {
+    return undefined;
   }
-  return { operations: model.operations.map(entryOf), notes: model.notes, detail: lines.length ? `${lines.join('\n')}\n` : '', at };
+}
+
+/** Every definition an operation reaches, however deep: followed breadth first through the table, each once. */
+export function reachedDefinitions(line: OperationLine, table: DefinitionTable): Array<[string, number, number]> {
+  const reached = new Set<number>(line.refs.filter((id) => Number.isSafeInteger(id)));
+  for (const id of reached) {
+    if (reached.size >= MAX_REACHED) break;
+    const children = table[id]?.[3];
+    if (Array.isArray(children)) for (const child of children) reached.add(child);
+  }
+  const out: Array<[string, number, number]> = [];
+  for (const id of reached) {
+    const def = table[id];
+    if (Array.isArray(def) && typeof def[0] === 'string' && Number.isSafeInteger(def[1]) && Number.isSafeInteger(def[2]) && def[1] >= 0 && def[2] >= 0) out.push([def[0], def[1], def[2]]);
+  }
+  return out;
 }
 
 /** Puts a definition where its pointer says, in a document holding only what one operation reaches. */
@@ -205,16 +232,12 @@ export function operationLine(text: string | undefined): OperationLine | undefin
   }
 }
 
-/** The byte range of the detail file that holds every definition of an operation's line: one read instead of one per definition. */
-export function definitionsSpan(line: OperationLine): [number, number] | undefined {
-  let start = Number.POSITIVE_INFINITY;
-  let end = 0;
-  for (const ref of line.refs) {
-    if (!Array.isArray(ref) || !Number.isSafeInteger(ref[1]) || !Number.isSafeInteger(ref[2]) || ref[1] < 0 || ref[2] < 0) continue;
-    start = Math.min(start, ref[1]);
-    end = Math.max(end, ref[1] + ref[2]);
-  }
-  return end > start ? [start, end - start] : undefined;
+/** The byte range holding every definition of a list: one read instead of one per definition. */
+export function definitionsSpan(defs: ReadonlyArray<[string, number, number]>): [number, number] | undefined {
+  if (!defs.length) return undefined;
+  const start = Math.min(...defs.map((d) => d[1]));
+  const end = Math.max(...defs.map((d) => d[1] + d[2]));
+  return [start, end - start];
 }
 
 /** Parameters only, as text: what an operation whose schemas cannot be followed still takes. */
@@ -233,15 +256,21 @@ function uncheckedDetail(line: OperationLine): OperationDetail {
 }
 
 /**
- * An operation's detail from its line and a reader of the detail file's byte ranges: its
- * definitions put back where its references point, then its fields and schemas made from them.
+ * An operation's detail from its line, the definitions it reaches (reachedDefinitions) and a
+ * reader of the detail file's byte ranges: its definitions put back where its references point,
+ * then its fields and schemas made from them.
  * Definitions already read (a listing reads every operation) come from `cache`.
  */
-export function materialize(line: OperationLine | undefined, readRange: (offset: number, length: number) => string | undefined, cache = new Map<string, unknown>()): DetailLine | undefined {
+export function materialize(
+  line: OperationLine | undefined,
+  defs: ReadonlyArray<[string, number, number]>,
+  readRange: (offset: number, length: number) => string | undefined,
+  cache = new Map<string, unknown>(),
+): DetailLine | undefined {
   if (line === undefined) return undefined;
   const doc: Record<string, unknown> = {};
   // Shorter pointers first: a definition inside another is then found in it rather than placed apart.
-  const refs = [...line.refs].filter((r) => Array.isArray(r) && typeof r[0] === 'string').sort((a, b) => a[0].length - b[0].length);
+  const refs = [...defs].sort((a, b) => a[0].length - b[0].length);
   for (const [pointer, offset, length] of refs) {
     let value = cache.get(pointer);
     if (value === undefined) {
@@ -273,6 +302,12 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function asIndex(value: unknown, baseUrl: string): ApiIndex | undefined {
   if (!isObject(value) || value.format !== INDEX_FORMAT || value.baseUrl !== baseUrl) return undefined;
   if (typeof value.fetchedAt !== 'number' || typeof value.maxAgeSeconds !== 'number' || typeof value.detailFile !== 'string') return undefined;
-  if (!Array.isArray(value.operations) || !Array.isArray(value.notes)) return undefined;
+  if (!Array.isArray(value.operations) || !Array.isArray(value.notes) || !Array.isArray(value.definitions)) return undefined;
   return value as unknown as ApiIndex;
+}
+
+/** An operation's detail from a detail file held whole (a listing, or a description just indexed). */
+export function detailFrom(readRange: (offset: number, length: number) => string | undefined, at: [number, number], table: DefinitionTable, cache?: Map<string, unknown>): DetailLine | undefined {
+  const line = operationLine(readRange(...at));
+  return line && materialize(line, reachedDefinitions(line, table), readRange, cache);
 }

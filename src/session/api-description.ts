@@ -9,7 +9,21 @@
  */
 // fs.promises, not node:fs/promises: the promise API loads a dozen modules, so only where it is used.
 import { promises as fs } from 'node:fs';
-import { type ApiIndex, type DetailLine, type IndexEntry, INDEX_FORMAT, asIndex, buildIndex, definitionsSpan, materialize, operationLine } from '../api/api-index.js';
+import {
+  type ApiIndex,
+  type DefinitionTable,
+  type DetailLine,
+  type IndexEntry,
+  INDEX_FORMAT,
+  asIndex,
+  buildIndex,
+  definitionTable,
+  definitionsSpan,
+  detailFrom,
+  materialize,
+  operationLine,
+  reachedDefinitions,
+} from '../api/api-index.js';
 import { parseDescription } from '../api/description-text.js';
 import { type Deps, nowSeconds } from '../deps.js';
 import { CliError, errorReason } from '../errors.js';
@@ -106,21 +120,26 @@ async function loadFrom(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
       const [offset, length] = entry.at;
       if (memoryDetail?.index === index) {
         const bytes = memoryDetail.bytes;
-        return materialize(operationLine(rangeOf(bytes, offset, length)), (o, l) => rangeOf(bytes, o, l));
+        const table = definitionTable(rangeOf(bytes, ...index.definitions));
+        return table && detailFrom((o, l) => rangeOf(bytes, o, l), entry.at, table);
       }
-      const line = operationLine(await deps.state.readApiDetail(key, index.detailFile, offset, length));
-      const span = line && definitionsSpan(line);
+      const read = (o: number, l: number) => deps.state.readApiDetail(key, index.detailFile, o, l);
+      const [line, table] = await Promise.all([read(offset, length).then(operationLine), read(...index.definitions).then(definitionTable)]);
+      if (!line || !table) return undefined;
+      const defs = reachedDefinitions(line, table);
       // The operation's definitions in one read: the span from the first to the last of them.
-      const defs = span ? await deps.state.readApiDetail(key, index.detailFile, span[0], span[1]) : undefined;
-      if (span && defs === undefined) return undefined;
-      const spanBytes = Buffer.from(defs ?? '');
-      return materialize(line, (o, l) => rangeOf(spanBytes, o - (span?.[0] ?? 0), l));
+      const span = definitionsSpan(defs);
+      const text = span ? await read(...span) : '';
+      if (text === undefined) return undefined;
+      const spanBytes = Buffer.from(text);
+      return materialize(line, defs, (o, l) => rangeOf(spanBytes, o - (span?.[0] ?? 0), l));
     },
     async details() {
       const bytes = memoryDetail?.index === index ? memoryDetail.bytes : Buffer.from((await deps.state.readApiDetail(key, index.detailFile)) ?? '');
+      const table: DefinitionTable = definitionTable(rangeOf(bytes, ...index.definitions)) ?? [];
       // One cache of definitions for the whole listing: each is parsed once, however many operations use it.
       const cache = new Map<string, unknown>();
-      return index.operations.map(({ at: [offset, length] }) => materialize(operationLine(rangeOf(bytes, offset, length)), (o, l) => rangeOf(bytes, o, l), cache));
+      return index.operations.map(({ at }) => detailFrom((o, l) => rangeOf(bytes, o, l), at, table, cache));
     },
     async document() {
       return memoryDoc ?? (await deps.state.cachedApiDescription(key));
@@ -135,6 +154,7 @@ async function loadFrom(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
       baseUrl: key,
       ...meta,
       detailFile: '',
+      definitions: built.definitions,
       notes: built.notes,
       operations: built.operations.map((op, i) => ({ ...op, at: built.at[i] })),
     };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildIndex, materialize, operationLine } from '../../src/api/api-index.js';
+import { buildIndex, definitionTable, detailFrom } from '../../src/api/api-index.js';
 import { bundleSchema, operationDetail } from '../../src/api/operation-detail.js';
 import { kebabCase, missingScopes, readApiModel, routeCommand } from '../../src/api/operations.js';
 import { readOperations } from '../../src/mcp/tools.js';
@@ -178,13 +178,14 @@ describe('the compact index', () => {
     const range = (o: number, l: number) => bytes.subarray(o, o + l).toString('utf8');
     const model = readApiModel(doc);
     // Made back from its line and its definitions, each operation's detail is the one made from the whole document.
+    const table = definitionTable(range(...built.definitions))!;
     for (const i of [0, 1, 123, 499]) {
-      const detail = materialize(operationLine(range(...built.at[i])), range);
+      const detail = detailFrom(range, built.at[i], table);
       const { description: _, tags, ...made } = detail!;
       expect(tags).toEqual(model.operations[i].tags);
       expect(made).toEqual(operationDetail(doc, model.operations[i]));
     }
-    expect(materialize(operationLine(range(...built.at[123])), range)!.fields.length).toBeGreaterThan(0);
+    expect(detailFrom(range, built.at[123], table)!.fields.length).toBeGreaterThan(0);
     // Small enough to read at every start: well under the document's size.
     expect(JSON.stringify(built.operations).length).toBeLessThan(JSON.stringify(doc).length);
   });
