@@ -51,6 +51,8 @@ export interface OperationLine {
   responseSchema?: unknown;
   /** The definitions its parts refer to directly (`$ref`), by their place in the definitions table. */
   refs: number[];
+  /** Set when its schemas could not be kept (nested too deep): why its values go unchecked. */
+  unchecked?: string;
 }
 
 /**
@@ -124,6 +126,18 @@ function refsIn(text: string): string[] {
   return [...found];
 }
 
+const TOO_DEEP = 'its schemas nest too deep to check';
+
+/** JSON text of a value; undefined for one nested deeper than the serializer can go. */
+function deepSafeJson(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch (err) {
+    if (err instanceof RangeError) return undefined;
+    throw err;
+  }
+}
+
 /** The index entries and the detail file of a document: every definition its operations reach (once), their lines, and the table. */
 export function buildIndex(doc: unknown): BuiltIndex {
   const model = readApiModel(doc);
@@ -132,7 +146,7 @@ export function buildIndex(doc: unknown): BuiltIndex {
   const idOf = (pointer: string): number => {
     let def = defs.get(pointer);
     if (!def) {
-      const text = JSON.stringify(resolvePointer(doc, pointer) ?? null);
+      const text = deepSafeJson(resolvePointer(doc, pointer) ?? null) ?? 'null';
       def = { id: defs.size, text, refs: refsIn(text) };
       defs.set(pointer, def);
     }
@@ -147,7 +161,16 @@ export function buildIndex(doc: unknown): BuiltIndex {
       ...(op.body ? { body: op.body } : {}),
       ...(op.responseSchema !== undefined ? { responseSchema: op.responseSchema } : {}),
     };
-    const text = JSON.stringify(line);
+    // Schemas nested deeper than JSON.stringify goes: the operation is kept, its values unchecked.
+    const text =
+      deepSafeJson(line) ??
+      JSON.stringify({
+        ...line,
+        parameters: line.parameters.map((p) => ({ ...p, schema: undefined })),
+        ...(line.body ? { body: { ...line.body, schema: undefined } } : {}),
+        responseSchema: undefined,
+        unchecked: TOO_DEEP,
+      });
     opTexts.push(`${text.slice(0, -1)},"refs":${JSON.stringify(refsIn(text).map(idOf))}}`);
   }
   // Every definition reached from another, each visited once (the map grows as it is walked).
@@ -286,13 +309,13 @@ export function materialize(
     // A reference to nothing stays one: its schema accepts any value, as bundleSchema makes it.
     if (value !== null) place(doc, pointer, value);
   }
-  const words = { ...(line.description ? { description: line.description } : {}), tags: line.tags };
+  const words = { ...(line.description ? { description: line.description } : {}), tags: line.tags, ...(typeof line.unchecked === 'string' ? { unchecked: TOO_DEEP } : {}) };
   try {
     return { ...operationDetail(doc, line), ...words };
   } catch (err) {
     // References chained deeper than the stack: the operation is still usable, its values unchecked.
     if (!(err instanceof RangeError)) throw err;
-    return { ...uncheckedDetail(line), ...words, unchecked: 'its schemas nest too deep to check' };
+    return { ...uncheckedDetail(line), ...words, unchecked: TOO_DEEP };
   }
 }
 

@@ -310,6 +310,7 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
   if (!entry) throw unknownOperation(loaded.index, operation);
   const detail = await loaded.detail(entry);
   if (!detail) throw new CliError(`The cached API description of ${printable(baseUrl)} is damaged: run 'school api --refresh'.`, { code: 'openapi_invalid' });
+  if (detail.unchecked) deps.io.err.write(`Note: ${entry.command}: ${detail.unchecked}; its values are sent unchecked.\n`);
   const flags = operationFlags(detail.fields);
   const parsed = parseLine(argv, flags, `school api ${entry.command}`);
   const has = (name: string) => parsed.builtins.has(name);
