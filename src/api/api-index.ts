@@ -289,6 +289,7 @@ export function materialize(
   defs: ReadonlyArray<[string, number, number]>,
   readRange: (offset: number, length: number) => string | undefined,
   cache = new Map<string, unknown>(),
+  options: { schemas?: boolean } = {},
 ): DetailLine | undefined {
   if (line === undefined) return undefined;
   const doc: Record<string, unknown> = {};
@@ -311,7 +312,7 @@ export function materialize(
   }
   const words = { ...(line.description ? { description: line.description } : {}), tags: line.tags, ...(typeof line.unchecked === 'string' ? { unchecked: TOO_DEEP } : {}) };
   try {
-    return { ...operationDetail(doc, line), ...words };
+    return { ...operationDetail(doc, line, options), ...words };
   } catch (err) {
     // References chained deeper than the stack: the operation is still usable, its values unchecked.
     if (!(err instanceof RangeError)) throw err;
@@ -330,7 +331,13 @@ export function asIndex(value: unknown, baseUrl: string): ApiIndex | undefined {
 }
 
 /** An operation's detail from a detail file held whole (a listing, or a description just indexed). */
-export function detailFrom(readRange: (offset: number, length: number) => string | undefined, at: [number, number], table: DefinitionTable, cache?: Map<string, unknown>): DetailLine | undefined {
+export function detailFrom(
+  readRange: (offset: number, length: number) => string | undefined,
+  at: [number, number],
+  table: DefinitionTable,
+  cache?: Map<string, unknown>,
+  options: { schemas?: boolean } = {},
+): DetailLine | undefined {
   const line = operationLine(readRange(...at));
-  return line && materialize(line, reachedDefinitions(line, table), readRange, cache);
+  return line && materialize(line, reachedDefinitions(line, table), readRange, cache, options);
 }

@@ -363,18 +363,24 @@ function columnsOf(doc: unknown, schema: unknown): Pick<OperationDetail, 'column
   return {};
 }
 
-export function operationDetail(doc: unknown, op: Pick<ModelOperation, 'parameters' | 'body' | 'responseSchema'>): OperationDetail {
+/**
+ * An operation's fields, and with `schemas` (the default) the schemas its values are checked
+ * against: a listing of every operation needs the fields alone, and bundling each operation's
+ * schemas would make its cost operations times schemas.
+ */
+export function operationDetail(doc: unknown, op: Pick<ModelOperation, 'parameters' | 'body' | 'responseSchema'>, options: { schemas?: boolean } = {}): OperationDetail {
+  const schemas = options.schemas !== false;
   const fields: FieldSpec[] = [];
   const paramSchemas: Record<string, JsonSchema> = {};
   for (const p of op.parameters) {
     if (p.in === 'cookie') continue; // cookies are not ours to send
     fields.push(fieldFrom(doc, p.in, p.name, p.schema, p.required, { ...(p.description ? { description: p.description } : {}), ...(p.deprecated ? { deprecated: true } : {}) }));
-    if (p.schema !== undefined) paramSchemas[`${p.in}:${p.name}`] = bundleSchema(doc, p.schema);
+    if (schemas && p.schema !== undefined) paramSchemas[`${p.in}:${p.name}`] = bundleSchema(doc, p.schema);
   }
   let bodySchema: JsonSchema | undefined;
   let bodyIsObject = false;
   if (op.body && op.body.schema !== undefined && (op.body.json || op.body.contentType === '*/*')) {
-    bodySchema = bundleSchema(doc, op.body.schema);
+    if (schemas) bodySchema = bundleSchema(doc, op.body.schema);
     const flat = flatten(doc, op.body.schema)?.schema ?? {};
     bodyIsObject = isObject(flat.properties) || typesOf(flat).includes('object');
     if (bodyIsObject) fields.push(...bodyFields(doc, op.body.schema));

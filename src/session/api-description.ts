@@ -46,7 +46,7 @@ export interface LoadedDescription {
   how: 'cache' | 'revalidated' | 'fetched' | 'stale';
   /** One operation's detail (fields, schemas), read from the detail file alone. */
   detail(entry: IndexEntry): Promise<DetailLine | undefined>;
-  /** Every operation's detail, in index order, read at once (listings). */
+  /** Every operation's fields (no schemas to check against), in index order, read at once: for listings, at a cost that grows with the document. */
   details(): Promise<Array<DetailLine | undefined>>;
   /** The whole document, for what needs more than the index (`school mcp`). */
   document(): Promise<unknown>;
@@ -139,7 +139,7 @@ async function loadFrom(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
       const table: DefinitionTable = definitionTable(rangeOf(bytes, ...index.definitions)) ?? [];
       // One cache of definitions for the whole listing: each is parsed once, however many operations use it.
       const cache = new Map<string, unknown>();
-      return index.operations.map(({ at }) => detailFrom((o, l) => rangeOf(bytes, o, l), at, table, cache));
+      return index.operations.map(({ at }) => detailFrom((o, l) => rangeOf(bytes, o, l), at, table, cache, { schemas: false }));
     },
     async document() {
       return memoryDoc ?? (await deps.state.cachedApiDescription(key));
