@@ -23,6 +23,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { availableParallelism, cpus, loadavg, release, tmpdir, type } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer } from 'node:http';
 import { BROWSER_DRIVER_SCRIPT } from '@school/sandbox/browser-driver';
@@ -360,7 +361,7 @@ const api500DryRun = [NODE, BIN, 'api', '--base-url', api500Url, 'create-thing7'
 
 // GitHub's published description (13 MB, 1,223 operations) as a file named with --description:
 // read, indexed and cached by the first run (a fresh home every time), read from the cache after.
-const GITHUB_DESCRIPTION = join(ROOT, 'node_modules', '@octokit', 'openapi', 'generated', 'api.github.com.json');
+const GITHUB_DESCRIPTION = createRequire(import.meta.url).resolve('@octokit/openapi/generated/api.github.com.json');
 const githubDryRun = (home: 'githubFirst' | 'githubCached') => [
   NODE,
   BIN,

@@ -219,9 +219,26 @@ export function reachedDefinitions(line: OperationLine, table: DefinitionTable):
   return out;
 }
 
-/** Puts a definition where its pointer says, in a document holding only what one operation reaches. */
-function place(doc: Record<string, unknown>, pointer: string, value: unknown): void {
-  if (resolvePointer(doc, pointer) !== undefined) return; // inside a definition placed before it
+/**
+ * The definitions put back where their pointers say, in a document holding only them: for one
+ * operation, or shared by every operation of a listing (each definition read and placed once).
+ */
+export interface DefinitionDoc {
+  doc: Record<string, unknown>;
+  placed: Set<string>;
+  /** Objects made only to hold a definition deeper down: a definition placed later at their place replaces them. */
+  holders: WeakSet<object>;
+}
+
+export function definitionDoc(): DefinitionDoc {
+  return { doc: {}, placed: new Set(), holders: new WeakSet() };
+}
+
+/** Puts a definition where its pointer says. */
+function place(into: DefinitionDoc, pointer: string, value: unknown): void {
+  const there = resolvePointer(into.doc, pointer);
+  // Inside a definition placed before it: already there, as the document has it.
+  if (there !== undefined && !(typeof there === 'object' && there !== null && into.holders.has(there))) return;
   const keys = pointer
     .slice(2)
     .split('/')
@@ -233,13 +250,17 @@ function place(doc: Record<string, unknown>, pointer: string, value: unknown): v
       }
     });
   if (keys.some((k) => k === undefined || k === '__proto__')) return;
-  let node: Record<string, unknown> = doc;
+  let node: Record<string, unknown> = into.doc;
   for (const key of keys.slice(0, -1) as string[]) {
     const next = Object.hasOwn(node, key) ? node[key] : undefined;
-    if (next === undefined) node = node[key] = {} as Record<string, unknown>;
-    else if (typeof next === 'object' && next !== null) node = next as Record<string, unknown>;
+    if (next === undefined) {
+      const holder: Record<string, unknown> = {};
+      into.holders.add(holder);
+      node = node[key] = holder;
+    } else if (typeof next === 'object' && next !== null) node = next as Record<string, unknown>;
     else return;
   }
+  // A holder made for a definition inside this one is replaced: this one holds it too.
   node[keys[keys.length - 1] as string] = value;
 }
 
@@ -281,35 +302,32 @@ function uncheckedDetail(line: OperationLine): OperationDetail {
 /**
  * An operation's detail from its line, the definitions it reaches (reachedDefinitions) and a
  * reader of the detail file's byte ranges: its definitions put back where its references point,
- * then its fields and schemas made from them.
- * Definitions already read (a listing reads every operation) come from `cache`.
+ * then its fields and schemas made from them. A listing passes one DefinitionDoc for every
+ * operation, so each definition is read and placed once.
  */
 export function materialize(
   line: OperationLine | undefined,
   defs: ReadonlyArray<[string, number, number]>,
   readRange: (offset: number, length: number) => string | undefined,
-  cache = new Map<string, unknown>(),
+  into: DefinitionDoc = definitionDoc(),
   options: { schemas?: boolean } = {},
 ): DetailLine | undefined {
   if (line === undefined) return undefined;
-  const doc: Record<string, unknown> = {};
-  // Shorter pointers first: a definition inside another is then found in it rather than placed apart.
-  const refs = [...defs].sort((a, b) => a[0].length - b[0].length);
-  for (const [pointer, offset, length] of refs) {
-    let value = cache.get(pointer);
-    if (value === undefined) {
-      const raw = readRange(offset, length);
-      if (raw === undefined) return undefined;
-      try {
-        value = JSON.parse(raw);
-      } catch {
-        return undefined;
-      }
-      cache.set(pointer, value);
+  for (const [pointer, offset, length] of defs) {
+    if (into.placed.has(pointer)) continue;
+    const raw = readRange(offset, length);
+    if (raw === undefined) return undefined;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      return undefined;
     }
+    into.placed.add(pointer);
     // A reference to nothing stays one: its schema accepts any value, as bundleSchema makes it.
-    if (value !== null) place(doc, pointer, value);
+    if (value !== null) place(into, pointer, value);
   }
+  const doc = into.doc;
   const words = { ...(line.description ? { description: line.description } : {}), tags: line.tags, ...(typeof line.unchecked === 'string' ? { unchecked: TOO_DEEP } : {}) };
   try {
     return { ...operationDetail(doc, line, options), ...words };
@@ -335,9 +353,9 @@ export function detailFrom(
   readRange: (offset: number, length: number) => string | undefined,
   at: [number, number],
   table: DefinitionTable,
-  cache?: Map<string, unknown>,
+  into?: DefinitionDoc,
   options: { schemas?: boolean } = {},
 ): DetailLine | undefined {
   const line = operationLine(readRange(...at));
-  return line && materialize(line, reachedDefinitions(line, table), readRange, cache, options);
+  return line && materialize(line, reachedDefinitions(line, table), readRange, into, options);
 }

@@ -8,7 +8,7 @@ import { CliError } from '../errors.js';
 import { requireCommonJs } from '../util/require.js';
 
 /** Deeper than any real description nests (GitHub's deepest is under 40): refused, never walked. */
-export const MAX_DOCUMENT_DEPTH = 256;
+const MAX_DOCUMENT_DEPTH = 256;
 /** YAML aliases resolved at most: a few are normal, thousands are an expansion attack. */
 const MAX_YAML_ALIASES = 1000;
 
@@ -29,14 +29,19 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function jsonText(bytes: Buffer): string {
   const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   const latin = bytes.toString('latin1', start);
-  if (!/[\x80-\xff]/.test(latin)) return latin;
-  return latin.replace(/[\x80-\xff]+/g, (run) => {
-    let escaped = '';
-    for (const ch of Buffer.from(run, 'latin1').toString('utf8')) {
-      for (let i = 0; i < ch.length; i++) escaped += `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`;
-    }
-    return escaped;
-  });
+  const first = latin.search(/[\x80-\xff]/);
+  if (first < 0) return latin;
+  // From the first such byte on: the text before it is scanned once, not twice.
+  return (
+    latin.slice(0, first) +
+    latin.slice(first).replace(/[\x80-\xff]+/g, (run) => {
+      let escaped = '';
+      for (const ch of Buffer.from(run, 'latin1').toString('utf8')) {
+        for (let i = 0; i < ch.length; i++) escaped += `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`;
+      }
+      return escaped;
+    })
+  );
 }
 
 function depthOf(value: unknown, limit: number): number {

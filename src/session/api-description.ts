@@ -17,6 +17,7 @@ import {
   INDEX_FORMAT,
   asIndex,
   buildIndex,
+  definitionDoc,
   definitionTable,
   definitionsSpan,
   detailFrom,
@@ -137,9 +138,9 @@ async function loadFrom(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
     async details() {
       const bytes = memoryDetail?.index === index ? memoryDetail.bytes : Buffer.from((await deps.state.readApiDetail(key, index.detailFile)) ?? '');
       const table: DefinitionTable = definitionTable(rangeOf(bytes, ...index.definitions)) ?? [];
-      // One cache of definitions for the whole listing: each is parsed once, however many operations use it.
-      const cache = new Map<string, unknown>();
-      return index.operations.map(({ at }) => detailFrom((o, l) => rangeOf(bytes, o, l), at, table, cache, { schemas: false }));
+      // One document of definitions for the whole listing: each is read and placed once, however many operations use it.
+      const shared = definitionDoc();
+      return index.operations.map(({ at }) => detailFrom((o, l) => rangeOf(bytes, o, l), at, table, shared, { schemas: false }));
     },
     async document() {
       return memoryDoc ?? (await deps.state.cachedApiDescription(key));

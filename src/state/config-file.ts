@@ -27,7 +27,7 @@ export interface ConfigFile {
 }
 
 /** A description source a profile remembers: a URL or an absolute file path, for one base URL. */
-export interface ApiDescriptionEntry {
+interface ApiDescriptionEntry {
   baseUrl: string;
   location: string;
 }

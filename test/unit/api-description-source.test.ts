@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { jsonText, parseDescription } from '../../src/api/description-text.js';
 import { runApi } from '../../src/commands/api/api.js';
 import type { HttpClient, HttpRequest, HttpResponse } from '../../src/http/client.js';
 import { loadApiDescription } from '../../src/session/api-description.js';
@@ -88,6 +89,17 @@ describe('where a description comes from', () => {
     expect((await target({ env: {}, baseUrl: 'https://other.example' })).description).toBeUndefined();
     // An empty --description goes back to the default, and is remembered so.
     expect((await target({ env: {}, description: '' })).description).toEqual({ kind: 'url', location: 'https://school.example/openapi.json', remember: true });
+  });
+});
+
+describe('the text of a description', () => {
+  it('reads JSON with any text in its strings as JSON.parse of its UTF-8 reads it, byte order mark or not', () => {
+    const doc = { openapi: '3.1.0', info: { title: 'Écoles 🏫 — 学校', version: '1' }, paths: { '/a': { get: { summary: 'naïve "quotes" \\ and \u0000 control' } } } };
+    const text = JSON.stringify(doc, null, 2);
+    expect(JSON.parse(jsonText(Buffer.from(text)))).toEqual(doc);
+    expect(JSON.parse(jsonText(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)])))).toEqual(doc);
+    expect(jsonText(Buffer.from('{"a":"plain"}'))).toBe('{"a":"plain"}');
+    expect(parseDescription(Buffer.from(text), 'x').doc).toEqual(doc);
   });
 });
 

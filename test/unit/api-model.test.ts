@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildIndex, definitionTable, detailFrom } from '../../src/api/api-index.js';
+import { buildIndex, definitionDoc, definitionTable, detailFrom } from '../../src/api/api-index.js';
 import { bundleSchema, operationDetail } from '../../src/api/operation-detail.js';
 import { kebabCase, missingScopes, readApiModel, routeCommand } from '../../src/api/operations.js';
 import { readOperations } from '../../src/mcp/tools.js';
@@ -186,6 +186,34 @@ describe('the compact index', () => {
       expect(made).toEqual(operationDetail(doc, model.operations[i]));
     }
     expect(detailFrom(range, built.at[123], table)!.fields.length).toBeGreaterThan(0);
+  });
+
+  it('gives a listing, which places each definition once for every operation, the fields each operation has alone', () => {
+    // The first operation refers inside a schema the second refers to whole: placed in that order, the whole one must still be found.
+    const body = (ref: string) => ({ content: { 'application/json': { schema: { $ref: ref } } } });
+    const doc = {
+      openapi: '3.1.0',
+      paths: {
+        '/inner': { post: { operationId: 'inner', requestBody: body('#/components/schemas/Outer/properties/address'), responses: {} } },
+        '/outer': { post: { operationId: 'outer', requestBody: body('#/components/schemas/Outer'), responses: {} } },
+        ...(bigDescription(50).paths as Record<string, unknown>),
+      },
+      components: {
+        schemas: {
+          ...(bigDescription(50).components as { schemas: Record<string, unknown> }).schemas,
+          Outer: { type: 'object', properties: { name: { type: 'string' }, address: { type: 'object', properties: { city: { type: 'string' } } } } },
+        },
+      },
+    };
+    const built = buildIndex(doc);
+    const bytes = Buffer.from(built.detail);
+    const range = (o: number, l: number) => bytes.subarray(o, o + l).toString('utf8');
+    const table = definitionTable(range(...built.definitions))!;
+    const shared = definitionDoc();
+    const listed = built.at.map((at) => detailFrom(range, at, table, shared, { schemas: false }));
+    const alone = built.at.map((at) => detailFrom(range, at, table, undefined, { schemas: false }));
+    expect(listed).toEqual(alone);
+    expect(listed[1]!.fields.map((f) => f.name)).toEqual(['name', 'address.city']);
     // Small enough to read at every start: well under the document's size.
     expect(JSON.stringify(built.operations).length).toBeLessThan(JSON.stringify(doc).length);
   });
