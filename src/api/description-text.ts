@@ -28,20 +28,14 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  */
 export function jsonText(bytes: Buffer): string {
   const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-  const latin = bytes.toString('latin1', start);
-  const first = latin.search(/[\x80-\xff]/);
-  if (first < 0) return latin;
-  // From the first such byte on: the text before it is scanned once, not twice.
-  return (
-    latin.slice(0, first) +
-    latin.slice(first).replace(/[\x80-\xff]+/g, (run) => {
-      let escaped = '';
-      for (const ch of Buffer.from(run, 'latin1').toString('utf8')) {
-        for (let i = 0; i < ch.length; i++) escaped += `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`;
-      }
-      return escaped;
-    })
-  );
+  // One pass and one flat string; a text with nothing to replace is returned as it is.
+  return bytes.toString('latin1', start).replace(/[\x80-\xff]+/g, (run) => {
+    let escaped = '';
+    for (const ch of Buffer.from(run, 'latin1').toString('utf8')) {
+      for (let i = 0; i < ch.length; i++) escaped += `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`;
+    }
+    return escaped;
+  });
 }
 
 function depthOf(value: unknown, limit: number): number {
