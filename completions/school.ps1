@@ -12,10 +12,10 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
 
     # Options followed by a value: the word after them is that value, never a command or a path.
     # Compared case-sensitively (-ccontains, -ceq): -H takes a value, -h does not.
-    $takesValue = @('--base-url', '--profile', '--scope', '--add-scope', '--port', '--timeout', '--client-metadata-url', '--client-id',
-        '--min-ttl', '-X', '--method', '-H', '--header', '-f', '--raw-field', '-F', '--field', '--input', '--jq', '--retry',
+    $takesValue = @('--base-url', '--profile', '--description', '--scope', '--add-scope', '--port', '--timeout', '--client-metadata-url',
+        '--client-id', '--min-ttl', '-X', '--method', '-H', '--header', '-f', '--raw-field', '-F', '--field', '--input', '--jq', '--retry',
         '--content-type', '--format', '--columns', '--toolsets', '--install')
-    $globalFlags = @('--base-url', '--profile', '--json', '--verbose', '-h', '--help')
+    $globalFlags = @('--base-url', '--profile', '--description', '--json', '--verbose', '-h', '--help')
     $commandFlags = @{
         ''     = @('--version')
         login  = @('--scope', '--add-scope', '--no-browser', '--port', '--timeout', '--wait', '--no-wait', '--confidential',
@@ -124,6 +124,9 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
 
     if ($valueOf) {
         if ($valueOf -ceq '--profile') { & $add $keep (& $fromSchool 'profiles') }
+        elseif ($valueOf -ceq '--description' -or $valueOf -ceq '--install') {
+            & $add $keep @(& $fileNames $cur)
+        }
         elseif ($valueOf -ceq '--scope' -or $valueOf -ceq '--add-scope') {
             # A list separated by commas: complete its last item, without repeating the others.
             $comma = $cur.LastIndexOf(',')
@@ -148,9 +151,6 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
             & $add $keep @(& $fileNames $cur)
         }
         elseif ($valueOf -ceq '--format') { & $add $keep @('json', 'table') }
-        elseif ($valueOf -ceq '--install') {
-            & $add $keep @(& $fileNames $cur)
-        }
     }
     elseif ($cmd -ceq 'api' -and $first -and -not $dashdash -and $cur.StartsWith('-')) {
         # An operation's flags, from the cached API description.

@@ -75,8 +75,8 @@ export function parseFast(argv: readonly string[]): FastCommand | undefined {
 export function apiLine(argv: readonly string[]): string[] | undefined {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg === '--profile' || arg === '--base-url') i++;
-    else if (arg === '--json' || arg === '--verbose' || arg.startsWith('--profile=') || arg.startsWith('--base-url=')) continue;
+    if (arg === '--profile' || arg === '--base-url' || arg === '--description') i++;
+    else if (arg === '--json' || arg === '--verbose' || /^--(?:profile|base-url|description)=/.test(arg)) continue;
     else return arg === 'api' ? [...argv.slice(0, i), ...argv.slice(i + 1)] : undefined;
   }
   return undefined;

@@ -11,11 +11,13 @@ export { normalizeBaseUrl } from './session/target.js';
 export interface GlobalOptions {
   baseUrl?: string;
   profile?: string;
+  /** Where the API description lies (`--description <url|file>`). */
+  description?: string;
   json?: boolean;
   verbose?: boolean;
 }
 
 /** The command line's flags as the inputs of the one target resolution (src/session/target.ts). */
 export function targetInputs(opts: GlobalOptions, env: Env, extra: { anonymous?: boolean; profileMustExist?: boolean } = {}): TargetInputs {
-  return { profile: opts.profile, baseUrl: opts.baseUrl, env, ...extra };
+  return { profile: opts.profile, baseUrl: opts.baseUrl, ...(opts.description !== undefined ? { description: opts.description } : {}), env, ...extra };
 }

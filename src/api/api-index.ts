@@ -1,15 +1,21 @@
 /**
  * The compact index of an API description: what a command reads at start-up instead of the whole
  * document. One small JSON with every operation's name, route, summary, scopes and area, and where
- * its detail (fields, schemas) lies in a JSON-lines file beside it; a command reads the one line
- * of its own operation. Made once per fetched description.
+ * its detail lies in a JSON-lines file beside it; a command reads the one line of its own
+ * operation. Made once per fetched description.
+ *
+ * What it costs is bounded by the document, not by its operations: an operation's line holds its
+ * parameters, body and answer as the document has them, and names the definitions they refer to
+ * (`$ref`), each written once in the same file however many operations use it. The fields and
+ * checkable schemas of an operation are made from its line and its definitions when a command
+ * reads it (materialize), so a first run does that work for one operation, not for all of them.
  */
 import { type OperationDetail, operationDetail } from './operation-detail.js';
-import { type ModelOperation, readApiModel } from './operations.js';
+import { type ModelOperation, readApiModel, resolvePointer } from './operations.js';
 import { type RequestShape, requestShapeOf } from './request-shape.js';
 
 /** Raised whenever what the index or a detail line holds, or how names are made, changes: an index of another format is made again from the cached document. */
-export const INDEX_FORMAT = 2;
+export const INDEX_FORMAT = 3;
 
 export interface IndexEntry {
   command: string;
@@ -29,13 +35,38 @@ export interface IndexEntry {
   at: [number, number];
 }
 
-/** One line of the detail file. */
+/** An operation's detail as a command reads it: its fields and schemas, made from its line in the detail file. */
 export interface DetailLine extends OperationDetail {
   description?: string;
   tags: string[];
   /** What the request builder needs: parameter styles, the body's media types, servers. */
   request: RequestShape;
+  /** Why the operation's schemas are not checked (they nest too deep to follow), when they are not. */
+  unchecked?: string;
 }
+
+/** One operation's line in the detail file: the parts of the operation its detail is made from, as the document has them. */
+export interface OperationLine {
+  description?: string;
+  tags: string[];
+  /** What the request builder needs: parameter styles, the body's media types, servers. */
+  request: RequestShape;
+  parameters: ModelOperation['parameters'];
+  body?: ModelOperation['body'];
+  responseSchema?: unknown;
+  /** The definitions its parts refer to directly (`$ref`), by their place in the definitions table. */
+  refs: number[];
+  /** Set when its schemas could not be kept (nested too deep): why its values go unchecked. */
+  unchecked?: string;
+}
+
+/**
+ * The definitions table, the detail file's last line: each definition's pointer, the [offset,
+ * length] of its line, and the definitions it refers to. An operation's definitions are followed
+ * through it, so no line lists more than its own references: the file grows with the document,
+ * never with operations times definitions.
+ */
+export type DefinitionTable = Array<[string, number, number, number[]]>;
 
 export interface ApiIndex {
   format: number;
@@ -48,6 +79,8 @@ export interface ApiIndex {
   lastModified?: string;
   /** The detail file's name, beside the index. */
   detailFile: string;
+  /** Byte offset and length of the definitions table in the detail file. */
+  definitions: [number, number];
   notes: string[];
   operations: IndexEntry[];
 }
@@ -58,6 +91,8 @@ export interface BuiltIndex {
   /** The detail file's text, and each operation's [offset, length] in it. */
   detail: string;
   at: Array<[number, number]>;
+  /** Where the definitions table lies in the detail file. */
+  definitions: [number, number];
 }
 
 function entryOf(op: ModelOperation): Omit<IndexEntry, 'at'> {
@@ -77,26 +112,236 @@ function entryOf(op: ModelOperation): Omit<IndexEntry, 'at'> {
   };
 }
 
-/** The index entries and the detail file of a document. */
+/** The most definitions one operation reaches; beyond them, a reference resolves to nothing (any value). */
+const MAX_REACHED = 5000;
+/** A local `$ref` as JSON text has it: found in the text, which is faster than walking the value. */
+const REF_IN_TEXT = /"\$ref":("(?:[^"\\]|\\.)*")/g;
+
+/** The local references a JSON text holds, each once. */
+function refsIn(text: string): string[] {
+  const found = new Set<string>();
+  for (const m of text.matchAll(REF_IN_TEXT)) {
+    try {
+      const ref: unknown = JSON.parse(m[1]);
+      if (typeof ref === 'string' && ref.startsWith('#/') && ref.length <= 1000) found.add(ref);
+    } catch {
+      // Not a reference after all.
+    }
+  }
+  return [...found];
+}
+
+const TOO_DEEP = 'its schemas nest too deep to check';
+
+/** JSON text of a value; undefined for one nested deeper than the serializer can go. */
+function deepSafeJson(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch (err) {
+    if (err instanceof RangeError) return undefined;
+    throw err;
+  }
+}
+
+/** The index entries and the detail file of a document: every definition its operations reach (once), their lines, and the table. */
 export function buildIndex(doc: unknown): BuiltIndex {
   const model = readApiModel(doc);
-  const lines: string[] = [];
-  const at: Array<[number, number]> = [];
-  let offset = 0;
+  // Each definition once for the whole document: its text and its own references, by pointer.
+  const defs = new Map<string, { id: number; text: string; refs: string[] }>();
+  const idOf = (pointer: string): number => {
+    let def = defs.get(pointer);
+    if (!def) {
+      const text = deepSafeJson(resolvePointer(doc, pointer) ?? null) ?? 'null';
+      def = { id: defs.size, text, refs: refsIn(text) };
+      defs.set(pointer, def);
+    }
+    return def.id;
+  };
+  const opTexts: string[] = [];
   for (const op of model.operations) {
-    const line: DetailLine = {
-      ...operationDetail(doc, op),
+    const line: Omit<OperationLine, 'refs'> = {
       ...(op.description ? { description: op.description.slice(0, 4000) } : {}),
       tags: op.tags,
       request: requestShapeOf(op),
+      parameters: op.parameters,
+      ...(op.body ? { body: op.body } : {}),
+      ...(op.responseSchema !== undefined ? { responseSchema: op.responseSchema } : {}),
     };
-    const text = JSON.stringify(line);
-    const length = Buffer.byteLength(text);
-    at.push([offset, length]);
-    lines.push(text);
-    offset += length + 1;
+    // Schemas nested deeper than JSON.stringify goes: the operation is kept, its values unchecked.
+    const text =
+      deepSafeJson(line) ??
+      JSON.stringify({
+        ...line,
+        parameters: line.parameters.map((p) => ({ ...p, schema: undefined })),
+        ...(line.body ? { body: { ...line.body, schema: undefined, media: line.body.media.map((m) => ({ ...m, schema: undefined })) } } : {}),
+        responseSchema: undefined,
+        unchecked: TOO_DEEP,
+      });
+    opTexts.push(`${text.slice(0, -1)},"refs":${JSON.stringify(refsIn(text).map(idOf))}}`);
   }
-  return { operations: model.operations.map(entryOf), notes: model.notes, detail: lines.length ? `${lines.join('\n')}\n` : '', at };
+  // Every definition reached from another, each visited once (the map grows as it is walked).
+  for (const def of defs.values()) for (const ref of def.refs) idOf(ref);
+
+  const lines: string[] = [];
+  const table: DefinitionTable = [];
+  let offset = 0;
+  const add = (text: string): [number, number] => {
+    const length = Buffer.byteLength(text);
+    lines.push(text);
+    const at: [number, number] = [offset, length];
+    offset += length + 1;
+    return at;
+  };
+  for (const [pointer, def] of defs) table.push([pointer, ...add(def.text), def.refs.map((r) => defs.get(r)!.id)]);
+  const at = opTexts.map(add);
+  const definitions = add(JSON.stringify(table));
+  return { operations: model.operations.map(entryOf), notes: model.notes, detail: `${lines.join('\n')}\n`, at, definitions };
+}
+
+/** The definitions table read back, when it is one. */
+export function definitionTable(text: string | undefined): DefinitionTable | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? (value as DefinitionTable) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every definition an operation reaches, however deep: followed breadth first through the table, each once. */
+export function reachedDefinitions(line: OperationLine, table: DefinitionTable): Array<[string, number, number]> {
+  const reached = new Set<number>(line.refs.filter((id) => Number.isSafeInteger(id)));
+  for (const id of reached) {
+    if (reached.size >= MAX_REACHED) break;
+    const children = table[id]?.[3];
+    if (Array.isArray(children)) for (const child of children) reached.add(child);
+  }
+  const out: Array<[string, number, number]> = [];
+  for (const id of reached) {
+    const def = table[id];
+    if (Array.isArray(def) && typeof def[0] === 'string' && Number.isSafeInteger(def[1]) && Number.isSafeInteger(def[2]) && def[1] >= 0 && def[2] >= 0) out.push([def[0], def[1], def[2]]);
+  }
+  return out;
+}
+
+/**
+ * The definitions put back where their pointers say, in a document holding only them: for one
+ * operation, or shared by every operation of a listing (each definition read and placed once).
+ */
+export interface DefinitionDoc {
+  doc: Record<string, unknown>;
+  placed: Set<string>;
+  /** Objects made only to hold a definition deeper down: a definition placed later at their place replaces them. */
+  holders: WeakSet<object>;
+}
+
+export function definitionDoc(): DefinitionDoc {
+  return { doc: {}, placed: new Set(), holders: new WeakSet() };
+}
+
+/** Puts a definition where its pointer says. */
+function place(into: DefinitionDoc, pointer: string, value: unknown): void {
+  const there = resolvePointer(into.doc, pointer);
+  // Inside a definition placed before it: already there, as the document has it.
+  if (there !== undefined && !(typeof there === 'object' && there !== null && into.holders.has(there))) return;
+  const keys = pointer
+    .slice(2)
+    .split('/')
+    .map((raw) => {
+      try {
+        return decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+      } catch {
+        return undefined;
+      }
+    });
+  if (keys.some((k) => k === undefined || k === '__proto__')) return;
+  let node: Record<string, unknown> = into.doc;
+  for (const key of keys.slice(0, -1) as string[]) {
+    const next = Object.hasOwn(node, key) ? node[key] : undefined;
+    if (next === undefined) {
+      const holder: Record<string, unknown> = {};
+      into.holders.add(holder);
+      node = node[key] = holder;
+    } else if (typeof next === 'object' && next !== null) node = next as Record<string, unknown>;
+    else return;
+  }
+  // A holder made for a definition inside this one is replaced: this one holds it too.
+  node[keys[keys.length - 1] as string] = value;
+}
+
+/** An operation's line read back from the detail file, when it is one. */
+export function operationLine(text: string | undefined): OperationLine | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    if (!isObject(value) || !Array.isArray(value.parameters) || !Array.isArray(value.refs) || !Array.isArray(value.tags) || !isObject(value.request)) return undefined;
+    return value as unknown as OperationLine;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The byte range holding every definition of a list: one read instead of one per definition. */
+export function definitionsSpan(defs: ReadonlyArray<[string, number, number]>): [number, number] | undefined {
+  if (!defs.length) return undefined;
+  const start = Math.min(...defs.map((d) => d[1]));
+  const end = Math.max(...defs.map((d) => d[1] + d[2]));
+  return [start, end - start];
+}
+
+/** Parameters only, as text: what an operation whose schemas cannot be followed still takes. */
+function uncheckedDetail(line: OperationLine): OperationDetail {
+  const fields = line.parameters
+    .filter((p) => p.in !== 'cookie')
+    .map((p) => ({
+      location: p.in as 'path' | 'query' | 'header',
+      name: p.name,
+      type: 'string' as const,
+      array: false,
+      required: p.required,
+      ...(p.description ? { description: p.description } : {}),
+    }));
+  return { fields, paramSchemas: {}, bodyIsObject: false };
+}
+
+/**
+ * An operation's detail from its line, the definitions it reaches (reachedDefinitions) and a
+ * reader of the detail file's byte ranges: its definitions put back where its references point,
+ * then its fields and schemas made from them. A listing passes one DefinitionDoc for every
+ * operation, so each definition is read and placed once.
+ */
+export function materialize(
+  line: OperationLine | undefined,
+  defs: ReadonlyArray<[string, number, number]>,
+  readRange: (offset: number, length: number) => string | undefined,
+  into: DefinitionDoc = definitionDoc(),
+  options: { schemas?: boolean } = {},
+): DetailLine | undefined {
+  if (line === undefined) return undefined;
+  for (const [pointer, offset, length] of defs) {
+    if (into.placed.has(pointer)) continue;
+    const raw = readRange(offset, length);
+    if (raw === undefined) return undefined;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      return undefined;
+    }
+    into.placed.add(pointer);
+    // A reference to nothing stays one: its schema accepts any value, as bundleSchema makes it.
+    if (value !== null) place(into, pointer, value);
+  }
+  const doc = into.doc;
+  const words = { ...(line.description ? { description: line.description } : {}), tags: line.tags, request: line.request, ...(typeof line.unchecked === 'string' ? { unchecked: TOO_DEEP } : {}) };
+  try {
+    return { ...operationDetail(doc, line, options), ...words };
+  } catch (err) {
+    // References chained deeper than the stack: the operation is still usable, its values unchecked.
+    if (!(err instanceof RangeError)) throw err;
+    return { ...uncheckedDetail(line), ...words, unchecked: TOO_DEEP };
+  }
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -105,16 +350,18 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function asIndex(value: unknown, baseUrl: string): ApiIndex | undefined {
   if (!isObject(value) || value.format !== INDEX_FORMAT || value.baseUrl !== baseUrl) return undefined;
   if (typeof value.fetchedAt !== 'number' || typeof value.maxAgeSeconds !== 'number' || typeof value.detailFile !== 'string') return undefined;
-  if (!Array.isArray(value.operations) || !Array.isArray(value.notes)) return undefined;
+  if (!Array.isArray(value.operations) || !Array.isArray(value.notes) || !Array.isArray(value.definitions)) return undefined;
   return value as unknown as ApiIndex;
 }
 
-export function asDetail(text: string | undefined): DetailLine | undefined {
-  if (text === undefined) return undefined;
-  try {
-    const value: unknown = JSON.parse(text);
-    return isObject(value) && Array.isArray(value.fields) && isObject(value.request) ? (value as unknown as DetailLine) : undefined;
-  } catch {
-    return undefined;
-  }
+/** An operation's detail from a detail file held whole (a listing, or a description just indexed). */
+export function detailFrom(
+  readRange: (offset: number, length: number) => string | undefined,
+  at: [number, number],
+  table: DefinitionTable,
+  into?: DefinitionDoc,
+  options: { schemas?: boolean } = {},
+): DetailLine | undefined {
+  const line = operationLine(readRange(...at));
+  return line && materialize(line, reachedDefinitions(line, table), readRange, into, options);
 }

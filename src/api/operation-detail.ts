@@ -192,8 +192,12 @@ export function bundleSchema(doc: unknown, schema: unknown): JsonSchema {
   return Object.keys(defs).length ? { ...top, $defs: defs } : top;
 }
 
-/** A schema with its `$ref`s followed and `allOf` members merged, one level deep; undefined for a loop. */
-function flatten(doc: unknown, schema: unknown, seen: ReadonlySet<string> = new Set()): { schema: Record<string, unknown>; seen: Set<string> } | undefined {
+/** How deep `allOf` members are merged within members: beyond it, a chain is treated as a loop (its value taken as JSON). */
+const FLATTEN_DEPTH = 32;
+
+/** A schema with its `$ref`s followed and `allOf` members merged, one level deep; undefined for a loop or a chain too deep to follow. */
+function flatten(doc: unknown, schema: unknown, seen: ReadonlySet<string> = new Set(), depth = 0): { schema: Record<string, unknown>; seen: Set<string> } | undefined {
+  if (depth > FLATTEN_DEPTH) return undefined;
   let node = schema;
   const refs = new Set(seen);
   for (let hops = 0; isObject(node) && typeof node.$ref === 'string'; hops++) {
@@ -208,7 +212,7 @@ function flatten(doc: unknown, schema: unknown, seen: ReadonlySet<string> = new 
   const properties: Record<string, unknown> = isObject(node.properties) ? { ...node.properties } : {};
   const required = new Set(Array.isArray(node.required) ? node.required.filter((r): r is string => typeof r === 'string') : []);
   for (const member of node.allOf.slice(0, 20)) {
-    const part = flatten(doc, member, refs);
+    const part = flatten(doc, member, refs, depth + 1);
     if (!part) continue;
     for (const [k, v] of Object.entries(part.schema)) if (!(k in merged) && k !== 'properties' && k !== 'required') merged[k] = v;
     if (isObject(part.schema.properties)) Object.assign(properties, part.schema.properties);
@@ -373,25 +377,31 @@ function sameSchema(a: unknown, b: unknown): boolean {
   }
 }
 
-export function operationDetail(doc: unknown, op: ModelOperation): OperationDetail {
+/**
+ * An operation's fields, and with `schemas` (the default) the schemas its values are checked
+ * against: a listing of every operation needs the fields alone, and bundling each operation's
+ * schemas would make its cost operations times schemas.
+ */
+export function operationDetail(doc: unknown, op: Pick<ModelOperation, 'parameters' | 'body' | 'responseSchema'>, options: { schemas?: boolean } = {}): OperationDetail {
+  const schemas = options.schemas !== false;
   const fields: FieldSpec[] = [];
   const paramSchemas: Record<string, JsonSchema> = {};
   for (const p of op.parameters) {
     fields.push(fieldFrom(doc, p.in, p.name, p.schema, p.required, { ...(p.description ? { description: p.description } : {}), ...(p.deprecated ? { deprecated: true } : {}) }));
-    if (p.schema !== undefined) paramSchemas[`${p.in}:${p.name}`] = bundleSchema(doc, p.schema);
+    if (schemas && p.schema !== undefined) paramSchemas[`${p.in}:${p.name}`] = bundleSchema(doc, p.schema);
   }
   let bodySchema: JsonSchema | undefined;
   let bodyIsObject = false;
   // The body's fields come from its first media type made of fields: JSON, a form, or multipart.
   if (op.body && op.body.schema !== undefined && fieldMedia(op.body.media)) {
-    bodySchema = bundleSchema(doc, op.body.schema);
+    if (schemas) bodySchema = bundleSchema(doc, op.body.schema);
     const flat = flatten(doc, op.body.schema)?.schema ?? {};
     bodyIsObject = isObject(flat.properties) || typesOf(flat).includes('object');
     if (bodyIsObject) fields.push(...bodyFields(doc, op.body.schema));
   }
   const mediaSchemas: Record<string, JsonSchema> = {};
   const fieldsMedia = op.body ? fieldMedia(op.body.media) : undefined;
-  for (const m of op.body?.media ?? []) {
+  for (const m of schemas ? (op.body?.media ?? []) : []) {
     if (m === fieldsMedia || m.kind === 'raw' || m.schema === undefined || sameSchema(m.schema, fieldsMedia?.schema)) continue;
     mediaSchemas[m.type] = bundleSchema(doc, m.schema);
   }

@@ -89,11 +89,14 @@ export function resolvePointer(doc: unknown, ref: string): unknown {
   if (!ref.startsWith('#/')) return undefined;
   let node: unknown = doc;
   for (const raw of ref.slice(2).split('/')) {
-    let key: string;
-    try {
-      key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    } catch {
-      return undefined;
+    let key = raw;
+    // Most segments are plain names: decoded only when they hold an escape.
+    if (raw.includes('%') || raw.includes('~')) {
+      try {
+        key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+      } catch {
+        return undefined;
+      }
     }
     if (!isObject(node) && !Array.isArray(node)) return undefined;
     if (!Object.hasOwn(node, key)) return undefined;

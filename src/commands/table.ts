@@ -114,6 +114,12 @@ const DAY = 86_400;
 export const GLOBAL_FLAGS: readonly FlagSpec[] = [
   { name: 'base-url', value: { type: 'string', placeholder: 'url' }, help: 'the school service origin (env SCHOOL_BASE_URL); remembered in the profile', complete: { kind: 'none' } },
   { name: 'profile', value: { type: 'string', placeholder: 'name' }, help: 'which account or school to use (env SCHOOL_PROFILE)', complete: { kind: 'profiles' } },
+  {
+    name: 'description',
+    value: { type: 'string', placeholder: 'url|file' },
+    help: "the API description, JSON or YAML, when not at <base URL>/openapi.json (env SCHOOL_API_DESCRIPTION); remembered in the profile ('' forgets it)",
+    complete: { kind: 'files' },
+  },
   { name: 'json', help: 'structured output (and JSON errors on stderr)' },
   { name: 'verbose', help: 'trace HTTP on stderr, with every secret redacted' },
 ];
@@ -448,6 +454,10 @@ export interface EnvironmentVariable {
 export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   { name: 'SCHOOL_BASE_URL', meaning: "the service origin, like --base-url; it must match the profile's server when a profile is used" },
   { name: 'SCHOOL_PROFILE', meaning: 'the profile, like --profile (default "default")' },
+  {
+    name: 'SCHOOL_API_DESCRIPTION',
+    meaning: 'where the API description lies, like --description: an https URL, an http URL on this machine, or a file, JSON or YAML (default <base URL>/openapi.json)',
+  },
   {
     name: 'SCHOOL_CONFIG_DIR',
     meaning: 'where the configuration lives (default $XDG_CONFIG_HOME/school, i.e. ~/.config/school; %APPDATA%\\school on Windows); when set, job state and caches live under it too',

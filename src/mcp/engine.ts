@@ -15,6 +15,7 @@ import { fromOAuthError } from '../oauth/oauth-errors.js';
 import { ApiClient, pagesFromAnswers } from '../session/api-client.js';
 import { problemMessage, readAnswer } from '../session/answer-problem.js';
 import { loadApiDescription } from '../session/api-description.js';
+import { descriptionCacheKey } from '../session/description-source.js';
 import { lookUpIdentity } from '../session/identity.js';
 import { serverFor } from '../session/server.js';
 import { type Session, notLoggedIn, resolveSession } from '../session/session.js';
@@ -241,6 +242,12 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
     return { status: res.status, statusText: res.statusText, headers: res.headers, body: res.body, url: res.url };
   }
 
+  /** The profile and where the description of a base URL lies (--description, SCHOOL_API_DESCRIPTION, the profile's). */
+  const describedAt = async (url: string) => {
+    const found = await resolveTarget(deps.state, { ...inputs, baseUrl: url }).catch(() => undefined);
+    return { profile, ...(found?.description ? { description: found.description } : {}) };
+  };
+
   return {
     profile,
     auditFile: paths.auditFile,
@@ -248,14 +255,14 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
     async cachedApiDescription() {
       const url = baseUrl() ?? (await deps.state.rememberedBaseUrl(profile).catch(() => undefined));
       knownBaseUrl ??= url;
-      return url ? deps.state.cachedApiDescription(url).catch(() => undefined) : undefined;
+      return url ? deps.state.cachedApiDescription(descriptionCacheKey(url, (await describedAt(url)).description)).catch(() => undefined) : undefined;
     },
     async fetchApiDescription(signal) {
       const url = baseUrl() ?? (await deps.state.rememberedBaseUrl(profile));
       if (!url) throw noBaseUrl();
       knownBaseUrl ??= url;
       // The description cache `school api` keeps: fresh, revalidated (a 304 keeps it), or fetched anew.
-      const loaded = await loadApiDescription(deps, url, { signal });
+      const loaded = await loadApiDescription(deps, url, { signal, target: await describedAt(url) });
       if (loaded.how === 'stale') throw new CliError(loaded.note ?? 'The API description could not be fetched.', { code: 'openapi_unavailable' });
       return loaded.document();
     },

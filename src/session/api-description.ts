@@ -2,14 +2,36 @@
  * The API description of a base URL, as every front-end gets it: from the cache while fresh (its
  * `Cache-Control: max-age`, else 24 hours), then revalidated with `If-None-Match` /
  * `If-Modified-Since` (a `304` keeps the copy), fetched anew when changed, and the stale copy kept
- * in use, with a note, when the server cannot be reached. What a command reads at start-up is the
- * compact index (src/api/api-index.ts), not the document.
+ * in use, with a note, when the server cannot be reached. A description named elsewhere
+ * (description-source.ts) is cached under its base URL and source together; a file is read again
+ * when its size or time changes. What a command reads at start-up is the compact index
+ * (src/api/api-index.ts), not the document.
  */
-import { type ApiIndex, type DetailLine, type IndexEntry, INDEX_FORMAT, asDetail, asIndex, buildIndex } from '../api/api-index.js';
+// fs.promises, not node:fs/promises: the promise API loads a dozen modules, so only where it is used.
+import { promises as fs } from 'node:fs';
+import {
+  type ApiIndex,
+  type DefinitionTable,
+  type DetailLine,
+  type IndexEntry,
+  INDEX_FORMAT,
+  asIndex,
+  buildIndex,
+  definitionDoc,
+  definitionTable,
+  definitionsSpan,
+  detailFrom,
+  materialize,
+  operationLine,
+  reachedDefinitions,
+} from '../api/api-index.js';
+import { parseDescription } from '../api/description-text.js';
 import { type Deps, nowSeconds } from '../deps.js';
 import { CliError, errorReason } from '../errors.js';
 import { MAX_BYTES } from '../http/client.js';
 import { printable } from '../util/printable.js';
+import { type DescriptionSource, defaultDescriptionUrl, descriptionCacheKey } from './description-source.js';
+import type { Target } from './target.js';
 
 /** How long a description is used without asking the server, when it says nothing of it. */
 const DEFAULT_MAX_AGE_SECONDS = 24 * 60 * 60;
@@ -25,7 +47,7 @@ export interface LoadedDescription {
   how: 'cache' | 'revalidated' | 'fetched' | 'stale';
   /** One operation's detail (fields, schemas), read from the detail file alone. */
   detail(entry: IndexEntry): Promise<DetailLine | undefined>;
-  /** Every operation's detail, in index order, read at once (listings). */
+  /** Every operation's fields (no schemas to check against), in index order, read at once: for listings, at a cost that grows with the document. */
   details(): Promise<Array<DetailLine | undefined>>;
   /** The whole document, for what needs more than the index (`school mcp`). */
   document(): Promise<unknown>;
@@ -37,6 +59,11 @@ export interface LoadOptions {
   /** Never make a request: the cached index or nothing (completion). */
   offline?: boolean;
   signal?: AbortSignal;
+  /**
+   * The profile and the description source resolved for the command (resolveTarget): a source
+   * named on the command line is remembered by the profile once it has been read.
+   */
+  target?: Pick<Target, 'profile' | 'description'>;
 }
 
 /**
@@ -62,14 +89,27 @@ function describeAge(seconds: number): string {
   return `${Math.round(seconds / 86400)} days`;
 }
 
-function descriptionUrl(baseUrl: string): string {
-  return `${baseUrl}/openapi.json`;
-}
-
 /** The API description of the base URL: cached, revalidated or fetched, as its freshness calls for. */
 export async function loadApiDescription(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>, baseUrl: string, options: LoadOptions = {}): Promise<LoadedDescription> {
+  const source = options.target?.description;
+  const loaded = await loadFrom(deps, baseUrl, source, options);
+  if (source?.remember && options.target && !options.offline) {
+    const isDefault = source.kind === 'url' && source.location === defaultDescriptionUrl(baseUrl);
+    await deps.state.rememberDescription(options.target.profile, baseUrl, isDefault ? undefined : source.location).catch(() => undefined);
+  }
+  return loaded;
+}
+
+/** A file's size and modification time: what tells a cached copy of it from a changed file. */
+function fileStamp(stat: { size: number; mtimeMs: number }): string {
+  return `file:${stat.size}:${Math.round(stat.mtimeMs)}`;
+}
+
+async function loadFrom(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>, baseUrl: string, source: DescriptionSource | undefined, options: LoadOptions): Promise<LoadedDescription> {
   const now = nowSeconds(deps);
-  const cached = asIndex(await deps.state.readApiIndex(baseUrl).catch(() => undefined), baseUrl);
+  // Every cache entry below is the key's: the base URL, with the source when it is not the default.
+  const key = descriptionCacheKey(baseUrl, source);
+  const cached = asIndex(await deps.state.readApiIndex(key).catch(() => undefined), key);
   let memoryDetail: { bytes: Buffer; index: ApiIndex } | undefined;
   let memoryDoc: unknown;
 
@@ -79,30 +119,47 @@ export async function loadApiDescription(deps: Pick<Deps, 'http' | 'state' | 'cl
     ...(note ? { note } : {}),
     async detail(entry) {
       const [offset, length] = entry.at;
-      if (memoryDetail?.index === index) return asDetail(memoryDetail.bytes.subarray(offset, offset + length).toString('utf8'));
-      return asDetail(await deps.state.readApiDetail(baseUrl, index.detailFile, offset, length));
+      if (memoryDetail?.index === index) {
+        const bytes = memoryDetail.bytes;
+        const table = definitionTable(rangeOf(bytes, ...index.definitions));
+        return table && detailFrom((o, l) => rangeOf(bytes, o, l), entry.at, table);
+      }
+      const read = (o: number, l: number) => deps.state.readApiDetail(key, index.detailFile, o, l);
+      const [line, table] = await Promise.all([read(offset, length).then(operationLine), read(...index.definitions).then(definitionTable)]);
+      if (!line || !table) return undefined;
+      const defs = reachedDefinitions(line, table);
+      // The operation's definitions in one read: the span from the first to the last of them.
+      const span = definitionsSpan(defs);
+      const text = span ? await read(...span) : '';
+      if (text === undefined) return undefined;
+      const spanBytes = Buffer.from(text);
+      return materialize(line, defs, (o, l) => rangeOf(spanBytes, o - (span?.[0] ?? 0), l));
     },
     async details() {
-      const bytes = memoryDetail?.index === index ? memoryDetail.bytes : Buffer.from((await deps.state.readApiDetail(baseUrl, index.detailFile)) ?? '');
-      return index.operations.map(({ at: [offset, length] }) => (offset + length <= bytes.length ? asDetail(bytes.subarray(offset, offset + length).toString('utf8')) : undefined));
+      const bytes = memoryDetail?.index === index ? memoryDetail.bytes : Buffer.from((await deps.state.readApiDetail(key, index.detailFile)) ?? '');
+      const table: DefinitionTable = definitionTable(rangeOf(bytes, ...index.definitions)) ?? [];
+      // One document of definitions for the whole listing: each is read and placed once, however many operations use it.
+      const shared = definitionDoc();
+      return index.operations.map(({ at }) => detailFrom((o, l) => rangeOf(bytes, o, l), at, table, shared, { schemas: false }));
     },
     async document() {
-      return memoryDoc ?? (await deps.state.cachedApiDescription(baseUrl));
+      return memoryDoc ?? (await deps.state.cachedApiDescription(key));
     },
   });
 
   /** A new index for a document, saved with it; kept in memory when the cache cannot be written. */
-  const indexDocument = async (doc: unknown, meta: Pick<ApiIndex, 'fetchedAt' | 'maxAgeSeconds' | 'etag' | 'lastModified'>, saveDoc: boolean): Promise<ApiIndex> => {
+  const indexDocument = async (doc: unknown, meta: Pick<ApiIndex, 'fetchedAt' | 'maxAgeSeconds' | 'etag' | 'lastModified'>, json?: string | Uint8Array): Promise<ApiIndex> => {
     const built = buildIndex(doc);
     const draft: ApiIndex = {
       format: INDEX_FORMAT,
-      baseUrl,
+      baseUrl: key,
       ...meta,
       detailFile: '',
+      definitions: built.definitions,
       notes: built.notes,
       operations: built.operations.map((op, i) => ({ ...op, at: built.at[i] })),
     };
-    const saved = await deps.state.saveApiCache(baseUrl, { index: { ...draft }, detail: built.detail, ...(saveDoc ? { doc } : {}) });
+    const saved = await deps.state.saveApiCache(key, { index: { ...draft }, detail: built.detail, ...(json !== undefined ? { json } : {}) });
     const index = { ...draft, detailFile: saved?.detailFile ?? '' };
     memoryDoc = doc;
     memoryDetail = { bytes: Buffer.from(built.detail), index };
@@ -112,13 +169,30 @@ export async function loadApiDescription(deps: Pick<Deps, 'http' | 'state' | 'cl
   if (cached && !options.refresh && (options.offline || now - cached.fetchedAt < cached.maxAgeSeconds)) return loaded(cached, 'cache');
   if (options.offline) {
     // An index of another format (an earlier version of school) is made again from the cached document.
-    const doc = await deps.state.cachedApiDescription(baseUrl).catch(() => undefined);
+    const doc = await deps.state.cachedApiDescription(key).catch(() => undefined);
     if (doc === undefined) throw new CliError(`No cached API description of ${printable(baseUrl)}.`, { code: 'openapi_unavailable' });
-    return loaded(await indexDocument(doc, { fetchedAt: 0, maxAgeSeconds: 0 }, false), 'cache');
+    return loaded(await indexDocument(doc, { fetchedAt: 0, maxAgeSeconds: 0 }), 'cache');
   }
 
-  const url = descriptionUrl(baseUrl);
-  const headers: Record<string, string> = { accept: 'application/json' };
+  if (source?.kind === 'file') {
+    const file = source.location;
+    const stat = await fs.stat(file).catch((err: NodeJS.ErrnoException) => {
+      throw new CliError(`Could not read the API description ${printable(file)}: ${err.code === 'ENOENT' ? 'no such file' : errorReason(err)}.`, { code: 'openapi_unavailable' });
+    });
+    if (!stat.isFile()) throw new CliError(`The API description ${printable(file)} is not a file.`, { code: 'openapi_unavailable' });
+    // A file is cheap to ask: its size and time say at once whether the cached copy is still it.
+    if (cached && !options.refresh && cached.etag === fileStamp(stat)) return loaded(cached, 'cache');
+    if (stat.size > MAX_BYTES.openapi) throw new CliError(`The API description ${printable(file)} is larger than ${MAX_BYTES.openapi / 1024 / 1024} MiB.`, { code: 'openapi_invalid' });
+    const bytes = await fs.readFile(file).catch((err: unknown) => {
+      throw new CliError(`Could not read the API description ${printable(file)}: ${errorReason(err)}.`, { code: 'openapi_unavailable' });
+    });
+    const parsed = parseDescription(bytes, printable(file));
+    return loaded(await indexDocument(parsed.doc, { fetchedAt: now, maxAgeSeconds: 0, etag: fileStamp(stat) }, parsed.json), 'fetched');
+  }
+
+  // Fetched with no token, whatever the origin: a description is public, and a token goes to the API's origin only.
+  const url = source?.location ?? defaultDescriptionUrl(baseUrl);
+  const headers: Record<string, string> = { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' };
   if (cached?.etag) headers['if-none-match'] = cached.etag;
   if (cached?.lastModified) headers['if-modified-since'] = cached.lastModified;
   const signal = options.signal ?? deps.signal;
@@ -139,23 +213,20 @@ export async function loadApiDescription(deps: Pick<Deps, 'http' | 'state' | 'cl
   const maxAgeSeconds = maxAgeOf(res.headers['cache-control']) ?? DEFAULT_MAX_AGE_SECONDS;
   if (res.status === 304 && cached) {
     const index: ApiIndex = { ...cached, fetchedAt: now, maxAgeSeconds, ...validators };
-    await deps.state.saveApiCache(baseUrl, { index: { ...index } });
+    await deps.state.saveApiCache(key, { index: { ...index } });
     return loaded(index, 'revalidated');
   }
   if (res.status !== 200) {
     if (cached) return loaded(cached, 'stale', staleNote(url, `HTTP ${res.status}`, now - cached.fetchedAt));
     throw new CliError(`Could not fetch the API description: ${printable(url)} answered HTTP ${res.status}.`, { code: 'openapi_unavailable' });
   }
-  let doc: unknown;
-  try {
-    doc = JSON.parse(res.body.toString('utf8').replace(/^\uFEFF/, ''));
-  } catch {
-    throw new CliError(`The API description ${printable(url)} is not valid JSON.`, { code: 'openapi_invalid' });
-  }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc) || typeof (doc as { paths?: unknown }).paths !== 'object' || (doc as { paths?: unknown }).paths === null) {
-    throw new CliError(`The API description ${printable(url)} is not an OpenAPI document (it has no "paths").`, { code: 'openapi_invalid' });
-  }
-  return loaded(await indexDocument(doc, { fetchedAt: now, maxAgeSeconds, ...validators }, true), 'fetched');
+  const parsed = parseDescription(res.body, printable(url));
+  return loaded(await indexDocument(parsed.doc, { fetchedAt: now, maxAgeSeconds, ...validators }, parsed.json), 'fetched');
+}
+
+/** `length` bytes at `offset`, as text; undefined when they are not all there. */
+function rangeOf(bytes: Buffer, offset: number, length: number): string | undefined {
+  return offset >= 0 && length >= 0 && offset + length <= bytes.length ? bytes.subarray(offset, offset + length).toString('utf8') : undefined;
 }
 
 function staleNote(url: string, reason: string, ageSeconds: number): string {

@@ -5,6 +5,7 @@ import type { Profile } from '../types/profile.js';
 import { editDistance } from '../util/edit-distance.js';
 import { EXAMPLE_BASE_URL, loginFix } from '../util/login-command.js';
 import { DEFAULT_PROFILE, checkProfileName } from '../util/profiles.js';
+import { type DescriptionSource, descriptionSource } from './description-source.js';
 
 /**
  * What a front-end asks for, in its own terms turned explicit: the CLI's flags, a tool call's
@@ -15,6 +16,8 @@ export interface TargetInputs {
   profile?: string;
   /** The base URL asked for (`--base-url`); else SCHOOL_BASE_URL. */
   baseUrl?: string;
+  /** Where the API description lies (`--description`); else SCHOOL_API_DESCRIPTION, else what the profile remembers. */
+  description?: string;
   /** Send no token, whatever credentials there are. */
   anonymous?: boolean;
   /**
@@ -48,6 +51,11 @@ export interface Target {
    * named in hints instead of an example; never a server anything is sent to.
    */
   suggestedBaseUrl?: string;
+  /**
+   * Where the API description lies when not at `<baseUrl>/openapi.json`; `remember` when it was
+   * named on the command line, for the profile to keep for this base URL.
+   */
+  description?: DescriptionSource & { remember?: boolean };
 }
 
 /** What the target resolution reads of the stores: the profile, and the base URL a profile had before logout. */
@@ -55,6 +63,8 @@ export interface TargetState {
   profiles(): Promise<Record<string, Profile>>;
   profile(name: string): Promise<Profile | undefined>;
   rememberedBaseUrl(name: string): Promise<string | undefined>;
+  /** The description source a profile was last given (`--description`) for a base URL. */
+  rememberedDescription?(name: string): Promise<{ baseUrl: string; location: string } | undefined>;
 }
 
 /**
@@ -163,5 +173,37 @@ export async function resolveTarget(state: TargetState, inputs: TargetInputs): P
   const baseUrl = explicit ?? (remembered ? normalizeBaseUrl(remembered) : undefined);
   // A CI seed belongs to the server the job names: no profile's is offered for it.
   const suggestedBaseUrl = baseUrl || source === 'headless' ? undefined : await suggestBaseUrl(state, profile);
-  return { profile, baseUrl, explicitBaseUrl: explicit, source, stored, ...(suggestedBaseUrl ? { suggestedBaseUrl } : {}) };
+  const description = await describedBy(state, inputs, profile, baseUrl);
+  return {
+    profile,
+    baseUrl,
+    explicitBaseUrl: explicit,
+    source,
+    stored,
+    ...(suggestedBaseUrl ? { suggestedBaseUrl } : {}),
+    ...(description ? { description } : {}),
+  };
+}
+
+/**
+ * The description's source: `--description`, else SCHOOL_API_DESCRIPTION, else the one the profile
+ * remembers for this very base URL (a description of one server is never used for another
+ * unasked). An empty `--description ''` goes back to `<base URL>/openapi.json`, and is remembered so.
+ */
+async function describedBy(state: TargetState, inputs: TargetInputs, profile: string, baseUrl: string | undefined): Promise<Target['description']> {
+  if (inputs.description !== undefined) {
+    if (!inputs.description.trim()) return baseUrl ? { kind: 'url', location: `${baseUrl}/openapi.json`, remember: true } : undefined;
+    return { ...descriptionSource(inputs.description), remember: true };
+  }
+  const fromEnv = inputs.env.SCHOOL_API_DESCRIPTION;
+  if (fromEnv?.trim()) return descriptionSource(fromEnv);
+  if (!baseUrl || !state.rememberedDescription) return undefined;
+  const remembered = await state.rememberedDescription(profile).catch(() => undefined);
+  if (!remembered || remembered.baseUrl !== baseUrl) return undefined;
+  try {
+    return descriptionSource(remembered.location);
+  } catch {
+    // A hand-edited entry that no longer reads as a source: the default, as if none were kept.
+    return undefined;
+  }
 }

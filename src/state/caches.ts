@@ -13,18 +13,22 @@ export interface Caches {
   saveServer(info: ServerInfo, fetchedAt: number): Promise<void>;
   /** Every scope a cached server advertises (of one base URL, or of all). */
   cachedScopes(baseUrl?: string): Promise<string[]>;
-  cachedApiDescription(baseUrl: string): Promise<OpenApiDoc | undefined>;
-  saveApiDescription(baseUrl: string, doc: OpenApiDoc): Promise<void>;
-  /** The compact index of a base URL's description as saved (its shape is the caller's to check). */
-  readApiIndex(baseUrl: string): Promise<unknown>;
+  /**
+   * The cached API description under a key: a base URL, or for a description named elsewhere the
+   * base URL with its source (src/session/description-source.ts descriptionCacheKey).
+   */
+  cachedApiDescription(key: string): Promise<OpenApiDoc | undefined>;
+  /** The compact index of a description as saved (its shape is the caller's to check). */
+  readApiIndex(key: string): Promise<unknown>;
   /**
    * Saves a description's compact index, and with a new document its detail file (named in the
-   * index as `detailFile`) and the document itself. The index is written last: a reader sees the
-   * old index with its old detail file, or the new one with the new.
+   * index as `detailFile`) and the document itself, as JSON text or its UTF-8 bytes (written as
+   * they are, never re-serialized: a 13 MB description costs one write). The index is written last: a reader sees
+   * the old index with its old detail file, or the new one with the new.
    */
-  saveApiCache(baseUrl: string, entry: { index: Record<string, unknown>; detail?: string; doc?: unknown }): Promise<{ detailFile: string } | undefined>;
+  saveApiCache(key: string, entry: { index: Record<string, unknown>; detail?: string; json?: string | Uint8Array }): Promise<{ detailFile: string } | undefined>;
   /** One operation's detail: `length` bytes at `offset` of the index's detail file; the whole file without them. */
-  readApiDetail(baseUrl: string, detailFile: string, offset?: number, length?: number): Promise<string | undefined>;
+  readApiDetail(key: string, detailFile: string, offset?: number, length?: number): Promise<string | undefined>;
   /**
    * The last DPoP nonce an origin gave (RFC 9449 §9), while it may still be good: the first proof
    * of the next process carries it instead of costing a refused request to learn it. Not a secret.
@@ -38,6 +42,9 @@ export interface Caches {
   seenChallenge(baseUrl: string, nowSeconds: number): Promise<SeenChallenge | undefined>;
   saveSeenChallenge(baseUrl: string, challenge: SeenChallenge, nowSeconds: number): Promise<void>;
 }
+
+/** Cache files are replaced in one step but not flushed: losing one costs a request. */
+const CACHE_WRITE = { durable: false } as const;
 
 /** How long a remembered nonce is tried: servers rotate them within minutes; a stale one costs one retry. */
 export const DPOP_NONCE_FRESH_SECONDS = 300;
@@ -148,18 +155,16 @@ export function openCaches(ctx: StoreContext): Caches {
       }
       return [...scopes];
     },
-    async cachedApiDescription(baseUrl) {
-      const entry = parseJson(await readOwnFile(openapiCacheFile(paths.cacheDir, baseUrl)));
-      if (!isEntryOf(entry, baseUrl) || !('doc' in entry)) return undefined;
+    async cachedApiDescription(key) {
+      const entry = parseJson(await readOwnFile(openapiCacheFile(paths.cacheDir, key)));
+      if (!isEntryOf(entry, key) || !('doc' in entry)) return undefined;
       return isOpenApiDoc(entry.doc) ? entry.doc : undefined;
     },
-    async saveApiDescription(baseUrl, doc) {
-      await writeFileAtomic(openapiCacheFile(paths.cacheDir, baseUrl), JSON.stringify({ baseUrl, doc }), 0o600).catch(() => undefined);
+    async readApiIndex(key) {
+      return parseJson(await readOwnFile(openapiIndexFile(paths.cacheDir, key)));
     },
-    async readApiIndex(baseUrl) {
-      return parseJson(await readOwnFile(openapiIndexFile(paths.cacheDir, baseUrl)));
-    },
-    async saveApiCache(baseUrl, entry) {
+    async saveApiCache(key, entry) {
+      const baseUrl = key;
       // Losing the cache costs a request, so a failed write is not an error.
       try {
         const indexFile = openapiIndexFile(paths.cacheDir, baseUrl);
@@ -167,20 +172,21 @@ export function openCaches(ctx: StoreContext): Caches {
         let detailFile: string | undefined;
         if (entry.detail !== undefined) {
           detailFile = basename(openapiDetailFile(paths.cacheDir, baseUrl, `${Date.now().toString(36)}${process.pid.toString(36)}`));
-          await writeFileAtomic(join(dirname(indexFile), detailFile), entry.detail, 0o600);
+          await writeFileAtomic(join(dirname(indexFile), detailFile), entry.detail, 0o600, CACHE_WRITE);
           index = { ...index, detailFile };
         }
-        if (entry.doc !== undefined) await writeFileAtomic(openapiCacheFile(paths.cacheDir, baseUrl), JSON.stringify({ baseUrl, doc: entry.doc }), 0o600);
-        await writeFileAtomic(indexFile, JSON.stringify(index), 0o600);
+        // The document's text as it came: wrapping it costs a concatenation, where JSON.stringify would walk it all.
+        if (entry.json !== undefined) await writeFileAtomic(openapiCacheFile(paths.cacheDir, baseUrl), [`{"baseUrl":${JSON.stringify(baseUrl)},"doc":`, entry.json, '}'], 0o600, CACHE_WRITE);
+        await writeFileAtomic(indexFile, JSON.stringify(index), 0o600, CACHE_WRITE);
         if (detailFile) removeOtherDetailFiles(indexFile, detailFile);
         return { detailFile: typeof index.detailFile === 'string' ? index.detailFile : '' };
       } catch {
         return undefined;
       }
     },
-    async readApiDetail(baseUrl, detailFile, offset, length) {
-      // Only a file of this base URL, beside its index: the name comes from a file, not a path to follow.
-      const prefix = basename(openapiIndexFile(paths.cacheDir, baseUrl)).replace(/\.index\.json$/, '.');
+    async readApiDetail(key, detailFile, offset, length) {
+      // Only a file of this key, beside its index: the name comes from a file, not a path to follow.
+      const prefix = basename(openapiIndexFile(paths.cacheDir, key)).replace(/\.index\.json$/, '.');
       if (!detailFile.startsWith(prefix) || detailFile !== basename(detailFile) || !detailFile.endsWith('.detail.jsonl')) return undefined;
       const file = join(paths.cacheDir, 'openapi', detailFile);
       if (offset === undefined || length === undefined) return readOwnFile(file);

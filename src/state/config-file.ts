@@ -20,10 +20,21 @@ export interface ConfigFile {
   lastBaseUrls: Record<string, string>;
   /** Clients handed to CI with their refresh tokens: their registrations are never deleted by a logout here. */
   ciClients: CiClient[];
+  /**
+   * Where each profile's API description lies when it is not `<base URL>/openapi.json` (the last
+   * `--description` given), for that base URL only; kept across logins and logouts.
+   */
+  apiDescriptions: Record<string, ApiDescriptionEntry>;
+}
+
+/** A description source a profile remembers: a URL or an absolute file path, for one base URL. */
+interface ApiDescriptionEntry {
+  baseUrl: string;
+  location: string;
 }
 
 function emptyConfig(): ConfigFile {
-  return { version: 1, profiles: {}, clients: {}, lastBaseUrls: {}, ciClients: [] };
+  return { version: 1, profiles: {}, clients: {}, lastBaseUrls: {}, ciClients: [], apiDescriptions: {} };
 }
 
 function stringRecord(value: unknown): Record<string, string> {
@@ -36,6 +47,15 @@ function ciClientList(value: unknown): CiClient[] {
   return value.filter(
     (c): c is CiClient => Boolean(c) && typeof c === 'object' && ['profile', 'baseUrl', 'issuer', 'clientId'].every((k) => typeof c[k] === 'string') && typeof c.handedOverAt === 'number',
   );
+}
+
+function descriptionEntries(value: unknown): Record<string, ApiDescriptionEntry> {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return {};
+  const entries: Record<string, ApiDescriptionEntry> = {};
+  for (const [name, e] of Object.entries(value)) {
+    if (e && typeof e === 'object' && typeof e.baseUrl === 'string' && typeof e.location === 'string') entries[name] = { baseUrl: e.baseUrl, location: e.location };
+  }
+  return entries;
 }
 
 export function parseConfig(text: string | undefined, path: string): ConfigFile {
@@ -54,6 +74,7 @@ export function parseConfig(text: string | undefined, path: string): ConfigFile 
       clients: parsed.clients && typeof parsed.clients === 'object' ? parsed.clients : {},
       lastBaseUrls: stringRecord(parsed.lastBaseUrls),
       ciClients: ciClientList(parsed.ciClients),
+      apiDescriptions: descriptionEntries(parsed.apiDescriptions),
     };
   } catch {
     throw new CliError(`The configuration file ${path} is not valid JSON.`, {

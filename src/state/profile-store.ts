@@ -21,6 +21,10 @@ export interface ProfileStore {
   removeProfile(name: string): Promise<void>;
   /** The profile's base URL, or the one it had before it was removed; never a secret. */
   rememberedBaseUrl(name: string): Promise<string | undefined>;
+  /** The API description source the profile was last given for a base URL (`--description`). */
+  rememberedDescription(name: string): Promise<{ baseUrl: string; location: string } | undefined>;
+  /** Keeps (or, with no location, forgets) where the profile's API description lies for a base URL. */
+  rememberDescription(name: string, baseUrl: string, location: string | undefined): Promise<void>;
   /** Records that the server refused to renew the profile's session: it counts as logged out until the next login. */
   markSessionRefused(name: string, detail: string, at: number): Promise<void>;
 
@@ -110,6 +114,18 @@ export function openProfileStore(ctx: StoreContext): ProfileStore {
     async rememberedBaseUrl(name) {
       const config = await configOf();
       return config.profiles[name]?.baseUrl ?? config.lastBaseUrls[name];
+    },
+    async rememberedDescription(name) {
+      return (await configOf()).apiDescriptions[name];
+    },
+    async rememberDescription(name, baseUrl, location) {
+      const now = (await configOf()).apiDescriptions[name];
+      // Written only when it changes: a script naming its description on every run costs no lock.
+      if (location === undefined ? now === undefined : now?.baseUrl === baseUrl && now.location === location) return;
+      await updateConfig(paths, (c) => {
+        if (location === undefined) delete c.apiDescriptions[name];
+        else c.apiDescriptions[name] = { baseUrl, location };
+      });
     },
     async markSessionRefused(name, detail, at) {
       await updateConfig(paths, (c) => {

@@ -323,7 +323,7 @@ async function candidates(shell: Shell | 'bash 3.2', line: string): Promise<stri
 // The same cases in the three shells
 
 const COMMANDS = ['login', 'logout', 'whoami', 'token', 'call', 'api', 'mcp', 'skill', 'status', 'doctor', 'completion', 'help'];
-const GLOBAL_LONG = ['--base-url', '--profile', '--json', '--verbose', '--help'];
+const GLOBAL_LONG = ['--base-url', '--profile', '--description', '--json', '--verbose', '--help'];
 const LOGIN_LONG = [
   '--scope',
   '--add-scope',

@@ -1,5 +1,6 @@
+import { requestShapeOf } from '../../src/api/request-shape.js';
 import { describe, expect, it } from 'vitest';
-import { buildIndex } from '../../src/api/api-index.js';
+import { buildIndex, definitionDoc, definitionTable, detailFrom } from '../../src/api/api-index.js';
 import { bundleSchema, operationDetail } from '../../src/api/operation-detail.js';
 import { kebabCase, missingScopes, readApiModel, routeCommand } from '../../src/api/operations.js';
 import { readOperations } from '../../src/mcp/tools.js';
@@ -185,9 +186,46 @@ describe('the compact index', () => {
     const built = buildIndex(doc);
     expect(built.operations).toHaveLength(500);
     const bytes = Buffer.from(built.detail);
-    const [offset, length] = built.at[123];
-    const line = JSON.parse(bytes.subarray(offset, offset + length).toString('utf8'));
-    expect(line.fields.length).toBeGreaterThan(0);
+    const range = (o: number, l: number) => bytes.subarray(o, o + l).toString('utf8');
+    const model = readApiModel(doc);
+    // Made back from its line and its definitions, each operation's detail is the one made from the whole document.
+    const table = definitionTable(range(...built.definitions))!;
+    for (const i of [0, 1, 123, 499]) {
+      const detail = detailFrom(range, built.at[i], table);
+      const { description: _, tags, request, ...made } = detail!;
+      expect(tags).toEqual(model.operations[i].tags);
+      expect(request).toEqual(requestShapeOf(model.operations[i]));
+      expect(made).toEqual(operationDetail(doc, model.operations[i]));
+    }
+    expect(detailFrom(range, built.at[123], table)!.fields.length).toBeGreaterThan(0);
+  });
+
+  it('gives a listing, which places each definition once for every operation, the fields each operation has alone', () => {
+    // The first operation refers inside a schema the second refers to whole: placed in that order, the whole one must still be found.
+    const body = (ref: string) => ({ content: { 'application/json': { schema: { $ref: ref } } } });
+    const doc = {
+      openapi: '3.1.0',
+      paths: {
+        '/inner': { post: { operationId: 'inner', requestBody: body('#/components/schemas/Outer/properties/address'), responses: {} } },
+        '/outer': { post: { operationId: 'outer', requestBody: body('#/components/schemas/Outer'), responses: {} } },
+        ...(bigDescription(50).paths as Record<string, unknown>),
+      },
+      components: {
+        schemas: {
+          ...(bigDescription(50).components as { schemas: Record<string, unknown> }).schemas,
+          Outer: { type: 'object', properties: { name: { type: 'string' }, address: { type: 'object', properties: { city: { type: 'string' } } } } },
+        },
+      },
+    };
+    const built = buildIndex(doc);
+    const bytes = Buffer.from(built.detail);
+    const range = (o: number, l: number) => bytes.subarray(o, o + l).toString('utf8');
+    const table = definitionTable(range(...built.definitions))!;
+    const shared = definitionDoc();
+    const listed = built.at.map((at) => detailFrom(range, at, table, shared, { schemas: false }));
+    const alone = built.at.map((at) => detailFrom(range, at, table, undefined, { schemas: false }));
+    expect(listed).toEqual(alone);
+    expect(listed[1]!.fields.map((f) => f.name)).toEqual(['name', 'address.city']);
     // Small enough to read at every start: well under the document's size.
     expect(JSON.stringify(built.operations).length).toBeLessThan(JSON.stringify(doc).length);
   });

@@ -45,7 +45,14 @@ function builtinsOf(argv: readonly string[]): Map<string, string | true> {
 const str = (v: string | true | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
 
 function globalsOf(builtins: Map<string, string | true>): GlobalOptions {
-  return { baseUrl: str(builtins.get('base-url')), profile: str(builtins.get('profile')), json: builtins.has('json'), verbose: builtins.has('verbose') };
+  const description = str(builtins.get('description'));
+  return {
+    baseUrl: str(builtins.get('base-url')),
+    profile: str(builtins.get('profile')),
+    ...(description !== undefined ? { description } : {}),
+    json: builtins.has('json'),
+    verbose: builtins.has('verbose'),
+  };
 }
 
 /** The operation a name means: its command name; else an operationId written as it is in the description. */
@@ -137,7 +144,7 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
   const target = await commandTarget(deps, opts, { anonymous: builtins.has('anonymous') });
   const baseUrl = target.baseUrl;
   if (!baseUrl) throw new UsageError('No base URL: pass --base-url, set SCHOOL_BASE_URL, or log in first.');
-  const loaded = await loadApiDescription(deps, baseUrl, { refresh: builtins.has('refresh') });
+  const loaded = await loadApiDescription(deps, baseUrl, { refresh: builtins.has('refresh'), target });
   if (loaded.note) deps.io.err.write(`${loaded.note}\n`);
 
   if (operation === undefined) {
@@ -153,6 +160,7 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
   if (!entry) throw unknownOperation(loaded.index, operation);
   const detail = await loaded.detail(entry);
   if (!detail) throw new CliError(`The cached API description of ${printable(baseUrl)} is damaged: run 'school api --refresh'.`, { code: 'openapi_invalid' });
+  if (detail.unchecked) deps.io.err.write(`Note: ${entry.command}: ${detail.unchecked}; its values are sent unchecked.\n`);
   const flags = operationFlags(detail.fields);
   const parsed = parseLine(argv, flags, `school api ${entry.command}`);
   const has = (name: string) => parsed.builtins.has(name);
@@ -259,13 +267,14 @@ function lineOf(opts: ParsedApiOptions): string[] {
   const argv = [...(opts.operation === undefined ? [] : [opts.operation]), ...(opts.argv ?? [])];
   if (opts.baseUrl) argv.push('--base-url', opts.baseUrl);
   if (opts.profile) argv.push('--profile', opts.profile);
+  if (opts.description !== undefined) argv.push('--description', opts.description);
   if (opts.json) argv.push('--json');
   if (opts.verbose) argv.push('--verbose');
   for (const [name, flag] of Object.entries(BUILTIN_FLAGS)) {
     const value = opts[name.replace(/^no-/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())];
     if (name === 'no-validate') {
       if (value === false) argv.push('--no-validate');
-    } else if (flag.value && (typeof value === 'string' || typeof value === 'number') && !['base-url', 'profile'].includes(name)) argv.push(`--${name}`, String(value));
+    } else if (flag.value && (typeof value === 'string' || typeof value === 'number') && !['base-url', 'profile', 'description'].includes(name)) argv.push(`--${name}`, String(value));
     else if (!flag.value && value === true && !['json', 'verbose', 'help'].includes(name)) argv.push(`--${name}`);
   }
   return argv;

@@ -150,6 +150,8 @@ function withinTime<T>(job: () => T, ms: number): T {
   } catch (err) {
     // Made in the context's realm: not an instance of this realm's Error.
     if ((err as { code?: unknown } | null)?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw new CheckTookTooLong();
+    // A chain of references deeper than the stack: a description no check can follow, said so in words.
+    if ((err as { name?: unknown } | null)?.name === 'RangeError') throw new Error('its schema nests too deep to check');
     throw err;
   } finally {
     timed.context.job = undefined;

@@ -8,6 +8,7 @@ import { ApiClient } from '../../session/api-client.js';
 import { loadApiDescription } from '../../session/api-description.js';
 import type { GlobalOptions } from '../../options.js';
 import { type Session, resolveSession } from '../../session/session.js';
+import type { Target } from '../../session/target.js';
 import { commandTarget, defineCommand } from '../command.js';
 import { buildFields, fileErrorReason, parseHeader, readAll, toQuery } from './fields.js';
 import type { JqFilter } from '../../run/jq.js';
@@ -45,9 +46,9 @@ function checkScriptOptions(opts: CallOptions): void {
   if (opts.jq !== undefined && !opts.jq.trim()) throw new UsageError('--jq needs an expression, e.g. --jq .courses[].title');
 }
 
-async function listRun(deps: Deps, opts: CallOptions, baseUrl: string): Promise<void> {
+async function listRun(deps: Deps, opts: CallOptions, baseUrl: string, target: Target): Promise<void> {
   // The description cache `school api` uses: fresh, revalidated, or the stale copy with a note.
-  const loaded = await loadApiDescription(deps, baseUrl);
+  const loaded = await loadApiDescription(deps, baseUrl, { target });
   if (loaded.note) deps.io.err.write(`${loaded.note}\n`);
   const doc = await loaded.document();
   if (doc === undefined) throw new CliError(`The cached API description of ${printable(baseUrl)} is gone: run 'school api --refresh'.`, { code: 'openapi_unavailable' });
@@ -82,7 +83,7 @@ async function run(deps: Deps, opts: CallOptions): Promise<void> {
 
   if (opts.list) {
     if (!baseUrl) throw new UsageError('No base URL: pass --base-url or log in first.');
-    return listRun(deps, opts, baseUrl);
+    return listRun(deps, opts, baseUrl, target);
   }
   if (!path) throw new UsageError('Missing the API path, e.g. `school call /api/courses`.');
   checkScriptOptions(opts);

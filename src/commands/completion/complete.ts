@@ -2,6 +2,8 @@ import type { Deps } from '../../deps.js';
 import { type GlobalOptions, checkProfileName } from '../../options.js';
 import { isPlainPath, isPlainScope } from '../../util/plain-name.js';
 import { loadApiDescription } from '../../session/api-description.js';
+import { descriptionCacheKey } from '../../session/description-source.js';
+import type { Target } from '../../session/target.js';
 import { BUILTIN_FLAGS, operationFlags } from '../api/flags.js';
 import { commandTarget, defineCommand } from '../command.js';
 
@@ -15,8 +17,8 @@ export interface CompleteOptions extends GlobalOptions {
 const PLAIN_VALUE = /^[A-Za-z0-9_.:/@%+=,-]{1,100}$/;
 
 /** `school api` completions: operation names, an operation's flags, a flag's values. From the cached index only. */
-async function apiCandidates(deps: Deps, baseUrl: string, kind: string, args: readonly string[]): Promise<string[]> {
-  const loaded = await loadApiDescription(deps, baseUrl, { offline: true });
+async function apiCandidates(deps: Deps, target: Target & { baseUrl: string }, kind: string, args: readonly string[]): Promise<string[]> {
+  const loaded = await loadApiDescription(deps, target.baseUrl, { offline: true, target });
   if (kind === 'api-operations') return loaded.index.operations.map((op) => op.command);
   const entry = loaded.index.operations.find((op) => op.command === args[0]);
   const detail = entry ? await loaded.detail(entry) : undefined;
@@ -56,15 +58,16 @@ async function run(deps: Deps, opts: CompleteOptions): Promise<void> {
   try {
     const profiles = await deps.state.profiles();
     // A malformed --base-url on the line being typed is no reason to offer nothing.
-    const baseUrl = (await commandTarget(deps, opts).catch(() => undefined))?.baseUrl;
+    const target = await commandTarget(deps, opts).catch(() => undefined);
+    const baseUrl = target?.baseUrl;
     // Only plain names: a completion is inserted into a command line the user is about to run.
     if (opts.kind === 'profiles') out = Object.keys(profiles).filter(isPlainProfile).sort();
     else if (opts.kind === 'scopes') out = (await deps.state.cachedScopes(baseUrl)).filter(isPlainScope);
     else if (opts.kind === 'paths' && baseUrl) {
-      const doc = await deps.state.cachedApiDescription(baseUrl);
+      const doc = await deps.state.cachedApiDescription(descriptionCacheKey(baseUrl, target?.description));
       const paths = Object.keys(doc?.paths && typeof doc.paths === 'object' ? doc.paths : {});
       out = [...new Set(paths.map(untemplated))].filter((p) => p.length > 1 && isPlainPath(p)).sort();
-    } else if (opts.kind.startsWith('api-') && baseUrl) out = await apiCandidates(deps, baseUrl, opts.kind, opts.argv ?? []);
+    } else if (opts.kind.startsWith('api-') && baseUrl) out = await apiCandidates(deps, { ...target, baseUrl } as Target & { baseUrl: string }, opts.kind, opts.argv ?? []);
   } catch {
     out = []; // a broken config must not break the user's shell
   }

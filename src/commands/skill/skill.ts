@@ -16,7 +16,7 @@ export interface SkillOptions extends GlobalOptions {
 async function run(deps: Deps, opts: SkillOptions): Promise<void> {
   const target = await commandTarget(deps, opts);
   if (!target.baseUrl) throw new UsageError('No base URL: pass --base-url, set SCHOOL_BASE_URL, or log in first.');
-  const loaded = await loadApiDescription(deps, target.baseUrl);
+  const loaded = await loadApiDescription(deps, target.baseUrl, { target });
   if (loaded.note) deps.io.err.write(`${printable(loaded.note)}\n`);
   const text = skillText({ baseUrl: target.baseUrl, operations: loaded.index.operations, profile: target.profile });
   if (opts.install === undefined) {

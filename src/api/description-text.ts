@@ -1,0 +1,112 @@
+/**
+ * An API description from its bytes: JSON, or YAML (the `yaml` package, loaded only for a YAML
+ * document), checked to be an OpenAPI 3 document. What this costs is bounded by the document: its
+ * size is capped where it is read, YAML aliases are limited (no "billion laughs"), and a YAML
+ * document nesting deeper than any description needs is refused with one line.
+ */
+import { CliError } from '../errors.js';
+import { requireCommonJs } from '../util/require.js';
+
+/** Deeper than any real description nests (GitHub's deepest is under 40): refused, never walked. */
+const MAX_DOCUMENT_DEPTH = 256;
+/** YAML aliases resolved at most: a few are normal, thousands are an expansion attack. */
+const MAX_YAML_ALIASES = 1000;
+
+export interface ParsedDescription {
+  doc: Record<string, unknown>;
+  /** The document as JSON: the bytes as sent (without a byte order mark) for a JSON document, text made once for a YAML one. */
+  json: string | Buffer;
+  format: 'json' | 'yaml';
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The bytes as a string, quickly: JSON is ASCII outside its strings, and decoding ASCII as Latin-1
+ * makes a one-byte string, several times faster to decode and to parse than UTF-8's two-byte one.
+ * The few runs of other bytes (inside strings) become `\u` escapes, which JSON reads as the same text.
+ */
+export function jsonText(bytes: Buffer): string {
+  const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  // One pass and one flat string; a text with nothing to replace is returned as it is.
+  return bytes.toString('latin1', start).replace(/[\x80-\xff]+/g, (run) => {
+    let escaped = '';
+    for (const ch of Buffer.from(run, 'latin1').toString('utf8')) {
+      for (let i = 0; i < ch.length; i++) escaped += `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`;
+    }
+    return escaped;
+  });
+}
+
+function depthOf(value: unknown, limit: number): number {
+  // Iterative: a walk by recursion would overflow the stack on the very documents it is meant to refuse.
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth > max && (max = depth) > limit) return max;
+    for (const child of Object.values(node)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return max;
+}
+
+function tooDeep(where: string): CliError {
+  return new CliError(`The API description ${where} nests more than ${MAX_DOCUMENT_DEPTH} levels deep; no description needs that many, so it is not read.`, { code: 'openapi_invalid' });
+}
+
+/** The first line of a parser's message, without the excerpt some parsers append. */
+function reasonOf(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text
+    .split('\n')[0]
+    .slice(0, 200)
+    .replace(/[.:]\s*$/, '');
+}
+
+/** A JSON or YAML document, checked to be OpenAPI 3; `where` names it in errors (a URL or a path, made printable by the caller). */
+export function parseDescription(bytes: Buffer, where: string): ParsedDescription {
+  const text = jsonText(bytes);
+  const looksJson = /^\s*[{[]/.test(text);
+  let doc: unknown;
+  let format: ParsedDescription['format'] | undefined;
+  let jsonError: unknown;
+  if (looksJson) {
+    // V8 parses any depth without recursion; the walks after it guard their own depth (see operation-detail.ts).
+    try {
+      doc = JSON.parse(text);
+      format = 'json';
+    } catch (err) {
+      jsonError = err;
+    }
+  }
+  if (format === undefined) {
+    format = 'yaml';
+    const yaml: typeof import('yaml') = requireCommonJs('yaml');
+    try {
+      const utf8 = bytes.toString('utf8').replace(/^\uFEFF/, '');
+      doc = yaml.parse(utf8, { maxAliasCount: MAX_YAML_ALIASES, prettyErrors: false, uniqueKeys: false });
+    } catch (err) {
+      if (err instanceof RangeError) throw tooDeep(where);
+      const reason = reasonOf(jsonError ?? err);
+      throw new CliError(`The API description ${where} is not valid ${looksJson ? 'JSON' : 'JSON or YAML'} (${reason}).`, { code: 'openapi_invalid' });
+    }
+    if (depthOf(doc, MAX_DOCUMENT_DEPTH) > MAX_DOCUMENT_DEPTH) throw tooDeep(where);
+  }
+  if (!isObject(doc)) throw new CliError(`The API description ${where} is not an OpenAPI document (it is not a JSON or YAML object).`, { code: 'openapi_invalid' });
+  if (typeof doc.swagger === 'string' || typeof doc.swagger === 'number') {
+    throw new CliError(`The API description ${where} is Swagger ${String(doc.swagger).slice(0, 10)}; school reads OpenAPI 3 (3.0 or 3.1): convert it first (e.g. npx swagger2openapi).`, {
+      code: 'openapi_invalid',
+    });
+  }
+  const version = typeof doc.openapi === 'string' ? doc.openapi : undefined;
+  if (version !== undefined && !/^3\./.test(version)) {
+    throw new CliError(`The API description ${where} is OpenAPI ${version.slice(0, 20)}; school reads OpenAPI 3.0 and 3.1.`, { code: 'openapi_invalid' });
+  }
+  // 3.1 lets a document hold only webhooks or components: no operations, but an OpenAPI document all the same.
+  if (!isObject(doc.paths) && (version === undefined || doc.paths !== undefined)) {
+    throw new CliError(`The API description ${where} is not an OpenAPI document (it has no "paths").`, { code: 'openapi_invalid' });
+  }
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  return { doc, json: format === 'json' ? bytes.subarray(bom) : JSON.stringify(doc), format };
+}

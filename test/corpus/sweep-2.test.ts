@@ -1,0 +1,3 @@
+import { sweepShard } from './sweep-shard.js';
+
+sweepShard(1);
