@@ -8,7 +8,7 @@ import { type OperationDetail, operationDetail } from './operation-detail.js';
 import { type ModelOperation, readApiModel } from './operations.js';
 
 /** Raised whenever what the index or a detail line holds, or how names are made, changes: an index of another format is made again from the cached document. */
-export const INDEX_FORMAT = 1;
+export const INDEX_FORMAT = 2;
 
 export interface IndexEntry {
   command: string;

@@ -193,16 +193,18 @@ function responseSchemaOf(doc: unknown, op: Record<string, unknown>): unknown {
   return undefined;
 }
 
-/** `listCourses` → `list-courses`, `get_course_by-ID` → `get-course-by-id`: letters and digits, one dash between words. */
+/**
+ * `listCourses` → `list-courses`, `get_course_by-ID` → `get-course-by-id`: letters and digits, one
+ * dash between words. Never shortened: a name cut mid-word is one nobody can type from the
+ * description, and two cut names may meet.
+ */
 export function kebabCase(raw: string): string {
   return raw
     .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1-$2')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 64)
-    .replace(/-+$/, '');
+    .replace(/^-+|-+$/g, '');
 }
 
 /** A name made from the method and the path: `GET /api/courses/{id}` → `get-api-courses-id`. */
@@ -225,10 +227,19 @@ function areaOf(scopes: string[], tags: string[]): string {
 
 type Unnamed = Omit<ModelOperation, 'command'> & { wanted: string };
 
+/** At most this many operations are named in one note; the rest are counted. */
+const NOTE_EXAMPLES = 5;
+
+function listed(ways: readonly string[]): string {
+  const more = ways.length - NOTE_EXAMPLES;
+  return `${ways.slice(0, NOTE_EXAMPLES).join(', ')}${more > 0 ? `, and ${more} more` : ''}`;
+}
+
 /**
- * One unique command name per operation. A name two operations would share is never given to
- * either silently: each takes its name made from the method and path (`get-api-courses-id`), and
- * a note says so.
+ * One unique command name per operation. A name two operations would share is given to neither:
+ * both take their whole method-and-path names (`get-api-courses-id`), and a note says so. Method
+ * and path name one operation, so those meet only when two paths differ in braces or punctuation
+ * alone (`/a/{b}` and `/a/b`); then a number is added, and the note says that too.
  */
 function assignCommands(found: Unnamed[]): { names: string[]; notes: string[] } {
   const count = new Map<string, number>();
@@ -236,20 +247,21 @@ function assignCommands(found: Unnamed[]): { names: string[]; notes: string[] } 
   const taken = new Set(found.filter((op) => count.get(op.wanted) === 1).map((op) => op.wanted));
   const notes: string[] = [];
   const clashes = new Map<string, string[]>();
+  const numbered: string[] = [];
   const names = found.map((op) => {
     if (count.get(op.wanted) === 1) return op.wanted;
-    let name = routeCommand(op.method, op.path);
-    for (let i = 2; taken.has(name); i++) name = `${routeCommand(op.method, op.path).slice(0, 60)}-${i}`;
+    const route = routeCommand(op.method, op.path);
+    let name = route;
+    for (let i = 2; taken.has(name); i++) name = `${route}-${i}`;
+    if (name !== route) numbered.push(`${op.method} ${op.path} is ${name}`);
     taken.add(name);
     const ways = clashes.get(op.wanted) ?? [];
     if (!clashes.has(op.wanted)) clashes.set(op.wanted, ways);
     ways.push(`${op.method} ${op.path} is ${name}`);
     return name;
   });
-  for (const [wanted, ways] of clashes) {
-    const shown = ways.slice(0, 5).join(', ');
-    notes.push(`${ways.length} operations are named "${wanted}": ${shown}${ways.length > 5 ? `, and ${ways.length - 5} more` : ''}.`);
-  }
+  for (const [wanted, ways] of clashes) notes.push(`${ways.length} operations are named "${wanted}": ${listed(ways)}.`);
+  if (numbered.length) notes.push(`Names made from the method and path were taken, so a number was added: ${listed(numbered)}.`);
   return { names, notes };
 }
 

@@ -1,5 +1,5 @@
 import { type ModelParameter, readApiModel, scopeArea } from '../api/operations.js';
-import { assignNames } from './names.js';
+import { assignNames, wholeToolName } from './names.js';
 import { createHash } from 'node:crypto';
 import { type JsonSchema, PROPERTY_NAME, cleanText, newBudget, serverWords, toolSchema } from './schema.js';
 
@@ -26,6 +26,8 @@ interface ApiParameter {
 export interface ApiOperation {
   /** The tool's name: valid for every host, unique, the same on every run for the same document. */
   name: string;
+  /** The operation's whole name, when the tool's name is not it (cut to 48 characters, or tagged apart from another). */
+  wholeName?: string;
   method: string;
   path: string;
   operationId?: string;
@@ -100,7 +102,10 @@ export function readOperations(doc: unknown): ApiOperation[] {
     };
   });
   const names = assignNames(found);
-  return found.map((op, i) => ({ ...op, name: names[i] }));
+  return found.map((op, i) => {
+    const whole = wholeToolName(op);
+    return { ...op, name: names[i], ...(whole !== names[i] ? { wholeName: whole } : {}) };
+  });
 }
 
 function inToolsets(op: Pick<ApiOperation, 'scopes'>, areas: readonly string[]): boolean {
@@ -138,13 +143,17 @@ function operationTool(op: ApiOperation): Tool {
     .filter(Boolean)
     .join(' ');
   const readOnly = READ_METHODS.has(op.method);
+  // A shortened name is the operation's still: its whole name stands in the title, after the summary.
+  const summary = op.summary ? cleanText(op.summary, 80) : undefined;
+  const whole = op.wholeName ? cleanText(op.wholeName, 200) : undefined;
+  const title = whole ? (summary ? `${summary} (${whole})` : whole) : summary;
   return {
     name: op.name,
-    ...(op.summary ? { title: cleanText(op.summary, 80) } : {}),
+    ...(title ? { title } : {}),
     description,
     inputSchema: { type: 'object', properties, ...(required.length ? { required: [...new Set(required)] } : {}) },
     annotations: {
-      ...(op.summary ? { title: cleanText(op.summary, 80) } : {}),
+      ...(title ? { title } : {}),
       readOnlyHint: readOnly,
       destructiveHint: op.method === 'DELETE',
       ...(readOnly || op.method === 'PUT' || op.method === 'DELETE' ? { idempotentHint: true } : {}),

@@ -38,6 +38,26 @@ describe('the operation model: names', () => {
     expect(model.notes).toEqual([expect.stringMatching(/^2 operations are named "list": GET \/a is get-a, GET \/b is get-b\.$/), expect.stringMatching(/named "get-get-c"/)]);
   });
 
+  it('never shortens a name, and two long names that agree for 64 characters stay apart', () => {
+    const long = 'enterpriseAdminSetGithubActionsDefaultWorkflowPermissionsOrganization';
+    const { operations, notes } = readApiModel({
+      paths: { '/x': { get: { operationId: long } }, '/y': { get: { operationId: `${long}Repository` } } },
+    });
+    expect(operations.map((o) => o.command)).toEqual([
+      'enterprise-admin-set-github-actions-default-workflow-permissions-organization',
+      'enterprise-admin-set-github-actions-default-workflow-permissions-organization-repository',
+    ]);
+    expect(notes).toEqual([]);
+  });
+
+  it('numbers a method-and-path name only when two of those meet, and says so', () => {
+    const model = readApiModel({
+      paths: { '/a/{b}': { get: { operationId: 'same' } }, '/a/b': { get: { operationId: 'same' } } },
+    });
+    expect(model.operations.map((o) => o.command)).toEqual(['get-a-b', 'get-a-b-2']);
+    expect(model.notes[1]).toMatch(/a number was added: GET \/a\/b is get-a-b-2\.$/);
+  });
+
   it('keeps names the same when an operation is added elsewhere', () => {
     const doc = bigDescription(50);
     const before = readApiModel(doc).operations.map((o) => `${o.method} ${o.path} ${o.command}`);
