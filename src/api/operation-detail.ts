@@ -149,10 +149,18 @@ export function bundleSchema(doc: unknown, schema: unknown): JsonSchema {
         case 'required':
           if (Array.isArray(v)) out.required = v.filter((r) => typeof r === 'string');
           break;
+        case 'example':
+          // Kept for example lines (examples.ts) when small; a validator reads no more than an annotation.
+          if (v !== null && (JSON.stringify(v) ?? '').length <= 200) out.example = v;
+          break;
+        case 'examples':
+          if (Array.isArray(v)) {
+            const small = v.filter((e) => e !== null && (JSON.stringify(e) ?? '').length <= 200).slice(0, 2);
+            if (small.length) out.examples = small;
+          }
+          break;
         case 'description':
         case 'title':
-        case 'example':
-        case 'examples':
         case 'xml':
         case 'externalDocs':
         case 'discriminator':

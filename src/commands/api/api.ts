@@ -11,7 +11,7 @@ import type { GlobalOptions } from '../../options.js';
 import { type LoadedDescription, loadApiDescription } from '../../session/api-description.js';
 import { notLoggedIn, resolveSession } from '../../session/session.js';
 import { insufficientScopeError } from '../../session/step-up.js';
-import { printable, terminalSafeJson } from '../../util/printable.js';
+import { printable, printableLines, terminalSafeJson } from '../../util/printable.js';
 import { REDACTED } from '../../util/redact.js';
 import { bodyWithoutMark } from '../../util/text-file.js';
 import { commandTarget, defineCommand } from '../command.js';
@@ -112,11 +112,6 @@ async function listRun(deps: Deps, loaded: LoadedDescription, opts: GlobalOption
   for (const note of loaded.index.notes) deps.io.err.write(`Note: ${printable(note)}\n`);
 }
 
-/** The path parameters in the order the path names them. */
-function orderedPathParams(entry: IndexEntry, detail: DetailLine): FieldSpec[] {
-  return pathParams(detail).sort((a, b) => entry.path.indexOf(`{${a.name}}`) - entry.path.indexOf(`{${b.name}}`));
-}
-
 interface BuiltRequest {
   method: string;
   /** For display; `path` is the path and query exactly as sent (see operationTarget). */
@@ -157,7 +152,7 @@ async function readInput(deps: Deps, input: string): Promise<Buffer> {
 
 async function buildRequest(deps: Deps, baseUrl: string, entry: IndexEntry, detail: DetailLine, flags: OperationFlag[], parsed: ParsedLine, validate: boolean): Promise<BuiltRequest> {
   const commandPath = `school api ${entry.command}`;
-  const positional = orderedPathParams(entry, detail);
+  const positional = pathParams(entry, detail);
   if (parsed.args.length < positional.length) {
     const missing = positional.slice(parsed.args.length).map(placeholder).join(' ');
     throw new UsageError(`'${commandPath}' needs ${missing}. Usage: ${commandPath}${positional.map((p) => ` ${placeholder(p)}`).join('')} [flags]`);
@@ -268,7 +263,13 @@ function printDryRun(deps: Deps, req: BuiltRequest, tokenType: string | undefine
   }
   const title = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => `${dash}${c.toUpperCase()}`);
   const lines = [`${req.method} ${printable(`${req.url.origin}${req.path}`)}`, ...Object.entries(headers).map(([k, v]) => `${title(k)}: ${printable(v)}`)];
-  deps.io.out.write(`${lines.join('\n')}\n${bodyText !== undefined ? `\n${req.body !== undefined ? terminalSafeJson(req.body, 2) : printable(bodyText)}\n` : ''}`);
+  deps.io.out.write(`${lines.join('\n')}\n${bodyText !== undefined ? `\n${req.body !== undefined ? terminalSafeJson(req.body, 2) : printableLines(bodyText)}\n` : ''}`);
+}
+
+/** The width help is wrapped to: the terminal's, within reason; 80 for a pipe or a file. */
+function helpWidth(deps: Deps): number {
+  const columns = deps.io.outIsTTY ? (deps.io.out as { columns?: number }).columns : undefined;
+  return columns && columns >= 40 ? Math.min(columns, 120) : 80;
 }
 
 /** `school api [<operation> …]`, from the command line after `api`. */
@@ -307,7 +308,8 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
   const parsed = parseLine(argv, flags, `school api ${entry.command}`);
   const has = (name: string) => parsed.builtins.has(name);
   if (has('help')) {
-    deps.io.out.write(operationHelp(entry, detail, flags));
+    const { accepts } = await import('./checks.js');
+    deps.io.out.write(operationHelp(entry, detail, flags, { width: helpWidth(deps), accepts }));
     return;
   }
   const format = str(parsed.builtins.get('format')) ?? 'json';

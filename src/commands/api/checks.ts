@@ -180,3 +180,12 @@ export function check(schema: JsonSchema, value: unknown, limitMs: number = CHEC
   }
   return out;
 }
+
+/** Whether a value passes a schema (a check that cannot end in time, or cannot run, is no pass). */
+export function accepts(schema: JsonSchema, value: unknown): boolean {
+  try {
+    return check(schema, value).length === 0;
+  } catch {
+    return false;
+  }
+}
