@@ -25,6 +25,8 @@ export interface FieldSpec {
   default?: unknown;
   format?: string;
   required: boolean;
+  /** The value may be null (`nullable: true`, a `"null"` type or form): the flag takes `null` for it. */
+  nullable?: true;
   description?: string;
   deprecated?: boolean;
   /** The bounds the schema sets, for help: "1 to 500", "at most 200 characters", "pattern ^[a-z]+$". */
@@ -69,6 +71,20 @@ function validPattern(pattern: unknown): boolean {
 }
 
 /**
+ * A schema that also accepts null (OpenAPI 3.0's `nullable: true`): null added to its `type` and
+ * `enum`, or, where its forms come from `oneOf`, `anyOf`, `allOf`, `$ref` or `const`, which a type
+ * cannot widen, null as a form of its own beside them.
+ */
+function orNull(schema: JsonSchema): JsonSchema {
+  if (schema.oneOf || schema.anyOf || schema.allOf || schema.$ref || 'const' in schema || schema.not) return { anyOf: [schema, { type: 'null' }] };
+  const out = { ...schema };
+  if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+  if (typeof out.type === 'string') out.type = [out.type, 'null'];
+  else if (Array.isArray(out.type) && !out.type.includes('null')) out.type = [...out.type, 'null'];
+  return out;
+}
+
+/**
  * A schema that stands alone: every local `$ref` rewritten to `#/$defs/…` and its target copied
  * there (once, so a loop stays a loop the validator follows lazily), OpenAPI 3.0's `nullable` and
  * boolean `exclusiveMinimum`/`exclusiveMaximum` in their JSON Schema forms.
@@ -96,7 +112,9 @@ export function bundleSchema(doc: unknown, schema: unknown): JsonSchema {
     nodes -= 1;
     if (typeof node.$ref === 'string') {
       const key = refKey(node.$ref);
-      return key === undefined ? {} : { $ref: `#/$defs/${key}` };
+      if (key === undefined) return {};
+      // A 3.0 reference beside `nullable: true` (GitHub writes it so): the referenced schema, or null.
+      return node.nullable === true ? orNull({ $ref: `#/$defs/${key}` }) : { $ref: `#/$defs/${key}` };
     }
     const out: JsonSchema = {};
     for (const [k, v] of Object.entries(node)) {
@@ -170,11 +188,8 @@ export function bundleSchema(doc: unknown, schema: unknown): JsonSchema {
           if (!k.startsWith('x-')) out[k] = v;
       }
     }
-    // OpenAPI 3.0: `nullable: true` lets null through; booleans for the exclusive bounds.
-    if (out.nullable === true) {
-      if (typeof out.type === 'string') out.type = [out.type, 'null'];
-      else if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
-    }
+    // OpenAPI 3.0: booleans for the exclusive bounds; `nullable: true` lets null through (below).
+    const nullable = out.nullable === true;
     delete out.nullable;
     for (const [bound, exclusive] of [
       ['minimum', 'exclusiveMinimum'],
@@ -185,7 +200,7 @@ export function bundleSchema(doc: unknown, schema: unknown): JsonSchema {
         delete out[bound];
       } else if (typeof out[exclusive] === 'boolean') delete out[exclusive];
     }
-    return out;
+    return nullable ? orNull(out) : out;
   };
 
   const root = copy(schema, 0);
@@ -273,6 +288,17 @@ function limitsOf(schema: Record<string, unknown>): string | undefined {
   return parts.length ? parts.join(', ') : undefined;
 }
 
+/** Whether a schema lets null through: `nullable: true` (beside a `$ref` too), a `"null"` type, a null enum value, or a form that does. */
+function allowsNull(doc: unknown, raw: unknown, depth = 0): boolean {
+  if (!isObject(raw) || depth > 4) return false;
+  if (raw.nullable === true) return true;
+  const schema = flatten(doc, raw)?.schema;
+  if (!schema) return false;
+  if (schema.nullable === true || schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null'))) return true;
+  if (Array.isArray(schema.enum) && schema.enum.includes(null)) return true;
+  return [schema.oneOf, schema.anyOf].some((forms) => Array.isArray(forms) && forms.some((f) => allowsNull(doc, f, depth + 1)));
+}
+
 const smallDefault = (v: unknown): unknown => (v === null || ['boolean', 'number'].includes(typeof v) || (typeof v === 'string' && v.length <= 200) ? v : undefined);
 
 function fieldFrom(doc: unknown, location: FieldLocation, name: string, raw: unknown, required: boolean, extra: Partial<FieldSpec> = {}): FieldSpec {
@@ -291,6 +317,7 @@ function fieldFrom(doc: unknown, location: FieldLocation, name: string, raw: unk
   const description = typeof resolved.description === 'string' ? resolved.description : undefined;
   const def = smallDefault(resolved.default);
   const limits = limitsOf(valueSchema);
+  const nullable = !array && allowsNull(doc, raw);
   return {
     location,
     name,
@@ -300,6 +327,7 @@ function fieldFrom(doc: unknown, location: FieldLocation, name: string, raw: unk
     ...(def !== undefined ? { default: def } : {}),
     ...(typeof valueSchema.format === 'string' && valueSchema.format.length <= 50 ? { format: valueSchema.format } : {}),
     required,
+    ...(nullable ? { nullable: true as const } : {}),
     ...(description ? { description } : {}),
     ...(resolved.deprecated === true ? { deprecated: true } : {}),
     ...(limits ? { limits } : {}),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { typedValue } from '../../src/commands/api/flags.js';
 import { buildIndex } from '../../src/api/api-index.js';
 import { bundleSchema, operationDetail } from '../../src/api/operation-detail.js';
 import { kebabCase, missingScopes, readApiModel, routeCommand } from '../../src/api/operations.js';
@@ -176,6 +177,49 @@ describe('checks against the schema', () => {
     );
     expect(check(schema, { title: 5 })).toEqual([{ path: ['title'], expected: 'must be of type string (got 5)' }]);
     expect(check(schema, { title: '' })).toEqual([{ path: ['title'], expected: 'must be at least 1 characters long' }]);
+  });
+
+  it('lets null through where the description allows it, and names the forms a oneOf or anyOf allows', () => {
+    const milestone = { oneOf: [{ type: 'string' }, { type: 'integer' }], nullable: true };
+    const doc = {
+      components: { schemas: { Label: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } } },
+      paths: {
+        '/issues/{n}': {
+          patch: {
+            operationId: 'updateIssue',
+            requestBody: {
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    properties: {
+                      milestone,
+                      assignee: { $ref: '#/components/schemas/Label', nullable: true },
+                      state: { type: 'string', enum: ['open', 'closed'], nullable: true },
+                      due: { type: ['string', 'null'], format: 'date' },
+                      label: { anyOf: [{ $ref: '#/components/schemas/Label' }, { type: 'string', enum: ['bug', 'docs'] }, { type: 'array', items: { type: 'string' } }] },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    };
+    const op = readApiModel(doc).operations[0];
+    const detail = operationDetail(doc, op);
+    const body = detail.bodySchema!;
+    expect(check(body, { milestone: null, assignee: null, state: null, due: null })).toEqual([]);
+    expect(check(body, { milestone: 3, assignee: { name: 'x' }, state: 'open', due: '2030-01-01' })).toEqual([]);
+    expect(check(body, { milestone: true })).toEqual([{ path: ['milestone'], expected: 'must be one of: a string, an integer, or null (got true)' }]);
+    expect(check(body, { label: 5 })).toEqual([{ path: ['label'], expected: 'must be one of: an object with name, one of "bug", "docs", or an array of strings (got 5)' }]);
+    // A flag of a field that may be null takes the word null.
+    const fields = Object.fromEntries(detail.fields.map((f) => [f.name, f]));
+    expect(fields.milestone).toMatchObject({ type: 'json', nullable: true });
+    expect(fields.state).toMatchObject({ type: 'string', nullable: true });
+    expect(typedValue('state', fields.state, 'null')).toBeNull();
+    expect(() => typedValue('state', fields.state, 'merged')).toThrow('--state expects one of open, closed, or null, not "merged".');
   });
 
   it('gives up on a check that takes too long, however deep in a regular expression it is', () => {

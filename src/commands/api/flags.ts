@@ -183,8 +183,9 @@ const INTEGER = /^[+-]?\d+$/;
 const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 function typeWord(field: FieldSpec): string {
-  if (field.enum) return `one of ${field.enum.map((v) => printable(String(v))).join(', ')}`;
-  return { string: 'a string', integer: 'an integer', number: 'a number', boolean: 'true or false', json: 'a JSON value (or text)' }[field.type];
+  const orNull = field.nullable ? ', or null' : '';
+  if (field.enum) return `one of ${field.enum.map((v) => printable(String(v))).join(', ')}${orNull}`;
+  return `${{ string: 'a string', integer: 'an integer', number: 'a number', boolean: 'true or false', json: 'a JSON value (or text)' }[field.type]}${field.type === 'json' ? '' : orNull}`;
 }
 
 /** One value of a flag, as its type says: an integer, a number, true/false, JSON, or the text itself. */
@@ -192,6 +193,8 @@ export function typedValue(flag: string, field: FieldSpec, raw: string): unknown
   let value: unknown = raw;
   const type: FieldType = field.type;
   const wrong = () => new UsageError(`--${flag} expects ${typeWord(field)}, not "${printable(raw.slice(0, 100))}".`);
+  // A field that may be null takes the word null for it (a JSON field reads it as JSON anyway).
+  if (field.nullable && raw === 'null') return null;
   if (type === 'integer') {
     if (!INTEGER.test(raw) || !Number.isSafeInteger(Number(raw))) throw wrong();
     value = Number(raw);

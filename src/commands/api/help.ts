@@ -202,6 +202,7 @@ export function operationHelp(entry: IndexEntry, detail: DetailLine, flags: read
       f.field.location === 'body' ? 'body' : f.field.location,
       f.field.required ? 'required' : '',
       f.field.array ? 'repeatable' : '',
+      f.field.nullable ? 'null allowed' : '',
       f.field.default !== undefined ? `default ${line(JSON.stringify(f.field.default), 40)}` : '',
       f.field.format ? `format ${line(f.field.format, 30)}` : '',
       f.field.limits ? line(f.field.limits, 80) : '',
