@@ -52,7 +52,7 @@ export interface ModelOperation {
   scopeSets: string[][];
   /** True when the operation also answers requests without a token. */
   anonymous: boolean;
-  /** The scope area (the part of a scope before `:`), else the first tag, else `other`. */
+  /** The scope area (the part of a scope before `:`) where the document's scopes name areas (scopesNameAreas), else the first tag, else `other`. */
   area: string;
   /** True when the operation answers page by page (`x-paginated`, or a `Link` header in its success response). */
   paginated: boolean;
@@ -218,8 +218,32 @@ export function scopeArea(scope: string): string {
   return colon < 0 ? scope : scope.slice(0, colon);
 }
 
-function areaOf(scopes: string[], tags: string[]): string {
-  const fromScope = scopes.map((s) => kebabCase(scopeArea(s)) || '').find(Boolean);
+/** Words that say what a scope lets one do, not what it is about: `write:pets` names no area. */
+const SCOPE_VERBS: ReadonlySet<string> = new Set(
+  'read write admin delete manage create update edit view list get post put patch all full readonly read_only write_only modify execute use access own owner basic offline public private'.split(' '),
+);
+
+/**
+ * Whether the scopes of a document name areas (`courses:read`, `chat:write`): most are
+ * `<area>:<verb>`, and none reads the other way round (`write:pets`) or is a URL
+ * (`https://…/auth/drive`). Otherwise areas come from tags.
+ */
+export function scopesNameAreas(scopes: Iterable<string>): boolean {
+  let shaped = 0;
+  let all = 0;
+  for (const scope of scopes) {
+    all += 1;
+    const colon = scope.indexOf(':');
+    if (colon <= 0) continue;
+    if (scope.includes('/') || SCOPE_VERBS.has(scope.slice(0, colon).toLowerCase())) return false;
+    shaped += 1;
+  }
+  return shaped > 0 && shaped * 2 >= all;
+}
+
+/** The area of an operation: its scope's, where the document's scopes name areas; else its first tag; else `other`. */
+function areaOf(scopes: readonly string[], tags: readonly string[], byScope: boolean): string {
+  const fromScope = byScope ? scopes.map((s) => (s.includes(':') ? kebabCase(scopeArea(s)) : '')).find(Boolean) : undefined;
   if (fromScope) return fromScope.replace(/-/g, '_');
   const fromTag = tags.map((t) => kebabCase(t)).find(Boolean);
   return fromTag ?? 'other';
@@ -294,7 +318,7 @@ export function readApiModel(doc: unknown): ApiModel {
         ...(description && description !== summary ? { description } : {}),
         tags,
         ...security,
-        area: areaOf(security.scopes, tags),
+        area: '',
         paginated: isPaginated(doc, op),
         deprecated: op.deprecated === true,
         parameters: parametersOf(doc, [listOf(item.parameters), listOf(op.parameters)], path),
@@ -303,6 +327,8 @@ export function readApiModel(doc: unknown): ApiModel {
       });
     }
   }
+  const byScope = scopesNameAreas(new Set(found.flatMap((op) => op.scopes)));
+  for (const op of found) op.area = areaOf(op.scopes, op.tags, byScope);
   const { names, notes } = assignCommands(found);
   const operations = found.map(({ wanted: _, ...op }, i) => ({ command: names[i], ...op }));
   return { operations, notes };

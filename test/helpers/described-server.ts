@@ -1,3 +1,6 @@
+import { asDetail, buildIndex } from '../../src/api/api-index.js';
+import { type ListingRow, listingRows } from '../../src/api/listing.js';
+import { RESERVED } from '../../src/commands/api/flags.js';
 import type { HttpClient, HttpRequest, HttpResponse } from '../../src/http/client.js';
 
 /** A server of one API description at `/openapi.json`, its requests recorded (a fake HttpClient). */
@@ -50,4 +53,18 @@ export function shellWords(line: string): string[] {
   }
   if (inWord) words.push(current);
   return words;
+}
+
+/** `school api --json`'s rows for a description, made as the command makes them (from the index and its detail lines). */
+export function listingOf(doc: unknown): ListingRow[] {
+  const built = buildIndex(doc);
+  const details = built.detail
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => asDetail(l));
+  return listingRows(
+    built.operations.map((o, i) => ({ ...o, at: built.at[i] })),
+    details,
+    RESERVED,
+  );
 }

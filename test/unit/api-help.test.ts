@@ -4,7 +4,7 @@ import { readApiModel } from '../../src/api/operations.js';
 import { runApi } from '../../src/commands/api/api.js';
 import { plainText } from '../../src/util/plain-text.js';
 import { buildOpenApi } from '../../sandbox/src/openapi.js';
-import { describedServer, shellWords } from '../helpers/described-server.js';
+import { describedServer, listingOf, shellWords } from '../helpers/described-server.js';
 import { fakeDeps } from '../helpers/fake-deps.js';
 
 const BASE = 'http://127.0.0.1:9';
@@ -157,5 +157,74 @@ describe('plain text from a description', () => {
 
   it('makes control characters visible and wraps long words on a line of their own', () => {
     expect(plainText(`a\u001b[2J b ${'x'.repeat(30)}`, { width: 20 })).toBe('a\\u{1b}[2J b\nxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx');
+  });
+});
+
+describe('school api (the listing)', () => {
+  const doc = {
+    paths: {
+      '/pets': {
+        get: {
+          operationId: 'listPets',
+          tags: ['pets'],
+          summary: 'List pets',
+          security: [{ auth: ['read:pets'] }, {}],
+          'x-paginated': true,
+          parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer' } }],
+        },
+        post: {
+          operationId: 'addPetToTheStoreWithAVeryLongOperationNameThatGoesOnAndOnForeverAndEver',
+          tags: ['pets'],
+          security: [{ auth: ['write:pets', 'read:pets'] }],
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, format: { type: 'string' } } } } } },
+        },
+      },
+      '/stores/{storeId}/pets/{petId}': {
+        parameters: [
+          { name: 'petId', in: 'path', required: true, schema: { type: 'integer' } },
+          { name: 'storeId', in: 'path', required: true, schema: { type: 'string' } },
+        ],
+        delete: { operationId: 'deletePet', tags: ['stores'], deprecated: true, security: [{ auth: [] }] },
+      },
+      '/health': { get: { operationId: 'health' } },
+    },
+  };
+
+  it('groups by tag where scopes name no area, aligns the columns whatever the name length, and explains every mark', async () => {
+    const deps = fakeDeps({ http: describedServer(doc).http, env: { SCHOOL_BASE_URL: BASE } });
+    await runApi(deps, []);
+    const lines = deps.io.stdout().split('\n');
+    expect(lines.filter((l) => l.endsWith(':') && !l.startsWith(' '))).toEqual(['other:', 'pets:', 'stores:', 'Marks:']);
+    const rows = lines.filter((l) => / (GET|POST|DELETE) /.test(l));
+    expect(rows).toHaveLength(4);
+    // Every column starts at the same place on every row.
+    for (const column of [/ (GET|POST|DELETE) /, / \//, / \[/]) expect(new Set(rows.map((r) => r.search(column))).size, String(column)).toBe(1);
+    expect(rows.join('\n')).toContain('add-pet-to-the-store-with-a-very-long-operation-name-that-goes-on-and-on-forever-and-ever  POST');
+    const marks = lines.slice(lines.indexOf('Marks:') + 1, lines.indexOf('', lines.indexOf('Marks:')));
+    expect(marks.map((m) => m.trim().split(/\s{2,}/)[0])).toEqual(['[a:read b:write]', '(or anonymous)', '[anonymous]', '[-]', '(paginated)', '(deprecated)']);
+  });
+
+  it('--json gives one row per operation with its operationId, media types, and the flag or position of every field', async () => {
+    const deps = fakeDeps({ http: describedServer(doc).http, env: { SCHOOL_BASE_URL: BASE } });
+    await runApi(deps, ['--json']);
+    const rows = JSON.parse(deps.io.stdout());
+    expect(rows).toEqual(listingOf(doc));
+    expect(rows[1]).toMatchObject({
+      command: 'add-pet-to-the-store-with-a-very-long-operation-name-that-goes-on-and-on-forever-and-ever',
+      operationId: 'addPetToTheStoreWithAVeryLongOperationNameThatGoesOnAndOnForeverAndEver',
+      area: 'pets',
+      mediaTypes: ['application/json'],
+      bodyRequired: true,
+      bodyFields: [
+        { name: 'name', required: true, type: 'string', flag: '--name' },
+        // --format is a flag of school api: the field's flag says where it goes.
+        { name: 'format', required: false, type: 'string', flag: '--body-format' },
+      ],
+    });
+    expect(rows[2].parameters).toEqual([
+      { name: 'petId', in: 'path', required: true, type: 'integer', position: 2 },
+      { name: 'storeId', in: 'path', required: true, type: 'string', position: 1 },
+    ]);
+    expect(rows[0]).toMatchObject({ paginated: true, anonymous: true, parameters: [{ name: 'limit', flag: '--limit', type: 'integer' }] });
   });
 });

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { typedValue } from '../../src/commands/api/flags.js';
 import { buildIndex } from '../../src/api/api-index.js';
 import { bundleSchema, operationDetail } from '../../src/api/operation-detail.js';
-import { kebabCase, missingScopes, readApiModel, routeCommand } from '../../src/api/operations.js';
+import { kebabCase, scopesNameAreas, missingScopes, readApiModel, routeCommand } from '../../src/api/operations.js';
 import { readOperations } from '../../src/mcp/tools.js';
-import { listOperations } from '../../src/api/openapi.js';
+import { listingOf } from '../helpers/described-server.js';
 import { CheckTookTooLong, check } from '../../src/commands/api/checks.js';
 import { bigDescription } from '../helpers/big-description.js';
 
@@ -102,6 +102,19 @@ describe('the operation model: scopes, areas, parameters, bodies', () => {
     expect(missingScopes({ scopeSets: [['a:write', 'a:read'], ['b:write']] }, new Set(['a:read']))).toEqual(['a:write']);
   });
 
+  it("takes areas from scopes only where the description's scopes read <area>:<verb>; else from tags", () => {
+    const areas = (scopes: string[][]) =>
+      readApiModel({
+        paths: Object.fromEntries(scopes.map((s, i) => [`/p${i}`, { get: { tags: [`Tag ${i}`], security: [{ oauth: s }] } }])),
+      }).operations.map((o) => o.area);
+    // The Petstore's scopes put the verb first: write:pets is no area.
+    expect(areas([['write:pets', 'read:pets'], ['read:pets']])).toEqual(['tag-0', 'tag-1']);
+    expect(areas([['https://www.googleapis.com/auth/drive'], ['https://www.googleapis.com/auth/drive.readonly']])).toEqual(['tag-0', 'tag-1']);
+    expect(areas([['courses:read'], ['chat:write'], ['identify']])).toEqual(['courses', 'chat', 'tag-2']);
+    expect(areas([['repo'], ['user']])).toEqual(['tag-0', 'tag-1']);
+    expect(scopesNameAreas(['a:read', 'b', 'c'])).toBe(false);
+  });
+
   it('follows $refs to parameters and bodies, and drops a path parameter the path lacks', () => {
     const [get, put] = operations;
     expect(get.parameters.map((p) => `${p.in}:${p.name}:${p.required}`)).toEqual(['path:id:true', 'query:expand:true']);
@@ -111,7 +124,7 @@ describe('the operation model: scopes, areas, parameters, bodies', () => {
   it('is what call --list and school mcp read, under the same operations', () => {
     const big = bigDescription(25);
     const model = readApiModel(big).operations;
-    expect(listOperations(big).map((o) => [o.command, o.method, o.path])).toEqual(model.map((o) => [o.command, o.method, o.path]));
+    expect(listingOf(big).map((o) => [o.command, o.method, o.path])).toEqual(model.map((o) => [o.command, o.method, o.path]));
     expect(readOperations(big).map((o) => [o.method, o.path, o.scopes])).toEqual(model.map((o) => [o.method, o.path, o.scopes]));
   });
 });

@@ -1,6 +1,7 @@
 // fs.promises, not node:fs/promises: the promise API loads a dozen modules, so only where it is used.
 import { promises as fs } from 'node:fs';
 import type { DetailLine, IndexEntry } from '../../api/api-index.js';
+import { type ListingRow, listingRows } from '../../api/listing.js';
 import type { FieldSpec } from '../../api/operation-detail.js';
 import { missingScopes } from '../../api/operations.js';
 import type { Deps } from '../../deps.js';
@@ -19,7 +20,8 @@ import { fileErrorReason, readAll } from '../call/fields.js';
 import { retriesAllowed } from '../call/retry.js';
 import { commandSpec } from '../table.js';
 import { checkValue } from '../values.js';
-import { BUILTIN_FLAGS, type OperationFlag, type ParsedLine, didYouMean, findOperation, flagValues, operationFlags, parseLine, setPath } from './flags.js';
+import type { OperationFlag } from '../../api/operation-flags.js';
+import { BUILTIN_FLAGS, RESERVED, type ParsedLine, didYouMean, findOperation, flagValues, operationFlags, parseLine, setPath } from './flags.js';
 import { apiHelp, line, operationHelp, pathParams, placeholder } from './help.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -70,18 +72,46 @@ function unknownOperation(index: LoadedDescription['index'], name: string): Usag
   return new UsageError(`Unknown operation '${printable(name.slice(0, 100))}'${suggestion ? ` (did you mean '${suggestion}'?)` : ''}. Run 'school api' to list the operations.`);
 }
 
+/** What a listing's marks mean, said under it for each mark it shows. */
+const MARKS: ReadonlyArray<[string, (row: ListingRow) => boolean, string]> = [
+  ['[a:read b:write]', (r) => r.scopes.length > 0, 'the scopes the operation asks for (any one alternative of them lets it through)'],
+  ['(or anonymous)', (r) => r.scopes.length > 0 && r.anonymous, 'it also answers without a token: send it with --anonymous'],
+  ['[anonymous]', (r) => !r.scopes.length && r.anonymous, 'it needs no token'],
+  ['[-]', (r) => !r.scopes.length && !r.anonymous, 'it needs a token, but no particular scope'],
+  ['(paginated)', (r) => r.paginated, 'it answers page by page: --paginate follows every page'],
+  ['(deprecated)', (r) => r.deprecated, 'the description marks it as deprecated'],
+];
+
+/** The operations as a table for a person: by area, columns aligned whatever the lengths, every mark explained under it. */
+function listingText(rows: readonly ListingRow[]): string[] {
+  const byArea = new Map<string, ListingRow[]>();
+  for (const row of rows) byArea.set(row.area, [...(byArea.get(row.area) ?? []), row]);
+  const shown = (r: ListingRow) => ({ command: printable(r.command), path: line(r.path, 300), summary: line(r.summary, 60) });
+  const nameWidth = Math.max(...rows.map((r) => shown(r).command.length));
+  const methodWidth = Math.max(...rows.map((r) => r.method.length));
+  const pathWidth = Math.max(...rows.map((r) => shown(r).path.length));
+  const summaryWidth = Math.max(...rows.map((r) => shown(r).summary.length));
+  const out: string[] = [];
+  for (const area of [...byArea.keys()].sort()) {
+    out.push(`${printable(area)}:`);
+    for (const row of byArea.get(area)!) {
+      const { command, path, summary } = shown(row);
+      const scopes = row.scopes.length ? `[${row.scopes.map(printable).join(' ')}]${row.anonymous ? ' (or anonymous)' : ''}` : row.anonymous ? '[anonymous]' : '[-]';
+      const marks = `${row.paginated ? ' (paginated)' : ''}${row.deprecated ? ' (deprecated)' : ''}`;
+      out.push(`  ${command.padEnd(nameWidth)}  ${row.method.padEnd(methodWidth)}  ${path.padEnd(pathWidth)}  ${summary.padEnd(summaryWidth)}  ${scopes}${marks}`.trimEnd());
+    }
+    out.push('');
+  }
+  const used = MARKS.filter(([, shows]) => rows.some(shows));
+  const markWidth = Math.max(...used.map(([mark]) => mark.length));
+  out.push('Marks:', ...used.map(([mark, , meaning]) => `  ${mark.padEnd(markWidth)}  ${meaning}`), '');
+  return out;
+}
+
 async function listRun(deps: Deps, loaded: LoadedDescription, opts: GlobalOptions, jq: string | undefined): Promise<void> {
   const ops = loaded.index.operations;
   if (opts.json || jq !== undefined) {
-    const rows = [];
-    const details = await loaded.details();
-    for (const [i, op] of ops.entries()) {
-      const detail = details[i];
-      const parameters = (detail?.fields ?? [])
-        .filter((f) => f.location !== 'body')
-        .map((f) => ({ name: f.name, in: f.location, required: f.required, type: f.array ? `${f.type}[]` : f.type, ...(f.enum ? { enum: f.enum } : {}) }));
-      rows.push({ command: op.command, method: op.method, path: op.path, summary: op.summary ?? '', scopes: op.scopes, area: op.area, anonymous: op.anonymous, parameters });
-    }
+    const rows = listingRows(ops, await loaded.details(), RESERVED);
     if (jq !== undefined) {
       const { compileJq } = await import('../call/jq.js');
       deps.io.out.write((await compileJq(jq)).apply(JSON.stringify(rows), 'The list'));
@@ -94,19 +124,8 @@ async function listRun(deps: Deps, loaded: LoadedDescription, opts: GlobalOption
     deps.io.err.write('The API description lists no operations.\n');
     return;
   }
-  const byArea = new Map<string, IndexEntry[]>();
-  for (const op of ops) byArea.set(op.area, [...(byArea.get(op.area) ?? []), op]);
-  const nameWidth = Math.min(40, Math.max(...ops.map((o) => o.command.length)));
-  const pathWidth = Math.min(40, Math.max(...ops.map((o) => line(o.path, 40).length)));
-  const out: string[] = [];
-  for (const area of [...byArea.keys()].sort()) {
-    out.push(`${printable(area)}:`);
-    for (const op of byArea.get(area)!) {
-      const scopes = op.scopes.length ? op.scopes.map(printable).join(' ') + (op.anonymous ? ' (or anonymous)' : '') : op.anonymous ? 'anonymous' : '-';
-      out.push(`  ${op.command.padEnd(nameWidth)}  ${op.method.padEnd(6)} ${line(op.path, 40).padEnd(pathWidth)}  ${line(op.summary, 60)}  [${scopes}]`.trimEnd());
-    }
-    out.push('');
-  }
+  // The text needs no fields: no detail line is read for it.
+  const out = listingText(listingRows(ops, [], RESERVED));
   out.push("Run 'school api <operation> --help' for an operation's arguments and flags.");
   deps.io.out.write(`${out.join('\n')}\n`);
   for (const note of loaded.index.notes) deps.io.err.write(`Note: ${printable(note)}\n`);

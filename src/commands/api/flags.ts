@@ -6,7 +6,7 @@
  */
 import type { FieldSpec, FieldType } from '../../api/operation-detail.js';
 import { editDistance } from '../../util/edit-distance.js';
-import { kebabCase } from '../../api/operations.js';
+import { type OperationFlag, flagsOf } from '../../api/operation-flags.js';
 import { UsageError } from '../../errors.js';
 import { flagHelp } from '../syntax.js';
 import { GLOBAL_FLAGS, commandSpec } from '../table.js';
@@ -23,55 +23,17 @@ export const BUILTIN_FLAGS: Readonly<Record<string, { value: boolean; short?: st
   ...GLOBAL_FLAGS.map((f) => [f.name, { value: Boolean(f.value), help: f.help }] as const),
 ]);
 
+/** The names an operation's flag may not take: `school api`'s own. */
+export const RESERVED: ReadonlySet<string> = new Set(Object.keys(BUILTIN_FLAGS));
+
 const SHORT: Record<string, string> = Object.fromEntries(Object.entries(BUILTIN_FLAGS).flatMap(([name, f]) => (f.short ? [[f.short, name]] : [])));
 
-export interface OperationFlag {
-  /** Without the leading dashes. */
-  flag: string;
-  field: FieldSpec;
-  /** Why the flag is not plain `--<name>`, when it is not. */
-  renamed?: string;
-}
-
-const LOCATION_WORD: Record<FieldSpec['location'], string> = { path: 'path parameter', query: 'query parameter', header: 'header', body: 'body field' };
-
-/** A flag name from a field's name: kebab-case, dots kept between the parts of a body path. */
-function baseFlag(field: FieldSpec): string {
-  const parts = field.path ?? [field.name];
-  return parts.map((p) => kebabCase(p) || 'x').join('.');
-}
-
-/** Headers a description may not set through a parameter: the client sets them, or they carry credentials. */
-const OWN_HEADERS: ReadonlySet<string> = new Set(['authorization', 'dpop', 'cookie', 'host', 'content-length', 'content-type', 'accept', 'transfer-encoding', 'connection', 'proxy-authorization']);
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
-/** A header parameter the request may carry: a valid name, and none the client sets itself. */
-function sendableHeader(field: FieldSpec): boolean {
-  return field.location !== 'header' || (HEADER_NAME.test(field.name) && !OWN_HEADERS.has(field.name.toLowerCase()));
-}
-
 /**
- * The flags of an operation's fields (path parameters are positional and get none; headers the
- * client sets itself, such as Authorization, get none either). A name two
- * fields would share, or one of `school api`'s own, gets the field's location as a prefix
- * (`--query-title`, `--body-title`); a name still taken gets a number. Never silently shadowed:
- * `renamed` says why.
+ * The flags of an operation's fields (see src/api/operation-flags.ts), none taking a name of
+ * `school api`'s own.
  */
 export function operationFlags(fields: readonly FieldSpec[]): OperationFlag[] {
-  const candidates = fields.filter((f) => f.location !== 'path' && sendableHeader(f)).map((field) => ({ field, base: baseFlag(field) }));
-  const count = new Map<string, number>();
-  for (const c of candidates) count.set(c.base, (count.get(c.base) ?? 0) + 1);
-  const reserved = (name: string) => Object.hasOwn(BUILTIN_FLAGS, name) || name.startsWith('no-');
-  const taken = new Set<string>(Object.keys(BUILTIN_FLAGS));
-  for (const c of candidates) if (count.get(c.base) === 1 && !reserved(c.base)) taken.add(c.base);
-  return candidates.map(({ field, base }) => {
-    if (count.get(base) === 1 && !reserved(base)) return { flag: base, field };
-    let flag = `${field.location}-${base}`;
-    for (let i = 2; taken.has(flag); i++) flag = `${field.location}-${base}-${i}`;
-    taken.add(flag);
-    const why = reserved(base) ? `--${base} is a flag of school api` : `another field is also named ${base}`;
-    return { flag, field, renamed: `the ${LOCATION_WORD[field.location]} ${printable(field.name)} (${why})` };
-  });
+  return flagsOf(fields, RESERVED);
 }
 
 export interface ParsedLine {

@@ -5,7 +5,8 @@ import type { FieldSpec, JsonSchema } from '../../api/operation-detail.js';
 import { kebabCase } from '../../api/operations.js';
 import { plainText, textBlocks, wrapWords } from '../../util/plain-text.js';
 import { isPrintable, printable } from '../../util/printable.js';
-import { BUILTIN_FLAGS, type OperationFlag } from './flags.js';
+import { type OperationFlag, pathArguments } from '../../api/operation-flags.js';
+import { BUILTIN_FLAGS } from './flags.js';
 
 /** Server text for one line of help: markup reduced to its words, controls made visible, runs of space shrunk, cut to a length. */
 export function line(text: string | undefined, max = 200): string {
@@ -25,14 +26,9 @@ function typeLabel(field: FieldSpec): string {
 /** A value from the description as a shell word: made printable, then quoted where a shell would read it. */
 const shellWord = (text: string): string => quotedWord(printable(text));
 
-/**
- * The path parameters in the order the command takes them: the order the path names them (not the
- * order they are declared in). Help's usage line and the command's reading of its arguments both
- * come from here.
- */
+/** The path parameters in the order the command takes them (see pathArguments): help's usage line and the command's reading of its arguments. */
 export function pathParams(entry: Pick<IndexEntry, 'path'>, detail: Pick<DetailLine, 'fields'>): FieldSpec[] {
-  const at = (f: FieldSpec) => entry.path.indexOf(`{${f.name}}`);
-  return detail.fields.filter((f) => f.location === 'path').sort((a, b) => at(a) - at(b));
+  return pathArguments(entry.path, detail.fields);
 }
 
 export function placeholder(field: FieldSpec): string {
