@@ -92,6 +92,20 @@ describe('--format table', () => {
     );
     expect(text).toBe('ID   TITLE             SEATS\nc-1  Algebra\\u{1b}[2J  30\nc-2  Logic\n');
   });
+
+  it('leaves out a column empty in every row, unless it was asked for by name', () => {
+    const page = [
+      {
+        courses: [
+          { id: 'c-1', note: null, title: 'Algebra' },
+          { id: 'c-2', title: 'Logic' },
+        ],
+      },
+    ];
+    expect(renderTable(page, { columns: ['id', 'note', 'title'] })).toBe('ID   TITLE\nc-1  Algebra\nc-2  Logic\n');
+    expect(renderTable(page, { columns: ['id', 'note', 'title'], asked: true })).toBe('ID   NOTE  TITLE\nc-1        Algebra\nc-2        Logic\n');
+    expect(renderTable([[{ a: null }]], { columns: ['a'] })).toBe('A\n\n');
+  });
 });
 
 describe('the description cache', () => {

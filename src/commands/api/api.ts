@@ -388,7 +388,7 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
       } catch {
         throw new CliError('--format table: the answer is not JSON.', { code: 'not_json' });
       }
-      return renderTable(slurped && Array.isArray(value) ? value : [value], { columns: columns ?? detail.columns, listKey: detail.listKey });
+      return renderTable(slurped && Array.isArray(value) ? value : [value], { columns: columns ?? detail.columns, listKey: detail.listKey, asked: columns !== undefined });
     };
   }
   await performCall(
