@@ -21,7 +21,7 @@ import { retriesAllowed } from '../call/retry.js';
 import { commandSpec } from '../table.js';
 import { checkValue } from '../values.js';
 import type { OperationFlag } from '../../api/operation-flags.js';
-import { BUILTIN_FLAGS, RESERVED, type ParsedLine, didYouMean, findOperation, flagValues, operationFlags, parseLine, setPath } from './flags.js';
+import { RESERVED, type ParsedLine, didYouMean, flagValues, globalFlagWords, operationFlags, parseApiLine, setPath } from './flags.js';
 import { apiHelp, line, operationHelp, pathParams, placeholder } from './help.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -31,23 +31,6 @@ function callFlagValue(name: 'timeout' | 'retry', given: string | undefined): nu
   const flag = commandSpec('call').flags.find((f) => f.name === name);
   if (!flag?.value) return undefined;
   return given === undefined ? flag.default : (checkValue(`--${name}`, flag.value, given) as number);
-}
-
-/** `school api`'s own flags and the global ones, read before the operation (and so its flags) is known. */
-function builtinsOf(argv: readonly string[]): Map<string, string | true> {
-  const found = new Map<string, string | true>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--') break;
-    if (!arg.startsWith('-')) continue;
-    const short = /^-([A-Za-z])$/.exec(arg)?.[1];
-    const name = short ? Object.entries(BUILTIN_FLAGS).find(([, f]) => f.short === short)?.[0] : arg.startsWith('--') ? arg.slice(2).split('=')[0] : undefined;
-    if (!name || !Object.hasOwn(BUILTIN_FLAGS, name)) continue;
-    if (!BUILTIN_FLAGS[name].value) found.set(name, true);
-    else if (arg.includes('=')) found.set(name, arg.slice(arg.indexOf('=') + 1));
-    else if (i + 1 < argv.length) found.set(name, argv[++i]);
-  }
-  return found;
 }
 
 const str = (v: string | true | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -292,18 +275,26 @@ function helpWidth(deps: Deps): number {
 }
 
 /** `school api [<operation> …]`, from the command line after `api`. */
-export async function runApi(deps: Deps, argv: readonly string[]): Promise<void> {
-  const builtins = builtinsOf(argv);
+/** The flags read before the description is: where it comes from, and who asks. */
+const BEFORE_THE_DESCRIPTION = ['base-url', 'profile', 'refresh', 'anonymous', 'json', 'verbose'] as const;
+
+/**
+ * `school api` from its line (what follows `api`). `depsOf` may be a function of the global flags
+ * the line holds (`--verbose` decides the HTTP trace), so the line is read before anything is made.
+ */
+export async function runApi(depsOf: Deps | ((opts: GlobalOptions) => Deps), argv: readonly string[]): Promise<void> {
+  // The first reading of the line (parseApiLine says why there are two).
+  const first = parseApiLine(argv, undefined, 'school api');
+  const builtins = first.builtins;
   const opts = globalsOf(builtins);
-  const operation = findOperation(argv);
+  const deps = typeof depsOf === 'function' ? depsOf(opts) : depsOf;
+  const operation = first.operation;
   if (builtins.has('help') && operation === undefined) {
     deps.io.out.write(apiHelp());
     return;
   }
-  if (operation === undefined) {
-    // Anything but the listing's own flags before the operation's name is a mistake: say which.
-    parseLine(argv, [], 'school api');
-  }
+  // Anything but the listing's own flags is a mistake without an operation: say which.
+  if (operation === undefined) parseApiLine(argv, [], 'school api');
   const target = await commandTarget(deps, opts, { anonymous: builtins.has('anonymous') });
   const baseUrl = target.baseUrl;
   if (!baseUrl) throw new UsageError('No base URL: pass --base-url, set SCHOOL_BASE_URL, or log in first.');
@@ -324,7 +315,15 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
   const detail = await loaded.detail(entry);
   if (!detail) throw new CliError(`The cached API description of ${printable(baseUrl)} is damaged: run 'school api --refresh'.`, { code: 'openapi_invalid' });
   const flags = operationFlags(detail.fields);
-  const parsed = parseLine(argv, flags, `school api ${entry.command}`);
+  const commandPath = `school api ${entry.command}`;
+  const parsed = parseApiLine(argv, flags, commandPath);
+  // Read again with the operation's flags, a word may change hands (`--title --profile`: a title,
+  // not a flag): the description was read for the first reading, so the two must agree.
+  for (const name of BEFORE_THE_DESCRIPTION) {
+    if (parsed.builtins.get(name) !== builtins.get(name)) {
+      throw new UsageError(`'${commandPath}' cannot tell whether --${name} is its flag or a value of another: put --${name} before the operation's name.`);
+    }
+  }
   const has = (name: string) => parsed.builtins.has(name);
   if (has('help')) {
     const { accepts } = await import('./checks.js');
@@ -413,31 +412,17 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
   );
 }
 
-export interface ApiOptions extends GlobalOptions {
-  argv: string[];
-}
-
-/** Options the command parser made (`school help api` aside, the fast path hands `school api` its line): the line again, as written. */
+/**
+ * What the command parser hands `school api` when it, not the fast path, reads the line (`school
+ * --json api …` goes through either): the global flags it read before `api`, then the rest of the
+ * line as written (see program.ts: a passthrough command gets its words unread).
+ */
 interface ParsedApiOptions extends GlobalOptions {
   operation?: string;
   argv?: string[];
-  [flag: string]: unknown;
 }
 
-function lineOf(opts: ParsedApiOptions): string[] {
-  const argv = [...(opts.operation === undefined ? [] : [opts.operation]), ...(opts.argv ?? [])];
-  if (opts.baseUrl) argv.push('--base-url', opts.baseUrl);
-  if (opts.profile) argv.push('--profile', opts.profile);
-  if (opts.json) argv.push('--json');
-  if (opts.verbose) argv.push('--verbose');
-  for (const [name, flag] of Object.entries(BUILTIN_FLAGS)) {
-    const value = opts[name.replace(/^no-/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())];
-    if (name === 'no-validate') {
-      if (value === false) argv.push('--no-validate');
-    } else if (flag.value && (typeof value === 'string' || typeof value === 'number') && !['base-url', 'profile'].includes(name)) argv.push(`--${name}`, String(value));
-    else if (!flag.value && value === true && !['json', 'verbose', 'help'].includes(name)) argv.push(`--${name}`);
-  }
-  return argv;
-}
-
-export const apiCommand = defineCommand<ParsedApiOptions>({ name: 'api', run: (deps, opts) => runApi(deps, lineOf(opts)) });
+export const apiCommand = defineCommand<ParsedApiOptions>({
+  name: 'api',
+  run: (deps, opts) => runApi(deps, [...globalFlagWords(opts as unknown as Record<string, unknown>), ...(opts.operation === undefined ? [] : [opts.operation]), ...(opts.argv ?? [])]),
+});

@@ -9,7 +9,7 @@ import { editDistance } from '../../util/edit-distance.js';
 import { type OperationFlag, flagsOf } from '../../api/operation-flags.js';
 import { UsageError } from '../../errors.js';
 import { flagHelp } from '../syntax.js';
-import { GLOBAL_FLAGS, commandSpec } from '../table.js';
+import { GLOBAL_FLAGS, commandSpec, optionKey } from '../table.js';
 import { printable } from '../../util/printable.js';
 
 /**
@@ -47,19 +47,6 @@ export interface ParsedLine {
   values: Map<string, string[]>;
 }
 
-/** The operation's name: the first argument that is neither a flag nor a value of one of `school api`'s own flags. */
-export function findOperation(argv: readonly string[]): string | undefined {
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--') return argv[i + 1];
-    if (!arg.startsWith('-') || arg === '-') return arg;
-    const name = longName(arg);
-    if (name && !arg.includes('=') && BUILTIN_FLAGS[name]?.value) i++;
-    if (!name || !Object.hasOwn(BUILTIN_FLAGS, name)) return undefined; // an operation's flag before its name
-  }
-  return undefined;
-}
-
 function longName(arg: string): string | undefined {
   if (arg.startsWith('--')) return arg.slice(2).split('=')[0];
   if (/^-[A-Za-z]$/.test(arg)) return SHORT[arg.slice(1)];
@@ -81,11 +68,23 @@ export function didYouMean(name: string, candidates: readonly string[]): string 
   return closest(name, candidates) ?? candidates.find((c) => c.startsWith(name) || (name.length >= 4 && c.includes(name)));
 }
 
-/** Splits the command line: `school api`'s own flags, the operation's flags (known from `flags`), the positional arguments. */
-export function parseLine(argv: readonly string[], flags: readonly OperationFlag[], commandPath: string): ParsedLine {
-  const byName = new Map(flags.map((f) => [f.flag, f]));
+/**
+ * The one reader of `school api`'s command line (what follows `api`): `school api`'s own flags and
+ * the global ones (from the command table), the operation's name (the first argument), its path
+ * arguments, and the operation's flags.
+ *
+ * The operation's flags are known only once its description is read, and reading it needs the
+ * line's `--base-url`, `--profile` and `--refresh`. So the line is read twice by this same
+ * function: first with `flags` undefined, when a flag it does not know is taken to be the
+ * operation's (with the next word as its value unless that is a flag, or it has `=`), and then
+ * with the operation's flags, when a flag it does not know is an error. The command checks that
+ * both readings agree on what was needed to read the description.
+ */
+export function parseApiLine(argv: readonly string[], flags: readonly OperationFlag[] | undefined, commandPath: string): ParsedLine {
+  const byName = new Map((flags ?? []).map((f) => [f.flag, f]));
   const line: ParsedLine = { args: [], builtins: new Map(), values: new Map() };
   const positionals: string[] = [];
+  const add = (name: string, value: string) => line.values.set(name, [...(line.values.get(name) ?? []), value]);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--') {
@@ -111,11 +110,11 @@ export function parseLine(argv: readonly string[], flags: readonly OperationFlag
         if (i + 1 >= argv.length) throw new UsageError(`The option '--${op.flag}' of '${commandPath}' needs a value. Run '${commandPath} --help'.`);
         value = argv[++i];
       }
-      line.values.set(op.flag, [...(line.values.get(op.flag) ?? []), value]);
+      add(op.flag, value);
       continue;
     }
     if (negated && negated.field.type === 'boolean' && inline === undefined) {
-      line.values.set(negated.flag, [...(line.values.get(negated.flag) ?? []), 'false']);
+      add(negated.flag, 'false');
       continue;
     }
     if (name !== undefined && Object.hasOwn(BUILTIN_FLAGS, name)) {
@@ -132,6 +131,12 @@ export function parseLine(argv: readonly string[], flags: readonly OperationFlag
       line.builtins.set(name, value);
       continue;
     }
+    if (flags === undefined && arg.startsWith('--')) {
+      // The first reading, before the operation's flags are known: an operation's flag, its value next.
+      const value = inline ?? (i + 1 < argv.length && !argv[i + 1].startsWith('-') ? argv[++i] : 'true');
+      add(arg.slice(2).split('=')[0], value);
+      continue;
+    }
     const shown = printable(arg.split('=')[0]);
     const suggestion = didYouMean(shown.replace(/^-+/, ''), [...byName.keys(), ...Object.keys(BUILTIN_FLAGS)]);
     throw new UsageError(`Unknown option '${shown}' for '${commandPath}'${suggestion ? ` (did you mean '--${suggestion}'?)` : ''}. Run '${commandPath} --help'.`);
@@ -139,6 +144,17 @@ export function parseLine(argv: readonly string[], flags: readonly OperationFlag
   [line.operation, ...line.args] = positionals;
   if (line.operation === undefined) line.args = [];
   return line;
+}
+
+/** The global flags a parser before `school api` read (`--base-url`, `--profile`, `--json`, `--verbose`), written back as the command line has them, from the table. */
+export function globalFlagWords(opts: Readonly<Record<string, unknown>>): string[] {
+  const words: string[] = [];
+  for (const f of GLOBAL_FLAGS) {
+    const value = opts[optionKey(f.name)];
+    if (f.value && typeof value === 'string') words.push(`--${f.name}`, value);
+    else if (!f.value && value === true) words.push(`--${f.name}`);
+  }
+  return words;
 }
 
 const INTEGER = /^[+-]?\d+$/;
