@@ -144,7 +144,7 @@ function classChar(body: string): string | undefined {
  * alternative), and quantifiers at their least (one for `+`). Undefined for what it cannot read;
  * the caller tests the result against the pattern either way.
  */
-export function patternSample(pattern: string): string | undefined {
+function patternSample(pattern: string): string | undefined {
   let out = '';
   let i = 0;
   const atom = (): string | undefined => {

@@ -19,7 +19,7 @@ interface ListedField {
   flag?: string;
 }
 
-export interface ListedParameter extends ListedField {
+interface ListedParameter extends ListedField {
   in: 'path' | 'query' | 'header';
   /** A path parameter's place among the command's arguments, from 1. */
   position?: number;

@@ -25,7 +25,7 @@ function sanitizeName(raw: string): string {
  * letter or digit meets a capital), so what is left reads as words; mid-word only when no word
  * ends in the second half.
  */
-export function cutAtWord(name: string, max: number): string {
+function cutAtWord(name: string, max: number): string {
   if (name.length <= max) return name;
   let cut = -1;
   for (let i = max; i > max / 2; i--) {

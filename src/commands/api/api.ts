@@ -2,7 +2,6 @@
 import { promises as fs } from 'node:fs';
 import type { DetailLine, IndexEntry } from '../../api/api-index.js';
 import { type ListingRow, listingRows } from '../../api/listing.js';
-import type { FieldSpec } from '../../api/operation-detail.js';
 import { missingScopes } from '../../api/operations.js';
 import type { Deps } from '../../deps.js';
 import { AuthError, CliError, UsageError, messageOf } from '../../errors.js';

@@ -1,7 +1,7 @@
 // fs.promises, not node:fs/promises: the promise API loads a dozen modules, so only where it is used.
 import { promises as fs } from 'node:fs';
 import type { Deps } from '../../deps.js';
-import { CliError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { ABSOLUTE_URL } from '../../http/request-url.js';
 import { ApiClient } from '../../session/api-client.js';
 import { loadApiDescription } from '../../session/api-description.js';
