@@ -55,12 +55,15 @@ function listedField(field: FieldSpec, flag: string | undefined): ListedField {
   };
 }
 
-/** The body's media types: every one the operation offers where the index holds them, else the one it sends. */
-function mediaTypesOf(entry: IndexEntry): string[] {
-  const body = entry.body as (IndexEntry['body'] & { contentTypes?: unknown }) | undefined;
-  if (!body) return [];
-  const all = Array.isArray(body.contentTypes) ? body.contentTypes.filter((t): t is string => typeof t === 'string') : [];
-  return all.length ? all : [body.contentType];
+/**
+ * The body's media types: every one the operation offers, as its detail line holds them (the
+ * request shape's `media`), else the one the index names.
+ */
+function mediaTypesOf(entry: IndexEntry, detail: DetailLine | undefined): string[] {
+  if (!entry.body) return [];
+  const media = (detail as { request?: { media?: unknown } } | undefined)?.request?.media;
+  const all = Array.isArray(media) ? media.map((m: { type?: unknown }) => m?.type).filter((t): t is string => typeof t === 'string') : [];
+  return all.length ? all : [entry.body.contentType];
 }
 
 /**
@@ -91,7 +94,7 @@ export function listingRows(operations: readonly IndexEntry[], details: Readonly
       anonymous: op.anonymous,
       paginated: op.paginated,
       deprecated: op.deprecated === true,
-      mediaTypes: mediaTypesOf(op),
+      mediaTypes: mediaTypesOf(op, details[i]),
       bodyRequired: op.body?.required === true,
       parameters,
       bodyFields: fields.filter((f) => f.location === 'body').map((f) => listedField(f, flags.get(f))),

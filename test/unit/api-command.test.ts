@@ -66,6 +66,16 @@ describe('school api flags', () => {
     );
     expect([...first.builtins.keys()]).toEqual(['base-url', 'json', 'dry-run']);
     expect(parseApiLine(['--page', '2', 'list-courses'], undefined, 'school api').operation).toBe('list-courses');
+    // One property of an object-valued parameter, read alike before and after its flags are known.
+    const filter = operationFlags([field('query', 'filter', { type: 'json' })]);
+    expect(parseApiLine(['op', '--filter.status', 'open', '--filter.kind=a'], filter, 'x').values).toEqual(
+      new Map([
+        ['filter.status', ['open']],
+        ['filter.kind', ['a']],
+      ]),
+    );
+    expect(parseApiLine(['op', '--filter.status', 'open'], undefined, 'x').values.get('filter.status')).toEqual(['open']);
+    expect(() => parseApiLine(['op', '--title.x', 'a'], flags, 'x')).toThrow("Unknown option '--title.x'");
     expect(() => parseApiLine(['--page', '2'], [], 'school api')).toThrow("Unknown option '--page' for 'school api'");
   });
 

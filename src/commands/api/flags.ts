@@ -113,6 +113,14 @@ export function parseApiLine(argv: readonly string[], flags: readonly OperationF
       add(op.flag, value);
       continue;
     }
+    // `--filter.status open`: one property of an object-valued parameter (`--filter '{"status":"open"}'` gives it whole).
+    const objectFlag = name === undefined ? undefined : byName.get(name.split('.')[0]);
+    if (objectFlag && objectFlag.field.location !== 'body' && objectFlag.field.type === 'json' && !objectFlag.field.array && /^[^.]+(\.[^.]+)+$/.test(name!)) {
+      const value = inline ?? argv[++i];
+      if (value === undefined) throw new UsageError(`The option '--${printable(name!)}' of '${commandPath}' needs a value. Run '${commandPath} --help'.`);
+      add(name!, value);
+      continue;
+    }
     if (negated && negated.field.type === 'boolean' && inline === undefined) {
       add(negated.flag, 'false');
       continue;
