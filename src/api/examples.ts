@@ -35,11 +35,11 @@ const FORMATS: Record<string, string> = {
   duration: 'P1D',
 };
 
-/** A value a flag can show: a scalar or small structure, printable, short. */
+/** A value an example can show: a string of a line, or a structure of a few lines once written as JSON. */
 function showable(value: unknown): boolean {
   if (value === undefined) return false;
   const text = JSON.stringify(value);
-  return text !== undefined && text.length <= 200;
+  return text !== undefined && text.length <= (typeof value === 'object' && value !== null ? 4000 : 200);
 }
 
 interface Context {
@@ -119,7 +119,9 @@ function stringFor(schema: Record<string, unknown>, hint: string, word?: string)
     } catch {
       return undefined;
     }
-    return [format, friendly, ...PATTERN_TRIES, patternSample(schema.pattern)].find((s): s is string => s !== undefined && re.test(s) && fits(s));
+    return [format, friendly, ...PATTERN_TRIES, patternSample(schema.pattern), patternSample(schema.pattern, min), patternSample(schema.pattern, min, true)].find(
+      (s): s is string => s !== undefined && re.test(s) && fits(s),
+    );
   }
   const base = format ?? friendly;
   if (fits(base)) return base;
@@ -127,16 +129,18 @@ function stringFor(schema: Record<string, unknown>, hint: string, word?: string)
   return base.padEnd(min, 'x');
 }
 
-/** A class like `[a-z0-9-]` or `\\d`: one character it matches, preferring a letter or digit. */
-function classChar(body: string): string | undefined {
-  const shorthands: Record<string, string> = { d: '1', w: 'a', s: ' ', D: 'a', W: '-', S: 'a' };
-  if (body.startsWith('^')) return undefined;
-  const first = /^\\([dwsDWS])/.exec(body)?.[1];
-  if (first) return shorthands[first];
-  const range = /^(.)-(.)/.exec(body);
-  if (range) return range[1];
-  const escaped = /^\\(.)/.exec(body)?.[1];
-  return escaped ?? body[0];
+/** Characters tried for a class (`[a-z0-9-]`, `[^/]`, `\\d`): the first it matches is used. */
+const CLASS_TRIES = 'a1A_-.x0Z9 :/@';
+
+/** A class like `[a-z0-9-]`, `[^/]` or `\\d`: one character it matches, preferring a letter or digit. */
+function classChar(source: string): string | undefined {
+  let re: RegExp;
+  try {
+    re = new RegExp(`^${source}$`, 'u');
+  } catch {
+    return undefined;
+  }
+  return [...CLASS_TRIES].find((c) => re.test(c));
 }
 
 /**
@@ -144,20 +148,22 @@ function classChar(body: string): string | undefined {
  * alternative), and quantifiers at their least (one for `+`). Undefined for what it cannot read;
  * the caller tests the result against the pattern either way.
  */
-function patternSample(pattern: string): string | undefined {
+function patternSample(pattern: string, minLength = 0, generous = false): string | undefined {
   let out = '';
   let i = 0;
+  // Where the last piece that may repeat without end stands, to grow the sample to minLength there.
+  let growable: { at: number; piece: string } | undefined;
   const atom = (): string | undefined => {
     const c = pattern[i];
     if (c === '\\') {
       const next = pattern[i + 1];
       i += 2;
-      return next === undefined ? undefined : (classChar(`\\${next}`) ?? next);
+      return next === undefined ? undefined : /[dwsDWS]/.test(next) ? classChar(`\\${next}`) : next;
     }
     if (c === '[') {
       const end = pattern.indexOf(']', i + 2);
       if (end < 0) return undefined;
-      const body = pattern.slice(i + 1, end);
+      const body = pattern.slice(i, end + 1);
       i = end + 1;
       return classChar(body);
     }
@@ -183,7 +189,7 @@ function patternSample(pattern: string): string | undefined {
           break;
         }
       }
-      return patternSample(inner.slice(0, cut));
+      return patternSample(inner.slice(0, cut), 0, generous);
     }
     if (c === '.') {
       i++;
@@ -196,25 +202,37 @@ function patternSample(pattern: string): string | undefined {
   if (pattern.startsWith('^')) i = 1;
   let guard = 0;
   while (i < pattern.length && guard++ < 200) {
-    if (pattern[i] === '$' && i === pattern.length - 1) break;
+    if (pattern[i] === '$' && (i === pattern.length - 1 || pattern[i + 1] === '|')) break;
     if (pattern[i] === '|') break; // the first alternative of the whole pattern
     const piece = atom();
     if (piece === undefined) return undefined;
     let times = 1;
+    let unbounded = false;
     const q = pattern[i];
     if (q === '*' || q === '?') {
-      times = 0;
+      // Generous: each optional part once, for a sample that must be long.
+      times = generous ? 1 : 0;
+      unbounded = q === '*';
       i++;
-    } else if (q === '+') i++;
-    else if (q === '{') {
+    } else if (q === '+') {
+      unbounded = true;
+      i++;
+    } else if (q === '{') {
       const m = /^\{(\d+)(?:,(\d*))?\}/.exec(pattern.slice(i));
       if (!m) return undefined;
       times = Number(m[1]);
+      unbounded = m[2] === '';
       i += m[0].length;
     }
     if (pattern[i] === '?' || pattern[i] === '+') i++; // lazy or possessive
     if (times > 100) return undefined;
     out += piece.repeat(times);
+    if (unbounded && piece) growable = { at: out.length, piece };
+  }
+  if (out.length < minLength && growable) {
+    const more = Math.ceil((minLength - out.length) / growable.piece.length);
+    if (more > 200) return undefined;
+    out = `${out.slice(0, growable.at)}${growable.piece.repeat(more)}${out.slice(growable.at)}`;
   }
   return out;
 }
@@ -248,7 +266,7 @@ function candidates(ctx: Context, node: unknown, depth: number, seen: Set<string
     else if (type === 'boolean') add(true);
     else if (type === 'array') {
       const item = candidates({ ...ctx }, schema.items ?? {}, depth + 1, new Set(seen))[0] ?? 'text';
-      add(Array.from({ length: Math.max(1, Math.min(num(schema.minItems) ?? 1, 3)) }, () => item));
+      add(Array.from({ length: Math.max(1, Math.min(num(schema.minItems) ?? 1, 20)) }, () => item));
     } else if (type === 'object') add(objectFor(ctx, schema, depth, seen));
   }
   if (!types.length && !out.length && !schema.oneOf && !schema.anyOf && !schema.not) add(stringFor(schema, ctx.hint, ctx.word) ?? 'text');
@@ -260,11 +278,16 @@ function objectFor(ctx: Context, schema: Record<string, unknown>, depth: number,
   const out: Record<string, unknown> = {};
   const properties = isObject(schema.properties) ? schema.properties : {};
   const required = Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : [];
-  for (const name of required.slice(0, 20)) {
-    if (name === '__proto__') continue;
-    const value = candidates({ root: ctx.root, hint: name }, properties[name] ?? {}, depth + 1, new Set(seen))[0];
+  const set = (name: string, schema: unknown) => {
+    const value = candidates({ root: ctx.root, hint: name }, schema ?? {}, depth + 1, new Set(seen))[0];
     Object.defineProperty(out, name, { value: value ?? 'text', enumerable: true, writable: true, configurable: true });
-  }
+  };
+  for (const name of required.slice(0, 20)) if (name !== '__proto__') set(name, properties[name]);
+  // minProperties beyond the required ones: the first other properties, else names of our own.
+  const least = Math.min(num(schema.minProperties) ?? 0, 10);
+  for (const name of Object.keys(properties)) if (Object.keys(out).length < least && !(name in out) && name !== '__proto__') set(name, properties[name]);
+  const extra = schema.additionalProperties === false ? undefined : isObject(schema.additionalProperties) ? schema.additionalProperties : {};
+  for (let n = 1; extra && Object.keys(out).length < least; n++) set(`key${n}`, extra);
   return out;
 }
 

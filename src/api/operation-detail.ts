@@ -70,6 +70,14 @@ function validPattern(pattern: unknown): boolean {
   }
 }
 
+/** Whether a schema's property (its own `$ref` followed) is marked readOnly. */
+function readOnlyProperty(doc: unknown, properties: unknown, name: string): boolean {
+  if (!isObject(properties) || !Object.hasOwn(properties, name)) return false;
+  let prop = properties[name];
+  for (let hops = 0; isObject(prop) && typeof prop.$ref === 'string' && hops < 8; hops++) prop = resolvePointer(doc, prop.$ref);
+  return isObject(prop) && prop.readOnly === true;
+}
+
 /**
  * A schema that also accepts null (OpenAPI 3.0's `nullable: true`): null added to its `type` and
  * `enum`, or, where its forms come from `oneOf`, `anyOf`, `allOf`, `$ref` or `const`, which a type
@@ -165,7 +173,8 @@ export function bundleSchema(doc: unknown, schema: unknown): JsonSchema {
           if (typeof v === 'string' || (Array.isArray(v) && v.every((t) => typeof t === 'string'))) out.type = v;
           break;
         case 'required':
-          if (Array.isArray(v)) out.required = v.filter((r) => typeof r === 'string');
+          // A readOnly property is the server's to send: required of a response, never of a request (OpenAPI 3.0).
+          if (Array.isArray(v)) out.required = v.filter((r) => typeof r === 'string' && !readOnlyProperty(doc, node.properties, r));
           break;
         case 'example':
           // Kept for example lines (examples.ts) when small; a validator reads no more than an annotation.

@@ -113,6 +113,43 @@ describe('school api <operation> --help', () => {
     expect(await refusedExamples(doc)).toEqual([]);
   });
 
+  it('makes examples real descriptions accept: patterns with alternatives and lengths, minProperties, readOnly and client-set headers', async () => {
+    const doc = {
+      paths: {
+        '/things/{thingId}': {
+          post: {
+            operationId: 'tagThing',
+            parameters: [
+              { name: 'thingId', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-f0-9]{8}-[a-f0-9]{4}$|^arn:[a-z-]*?:thing/[a-z]+$' } },
+              { name: 'Accept', in: 'header', required: true, schema: { type: 'string', enum: ['application/json'] } },
+            ],
+            requestBody: {
+              required: true,
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    required: ['id', 'arn', 'tags', 'kind'],
+                    properties: {
+                      id: { type: 'string', readOnly: true },
+                      arn: { allOf: [{ $ref: '#/components/schemas/Arn' }, { description: 'The ARN.' }] },
+                      tags: { type: 'object', minProperties: 1, additionalProperties: { type: 'string', maxLength: 4 } },
+                      kind: { type: 'string', pattern: '^[^/]+/[0-9]{2,}$' },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+      components: { schemas: { Arn: { type: 'string', pattern: '^arn:aws:[a-z]+:[0-9]{12}:.+$', minLength: 30 } } },
+    };
+    const help = await helpOf(doc, 'tag-thing');
+    expect(help).toContain('Example:\n  school api tag-thing aaaaaaaa-aaaa --arn arn:aws:a:111111111111:aaaaaaa --tags \'{"key1":"text"}\' --kind a/11\n');
+    expect(await refusedExamples(doc)).toEqual([]);
+  });
+
   it('shows HTML and Markdown descriptions as plain text: paragraphs and lists kept, wrapped to 80 columns for a pipe', async () => {
     const description =
       '<p>Lists the <strong>repositories</strong> of an organization &amp; its teams.</p><ul><li>public ones</li><li>private ones, when the token may see them</li></ul>' +
@@ -148,6 +185,13 @@ describe('school api <operation> --help', () => {
     60_000,
   );
 });
+
+it("runs the help examples of GitHub's description (its issues and pulls writes) through the checks: each is accepted", async () => {
+  const doc = JSON.parse(readFileSync('node_modules/@octokit/openapi/generated/api.github.com.json', 'utf8'));
+  const only = (c: string) => /^(issues|pulls)-(create|update)/.test(c);
+  expect(readApiModel(doc).operations.filter((o) => only(o.command)).length).toBeGreaterThan(5);
+  expect(await refusedExamples(doc, only)).toEqual([]);
+}, 120_000);
 
 describe('plain text from a description', () => {
   it('keeps angle brackets that are not markup, numbered lists and code blocks', () => {

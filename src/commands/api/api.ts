@@ -187,7 +187,8 @@ async function buildRequest(deps: Deps, baseUrl: string, entry: IndexEntry, deta
   }
   if (validate) {
     for (const f of detail.fields) {
-      if ((f.location === 'query' || f.location === 'header') && f.required && !values.some((v) => v.flag.field === f)) {
+      // A required header the client sets itself (Accept, Content-Type) has no flag: the client sends it.
+      if ((f.location === 'query' || f.location === 'header') && f.required && flags.some((fl) => fl.field === f) && !values.some((v) => v.flag.field === f)) {
         violations.push(`${nameOfPlace(flags, f.location, [f.name])} is required`);
       }
     }

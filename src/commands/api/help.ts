@@ -70,7 +70,7 @@ function wordsFor(field: FieldSpec, value: unknown): string[] | undefined {
       }
       raw = parses ? JSON.stringify(v) : v;
     } else raw = JSON.stringify(v);
-    if (raw === undefined || !isPrintable(raw) || raw.length > 200) return undefined;
+    if (raw === undefined || !isPrintable(raw) || raw.length > 1000) return undefined;
     if (field.enum && !field.enum.some((allowed) => allowed === v)) return undefined;
     // A word starting with a dash would be read as a flag (a negative number aside).
     if (/^-(?!\d)/.test(raw)) return undefined;
@@ -128,21 +128,40 @@ function bodyFlagsShown(entry: IndexEntry, detail: DetailLine, flags: readonly O
   const flagAt = (path: readonly string[]) => body.find((f) => samePath(f.field.path ?? [f.field.name], path));
   // A flag for a whole object (deeper than dotted flags go) sets every leaf under it.
   const flagOver = (path: readonly string[]) => flagAt(path) ?? body.find((f) => (f.field.path ?? []).every((p, i) => p === path[i]));
-  const sample = exampleCandidates(root, root).find((v) => accepts(root, v)) ?? exampleCandidates(root, root)[0];
+  // A body the checks accept; else the one made from the schema's own structure (its required fields), made last.
+  const candidates = exampleCandidates(root, root);
+  const sample = candidates.find((v) => accepts(root, v)) ?? candidates[candidates.length - 1];
   const shown = new Set<OperationFlag>(body.filter((f) => f.field.required));
-  for (const path of leafPaths(sample)) {
-    const f = flagOver(path);
-    if (f) shown.add(f);
-  }
-  if (shown.size === 0 && entry.body?.required) {
-    const first = body[0];
-    const parent = (first.field.path ?? [first.field.name]).slice(0, -1);
+  // Each place the body needs filled: its flag; or, for an object no flag sets whole, the first of
+  // its fields with what each object on the way to it needs beside it (an object comes whole).
+  const pending = leafPaths(sample);
+  const covered = new Set<string>();
+  const cover = (first: OperationFlag) => {
     shown.add(first);
-    const around = parent.length ? exampleCandidates(propertySchema(root, parent), root)[0] : undefined;
-    for (const path of leafPaths(around)) {
-      const f = flagOver([...parent, ...path]);
-      if (f) shown.add(f);
+    const path = first.field.path ?? [first.field.name];
+    for (let depth = 1; depth < path.length; depth++) {
+      const parent = path.slice(0, depth);
+      const around = exampleCandidates(propertySchema(root, parent), root)[0];
+      for (const leaf of leafPaths(around)) pending.push([...parent, ...leaf]);
     }
+  };
+  let n = 0;
+  const drain = () => {
+    for (; n < pending.length && n < 200; n++) {
+      const path = pending[n];
+      const key = path.join('\u0000');
+      if (covered.has(key)) continue;
+      covered.add(key);
+      const f = flagOver(path);
+      const inside = f ? undefined : body.find((b) => path.every((p, i) => (b.field.path ?? [])[i] === p));
+      if (f) shown.add(f);
+      else if (inside) cover(inside);
+    }
+  };
+  drain();
+  if (shown.size === 0 && entry.body?.required) {
+    cover(body[0]);
+    drain();
   }
   return body.filter((f) => shown.has(f));
 }
