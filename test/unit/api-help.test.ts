@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readApiModel } from '../../src/api/operations.js';
 import { runApi } from '../../src/commands/api/api.js';
@@ -192,6 +194,16 @@ it("runs the help examples of GitHub's description (its issues and pulls writes)
   expect(readApiModel(doc).operations.filter((o) => only(o.command)).length).toBeGreaterThan(5);
   expect(await refusedExamples(doc, only)).toEqual([]);
 }, 120_000);
+
+it('prints a text body of a dry run as text, line by line, controls still made visible', async () => {
+  const doc = { paths: { '/notes': { post: { operationId: 'addNote', requestBody: { content: { 'text/plain': { schema: { type: 'string' } } } } } } } };
+  const dir = mkdtempSync(join(tmpdir(), 'school-text-'));
+  writeFileSync(join(dir, 'note.txt'), 'first line\nsecond \u001b[2J line\n');
+  const deps = fakeDeps({ http: describedServer(doc).http, env: { SCHOOL_BASE_URL: BASE } });
+  await runApi(deps, ['add-note', '--input', join(dir, 'note.txt'), '--dry-run']);
+  expect(deps.io.stdout()).toMatch(/\n\nfirst line\nsecond \\u\{1b\}\[2J line\n/);
+  expect(deps.io.stdout()).not.toContain('\\u{a}');
+});
 
 describe('plain text from a description', () => {
   it('keeps angle brackets that are not markup, numbered lists and code blocks', () => {
