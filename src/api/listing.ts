@@ -1,7 +1,7 @@
 /**
  * The one listing of an API's operations, for scripts: `school api --json` and
  * `call --list --json` print these rows, and the text listings of both read them. Made from the
- * cached index and detail lines, so it names each operation, parameter and body field exactly as
+ * cached index and detail lines (keys in snake_case, as every `--json` output), so it names each operation, parameter and body field exactly as
  * `school api` takes them: its command, positional arguments in the order taken, and the flag
  * that sets every other field.
  */
@@ -27,7 +27,8 @@ interface ListedParameter extends ListedField {
 
 export interface ListingRow {
   command: string;
-  operationId: string | null;
+  /** The description's `operationId`. */
+  operation_id: string | null;
   method: string;
   path: string;
   summary: string;
@@ -38,11 +39,11 @@ export interface ListingRow {
   paginated: boolean;
   deprecated: boolean;
   /** The request body's media types, the one sent by default first; empty without a body. */
-  mediaTypes: string[];
-  bodyRequired: boolean;
+  media_types: string[];
+  body_required: boolean;
   parameters: ListedParameter[];
   /** The body's fields that flags set (dotted for nesting, as the flag is). */
-  bodyFields: ListedField[];
+  body_fields: ListedField[];
 }
 
 function listedField(field: FieldSpec, flag: string | undefined): ListedField {
@@ -85,7 +86,7 @@ export function listingRows(operations: readonly IndexEntry[], details: Readonly
       }));
     return {
       command: op.command,
-      operationId: op.operationId ?? null,
+      operation_id: op.operationId ?? null,
       method: op.method,
       path: op.path,
       summary: op.summary ?? '',
@@ -94,10 +95,10 @@ export function listingRows(operations: readonly IndexEntry[], details: Readonly
       anonymous: op.anonymous,
       paginated: op.paginated,
       deprecated: op.deprecated === true,
-      mediaTypes: mediaTypesOf(op, details[i]),
-      bodyRequired: op.body?.required === true,
+      media_types: mediaTypesOf(op, details[i]),
+      body_required: op.body?.required === true,
       parameters,
-      bodyFields: fields.filter((f) => f.location === 'body').map((f) => listedField(f, flags.get(f))),
+      body_fields: fields.filter((f) => f.location === 'body').map((f) => listedField(f, flags.get(f))),
     };
   });
 }

@@ -95,15 +95,15 @@ describe('school api for descriptions shaped as real ones', () => {
     expectSuccess(await runSchool(['api', whole, 'acme', '--dry-run'], e));
     const rows = JSON.parse(expectSuccess(await runSchool(['api', '--json'], e)).stdout);
     expect(rows.map((r: { command: string }) => r.command)).toEqual(['delete-core-v1-namespaced-pod', whole, 'issues-update']);
-    expect(rows[1]).toMatchObject({ operationId: LONG_ID, area: 'enterprise-admin' });
+    expect(rows[1]).toMatchObject({ operation_id: LONG_ID, area: 'enterprise-admin' });
     expect(rows[2]).toMatchObject({
-      mediaTypes: ['application/json'],
+      media_types: ['application/json'],
       parameters: [
         { name: 'owner', position: 1 },
         { name: 'repo', position: 2 },
         { name: 'issue_number', position: 3 },
       ],
-      bodyFields: expect.arrayContaining([{ name: 'milestone', required: false, type: 'json', flag: '--milestone' }]),
+      body_fields: expect.arrayContaining([{ name: 'milestone', required: false, type: 'json', flag: '--milestone' }]),
     });
     const call = JSON.parse(expectSuccess(await runSchool(['call', '--list', '--json'], e)).stdout);
     expect(call).toEqual(rows);

@@ -260,18 +260,18 @@ describe('school api (the listing)', () => {
     expect(marks.map((m) => m.trim().split(/\s{2,}/)[0])).toEqual(['[a:read b:write]', '(or anonymous)', '[anonymous]', '[-]', '(paginated)', '(deprecated)']);
   });
 
-  it('--json gives one row per operation with its operationId, media types, and the flag or position of every field', async () => {
+  it('--json gives one row per operation with its operation_id, media types, and the flag or position of every field', async () => {
     const deps = fakeDeps({ http: describedServer(doc).http, env: { SCHOOL_BASE_URL: BASE } });
     await runApi(deps, ['--json']);
     const rows = JSON.parse(deps.io.stdout());
     expect(rows).toEqual(listingOf(doc));
     expect(rows[1]).toMatchObject({
       command: 'add-pet-to-the-store-with-a-very-long-operation-name-that-goes-on-and-on-forever-and-ever',
-      operationId: 'addPetToTheStoreWithAVeryLongOperationNameThatGoesOnAndOnForeverAndEver',
+      operation_id: 'addPetToTheStoreWithAVeryLongOperationNameThatGoesOnAndOnForeverAndEver',
       area: 'pets',
-      mediaTypes: ['application/json'],
-      bodyRequired: true,
-      bodyFields: [
+      media_types: ['application/json'],
+      body_required: true,
+      body_fields: [
         { name: 'name', required: true, type: 'string', flag: '--name' },
         // --format is a flag of school api: the field's flag says where it goes.
         { name: 'format', required: false, type: 'string', flag: '--body-format' },
