@@ -219,9 +219,10 @@ export function scopeArea(scope: string): string {
 }
 
 /** Words that say what a scope lets one do, not what it is about: `write:pets` names no area. */
-const SCOPE_VERBS: ReadonlySet<string> = new Set(
-  'read write admin delete manage create update edit view list get post put patch all full readonly read_only write_only modify execute use access own owner basic offline public private'.split(' '),
-);
+const SCOPE_VERBS: ReadonlySet<string> = new Set([
+  ...'read write admin delete manage create update edit view list get post put patch all full'.split(' '),
+  ...'readonly read_only write_only modify execute use access own owner basic offline public private'.split(' '),
+]);
 
 /**
  * Whether the scopes of a document name areas (`courses:read`, `chat:write`): most are

@@ -80,7 +80,8 @@ function listingText(rows: readonly ListingRow[]): string[] {
       const { command, path, summary } = shown(row);
       const scopes = row.scopes.length ? `[${row.scopes.map(printable).join(' ')}]${row.anonymous ? ' (or anonymous)' : ''}` : row.anonymous ? '[anonymous]' : '[-]';
       const marks = `${row.paginated ? ' (paginated)' : ''}${row.deprecated ? ' (deprecated)' : ''}`;
-      out.push(`  ${command.padEnd(nameWidth)}  ${row.method.padEnd(methodWidth)}  ${path.padEnd(pathWidth)}  ${summary.padEnd(summaryWidth)}  ${scopes}${marks}`.trimEnd());
+      const columns = [command.padEnd(nameWidth), row.method.padEnd(methodWidth), path.padEnd(pathWidth), summary.padEnd(summaryWidth)];
+      out.push(`  ${columns.join('  ')}  ${scopes}${marks}`.trimEnd());
     }
     out.push('');
   }
@@ -422,7 +423,9 @@ interface ParsedApiOptions extends GlobalOptions {
   argv?: string[];
 }
 
-export const apiCommand = defineCommand<ParsedApiOptions>({
-  name: 'api',
-  run: (deps, opts) => runApi(deps, [...globalFlagWords(opts as unknown as Record<string, unknown>), ...(opts.operation === undefined ? [] : [opts.operation]), ...(opts.argv ?? [])]),
-});
+function lineOf(opts: ParsedApiOptions): string[] {
+  const words = [...(opts.operation === undefined ? [] : [opts.operation]), ...(opts.argv ?? [])];
+  return [...globalFlagWords(opts as unknown as Record<string, unknown>), ...words];
+}
+
+export const apiCommand = defineCommand<ParsedApiOptions>({ name: 'api', run: (deps, opts) => runApi(deps, lineOf(opts)) });

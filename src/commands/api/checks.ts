@@ -76,7 +76,15 @@ function orList(items: readonly string[]): string {
   return `${items.slice(0, -1).join(', ')}, or ${items[items.length - 1]}`;
 }
 
-const TYPE_WORDS: Record<string, string> = { string: 'a string', integer: 'an integer', number: 'a number', boolean: 'true or false', object: 'an object', array: 'an array', null: 'null' };
+const TYPE_WORDS: Record<string, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'an array',
+  null: 'null',
+};
 
 /** A schema's `$ref` followed within the bundle (`#/$defs/…`). */
 function followRef(root: JsonSchema, node: unknown): unknown {
