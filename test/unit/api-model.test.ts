@@ -5,7 +5,7 @@ import { bundleSchema, operationDetail } from '../../src/api/operation-detail.js
 import { kebabCase, scopesNameAreas, missingScopes, readApiModel, routeCommand } from '../../src/api/operations.js';
 import { readOperations } from '../../src/mcp/tools.js';
 import { listingOf } from '../helpers/described-server.js';
-import { CheckTookTooLong, check } from '../../src/commands/api/checks.js';
+import { CheckTookTooLong, accepter, check } from '../../src/commands/api/checks.js';
 import { bigDescription } from '../helpers/big-description.js';
 
 const ok = { 200: { description: 'OK' } };
@@ -233,6 +233,17 @@ describe('checks against the schema', () => {
     expect(fields.state).toMatchObject({ type: 'string', nullable: true });
     expect(typedValue('state', fields.state, 'null')).toBeNull();
     expect(() => typedValue('state', fields.state, 'merged')).toThrow('--state expects one of open, closed, or null, not "merged".');
+  });
+
+  it('tries example values within one budget: past it, nothing passes', () => {
+    const accepts = accepter(50);
+    expect(accepts({ type: 'integer' }, 1)).toBe(true);
+    expect(accepts({ type: 'integer' }, 'x')).toBe(false);
+    // A pattern that backtracks on the value: the check stops at the budget, and so does every later one.
+    const started = Date.now();
+    expect(accepts({ type: 'string', pattern: '^(a+)+$' }, `${'a'.repeat(40)}!`)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(accepts({ type: 'integer' }, 1)).toBe(false);
   });
 
   it('gives up on a check that takes too long, however deep in a regular expression it is', () => {

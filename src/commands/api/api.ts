@@ -327,8 +327,8 @@ export async function runApi(depsOf: Deps | ((opts: GlobalOptions) => Deps), arg
   }
   const has = (name: string) => parsed.builtins.has(name);
   if (has('help')) {
-    const { accepts } = await import('./checks.js');
-    deps.io.out.write(operationHelp(entry, detail, flags, { width: helpWidth(deps), accepts }));
+    const { accepter } = await import('./checks.js');
+    deps.io.out.write(operationHelp(entry, detail, flags, { width: helpWidth(deps), accepts: accepter() }));
     return;
   }
   const format = str(parsed.builtins.get('format')) ?? 'json';

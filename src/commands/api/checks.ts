@@ -259,11 +259,22 @@ export function check(schema: JsonSchema, value: unknown, limitMs: number = CHEC
   return out;
 }
 
-/** Whether a value passes a schema (a check that cannot end in time, or cannot run, is no pass). */
-export function accepts(schema: JsonSchema, value: unknown): boolean {
-  try {
-    return check(schema, value).length === 0;
-  } catch {
-    return false;
-  }
+/**
+ * A test of whether values pass their schemas, for trying example values: all its checks together
+ * take at most `budgetMs` (a description's pattern may backtrack on every value tried), each at
+ * most a tenth of a second; past the budget, or for a check that cannot end or run, no pass.
+ */
+export function accepter(budgetMs = 1000): (schema: JsonSchema, value: unknown) => boolean {
+  let left = budgetMs;
+  return (schema, value) => {
+    if (left <= 0) return false;
+    const started = performance.now();
+    try {
+      return check(schema, value, Math.min(left, 100)).length === 0;
+    } catch {
+      return false;
+    } finally {
+      left -= performance.now() - started;
+    }
+  };
 }
