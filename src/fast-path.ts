@@ -69,15 +69,17 @@ export function parseFast(argv: readonly string[]): FastCommand | undefined {
 }
 
 /**
- * `school api …` past the global options: the rest of the line, which the command parses itself
- * (its operations' flags come from the API description, unknown to the command parser).
+ * Whether the line is `school api …`: its command word, past the global flags the table declares,
+ * is `api`. Then the line without that word, for `school api`'s own parser (its operations' flags
+ * come from the API description, unknown to the command parser); the globals stay in it.
  */
 export function apiLine(argv: readonly string[]): string[] | undefined {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg === '--profile' || arg === '--base-url' || arg === '--description') i++;
-    else if (arg === '--json' || arg === '--verbose' || /^--(?:profile|base-url|description)=/.test(arg)) continue;
-    else return arg === 'api' ? [...argv.slice(0, i), ...argv.slice(i + 1)] : undefined;
+    if (!arg.startsWith('-')) return arg === 'api' ? [...argv.slice(0, i), ...argv.slice(i + 1)] : undefined;
+    const found = arg.startsWith('--') ? longFlag(GLOBAL_FLAGS, arg) : undefined;
+    if (!found) return undefined;
+    if (found.flag.value && found.inline === undefined) i++;
   }
   return undefined;
 }
@@ -87,8 +89,7 @@ export async function fastPath(argv: readonly string[], signal: AbortSignal): Pr
   const api = apiLine(argv);
   if (api) {
     const { systemDeps } = await import('./deps-system.js');
-    const verbose = api.includes('--verbose');
-    await (await import('./commands/api/api.js')).runApi(systemDeps({ verbose, signal }), api);
+    await (await import('./commands/api/api.js')).runApi((opts) => systemDeps({ verbose: Boolean(opts.verbose), signal }), api);
     return 0;
   }
   const fast = parseFast(argv);

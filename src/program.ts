@@ -94,7 +94,10 @@ export function buildProgram(makeDeps: DepsFactory, onResult: (p: Promise<void>)
     const entry = entries.get(spec.name);
     if (!entry) throw new Error(`The table's command "${spec.name}" has nothing to run.`);
     cmd.action(function (this: Command) {
-      onResult(entry.execute(makeDeps, this.optsWithGlobals(), this.args));
+      // A passthrough command reads its own line: its words as written after the command's name
+      // (the program's view, before this command's flags were taken out), the globals aside.
+      const args = spec.passthrough && this.parent ? this.parent.args.slice(1) : this.args;
+      onResult(entry.execute(makeDeps, this.optsWithGlobals(), args));
     });
   }
   return program;

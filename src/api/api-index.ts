@@ -15,7 +15,7 @@ import { type ModelOperation, readApiModel, resolvePointer } from './operations.
 import { type RequestShape, requestShapeOf } from './request-shape.js';
 
 /** Raised whenever what the index or a detail line holds, or how names are made, changes: an index of another format is made again from the cached document. */
-export const INDEX_FORMAT = 3;
+export const INDEX_FORMAT = 4;
 
 export interface IndexEntry {
   command: string;

@@ -26,6 +26,8 @@ export interface FieldSpec {
   default?: unknown;
   format?: string;
   required: boolean;
+  /** The value may be null (`nullable: true`, a `"null"` type or form): the flag takes `null` for it. */
+  nullable?: true;
   description?: string;
   deprecated?: boolean;
   /** The bounds the schema sets, for help: "1 to 500", "at most 200 characters", "pattern ^[a-z]+$". */
@@ -71,6 +73,28 @@ function validPattern(pattern: unknown): boolean {
   }
 }
 
+/** Whether a schema's property (its own `$ref` followed) is marked readOnly. */
+function readOnlyProperty(doc: unknown, properties: unknown, name: string): boolean {
+  if (!isObject(properties) || !Object.hasOwn(properties, name)) return false;
+  let prop = properties[name];
+  for (let hops = 0; isObject(prop) && typeof prop.$ref === 'string' && hops < 8; hops++) prop = resolvePointer(doc, prop.$ref);
+  return isObject(prop) && prop.readOnly === true;
+}
+
+/**
+ * A schema that also accepts null (OpenAPI 3.0's `nullable: true`): null added to its `type` and
+ * `enum`, or, where its forms come from `oneOf`, `anyOf`, `allOf`, `$ref` or `const`, which a type
+ * cannot widen, null as a form of its own beside them.
+ */
+function orNull(schema: JsonSchema): JsonSchema {
+  if (schema.oneOf || schema.anyOf || schema.allOf || schema.$ref || 'const' in schema || schema.not) return { anyOf: [schema, { type: 'null' }] };
+  const out = { ...schema };
+  if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+  if (typeof out.type === 'string') out.type = [out.type, 'null'];
+  else if (Array.isArray(out.type) && !out.type.includes('null')) out.type = [...out.type, 'null'];
+  return out;
+}
+
 /**
  * A schema that stands alone: every local `$ref` rewritten to `#/$defs/…` and its target copied
  * there (once, so a loop stays a loop the validator follows lazily), OpenAPI 3.0's `nullable` and
@@ -99,7 +123,9 @@ export function bundleSchema(doc: unknown, schema: unknown): JsonSchema {
     nodes -= 1;
     if (typeof node.$ref === 'string') {
       const key = refKey(node.$ref);
-      return key === undefined ? {} : { $ref: `#/$defs/${key}` };
+      if (key === undefined) return {};
+      // A 3.0 reference beside `nullable: true` (GitHub writes it so): the referenced schema, or null.
+      return node.nullable === true ? orNull({ $ref: `#/$defs/${key}` }) : { $ref: `#/$defs/${key}` };
     }
     const out: JsonSchema = {};
     for (const [k, v] of Object.entries(node)) {
@@ -150,12 +176,21 @@ export function bundleSchema(doc: unknown, schema: unknown): JsonSchema {
           if (typeof v === 'string' || (Array.isArray(v) && v.every((t) => typeof t === 'string'))) out.type = v;
           break;
         case 'required':
-          if (Array.isArray(v)) out.required = v.filter((r) => typeof r === 'string');
+          // A readOnly property is the server's to send: required of a response, never of a request (OpenAPI 3.0).
+          if (Array.isArray(v)) out.required = v.filter((r) => typeof r === 'string' && !readOnlyProperty(doc, node.properties, r));
+          break;
+        case 'example':
+          // Kept for example lines (examples.ts) when small; a validator reads no more than an annotation.
+          if (v !== null && (JSON.stringify(v) ?? '').length <= 200) out.example = v;
+          break;
+        case 'examples':
+          if (Array.isArray(v)) {
+            const small = v.filter((e) => e !== null && (JSON.stringify(e) ?? '').length <= 200).slice(0, 2);
+            if (small.length) out.examples = small;
+          }
           break;
         case 'description':
         case 'title':
-        case 'example':
-        case 'examples':
         case 'xml':
         case 'externalDocs':
         case 'discriminator':
@@ -165,11 +200,8 @@ export function bundleSchema(doc: unknown, schema: unknown): JsonSchema {
           if (!k.startsWith('x-')) out[k] = v;
       }
     }
-    // OpenAPI 3.0: `nullable: true` lets null through; booleans for the exclusive bounds.
-    if (out.nullable === true) {
-      if (typeof out.type === 'string') out.type = [out.type, 'null'];
-      else if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
-    }
+    // OpenAPI 3.0: booleans for the exclusive bounds; `nullable: true` lets null through (below).
+    const nullable = out.nullable === true;
     delete out.nullable;
     for (const [bound, exclusive] of [
       ['minimum', 'exclusiveMinimum'],
@@ -180,7 +212,7 @@ export function bundleSchema(doc: unknown, schema: unknown): JsonSchema {
         delete out[bound];
       } else if (typeof out[exclusive] === 'boolean') delete out[exclusive];
     }
-    return out;
+    return nullable ? orNull(out) : out;
   };
 
   const root = copy(schema, 0);
@@ -272,6 +304,17 @@ function limitsOf(schema: Record<string, unknown>): string | undefined {
   return parts.length ? parts.join(', ') : undefined;
 }
 
+/** Whether a schema lets null through: `nullable: true` (beside a `$ref` too), a `"null"` type, a null enum value, or a form that does. */
+function allowsNull(doc: unknown, raw: unknown, depth = 0): boolean {
+  if (!isObject(raw) || depth > 4) return false;
+  if (raw.nullable === true) return true;
+  const schema = flatten(doc, raw)?.schema;
+  if (!schema) return false;
+  if (schema.nullable === true || schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null'))) return true;
+  if (Array.isArray(schema.enum) && schema.enum.includes(null)) return true;
+  return [schema.oneOf, schema.anyOf].some((forms) => Array.isArray(forms) && forms.some((f) => allowsNull(doc, f, depth + 1)));
+}
+
 const smallDefault = (v: unknown): unknown => (v === null || ['boolean', 'number'].includes(typeof v) || (typeof v === 'string' && v.length <= 200) ? v : undefined);
 
 function fieldFrom(doc: unknown, location: FieldLocation, name: string, raw: unknown, required: boolean, extra: Partial<FieldSpec> = {}): FieldSpec {
@@ -290,6 +333,7 @@ function fieldFrom(doc: unknown, location: FieldLocation, name: string, raw: unk
   const description = typeof resolved.description === 'string' ? resolved.description : undefined;
   const def = smallDefault(resolved.default);
   const limits = limitsOf(valueSchema);
+  const nullable = !array && allowsNull(doc, raw);
   return {
     location,
     name,
@@ -299,6 +343,7 @@ function fieldFrom(doc: unknown, location: FieldLocation, name: string, raw: unk
     ...(def !== undefined ? { default: def } : {}),
     ...(typeof valueSchema.format === 'string' && valueSchema.format.length <= 50 ? { format: valueSchema.format } : {}),
     required,
+    ...(nullable ? { nullable: true as const } : {}),
     ...(description ? { description } : {}),
     ...(resolved.deprecated === true ? { deprecated: true } : {}),
     ...(limits ? { limits } : {}),

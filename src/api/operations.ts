@@ -60,7 +60,7 @@ export interface ModelOperation {
   scopeSets: string[][];
   /** True when the operation also answers requests without a token. */
   anonymous: boolean;
-  /** The scope area (the part of a scope before `:`), else the first tag, else `other`. */
+  /** The scope area (the part of a scope before `:`) where the document's scopes name areas (scopesNameAreas), else the first tag, else `other`. */
   area: string;
   /** True when the operation answers page by page (`x-paginated`, or a `Link` header in its success response). */
   paginated: boolean;
@@ -234,7 +234,20 @@ function bodyOf(doc: unknown, raw: unknown): ModelBody | undefined {
  * them on every path), which the base URL stands for wherever the API is reached.
  */
 function ownServers(servers: string[] | undefined, documentServers: ReadonlySet<string>): string[] | undefined {
-  return servers?.every((url) => documentServers.has(url)) ? undefined : servers;
+  return servers?.every((url) => documentServers.has(serverKey(url))) ? undefined : servers;
+}
+
+/**
+ * A server as its host and path: the document's `//kubernetes.local` and an operation's
+ * `https://kubernetes.local` name the same server, whatever scheme each writes.
+ */
+function serverKey(url: string): string {
+  try {
+    const u = new URL(url, 'https://document.invalid');
+    return `${u.host}${u.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return url;
+  }
 }
 
 /** An operation's or path item's `servers`: each URL with its variables' defaults filled in. */
@@ -273,16 +286,18 @@ function responseSchemaOf(doc: unknown, op: Record<string, unknown>): unknown {
   return undefined;
 }
 
-/** `listCourses` → `list-courses`, `get_course_by-ID` → `get-course-by-id`: letters and digits, one dash between words. */
+/**
+ * `listCourses` → `list-courses`, `get_course_by-ID` → `get-course-by-id`: letters and digits, one
+ * dash between words. Never shortened: a name cut mid-word is one nobody can type from the
+ * description, and two cut names may meet.
+ */
 export function kebabCase(raw: string): string {
   return raw
     .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1-$2')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 64)
-    .replace(/-+$/, '');
+    .replace(/^-+|-+$/g, '');
 }
 
 /** A name made from the method and the path: `GET /api/courses/{id}` → `get-api-courses-id`. */
@@ -296,8 +311,33 @@ export function scopeArea(scope: string): string {
   return colon < 0 ? scope : scope.slice(0, colon);
 }
 
-function areaOf(scopes: string[], tags: string[]): string {
-  const fromScope = scopes.map((s) => kebabCase(scopeArea(s)) || '').find(Boolean);
+/** Words that say what a scope lets one do, not what it is about: `write:pets` names no area. */
+const SCOPE_VERBS: ReadonlySet<string> = new Set([
+  ...'read write admin delete manage create update edit view list get post put patch all full'.split(' '),
+  ...'readonly read_only write_only modify execute use access own owner basic offline public private'.split(' '),
+]);
+
+/**
+ * Whether the scopes of a document name areas (`courses:read`, `chat:write`): most are
+ * `<area>:<verb>`, and none reads the other way round (`write:pets`) or is a URL
+ * (`https://…/auth/drive`). Otherwise areas come from tags.
+ */
+export function scopesNameAreas(scopes: Iterable<string>): boolean {
+  let shaped = 0;
+  let all = 0;
+  for (const scope of scopes) {
+    all += 1;
+    const colon = scope.indexOf(':');
+    if (colon <= 0) continue;
+    if (scope.includes('/') || SCOPE_VERBS.has(scope.slice(0, colon).toLowerCase())) return false;
+    shaped += 1;
+  }
+  return shaped > 0 && shaped * 2 >= all;
+}
+
+/** The area of an operation: its scope's, where the document's scopes name areas; else its first tag; else `other`. */
+function areaOf(scopes: readonly string[], tags: readonly string[], byScope: boolean): string {
+  const fromScope = byScope ? scopes.map((s) => (s.includes(':') ? kebabCase(scopeArea(s)) : '')).find(Boolean) : undefined;
   if (fromScope) return fromScope.replace(/-/g, '_');
   const fromTag = tags.map((t) => kebabCase(t)).find(Boolean);
   return fromTag ?? 'other';
@@ -305,10 +345,19 @@ function areaOf(scopes: string[], tags: string[]): string {
 
 type Unnamed = Omit<ModelOperation, 'command'> & { wanted: string };
 
+/** At most this many operations are named in one note; the rest are counted. */
+const NOTE_EXAMPLES = 5;
+
+function listed(ways: readonly string[]): string {
+  const more = ways.length - NOTE_EXAMPLES;
+  return `${ways.slice(0, NOTE_EXAMPLES).join(', ')}${more > 0 ? `, and ${more} more` : ''}`;
+}
+
 /**
- * One unique command name per operation. A name two operations would share is never given to
- * either silently: each takes its name made from the method and path (`get-api-courses-id`), and
- * a note says so.
+ * One unique command name per operation. A name two operations would share is given to neither:
+ * both take their whole method-and-path names (`get-api-courses-id`), and a note says so. Method
+ * and path name one operation, so those meet only when two paths differ in braces or punctuation
+ * alone (`/a/{b}` and `/a/b`); then a number is added, and the note says that too.
  */
 function assignCommands(found: Unnamed[]): { names: string[]; notes: string[] } {
   const count = new Map<string, number>();
@@ -316,20 +365,21 @@ function assignCommands(found: Unnamed[]): { names: string[]; notes: string[] } 
   const taken = new Set(found.filter((op) => count.get(op.wanted) === 1).map((op) => op.wanted));
   const notes: string[] = [];
   const clashes = new Map<string, string[]>();
+  const numbered: string[] = [];
   const names = found.map((op) => {
     if (count.get(op.wanted) === 1) return op.wanted;
-    let name = routeCommand(op.method, op.path);
-    for (let i = 2; taken.has(name); i++) name = `${routeCommand(op.method, op.path).slice(0, 60)}-${i}`;
+    const route = routeCommand(op.method, op.path);
+    let name = route;
+    for (let i = 2; taken.has(name); i++) name = `${route}-${i}`;
+    if (name !== route) numbered.push(`${op.method} ${op.path} is ${name}`);
     taken.add(name);
     const ways = clashes.get(op.wanted) ?? [];
     if (!clashes.has(op.wanted)) clashes.set(op.wanted, ways);
     ways.push(`${op.method} ${op.path} is ${name}`);
     return name;
   });
-  for (const [wanted, ways] of clashes) {
-    const shown = ways.slice(0, 5).join(', ');
-    notes.push(`${ways.length} operations are named "${wanted}": ${shown}${ways.length > 5 ? `, and ${ways.length - 5} more` : ''}.`);
-  }
+  for (const [wanted, ways] of clashes) notes.push(`${ways.length} operations are named "${wanted}": ${listed(ways)}.`);
+  if (numbered.length) notes.push(`Names made from the method and path were taken, so a number was added: ${listed(numbered)}.`);
   return { names, notes };
 }
 
@@ -337,7 +387,7 @@ function assignCommands(found: Unnamed[]): { names: string[]; notes: string[] } 
 export function readApiModel(doc: unknown): ApiModel {
   if (!isObject(doc) || !isObject(doc.paths)) return { operations: [], notes: [] };
   const found: Unnamed[] = [];
-  const documentServers = new Set(serversOf(doc.servers) ?? []);
+  const documentServers = new Set((serversOf(doc.servers) ?? []).map(serverKey));
   outer: for (const [path, rawItem] of Object.entries(doc.paths)) {
     const item = deref(doc, rawItem);
     if (!isObject(item) || !path.startsWith('/') || path.length > 2000) continue;
@@ -364,7 +414,7 @@ export function readApiModel(doc: unknown): ApiModel {
         ...(description && description !== summary ? { description } : {}),
         tags,
         ...security,
-        area: areaOf(security.scopes, tags),
+        area: '',
         paginated: isPaginated(doc, op),
         deprecated: op.deprecated === true,
         parameters: parametersOf(doc, [listOf(item.parameters), listOf(op.parameters)], path),
@@ -374,6 +424,8 @@ export function readApiModel(doc: unknown): ApiModel {
       });
     }
   }
+  const byScope = scopesNameAreas(new Set(found.flatMap((op) => op.scopes)));
+  for (const op of found) op.area = areaOf(op.scopes, op.tags, byScope);
   const { names, notes } = assignCommands(found);
   const operations = found.map(({ wanted: _, ...op }, i) => ({ command: names[i], ...op }));
   return { operations, notes };

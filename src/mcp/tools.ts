@@ -1,6 +1,6 @@
 import { type ModelOperation, type ModelParameter, readApiModel, resolvePointer, scopeArea } from '../api/operations.js';
 import { type RequestShape, fieldMedia, requestShapeOf, sendableHeader } from '../api/request-shape.js';
-import { assignNames } from './names.js';
+import { assignNames, wholeToolName } from './names.js';
 import { createHash } from 'node:crypto';
 import { type JsonSchema, PROPERTY_NAME, cleanText, newBudget, serverList, serverWords, toolSchema } from './schema.js';
 
@@ -27,6 +27,8 @@ interface ApiParameter {
 export interface ApiOperation {
   /** The tool's name: valid for every host, unique, the same on every run for the same document. */
   name: string;
+  /** The operation's whole name, when the tool's name is not it (cut to 48 characters, or tagged apart from another). */
+  wholeName?: string;
   method: string;
   path: string;
   operationId?: string;
@@ -142,7 +144,10 @@ export function readOperations(doc: unknown): ApiOperation[] {
     };
   });
   const names = assignNames(found);
-  return found.map((op, i) => ({ ...op, name: names[i] }));
+  return found.map((op, i) => {
+    const whole = wholeToolName(op);
+    return { ...op, name: names[i], ...(whole !== names[i] ? { wholeName: whole } : {}) };
+  });
 }
 
 function inToolsets(op: Pick<ApiOperation, 'scopes'>, areas: readonly string[]): boolean {
@@ -189,9 +194,12 @@ function operationTool(op: ApiOperation): Tool {
     .filter(Boolean)
     .join(' ');
   const readOnly = READ_METHODS.has(op.method);
-  // A title is shown as a heading: ours, with the server's summary quoted in it.
+  // A title is shown as a heading: ours, the whole name where the tool's name is shortened, and the
+  // server's summary quoted in it.
   const summary = cleanText(op.summary, 80);
-  const title = summary ? `School API: ${JSON.stringify(summary)} (the server's summary)` : undefined;
+  const whole = op.wholeName ? cleanText(op.wholeName, 200) : undefined;
+  const quoted = summary ? `${JSON.stringify(summary)} (the server's summary)` : undefined;
+  const title = whole || quoted ? `School API${whole ? ` ${whole}` : ''}${quoted ? `: ${quoted}` : ''}` : undefined;
   return {
     name: op.name,
     ...(title ? { title } : {}),

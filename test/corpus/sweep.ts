@@ -10,8 +10,9 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { type ApiIndex, type DetailLine, buildIndex, definitionDoc, definitionTable, detailFrom } from '../../src/api/api-index.js';
 import { parseDescription } from '../../src/api/description-text.js';
-import { check } from '../../src/commands/api/checks.js';
-import { type OperationFlag, flagValues, operationFlags, parseLine, setPath } from '../../src/commands/api/flags.js';
+import { accepter, check } from '../../src/commands/api/checks.js';
+import type { OperationFlag } from '../../src/api/operation-flags.js';
+import { flagValues, operationFlags, parseApiLine, setPath } from '../../src/commands/api/flags.js';
 import { operationHelp } from '../../src/commands/api/help.js';
 import { CliError } from '../../src/errors.js';
 import { MAX_BYTES } from '../../src/http/client.js';
@@ -103,9 +104,9 @@ const trivial = (schema: Record<string, unknown>, value: unknown) => Object.keys
 
 /** The example's values against the operation's schemas, as `school api` checks a request. */
 function exampleProblems(detail: DetailLine, flags: readonly OperationFlag[], argv: string[], command: string): { flags?: string; checks: string[] } {
-  let parsed: ReturnType<typeof parseLine>;
+  let parsed: ReturnType<typeof parseApiLine>;
   try {
-    parsed = parseLine(argv, flags, `school api ${command}`);
+    parsed = parseApiLine([command, ...argv], flags, `school api ${command}`);
   } catch (err) {
     return { flags: (err as Error).message, checks: [] };
   }
@@ -210,7 +211,7 @@ export function sweepDescription(file: string): SweepResult {
       const flagNames = flags.map((f) => f.flag);
       if (new Set(flagNames).size !== flagNames.length) found('flags-unique', op.command);
       const entry = { ...op, at: built.at[i] } as ApiIndex['operations'][number];
-      const argv = exampleArgv(operationHelp(entry, fields, flags));
+      const argv = exampleArgv(operationHelp(entry, fields, flags, { width: 80, accepts: accepter() }));
       if (argv && checked.has(i)) {
         const detail = detailFrom(range, built.at[i], table, shared);
         if (!detail) found('detail-missing', op.command);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FieldSpec } from '../../src/api/operation-detail.js';
 import { runApi } from '../../src/commands/api/api.js';
-import { findOperation, operationFlags, parseLine, setPath, typedValue } from '../../src/commands/api/flags.js';
+import { operationFlags, parseApiLine, setPath, typedValue } from '../../src/commands/api/flags.js';
 import { renderTable } from '../../src/commands/api/table.js';
 import type { HttpClient, HttpRequest, HttpResponse } from '../../src/http/client.js';
 import { apiLine } from '../../src/fast-path.js';
@@ -45,7 +45,7 @@ describe('school api flags', () => {
 
   it('splits a line into the operation, its path arguments, its flags and the flags of school api', () => {
     const flags = operationFlags([field('path', 'id'), field('body', 'tags', { array: true, path: ['tags'] }), field('body', 'open', { type: 'boolean', path: ['open'] })]);
-    const line = parseLine(['--profile', 'work', 'update-course', 'c-1', '--tags', 'a', '--tags=b', '--open', '--dry-run', '--jq', '.id', '--', '-x'], flags, 'school api update-course');
+    const line = parseApiLine(['--profile', 'work', 'update-course', 'c-1', '--tags', 'a', '--tags=b', '--open', '--dry-run', '--jq', '.id', '--', '-x'], flags, 'school api update-course');
     expect(line.operation).toBe('update-course');
     expect(line.args).toEqual(['c-1', '-x']);
     expect(line.values.get('tags')).toEqual(['a', 'b']);
@@ -53,10 +53,30 @@ describe('school api flags', () => {
     expect(line.builtins.get('profile')).toBe('work');
     expect(line.builtins.get('jq')).toBe('.id');
     expect(line.builtins.get('dry-run')).toBe(true);
-    expect(parseLine(['op', '--no-open'], flags, 'x').values.get('open')).toEqual(['false']);
-    expect(() => parseLine(['op', '--tag', 'a'], flags, 'school api op')).toThrow("Unknown option '--tag' for 'school api op' (did you mean '--tags'?). Run 'school api op --help'.");
-    expect(findOperation(['--base-url', 'http://127.0.0.1:1', '--json', 'list-courses', '--page', '2'])).toBe('list-courses');
-    expect(findOperation(['--page', '2', 'list-courses'])).toBeUndefined();
+    expect(parseApiLine(['op', '--no-open'], flags, 'x').values.get('open')).toEqual(['false']);
+    expect(() => parseApiLine(['op', '--tag', 'a'], flags, 'school api op')).toThrow("Unknown option '--tag' for 'school api op' (did you mean '--tags'?). Run 'school api op --help'.");
+    // Before the operation's flags are known (the first reading), an unknown flag is taken as one of them.
+    const first = parseApiLine(['--base-url', 'http://127.0.0.1:1', '--json', 'list-courses', '--page', '2', 'x', '--open', '--dry-run'], undefined, 'school api');
+    expect(first).toMatchObject({ operation: 'list-courses', args: ['x'] });
+    expect(first.values).toEqual(
+      new Map([
+        ['page', ['2']],
+        ['open', ['true']],
+      ]),
+    );
+    expect([...first.builtins.keys()]).toEqual(['base-url', 'json', 'dry-run']);
+    expect(parseApiLine(['--page', '2', 'list-courses'], undefined, 'school api').operation).toBe('list-courses');
+    // One property of an object-valued parameter, read alike before and after its flags are known.
+    const filter = operationFlags([field('query', 'filter', { type: 'json' })]);
+    expect(parseApiLine(['op', '--filter.status', 'open', '--filter.kind=a'], filter, 'x').values).toEqual(
+      new Map([
+        ['filter.status', ['open']],
+        ['filter.kind', ['a']],
+      ]),
+    );
+    expect(parseApiLine(['op', '--filter.status', 'open'], undefined, 'x').values.get('filter.status')).toEqual(['open']);
+    expect(() => parseApiLine(['op', '--title.x', 'a'], flags, 'x')).toThrow("Unknown option '--title.x'");
+    expect(() => parseApiLine(['--page', '2'], [], 'school api')).toThrow("Unknown option '--page' for 'school api'");
   });
 
   it('sets nested body fields without ever touching Object.prototype', () => {
@@ -91,6 +111,20 @@ describe('--format table', () => {
       { columns: ['id', 'title', 'seats'] },
     );
     expect(text).toBe('ID   TITLE             SEATS\nc-1  Algebra\\u{1b}[2J  30\nc-2  Logic\n');
+  });
+
+  it('leaves out a column empty in every row, unless it was asked for by name', () => {
+    const page = [
+      {
+        courses: [
+          { id: 'c-1', note: null, title: 'Algebra' },
+          { id: 'c-2', title: 'Logic' },
+        ],
+      },
+    ];
+    expect(renderTable(page, { columns: ['id', 'note', 'title'] })).toBe('ID   TITLE\nc-1  Algebra\nc-2  Logic\n');
+    expect(renderTable(page, { columns: ['id', 'note', 'title'], asked: true })).toBe('ID   NOTE  TITLE\nc-1        Algebra\nc-2        Logic\n');
+    expect(renderTable([[{ a: null }]], { columns: ['a'] })).toBe('A\n\n');
   });
 });
 

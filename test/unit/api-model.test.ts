@@ -1,11 +1,12 @@
 import { requestShapeOf } from '../../src/api/request-shape.js';
 import { describe, expect, it } from 'vitest';
+import { typedValue } from '../../src/commands/api/flags.js';
 import { buildIndex, definitionDoc, definitionTable, detailFrom } from '../../src/api/api-index.js';
 import { bundleSchema, operationDetail } from '../../src/api/operation-detail.js';
-import { kebabCase, missingScopes, readApiModel, routeCommand } from '../../src/api/operations.js';
+import { kebabCase, scopesNameAreas, missingScopes, readApiModel, routeCommand } from '../../src/api/operations.js';
 import { readOperations } from '../../src/mcp/tools.js';
-import { listOperations } from '../../src/api/openapi.js';
-import { CheckTookTooLong, check } from '../../src/commands/api/checks.js';
+import { listingOf } from '../helpers/described-server.js';
+import { CheckTookTooLong, accepter, check } from '../../src/commands/api/checks.js';
 import { bigDescription } from '../helpers/big-description.js';
 
 const ok = { 200: { description: 'OK' } };
@@ -37,6 +38,26 @@ describe('the operation model: names', () => {
     expect(names).toEqual(['get-a', 'get-b', 'other', 'get-get-c', 'get-c']);
     expect(new Set(names).size).toBe(names.length);
     expect(model.notes).toEqual([expect.stringMatching(/^2 operations are named "list": GET \/a is get-a, GET \/b is get-b\.$/), expect.stringMatching(/named "get-get-c"/)]);
+  });
+
+  it('never shortens a name, and two long names that agree for 64 characters stay apart', () => {
+    const long = 'enterpriseAdminSetGithubActionsDefaultWorkflowPermissionsOrganization';
+    const { operations, notes } = readApiModel({
+      paths: { '/x': { get: { operationId: long } }, '/y': { get: { operationId: `${long}Repository` } } },
+    });
+    expect(operations.map((o) => o.command)).toEqual([
+      'enterprise-admin-set-github-actions-default-workflow-permissions-organization',
+      'enterprise-admin-set-github-actions-default-workflow-permissions-organization-repository',
+    ]);
+    expect(notes).toEqual([]);
+  });
+
+  it('numbers a method-and-path name only when two of those meet, and says so', () => {
+    const model = readApiModel({
+      paths: { '/a/{b}': { get: { operationId: 'same' } }, '/a/b': { get: { operationId: 'same' } } },
+    });
+    expect(model.operations.map((o) => o.command)).toEqual(['get-a-b', 'get-a-b-2']);
+    expect(model.notes[1]).toMatch(/a number was added: GET \/a\/b is get-a-b-2\.$/);
   });
 
   it('keeps names the same when an operation is added elsewhere', () => {
@@ -82,6 +103,19 @@ describe('the operation model: scopes, areas, parameters, bodies', () => {
     expect(missingScopes({ scopeSets: [['a:write', 'a:read'], ['b:write']] }, new Set(['a:read']))).toEqual(['a:write']);
   });
 
+  it("takes areas from scopes only where the description's scopes read <area>:<verb>; else from tags", () => {
+    const areas = (scopes: string[][]) =>
+      readApiModel({
+        paths: Object.fromEntries(scopes.map((s, i) => [`/p${i}`, { get: { tags: [`Tag ${i}`], security: [{ oauth: s }] } }])),
+      }).operations.map((o) => o.area);
+    // The Petstore's scopes put the verb first: write:pets is no area.
+    expect(areas([['write:pets', 'read:pets'], ['read:pets']])).toEqual(['tag-0', 'tag-1']);
+    expect(areas([['https://www.googleapis.com/auth/drive'], ['https://www.googleapis.com/auth/drive.readonly']])).toEqual(['tag-0', 'tag-1']);
+    expect(areas([['courses:read'], ['chat:write'], ['identify']])).toEqual(['courses', 'chat', 'tag-2']);
+    expect(areas([['repo'], ['user']])).toEqual(['tag-0', 'tag-1']);
+    expect(scopesNameAreas(['a:read', 'b', 'c'])).toBe(false);
+  });
+
   it('follows $refs to parameters and bodies, and drops a path parameter the path lacks', () => {
     const [get, put] = operations;
     expect(get.parameters.map((p) => `${p.in}:${p.name}:${p.required}`)).toEqual(['path:id:true', 'query:expand:true']);
@@ -101,7 +135,7 @@ describe('the operation model: scopes, areas, parameters, bodies', () => {
   it('is what call --list and school mcp read, under the same operations', () => {
     const big = bigDescription(25);
     const model = readApiModel(big).operations;
-    expect(listOperations(big).map((o) => [o.command, o.method, o.path])).toEqual(model.map((o) => [o.command, o.method, o.path]));
+    expect(listingOf(big).map((o) => [o.command, o.method, o.path])).toEqual(model.map((o) => [o.command, o.method, o.path]));
     expect(readOperations(big).map((o) => [o.method, o.path, o.scopes])).toEqual(model.map((o) => [o.method, o.path, o.scopes]));
   });
 });
@@ -167,6 +201,60 @@ describe('checks against the schema', () => {
     );
     expect(check(schema, { title: 5 })).toEqual([{ path: ['title'], expected: 'must be of type string (got 5)' }]);
     expect(check(schema, { title: '' })).toEqual([{ path: ['title'], expected: 'must be at least 1 characters long' }]);
+  });
+
+  it('lets null through where the description allows it, and names the forms a oneOf or anyOf allows', () => {
+    const milestone = { oneOf: [{ type: 'string' }, { type: 'integer' }], nullable: true };
+    const doc = {
+      components: { schemas: { Label: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } } },
+      paths: {
+        '/issues/{n}': {
+          patch: {
+            operationId: 'updateIssue',
+            requestBody: {
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    properties: {
+                      milestone,
+                      assignee: { $ref: '#/components/schemas/Label', nullable: true },
+                      state: { type: 'string', enum: ['open', 'closed'], nullable: true },
+                      due: { type: ['string', 'null'], format: 'date' },
+                      label: { anyOf: [{ $ref: '#/components/schemas/Label' }, { type: 'string', enum: ['bug', 'docs'] }, { type: 'array', items: { type: 'string' } }] },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    };
+    const op = readApiModel(doc).operations[0];
+    const detail = operationDetail(doc, op);
+    const body = detail.bodySchema!;
+    expect(check(body, { milestone: null, assignee: null, state: null, due: null })).toEqual([]);
+    expect(check(body, { milestone: 3, assignee: { name: 'x' }, state: 'open', due: '2030-01-01' })).toEqual([]);
+    expect(check(body, { milestone: true })).toEqual([{ path: ['milestone'], expected: 'must be one of: a string, an integer, or null (got true)' }]);
+    expect(check(body, { label: 5 })).toEqual([{ path: ['label'], expected: 'must be one of: an object with name, one of "bug", "docs", or an array of strings (got 5)' }]);
+    // A flag of a field that may be null takes the word null.
+    const fields = Object.fromEntries(detail.fields.map((f) => [f.name, f]));
+    expect(fields.milestone).toMatchObject({ type: 'json', nullable: true });
+    expect(fields.state).toMatchObject({ type: 'string', nullable: true });
+    expect(typedValue('state', fields.state, 'null')).toBeNull();
+    expect(() => typedValue('state', fields.state, 'merged')).toThrow('--state expects one of open, closed, or null, not "merged".');
+  });
+
+  it('tries example values within one budget: past it, nothing passes', () => {
+    const accepts = accepter(50);
+    expect(accepts({ type: 'integer' }, 1)).toBe(true);
+    expect(accepts({ type: 'integer' }, 'x')).toBe(false);
+    // A pattern that backtracks on the value: the check stops at the budget, and so does every later one.
+    const started = Date.now();
+    expect(accepts({ type: 'string', pattern: '^(a+)+$' }, `${'a'.repeat(40)}!`)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(accepts({ type: 'integer' }, 1)).toBe(false);
   });
 
   it('gives up on a check that takes too long, however deep in a regular expression it is', () => {

@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { targetUrl } from '../../src/http/request-url.js';
 import { buildFields, keyPath, parseHeader, toQuery } from '../../src/commands/call/fields.js';
-import { listOperations } from '../../src/api/openapi.js';
+import { listingOf } from '../helpers/described-server.js';
 
 const noInput = () => {
   const s = new PassThrough();
@@ -55,14 +55,15 @@ describe('call request building', () => {
 
 describe('openapi operations', () => {
   it('lists each operation with its scopes and whether anonymous works', () => {
-    const ops = listOperations({
+    const ops = listingOf({
       paths: {
         '/api/courses': { get: { summary: 'List courses', security: [{}, { oauth2: ['courses:read'] }] }, post: { security: [{ oauth2: ['courses:write'] }] } },
       },
     });
+    const row = { operation_id: null, area: 'courses', paginated: false, deprecated: false, media_types: [], body_required: false, parameters: [], body_fields: [] };
     expect(ops).toEqual([
-      { command: 'get-api-courses', method: 'GET', path: '/api/courses', scopes: ['courses:read'], anonymous: true, summary: 'List courses', paginated: false, parameters: [] },
-      { command: 'post-api-courses', method: 'POST', path: '/api/courses', scopes: ['courses:write'], anonymous: false, summary: undefined, paginated: false, parameters: [] },
+      { ...row, command: 'get-api-courses', method: 'GET', path: '/api/courses', scopes: ['courses:read'], anonymous: true, summary: 'List courses' },
+      { ...row, command: 'post-api-courses', method: 'POST', path: '/api/courses', scopes: ['courses:write'], anonymous: false, summary: '' },
     ]);
   });
 });

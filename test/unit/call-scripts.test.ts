@@ -11,7 +11,7 @@ import { backoffMs, parseRetryAfter, retriesAllowed, retryDecision } from '../..
 const callFlags = (raw: Record<string, string>) => optionsFrom(commandSpec('call'), raw, ['/api/courses']);
 const parseRetryCount = (raw: string | undefined) => callFlags(raw === undefined ? {} : { retry: raw }).retry;
 const parseTimeout = (raw: string | undefined) => callFlags(raw === undefined ? {} : { timeout: raw }).timeout;
-import { listOperations } from '../../src/api/openapi.js';
+import { listingOf } from '../helpers/described-server.js';
 
 describe('--slurp', () => {
   it('caps the pages --slurp gathers as a whole, and refuses a page that is not JSON', () => {
@@ -130,7 +130,7 @@ describe('jq output', () => {
 
 describe('call --list from /openapi.json', () => {
   it('tells which operations paginate and lists their parameters', () => {
-    const ops = listOperations({
+    const ops = listingOf({
       paths: {
         '/items': {
           get: { summary: 'List', 'x-paginated': true, parameters: [{ name: 'page', in: 'query', schema: { type: 'integer' } }] },
@@ -147,7 +147,7 @@ describe('call --list from /openapi.json', () => {
       ['GET', '/things/{id}', true],
       ['DELETE', '/things/{id}', false],
     ]);
-    expect(ops[0]!.parameters).toEqual([{ name: 'page', in: 'query', required: false, type: 'integer' }]);
-    expect(ops[2]!.parameters).toEqual([{ name: 'id', in: 'path', required: true, description: 'Thing id' }]);
+    expect(ops[0]!.parameters).toEqual([{ name: 'page', in: 'query', required: false, type: 'integer', flag: '--page' }]);
+    expect(ops[2]!.parameters).toEqual([{ name: 'id', in: 'path', required: true, type: 'string', position: 1 }]);
   });
 });

@@ -134,17 +134,20 @@ describe('what the parser hands each command is what the table declares', () => 
     expect(opts[optionKey(flag.name)]).toEqual(expected(flag, value));
     // Nothing but the table's keys (and the arguments' names).
     const keys = [...GLOBAL_FLAGS, ...spec.flags].map((f) => optionKey(f.name));
-    // A command that reads the rest of its line itself also gets what is left of it, here nothing.
+    // A command that reads its line itself also gets its words as written after its name (the global flags aside).
     const rest = spec.passthrough ? ['argv'] : [];
     expect(Object.keys(opts).sort()).toEqual([...new Set([...keys, ...spec.args.map((a) => a.name), ...rest])].sort());
-    if (spec.passthrough) expect(opts.argv).toEqual([]);
+    if (spec.passthrough) {
+      const words = [...spec.args.map((a) => opts[a.name]).filter((v) => v !== undefined), ...(opts.argv as string[])];
+      expect(words).toEqual(GLOBAL_FLAGS.includes(flag) ? argv.slice(1, -(value === undefined ? 1 : 2)) : argv.slice(1));
+    }
   });
 
   it('hands a passthrough command the words and flags it alone knows, in order, and no other command', async () => {
     const passthrough = withRunner.filter((c) => c.passthrough);
     expect(passthrough.map((c) => c.name)).toEqual(['api', '__complete']);
-    const api = await parsedByCommander(['api', 'create-course', 'x', '--title', 'Algebra', '--seats=30', '--json']);
-    expect(api).toMatchObject({ operation: 'create-course', argv: ['x', '--title', 'Algebra', '--seats=30'], json: true });
+    const api = await parsedByCommander(['api', 'create-course', 'x', '--title', 'Algebra', '--dry-run', '--seats=30', '--json']);
+    expect(api).toMatchObject({ operation: 'create-course', argv: ['x', '--title', 'Algebra', '--dry-run', '--seats=30'], json: true });
     expect(await parsedByCommander(['api', 'create-course', '--help'])).toMatchObject({ operation: 'create-course', argv: ['--help'] });
     expect(await parsedByCommander(['__complete', 'api-values', 'list-courses', '--status'])).toMatchObject({ kind: 'api-values', argv: ['list-courses', '--status'] });
     for (const spec of withRunner.filter((c) => !c.passthrough)) {

@@ -3,7 +3,7 @@
 // (no "Invalid time value" when an expiry is shown).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { listOperations } from '../../src/api/openapi.js';
+import { listingOf } from '../helpers/described-server.js';
 import { parseConfig } from '../../src/state/config-file.js';
 import { MAX_LIFETIME_SECONDS, clampLifetime, parseTokenSet } from '../../src/state/token-set.js';
 import { CliError } from '../../src/errors.js';
@@ -97,7 +97,7 @@ describe('server and file JSON', () => {
     );
     fc.assert(
       fc.property(fc.oneof(doc, fc.jsonValue()), (d) => {
-        const ops = listOperations(d as Parameters<typeof listOperations>[0]);
+        const ops = listingOf(d);
         for (const o of ops) {
           expect(typeof o.path).toBe('string');
           for (const s of o.scopes) expect(typeof s).toBe('string');

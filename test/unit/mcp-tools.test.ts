@@ -49,6 +49,25 @@ describe('tool names from a hostile API description', () => {
     for (const [route, name] of before) expect(byRoute(after).get(route)).toBe(name);
   });
 
+  it('cuts a long name where a word ends, keeps it unique, and shows the whole name in the title', () => {
+    const long = 'enterprise-admin/set-github-actions-default-workflow-permissions-organization';
+    const doc = {
+      paths: {
+        '/x': { get: op(long, { summary: 'Set permissions' }) },
+        '/y': { get: op(`${long}-repository`) },
+        '/z': { get: op('apps/listReposAccessibleToInstallationWithAVeryLongNameIndeed') },
+      },
+    };
+    const ops = readOperations(doc);
+    expectValidNames(ops.map((o) => o.name));
+    expect(ops[2].name).toBe('apps_listReposAccessibleToInstallationWithAVery');
+    // The first two agree for 48 characters: each is tagged apart, its name still cut at a word.
+    for (const o of ops.slice(0, 2)) expect(o.name).toMatch(/^enterprise-admin_set-github-actions_[0-9a-f]{8}$/);
+    const tools = buildCatalogue(doc, { allowWrite: true }).tools;
+    expect(tools[0].title).toBe(`School API ${long.replace('/', '_')}: "Set permissions" (the server's summary)`);
+    expect(tools[1].annotations.title).toBe(`School API ${long.replace('/', '_')}-repository: "An operation" (the server's summary)`);
+  });
+
   it('keeps names unique even when tags and names collide', () => {
     const ops = Array.from({ length: 300 }, (_, i) => ({ method: 'GET', path: `/p${i % 7}/${i}`, operationId: i % 2 ? 'same' : `same_${i}` }));
     expectValidNames(assignNames(ops));

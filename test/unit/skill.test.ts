@@ -45,6 +45,22 @@ describe('the SKILL.md text', () => {
     for (const word of ['Operation not permitted', 'outside the sandbox', 'DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR', 'unlock']) expect(rule).toContain(word);
   });
 
+  it("shows each operation's example line where it is safe in a table cell, else its command", () => {
+    const text = skillText({
+      baseUrl: 'https://school.example',
+      operations: [op({}), op({ command: 'create-course', method: 'POST' }), op({ command: 'get-course', path: '/api/courses/{id}' })],
+      examples: {
+        'list-courses': "school api list-courses --level 'A level'",
+        'create-course': 'school api create-course --title `rm -rf` | x',
+        'get-course': 'school api get-course c-101',
+      },
+    });
+    expect(text).toContain("| `school api list-courses --level 'A level'` |");
+    expect(text).toContain('| `school api create-course` |');
+    expect(text).not.toContain('rm -rf');
+    expect(text).toContain('| `school api get-course c-101` |');
+  });
+
   it('carries the profile in every command it shows', () => {
     const text = skillText({ baseUrl: 'https://school.example', operations: [op({})], profile: 'work' });
     // Every `school …` in a code span, also inside `$(…)`; `school login …` alone names no command.

@@ -1,4 +1,5 @@
 import type { IndexEntry } from '../../api/api-index.js';
+import { type ListingRow, listingRows } from '../../api/listing.js';
 import { loginHint } from '../../util/login-command.js';
 import { missingScopes } from '../../api/operations.js';
 import type { Deps } from '../../deps.js';
@@ -8,13 +9,13 @@ import type { GlobalOptions } from '../../options.js';
 import { type LoadedDescription, loadApiDescription } from '../../session/api-description.js';
 import { notLoggedIn, resolveSession } from '../../session/session.js';
 import { insufficientScopeError } from '../../session/step-up.js';
-import { printable, terminalSafeJson } from '../../util/printable.js';
+import { printable, printableLines, terminalSafeJson } from '../../util/printable.js';
 import { REDACTED } from '../../util/redact.js';
 import { commandTarget, defineCommand } from '../command.js';
 import { retriesAllowed } from '../../run/retry.js';
 import { commandSpec } from '../table.js';
 import { checkValue } from '../values.js';
-import { BUILTIN_FLAGS, didYouMean, findOperation, operationFlags, parseLine } from './flags.js';
+import { RESERVED, didYouMean, globalFlagWords, operationFlags, parseApiLine } from './flags.js';
 import { apiHelp, line, operationHelp } from './help.js';
 import { type ApiRequest, buildRequest } from './request.js';
 
@@ -23,23 +24,6 @@ function callFlagValue(name: 'timeout' | 'retry', given: string | undefined): nu
   const flag = commandSpec('call').flags.find((f) => f.name === name);
   if (!flag?.value) return undefined;
   return given === undefined ? flag.default : (checkValue(`--${name}`, flag.value, given) as number);
-}
-
-/** `school api`'s own flags and the global ones, read before the operation (and so its flags) is known. */
-function builtinsOf(argv: readonly string[]): Map<string, string | true> {
-  const found = new Map<string, string | true>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--') break;
-    if (!arg.startsWith('-')) continue;
-    const short = /^-([A-Za-z])$/.exec(arg)?.[1];
-    const name = short ? Object.entries(BUILTIN_FLAGS).find(([, f]) => f.short === short)?.[0] : arg.startsWith('--') ? arg.slice(2).split('=')[0] : undefined;
-    if (!name || !Object.hasOwn(BUILTIN_FLAGS, name)) continue;
-    if (!BUILTIN_FLAGS[name].value) found.set(name, true);
-    else if (arg.includes('=')) found.set(name, arg.slice(arg.indexOf('=') + 1));
-    else if (i + 1 < argv.length) found.set(name, argv[++i]);
-  }
-  return found;
 }
 
 const str = (v: string | true | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -71,18 +55,47 @@ function unknownOperation(index: LoadedDescription['index'], name: string): Usag
   return new UsageError(`Unknown operation '${printable(name.slice(0, 100))}'${suggestion ? ` (did you mean '${suggestion}'?)` : ''}. Run 'school api' to list the operations.`);
 }
 
+/** What a listing's marks mean, said under it for each mark it shows. */
+const MARKS: ReadonlyArray<[string, (row: ListingRow) => boolean, string]> = [
+  ['[a:read b:write]', (r) => r.scopes.length > 0, 'the scopes the operation asks for (any one alternative of them lets it through)'],
+  ['(or anonymous)', (r) => r.scopes.length > 0 && r.anonymous, 'it also answers without a token: send it with --anonymous'],
+  ['[anonymous]', (r) => !r.scopes.length && r.anonymous, 'it needs no token'],
+  ['[-]', (r) => !r.scopes.length && !r.anonymous, 'it needs a token, but no particular scope'],
+  ['(paginated)', (r) => r.paginated, 'it answers page by page: --paginate follows every page'],
+  ['(deprecated)', (r) => r.deprecated, 'the description marks it as deprecated'],
+];
+
+/** The operations as a table for a person: by area, columns aligned whatever the lengths, every mark explained under it. */
+function listingText(rows: readonly ListingRow[]): string[] {
+  const byArea = new Map<string, ListingRow[]>();
+  for (const row of rows) byArea.set(row.area, [...(byArea.get(row.area) ?? []), row]);
+  const shown = (r: ListingRow) => ({ command: printable(r.command), path: line(r.path, 300), summary: line(r.summary, 60) });
+  const nameWidth = Math.max(...rows.map((r) => shown(r).command.length));
+  const methodWidth = Math.max(...rows.map((r) => r.method.length));
+  const pathWidth = Math.max(...rows.map((r) => shown(r).path.length));
+  const summaryWidth = Math.max(...rows.map((r) => shown(r).summary.length));
+  const out: string[] = [];
+  for (const area of [...byArea.keys()].sort()) {
+    out.push(`${printable(area)}:`);
+    for (const row of byArea.get(area)!) {
+      const { command, path, summary } = shown(row);
+      const scopes = row.scopes.length ? `[${row.scopes.map(printable).join(' ')}]${row.anonymous ? ' (or anonymous)' : ''}` : row.anonymous ? '[anonymous]' : '[-]';
+      const marks = `${row.paginated ? ' (paginated)' : ''}${row.deprecated ? ' (deprecated)' : ''}`;
+      const columns = [command.padEnd(nameWidth), row.method.padEnd(methodWidth), path.padEnd(pathWidth), summary.padEnd(summaryWidth)];
+      out.push(`  ${columns.join('  ')}  ${scopes}${marks}`.trimEnd());
+    }
+    out.push('');
+  }
+  const used = MARKS.filter(([, shows]) => rows.some(shows));
+  const markWidth = Math.max(...used.map(([mark]) => mark.length));
+  out.push('Marks:', ...used.map(([mark, , meaning]) => `  ${mark.padEnd(markWidth)}  ${meaning}`), '');
+  return out;
+}
+
 async function listRun(deps: Deps, loaded: LoadedDescription, opts: GlobalOptions, jq: string | undefined): Promise<void> {
   const ops = loaded.index.operations;
   if (opts.json || jq !== undefined) {
-    const rows = [];
-    const details = await loaded.details();
-    for (const [i, op] of ops.entries()) {
-      const detail = details[i];
-      const parameters = (detail?.fields ?? [])
-        .filter((f) => f.location !== 'body')
-        .map((f) => ({ name: f.name, in: f.location, required: f.required, type: f.array ? `${f.type}[]` : f.type, ...(f.enum ? { enum: f.enum } : {}) }));
-      rows.push({ command: op.command, method: op.method, path: op.path, summary: op.summary ?? '', scopes: op.scopes, area: op.area, anonymous: op.anonymous, parameters });
-    }
+    const rows = listingRows(ops, await loaded.details(), RESERVED);
     if (jq !== undefined) {
       const { compileJq } = await import('../../run/jq.js');
       deps.io.out.write((await compileJq(jq)).apply(JSON.stringify(rows), 'The list'));
@@ -95,19 +108,8 @@ async function listRun(deps: Deps, loaded: LoadedDescription, opts: GlobalOption
     deps.io.err.write('The API description lists no operations.\n');
     return;
   }
-  const byArea = new Map<string, IndexEntry[]>();
-  for (const op of ops) byArea.set(op.area, [...(byArea.get(op.area) ?? []), op]);
-  const nameWidth = Math.min(40, Math.max(...ops.map((o) => o.command.length)));
-  const pathWidth = Math.min(40, Math.max(...ops.map((o) => line(o.path, 40).length)));
-  const out: string[] = [];
-  for (const area of [...byArea.keys()].sort()) {
-    out.push(`${printable(area)}:`);
-    for (const op of byArea.get(area)!) {
-      const scopes = op.scopes.length ? op.scopes.map(printable).join(' ') + (op.anonymous ? ' (or anonymous)' : '') : op.anonymous ? 'anonymous' : '-';
-      out.push(`  ${op.command.padEnd(nameWidth)}  ${op.method.padEnd(6)} ${line(op.path, 40).padEnd(pathWidth)}  ${line(op.summary, 60)}  [${scopes}]`.trimEnd());
-    }
-    out.push('');
-  }
+  // The text needs no fields: no detail line is read for it.
+  const out = listingText(listingRows(ops, [], RESERVED));
   out.push("Run 'school api <operation> --help' for an operation's arguments and flags.");
   deps.io.out.write(`${out.join('\n')}\n`);
   for (const note of loaded.index.notes) deps.io.err.write(`Note: ${printable(note)}\n`);
@@ -125,22 +127,36 @@ function printDryRun(deps: Deps, req: ApiRequest, tokenType: string | undefined,
   }
   const title = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => `${dash}${c.toUpperCase()}`);
   const lines = [`${req.method} ${printable(`${req.url.origin}${req.path}`)}`, ...Object.entries(headers).map(([k, v]) => `${title(k)}: ${printable(v)}`)];
-  deps.io.out.write(`${lines.join('\n')}\n${bodyText !== undefined ? `\n${req.json !== undefined ? terminalSafeJson(req.json, 2) : printable(bodyText)}\n` : ''}`);
+  deps.io.out.write(`${lines.join('\n')}\n${bodyText !== undefined ? `\n${req.json !== undefined ? terminalSafeJson(req.json, 2) : printableLines(bodyText)}\n` : ''}`);
+}
+
+/** The width help is wrapped to: the terminal's, within reason; 80 for a pipe or a file. */
+function helpWidth(deps: Deps): number {
+  const columns = deps.io.outIsTTY ? (deps.io.out as { columns?: number }).columns : undefined;
+  return columns && columns >= 40 ? Math.min(columns, 120) : 80;
 }
 
 /** `school api [<operation> …]`, from the command line after `api`. */
-export async function runApi(deps: Deps, argv: readonly string[]): Promise<void> {
-  const builtins = builtinsOf(argv);
+/** The flags read before the description is: where it comes from, and who asks. */
+const BEFORE_THE_DESCRIPTION = ['base-url', 'profile', 'refresh', 'anonymous', 'json', 'verbose'] as const;
+
+/**
+ * `school api` from its line (what follows `api`). `depsOf` may be a function of the global flags
+ * the line holds (`--verbose` decides the HTTP trace), so the line is read before anything is made.
+ */
+export async function runApi(depsOf: Deps | ((opts: GlobalOptions) => Deps), argv: readonly string[]): Promise<void> {
+  // The first reading of the line (parseApiLine says why there are two).
+  const first = parseApiLine(argv, undefined, 'school api');
+  const builtins = first.builtins;
   const opts = globalsOf(builtins);
-  const operation = findOperation(argv);
+  const deps = typeof depsOf === 'function' ? depsOf(opts) : depsOf;
+  const operation = first.operation;
   if (builtins.has('help') && operation === undefined) {
     deps.io.out.write(apiHelp());
     return;
   }
-  if (operation === undefined) {
-    // Anything but the listing's own flags before the operation's name is a mistake: say which.
-    parseLine(argv, [], 'school api');
-  }
+  // Anything but the listing's own flags is a mistake without an operation: say which.
+  if (operation === undefined) parseApiLine(argv, [], 'school api');
   const target = await commandTarget(deps, opts, { anonymous: builtins.has('anonymous') });
   const baseUrl = target.baseUrl;
   if (!baseUrl) throw new UsageError('No base URL: pass --base-url, set SCHOOL_BASE_URL, or log in first.');
@@ -162,10 +178,19 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
   if (!detail) throw new CliError(`The cached API description of ${printable(baseUrl)} is damaged: run 'school api --refresh'.`, { code: 'openapi_invalid' });
   if (detail.unchecked) deps.io.err.write(`Note: ${entry.command}: ${detail.unchecked}; its values are sent unchecked.\n`);
   const flags = operationFlags(detail.fields);
-  const parsed = parseLine(argv, flags, `school api ${entry.command}`);
+  const commandPath = `school api ${entry.command}`;
+  const parsed = parseApiLine(argv, flags, commandPath);
+  // Read again with the operation's flags, a word may change hands (`--title --profile`: a title,
+  // not a flag): the description was read for the first reading, so the two must agree.
+  for (const name of BEFORE_THE_DESCRIPTION) {
+    if (parsed.builtins.get(name) !== builtins.get(name)) {
+      throw new UsageError(`'${commandPath}' cannot tell whether --${name} is its flag or a value of another: put --${name} before the operation's name.`);
+    }
+  }
   const has = (name: string) => parsed.builtins.has(name);
   if (has('help')) {
-    deps.io.out.write(operationHelp(entry, detail, flags));
+    const { accepter } = await import('./checks.js');
+    deps.io.out.write(operationHelp(entry, detail, flags, { width: helpWidth(deps), accepts: accepter() }));
     return;
   }
   const format = str(parsed.builtins.get('format')) ?? 'json';
@@ -224,7 +249,7 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
       } catch {
         throw new CliError('--format table: the answer is not JSON.', { code: 'not_json' });
       }
-      return renderTable(slurped && Array.isArray(value) ? value : [value], { columns: columns ?? detail.columns, listKey: detail.listKey });
+      return renderTable(slurped && Array.isArray(value) ? value : [value], { columns: columns ?? detail.columns, listKey: detail.listKey, asked: columns !== undefined });
     };
   }
   await performCall(
@@ -252,32 +277,19 @@ export async function runApi(deps: Deps, argv: readonly string[]): Promise<void>
   );
 }
 
-export interface ApiOptions extends GlobalOptions {
-  argv: string[];
-}
-
-/** Options the command parser made (`school help api` aside, the fast path hands `school api` its line): the line again, as written. */
+/**
+ * What the command parser hands `school api` when it, not the fast path, reads the line (`school
+ * --json api …` goes through either): the global flags it read before `api`, then the rest of the
+ * line as written (see program.ts: a passthrough command gets its words unread).
+ */
 interface ParsedApiOptions extends GlobalOptions {
   operation?: string;
   argv?: string[];
-  [flag: string]: unknown;
 }
 
 function lineOf(opts: ParsedApiOptions): string[] {
-  const argv = [...(opts.operation === undefined ? [] : [opts.operation]), ...(opts.argv ?? [])];
-  if (opts.baseUrl) argv.push('--base-url', opts.baseUrl);
-  if (opts.profile) argv.push('--profile', opts.profile);
-  if (opts.description !== undefined) argv.push('--description', opts.description);
-  if (opts.json) argv.push('--json');
-  if (opts.verbose) argv.push('--verbose');
-  for (const [name, flag] of Object.entries(BUILTIN_FLAGS)) {
-    const value = opts[name.replace(/^no-/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())];
-    if (name === 'no-validate') {
-      if (value === false) argv.push('--no-validate');
-    } else if (flag.value && (typeof value === 'string' || typeof value === 'number') && !['base-url', 'profile', 'description'].includes(name)) argv.push(`--${name}`, String(value));
-    else if (!flag.value && value === true && !['json', 'verbose', 'help'].includes(name)) argv.push(`--${name}`);
-  }
-  return argv;
+  const words = [...(opts.operation === undefined ? [] : [opts.operation]), ...(opts.argv ?? [])];
+  return [...globalFlagWords(opts as unknown as Record<string, unknown>), ...words];
 }
 
 export const apiCommand = defineCommand<ParsedApiOptions>({ name: 'api', run: (deps, opts) => runApi(deps, lineOf(opts)) });

@@ -70,6 +70,73 @@ function instanceAt(value: unknown, location: string): unknown {
   return pointerSegments(location).reduce<unknown>((n, s) => (isObject(n) ? n[s] : Array.isArray(n) ? n[Number(s)] : undefined), value);
 }
 
+/** "a, b, or c". */
+function orList(items: readonly string[]): string {
+  if (items.length <= 2) return items.join(' or ');
+  return `${items.slice(0, -1).join(', ')}, or ${items[items.length - 1]}`;
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'an array',
+  null: 'null',
+};
+
+/** A schema's `$ref` followed within the bundle (`#/$defs/…`). */
+function followRef(root: JsonSchema, node: unknown): unknown {
+  let current = node;
+  for (let hops = 0; isObject(current) && typeof current.$ref === 'string' && hops < 16; hops++) {
+    current = pointerSegments(current.$ref).reduce<unknown>((n, s) => (isObject(n) ? n[s] : undefined), root);
+  }
+  return current;
+}
+
+/** What one form of a oneOf or anyOf takes, in words: "an integer", "one of \"a\", \"b\"", "an object with id". */
+function formWords(root: JsonSchema, node: unknown, depth: number): string[] {
+  const schema = followRef(root, node);
+  if (schema === true) return ['any value'];
+  if (!isObject(schema)) return [];
+  if ('const' in schema) return [show(schema.const)];
+  if (Array.isArray(schema.enum)) {
+    const values = schema.enum.slice(0, 6).map(show);
+    return [`${schema.enum.length === 1 ? values[0] : `one of ${values.join(', ')}${schema.enum.length > 6 ? ', …' : ''}`}`];
+  }
+  const nested = [...(Array.isArray(schema.oneOf) ? schema.oneOf : []), ...(Array.isArray(schema.anyOf) ? schema.anyOf : [])];
+  const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type.filter((t): t is string => typeof t === 'string') : [];
+  const words: string[] = [];
+  for (const type of types) {
+    let word = TYPE_WORDS[type] ?? printable(type);
+    if (type === 'string' && typeof schema.format === 'string') word = `a ${printable(schema.format).slice(0, 30)} string`;
+    if (type === 'object' && Array.isArray(schema.required) && schema.required.length)
+      word = `an object with ${schema.required
+        .slice(0, 3)
+        .map((r) => printable(String(r)))
+        .join(', ')}`;
+    if (type === 'array') {
+      const item = depth < 2 ? formWords(root, schema.items, depth + 1) : [];
+      if (item.length === 1)
+        word = `an array of ${item[0]
+          .replace(/^an? /, '')
+          .replace(/^(true or false)$/, 'booleans')
+          .replace(/(?<!s)$/, 's')}`;
+    }
+    words.push(word);
+  }
+  if (!types.length && nested.length && depth < 2) for (const n of nested) words.push(...formWords(root, n, depth + 1));
+  if (!words.length && Array.isArray(schema.allOf) && depth < 2) for (const n of schema.allOf) words.push(...formWords(root, n, depth + 1));
+  if (!words.length && isObject(schema.properties)) words.push('an object');
+  return words;
+}
+
+/** The forms a oneOf or anyOf allows, each said once. */
+function formsOf(root: JsonSchema, branches: readonly unknown[]): string[] {
+  return [...new Set(branches.slice(0, 12).flatMap((b) => formWords(root, b, 0)))].slice(0, 8);
+}
+
 export interface Violation {
   /** The instance path within the checked value (`address/city`), empty for the value itself. */
   path: string[];
@@ -119,8 +186,16 @@ function describe(unit: OutputUnit, root: JsonSchema, instance: unknown): Violat
     case 'multipleOf':
       return { path, expected: `must be a multiple of ${String(keywordArg)}` };
     case 'anyOf':
-    case 'oneOf':
-      return { path, expected: unit.keyword === 'oneOf' ? 'must match exactly one of the forms the description allows' : 'must match one of the forms the description allows' };
+    case 'oneOf': {
+      const forms = Array.isArray(keywordArg) ? formsOf(root, keywordArg) : [];
+      const matches = Number(/\((\d+) matches\)/.exec(unit.error)?.[1] ?? 0);
+      if (unit.keyword === 'oneOf' && matches > 1)
+        return { path, expected: `fits ${matches} of the forms the description allows, which must tell them apart${forms.length ? ` (${orList(forms)})` : ''} (got ${show(got)})` };
+      return {
+        path,
+        expected: forms.length ? `must be ${forms.length > 1 ? 'one of: ' : ''}${orList(forms)} (got ${show(got)})` : `must match one of the forms the description allows (got ${show(got)})`,
+      };
+    }
     default:
       return { path, expected: printable(unit.error.replace(/\.$/, '')).toLowerCase() };
   }
@@ -169,7 +244,10 @@ export function check(schema: JsonSchema, value: unknown, limitMs: number = CHEC
   if (result.valid) return [];
   const seen = new Set<string>();
   const out: Violation[] = [];
-  const units = result.errors as OutputUnit[];
+  const all = result.errors as OutputUnit[];
+  // A oneOf or anyOf that failed says what it allows; the failures of each of its forms inside it say less.
+  const composites = all.filter((u) => u.keyword === 'oneOf' || u.keyword === 'anyOf').map((u) => `${u.keywordLocation}/`);
+  const units = all.filter((u) => !composites.some((c) => u.keywordLocation.startsWith(c)));
   // The deepest places first: "seats must be at least 1" says more than "the body does not match".
   const ordered = [...units].sort((a, b) => pointerSegments(b.instanceLocation).length - pointerSegments(a.instanceLocation).length);
   for (const unit of ordered) {
@@ -181,4 +259,24 @@ export function check(schema: JsonSchema, value: unknown, limitMs: number = CHEC
     out.push(v);
   }
   return out;
+}
+
+/**
+ * A test of whether values pass their schemas, for trying example values: all its checks together
+ * take at most `budgetMs` (a description's pattern may backtrack on every value tried), each at
+ * most a tenth of a second; past the budget, or for a check that cannot end or run, no pass.
+ */
+export function accepter(budgetMs = 1000): (schema: JsonSchema, value: unknown) => boolean {
+  let left = budgetMs;
+  return (schema, value) => {
+    if (left <= 0) return false;
+    const started = performance.now();
+    try {
+      return check(schema, value, Math.min(left, 100)).length === 0;
+    } catch {
+      return false;
+    } finally {
+      left -= performance.now() - started;
+    }
+  };
 }

@@ -7,10 +7,10 @@
 import { sendableHeader } from '../../api/request-shape.js';
 import type { FieldSpec, FieldType } from '../../api/operation-detail.js';
 import { editDistance } from '../../util/edit-distance.js';
-import { kebabCase } from '../../api/operations.js';
+import { type OperationFlag, flagsOf } from '../../api/operation-flags.js';
 import { UsageError } from '../../errors.js';
 import { flagHelp } from '../syntax.js';
-import { GLOBAL_FLAGS, commandSpec } from '../table.js';
+import { GLOBAL_FLAGS, commandSpec, optionKey } from '../table.js';
 import { printable } from '../../util/printable.js';
 
 /**
@@ -24,51 +24,17 @@ export const BUILTIN_FLAGS: Readonly<Record<string, { value: boolean; short?: st
   ...GLOBAL_FLAGS.map((f) => [f.name, { value: Boolean(f.value), help: f.help }] as const),
 ]);
 
+/** The names an operation's flag may not take: `school api`'s own. */
+export const RESERVED: ReadonlySet<string> = new Set(Object.keys(BUILTIN_FLAGS));
+
 const SHORT: Record<string, string> = Object.fromEntries(Object.entries(BUILTIN_FLAGS).flatMap(([name, f]) => (f.short ? [[f.short, name]] : [])));
 
-export interface OperationFlag {
-  /** Without the leading dashes. */
-  flag: string;
-  field: FieldSpec;
-  /** Why the flag is not plain `--<name>`, when it is not. */
-  renamed?: string;
-}
-
-const LOCATION_WORD: Record<FieldSpec['location'], string> = { path: 'path parameter', query: 'query parameter', header: 'header', cookie: 'cookie', body: 'body field' };
-
-/** A flag name from a field's name: kebab-case, dots kept between the parts of a body path. */
-function baseFlag(field: FieldSpec): string {
-  const parts = field.path ?? [field.name];
-  return parts.map((p) => kebabCase(p) || 'x').join('.');
-}
-
-/** A header parameter the request may carry (see api/request-shape.ts sendableHeader). */
-function sendable(field: FieldSpec): boolean {
-  return field.location !== 'header' || sendableHeader(field.name);
-}
-
 /**
- * The flags of an operation's fields (path parameters are positional and get none; headers the
- * client sets itself, such as Authorization, get none either). A name two
- * fields would share, or one of `school api`'s own, gets the field's location as a prefix
- * (`--query-title`, `--body-title`); a name still taken gets a number. Never silently shadowed:
- * `renamed` says why.
+ * The flags of an operation's fields (see src/api/operation-flags.ts), none taking a name of
+ * `school api`'s own.
  */
 export function operationFlags(fields: readonly FieldSpec[]): OperationFlag[] {
-  const candidates = fields.filter((f) => f.location !== 'path' && sendable(f)).map((field) => ({ field, base: baseFlag(field) }));
-  const count = new Map<string, number>();
-  for (const c of candidates) count.set(c.base, (count.get(c.base) ?? 0) + 1);
-  const reserved = (name: string) => Object.hasOwn(BUILTIN_FLAGS, name) || name.startsWith('no-');
-  const taken = new Set<string>(Object.keys(BUILTIN_FLAGS));
-  for (const c of candidates) if (count.get(c.base) === 1 && !reserved(c.base)) taken.add(c.base);
-  return candidates.map(({ field, base }) => {
-    if (count.get(base) === 1 && !reserved(base)) return { flag: base, field };
-    let flag = `${field.location}-${base}`;
-    for (let i = 2; taken.has(flag); i++) flag = `${field.location}-${base}-${i}`;
-    taken.add(flag);
-    const why = reserved(base) ? `--${base} is a flag of school api` : `another field is also named ${base}`;
-    return { flag, field, renamed: `the ${LOCATION_WORD[field.location]} ${printable(field.name)} (${why})` };
-  });
+  return flagsOf(fields, RESERVED);
 }
 
 export interface ParsedLine {
@@ -80,19 +46,6 @@ export interface ParsedLine {
   builtins: Map<string, string | true>;
   /** The operation's flags, each with every value given, in order. */
   values: Map<string, string[]>;
-}
-
-/** The operation's name: the first argument that is neither a flag nor a value of one of `school api`'s own flags. */
-export function findOperation(argv: readonly string[]): string | undefined {
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--') return argv[i + 1];
-    if (!arg.startsWith('-') || arg === '-') return arg;
-    const name = longName(arg);
-    if (name && !arg.includes('=') && BUILTIN_FLAGS[name]?.value) i++;
-    if (!name || !Object.hasOwn(BUILTIN_FLAGS, name)) return undefined; // an operation's flag before its name
-  }
-  return undefined;
 }
 
 function longName(arg: string): string | undefined {
@@ -116,11 +69,23 @@ export function didYouMean(name: string, candidates: readonly string[]): string 
   return closest(name, candidates) ?? candidates.find((c) => c.startsWith(name) || (name.length >= 4 && c.includes(name)));
 }
 
-/** Splits the command line: `school api`'s own flags, the operation's flags (known from `flags`), the positional arguments. */
-export function parseLine(argv: readonly string[], flags: readonly OperationFlag[], commandPath: string): ParsedLine {
-  const byName = new Map(flags.map((f) => [f.flag, f]));
+/**
+ * The one reader of `school api`'s command line (what follows `api`): `school api`'s own flags and
+ * the global ones (from the command table), the operation's name (the first argument), its path
+ * arguments, and the operation's flags.
+ *
+ * The operation's flags are known only once its description is read, and reading it needs the
+ * line's `--base-url`, `--profile` and `--refresh`. So the line is read twice by this same
+ * function: first with `flags` undefined, when a flag it does not know is taken to be the
+ * operation's (with the next word as its value unless that is a flag, or it has `=`), and then
+ * with the operation's flags, when a flag it does not know is an error. The command checks that
+ * both readings agree on what was needed to read the description.
+ */
+export function parseApiLine(argv: readonly string[], flags: readonly OperationFlag[] | undefined, commandPath: string): ParsedLine {
+  const byName = new Map((flags ?? []).map((f) => [f.flag, f]));
   const line: ParsedLine = { args: [], builtins: new Map(), values: new Map() };
   const positionals: string[] = [];
+  const add = (name: string, value: string) => line.values.set(name, [...(line.values.get(name) ?? []), value]);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--') {
@@ -146,22 +111,19 @@ export function parseLine(argv: readonly string[], flags: readonly OperationFlag
         if (i + 1 >= argv.length) throw new UsageError(`The option '--${op.flag}' of '${commandPath}' needs a value. Run '${commandPath} --help'.`);
         value = argv[++i];
       }
-      line.values.set(op.flag, [...(line.values.get(op.flag) ?? []), value]);
+      add(op.flag, value);
       continue;
     }
     // `--filter.status open`: one property of an object-valued parameter (`--filter '{"status":"open"}'` gives it whole).
-    const objectFlag = name === undefined || op ? undefined : byName.get(name.split('.')[0]);
+    const objectFlag = name === undefined ? undefined : byName.get(name.split('.')[0]);
     if (objectFlag && objectFlag.field.location !== 'body' && objectFlag.field.type === 'json' && !objectFlag.field.array && /^[^.]+(\.[^.]+)+$/.test(name!)) {
-      let value = inline;
-      if (value === undefined) {
-        if (i + 1 >= argv.length) throw new UsageError(`The option '--${printable(name!)}' of '${commandPath}' needs a value. Run '${commandPath} --help'.`);
-        value = argv[++i];
-      }
-      line.values.set(name!, [...(line.values.get(name!) ?? []), value]);
+      const value = inline ?? argv[++i];
+      if (value === undefined) throw new UsageError(`The option '--${printable(name!)}' of '${commandPath}' needs a value. Run '${commandPath} --help'.`);
+      add(name!, value);
       continue;
     }
     if (negated && negated.field.type === 'boolean' && inline === undefined) {
-      line.values.set(negated.flag, [...(line.values.get(negated.flag) ?? []), 'false']);
+      add(negated.flag, 'false');
       continue;
     }
     if (name !== undefined && Object.hasOwn(BUILTIN_FLAGS, name)) {
@@ -178,6 +140,12 @@ export function parseLine(argv: readonly string[], flags: readonly OperationFlag
       line.builtins.set(name, value);
       continue;
     }
+    if (flags === undefined && arg.startsWith('--')) {
+      // The first reading, before the operation's flags are known: an operation's flag, its value next.
+      const value = inline ?? (i + 1 < argv.length && !argv[i + 1].startsWith('-') ? argv[++i] : 'true');
+      add(arg.slice(2).split('=')[0], value);
+      continue;
+    }
     const shown = printable(arg.split('=')[0]);
     const suggestion = didYouMean(shown.replace(/^-+/, ''), [...byName.keys(), ...Object.keys(BUILTIN_FLAGS)]);
     throw new UsageError(`Unknown option '${shown}' for '${commandPath}'${suggestion ? ` (did you mean '--${suggestion}'?)` : ''}. Run '${commandPath} --help'.`);
@@ -187,12 +155,24 @@ export function parseLine(argv: readonly string[], flags: readonly OperationFlag
   return line;
 }
 
+/** The global flags a parser before `school api` read (`--base-url`, `--profile`, `--json`, `--verbose`), written back as the command line has them, from the table. */
+export function globalFlagWords(opts: Readonly<Record<string, unknown>>): string[] {
+  const words: string[] = [];
+  for (const f of GLOBAL_FLAGS) {
+    const value = opts[optionKey(f.name)];
+    if (f.value && typeof value === 'string') words.push(`--${f.name}`, value);
+    else if (!f.value && value === true) words.push(`--${f.name}`);
+  }
+  return words;
+}
+
 const INTEGER = /^[+-]?\d+$/;
 const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 function typeWord(field: FieldSpec): string {
-  if (field.enum) return `one of ${field.enum.map((v) => printable(String(v))).join(', ')}`;
-  return { string: 'a string', integer: 'an integer', number: 'a number', boolean: 'true or false', json: 'a JSON value (or text)' }[field.type];
+  const orNull = field.nullable ? ', or null' : '';
+  if (field.enum) return `one of ${field.enum.map((v) => printable(String(v))).join(', ')}${orNull}`;
+  return `${{ string: 'a string', integer: 'an integer', number: 'a number', boolean: 'true or false', json: 'a JSON value (or text)' }[field.type]}${field.type === 'json' ? '' : orNull}`;
 }
 
 /** One value of a flag, as its type says: an integer, a number, true/false, JSON, or the text itself. */
@@ -200,6 +180,8 @@ export function typedValue(flag: string, field: FieldSpec, raw: string): unknown
   let value: unknown = raw;
   const type: FieldType = field.type;
   const wrong = () => new UsageError(`--${flag} expects ${typeWord(field)}, not "${printable(raw.slice(0, 100))}".`);
+  // A field that may be null takes the word null for it (a JSON field reads it as JSON anyway).
+  if (field.nullable && raw === 'null') return null;
   if (type === 'integer') {
     if (!INTEGER.test(raw) || !Number.isSafeInteger(Number(raw))) throw wrong();
     value = Number(raw);

@@ -1,29 +1,21 @@
 import type { DetailLine, IndexEntry } from '../../api/api-index.js';
+import { exampleCandidates, propertySchema } from '../../api/examples.js';
 import { shellWord as quotedWord } from '../../util/login-command.js';
-import type { FieldSpec } from '../../api/operation-detail.js';
-import { printable } from '../../util/printable.js';
-import { BUILTIN_FLAGS, type OperationFlag } from './flags.js';
+import type { FieldSpec, JsonSchema } from '../../api/operation-detail.js';
+import { kebabCase } from '../../api/operations.js';
+import { plainText, textBlocks, wrapWords } from '../../util/plain-text.js';
+import { isPrintable, printable } from '../../util/printable.js';
+import { type OperationFlag, pathArguments } from '../../api/operation-flags.js';
+import { BUILTIN_FLAGS } from './flags.js';
 
-/** Server text for one line of help: controls made visible, runs of space shrunk, cut to a length. */
+/** Server text for one line of help: markup reduced to its words, controls made visible, runs of space shrunk, cut to a length. */
 export function line(text: string | undefined, max = 200): string {
   if (!text) return '';
-  const one = printable(text.replace(/\s+/g, ' ').trim());
+  const words = textBlocks(text.slice(0, 4000))
+    .map((b) => (b.kind === 'code' ? b.lines.join(' ') : b.kind === 'item' ? `${b.marker} ${b.text}` : b.text))
+    .join(' ');
+  const one = printable(words.replace(/\s+/g, ' ').trim());
   return one.length > max ? `${one.slice(0, max - 1)}…` : one;
-}
-
-/** Paragraphs of server text, wrapped for a terminal and indented. */
-function paragraph(text: string, indent: string, width = 78): string {
-  const words = printable(text.replace(/\s+/g, ' ').trim()).slice(0, 2000).split(' ');
-  const lines: string[] = [];
-  let current = '';
-  for (const w of words) {
-    if (current && current.length + 1 + w.length > width - indent.length) {
-      lines.push(current);
-      current = w;
-    } else current = current ? `${current} ${w}` : w;
-  }
-  if (current) lines.push(current);
-  return lines.map((l) => `${indent}${l}`).join('\n');
 }
 
 function typeLabel(field: FieldSpec): string {
@@ -31,32 +23,172 @@ function typeLabel(field: FieldSpec): string {
   return field.type === 'json' ? 'json' : field.type;
 }
 
-/** A value to show in the example line, for a field of this type. */
-function exampleValue(field: FieldSpec): string {
-  if (field.default !== undefined && field.default !== null) return shellWord(String(field.default));
-  if (field.enum?.length) return shellWord(String(field.enum[0]));
-  const name = field.name.toLowerCase();
-  if (field.type === 'integer') return /seat|count|size|limit|capacity/.test(name) ? '30' : '1';
-  if (field.type === 'number') return '1.5';
-  if (field.type === 'boolean') return 'true';
-  if (field.type === 'json') return `'{}'`;
-  if (field.format === 'email' || name.includes('email')) return 'ada@example.edu';
-  if (field.format === 'date-time') return '2030-01-01T09:00:00Z';
-  if (field.format === 'date') return '2030-01-01';
-  if (field.format === 'uri' || field.format === 'url') return 'https://example.edu/';
-  if (/title|name/.test(name)) return 'Algebra';
-  return 'text';
-}
-
 /** A value from the description as a shell word: made printable, then quoted where a shell would read it. */
 const shellWord = (text: string): string => quotedWord(printable(text));
 
-export function pathParams(detail: DetailLine): FieldSpec[] {
-  return detail.fields.filter((f) => f.location === 'path');
+/** The path parameters in the order the command takes them (see pathArguments): help's usage line and the command's reading of its arguments. */
+function pathParams(entry: Pick<IndexEntry, 'path'>, detail: Pick<DetailLine, 'fields'>): FieldSpec[] {
+  return pathArguments(entry.path, detail.fields);
 }
 
 export function placeholder(field: FieldSpec): string {
   return `<${field.name.replace(/[^A-Za-z0-9_-]+/g, '-').slice(0, 40) || 'arg'}>`;
+}
+
+/** Whether a value passes a schema: the operation's own checks (commands/api/checks.ts), loaded by the caller. */
+export type Accepts = (schema: JsonSchema, value: unknown) => boolean;
+
+/** The schema a field's value is checked against, with the `$defs` its references point into. */
+function schemaOf(detail: DetailLine, field: FieldSpec): { schema: unknown; root: JsonSchema } | undefined {
+  if (field.location === 'body') {
+    if (!detail.bodySchema) return undefined;
+    const schema = propertySchema(detail.bodySchema, field.path ?? [field.name]);
+    return schema === undefined ? undefined : { schema, root: detail.bodySchema };
+  }
+  const root = detail.paramSchemas[`${field.location}:${field.name}`];
+  return root ? { schema: root, root } : undefined;
+}
+
+/** What a field's flag (or argument) is given for a value, one word per repetition; undefined when the flag could not say it. */
+function wordsFor(field: FieldSpec, value: unknown): string[] | undefined {
+  const values = field.array ? (Array.isArray(value) && value.length ? value : undefined) : [value];
+  if (!values) return undefined;
+  const words: string[] = [];
+  for (const v of values) {
+    let raw: string | undefined;
+    if (field.type === 'string') raw = typeof v === 'string' ? v : undefined;
+    else if (field.type === 'integer') raw = Number.isSafeInteger(v) ? String(v) : undefined;
+    else if (field.type === 'number') raw = typeof v === 'number' && Number.isFinite(v) ? String(v) : undefined;
+    else if (field.type === 'boolean') raw = typeof v === 'boolean' ? String(v) : undefined;
+    else if (typeof v === 'string') {
+      // A JSON flag reads JSON first: a string that would parse as JSON is written as a JSON string.
+      let parses = true;
+      try {
+        JSON.parse(v);
+      } catch {
+        parses = false;
+      }
+      raw = parses ? JSON.stringify(v) : v;
+    } else raw = JSON.stringify(v);
+    if (raw === undefined || !isPrintable(raw) || raw.length > 1000) return undefined;
+    if (field.enum && !field.enum.some((allowed) => allowed === v)) return undefined;
+    // A word starting with a dash would be read as a flag (a negative number aside).
+    if (/^-(?!\d)/.test(raw)) return undefined;
+    words.push(raw);
+  }
+  return words;
+}
+
+/** A value for a field that its checks accept, as words for its flag: from its schema's enum, default, example, format and bounds. */
+function exampleWords(detail: DetailLine, field: FieldSpec, accepts: Accepts): string[] | undefined {
+  // A file field of a multipart body takes a file: `@path` names the person's own.
+  if (field.location === 'body' && field.format === 'binary') return [`@${kebabCase(field.name) || 'file'}.bin`];
+  const found = schemaOf(detail, field);
+  const word = field.location === 'path' ? `my-${kebabCase(field.name) || 'value'}` : undefined;
+  const tries = found ? exampleCandidates(found.schema, found.root, { hint: field.name, ...(word ? { word } : {}) }) : [];
+  if (field.enum) tries.push(...field.enum.filter((v) => v !== null));
+  tries.push(fallbackValue(field, word));
+  const shaped = tries.map((v) => (field.array && !Array.isArray(v) ? [v] : v));
+  const usable = shaped.flatMap((v) => {
+    const words = wordsFor(field, v);
+    return words ? [{ v, words }] : [];
+  });
+  if (!found) return usable[0]?.words;
+  const schema: JsonSchema = { ...(typeof found.schema === 'object' && found.schema ? found.schema : {}), ...(found.root.$defs ? { $defs: found.root.$defs } : {}) };
+  return (usable.find(({ v }) => accepts(schema, v)) ?? usable[0])?.words;
+}
+
+/** A value of the field's type, for a field whose schema offers nothing better. */
+function fallbackValue(field: FieldSpec, word: string | undefined): unknown {
+  if (field.default !== undefined && field.default !== null) return field.default;
+  if (field.type === 'integer') return 1;
+  if (field.type === 'number') return 1.5;
+  if (field.type === 'boolean') return true;
+  if (field.type === 'json') return {};
+  return word ?? 'text';
+}
+
+/** The paths of the leaves of a value made for a body: where flags would set it. */
+function leafPaths(value: unknown, path: string[] = [], out: string[][] = []): string[][] {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length && path.length < 8) {
+    for (const [k, v] of Object.entries(value)) leafPaths(v, [...path, k], out);
+  } else if (path.length) out.push(path);
+  return out;
+}
+
+const samePath = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((p, i) => p === b[i]);
+
+/**
+ * The body flags an example gives: those setting what a body of the schema needs (its required
+ * fields, nested ones included), and when the body is required but needs no field in particular,
+ * one field with what its own object needs beside it.
+ */
+function bodyFlagsShown(entry: IndexEntry, detail: DetailLine, flags: readonly OperationFlag[], accepts: Accepts): OperationFlag[] {
+  const body = flags.filter((f) => f.field.location === 'body');
+  const root = detail.bodySchema;
+  if (!body.length || !root) return body.filter((f) => f.field.required);
+  const flagAt = (path: readonly string[]) => body.find((f) => samePath(f.field.path ?? [f.field.name], path));
+  // A flag for a whole object (deeper than dotted flags go) sets every leaf under it.
+  const flagOver = (path: readonly string[]) => flagAt(path) ?? body.find((f) => (f.field.path ?? []).every((p, i) => p === path[i]));
+  // A body the checks accept; else the one made from the schema's own structure (its required fields), made last.
+  const candidates = exampleCandidates(root, root);
+  const sample = candidates.find((v) => accepts(root, v)) ?? candidates[candidates.length - 1];
+  const shown = new Set<OperationFlag>(body.filter((f) => f.field.required));
+  // Each place the body needs filled: its flag; or, for an object no flag sets whole, the first of
+  // its fields with what each object on the way to it needs beside it (an object comes whole).
+  const pending = leafPaths(sample);
+  const covered = new Set<string>();
+  const cover = (first: OperationFlag) => {
+    shown.add(first);
+    const path = first.field.path ?? [first.field.name];
+    for (let depth = 1; depth < path.length; depth++) {
+      const parent = path.slice(0, depth);
+      const around = exampleCandidates(propertySchema(root, parent), root)[0];
+      for (const leaf of leafPaths(around)) pending.push([...parent, ...leaf]);
+    }
+  };
+  let n = 0;
+  const drain = () => {
+    for (; n < pending.length && n < 200; n++) {
+      const path = pending[n];
+      const key = path.join('\u0000');
+      if (covered.has(key)) continue;
+      covered.add(key);
+      const f = flagOver(path);
+      const inside = f ? undefined : body.find((b) => path.every((p, i) => (b.field.path ?? [])[i] === p));
+      if (f) shown.add(f);
+      else if (inside) cover(inside);
+    }
+  };
+  drain();
+  if (shown.size === 0 && entry.body?.required) {
+    cover(body[0]);
+    drain();
+  }
+  return body.filter((f) => shown.has(f));
+}
+
+/**
+ * The example line of an operation, as shell words after `school api <name>`: its path arguments
+ * in the order taken, each flag the request needs with a value its checks accept (or, when it
+ * needs none, one flag to show how they go). Help and the skill show it.
+ */
+export function exampleArguments(entry: IndexEntry, detail: DetailLine, flags: readonly OperationFlag[], accepts: Accepts): string[] {
+  const words: string[] = [];
+  for (const p of pathParams(entry, detail)) words.push(shellWord(exampleWords(detail, p, accepts)?.[0] ?? placeholder(p)));
+  const bodyShown = bodyFlagsShown(entry, detail, flags, accepts);
+  let shown = flags.filter((f) => (f.field.location === 'body' ? bodyShown.includes(f) : f.field.required));
+  if (!shown.length) shown = [flags.find((f) => f.field.location === 'body') ?? flags[0]].filter((f): f is OperationFlag => f !== undefined);
+  for (const f of shown) {
+    const values = exampleWords(detail, f.field, accepts);
+    if (!values) continue;
+    // A switch given `true` reads best as the flag alone.
+    if (f.field.type === 'boolean' && !f.field.array && values[0] === 'true') words.push(`--${f.flag}`);
+    else for (const v of values) words.push(`--${f.flag}`, shellWord(v));
+  }
+  // A body only a file can give (no field flags for it): the example says where it goes.
+  if (entry.body?.required && !flags.some((f) => f.field.location === 'body')) words.push('--input', 'body.json');
+  return words;
 }
 
 function describeScopes(entry: Pick<IndexEntry, 'scopeSets' | 'anonymous'>): string {
@@ -66,17 +198,20 @@ function describeScopes(entry: Pick<IndexEntry, 'scopeSets' | 'anonymous'>): str
 }
 
 /** `school api <operation> --help`. */
-export function operationHelp(entry: IndexEntry, detail: DetailLine, flags: readonly OperationFlag[]): string {
+export function operationHelp(entry: IndexEntry, detail: DetailLine, flags: readonly OperationFlag[], options: { width: number; accepts: Accepts }): string {
   const out: string[] = [];
   const name = entry.command;
   out.push(`${name}: ${line(entry.summary) || `${entry.method} ${line(entry.path)}`}${entry.deprecated ? ' (deprecated)' : ''}`);
-  if (detail.description) out.push('', paragraph(detail.description, '  '));
+  if (detail.description) out.push('', plainText(detail.description, { width: options.width, indent: '  ', maxLines: 60 }));
   out.push('', `Request: ${entry.method} ${line(entry.path, 300)}`, `Scopes:  ${describeScopes(entry)}`);
-  const positional = pathParams(detail);
+  const positional = pathParams(entry, detail);
   out.push('', 'Usage:', `  school api ${name}${positional.map((p) => ` ${placeholder(p)}`).join('')} [flags]`);
   if (positional.length) {
     out.push('', 'Arguments:');
-    for (const p of positional) out.push(`  ${placeholder(p).padEnd(24)} ${typeLabel(p)}, required${p.description ? `. ${line(p.description, 120)}` : ''}`);
+    for (const p of positional) {
+      const text = wrapWords(`${typeLabel(p)}, required${p.description ? `. ${line(p.description, 300)}` : ''}`, Math.max(30, options.width - 27));
+      out.push(`  ${placeholder(p).padEnd(24)} ${text[0]}`, ...text.slice(1).map((l) => `${' '.repeat(27)}${l}`));
+    }
   }
   const rows = flags.map((f) => {
     const left = `--${f.flag} <${typeLabel(f.field).slice(0, 60)}>${f.field.array ? '...' : ''}`;
@@ -84,6 +219,7 @@ export function operationHelp(entry: IndexEntry, detail: DetailLine, flags: read
       f.field.location === 'body' ? 'body' : f.field.location,
       f.field.required ? 'required' : '',
       f.field.array ? 'repeatable' : '',
+      f.field.nullable ? 'null allowed' : '',
       f.field.default !== undefined ? `default ${line(JSON.stringify(f.field.default), 40)}` : '',
       f.field.format ? `format ${line(f.field.format, 30)}` : '',
       f.field.limits ? line(f.field.limits, 80) : '',
@@ -95,24 +231,26 @@ export function operationHelp(entry: IndexEntry, detail: DetailLine, flags: read
   if (rows.length) {
     const width = Math.min(34, Math.max(...rows.map(([l]) => l.length)));
     out.push('', 'Flags:');
-    for (const [left, text] of rows) out.push(left.length > width ? `  ${left}\n  ${' '.repeat(width)}  ${text}` : `  ${left.padEnd(width)}  ${text}`);
+    // The text column wrapped to the width; a long flag name stands on a line of its own above it.
+    const pad = ' '.repeat(width + 4);
+    for (const [left, text] of rows) {
+      const wrapped = wrapWords(text, Math.max(30, options.width - pad.length));
+      const first = left.length > width ? [`  ${left}`, `${pad}${wrapped[0] ?? ''}`] : [`  ${left.padEnd(width)}  ${wrapped[0] ?? ''}`];
+      out.push(...first.map((l) => l.trimEnd()), ...wrapped.slice(1).map((l) => `${pad}${l}`));
+    }
   }
   if (entry.body) {
-    out.push('', 'Body:', `  ${line(detail.request.media.map((m) => m.type).join(', '), 120)}${entry.body.required ? ', required' : ''}: ${bodyWays(detail, flags)}`);
+    const kind = `${line(detail.request.media.map((m) => m.type).join(', '), 120)}${entry.body.required ? ', required' : ''}`;
+    out.push('', 'Body:', ...wrapWords(`${kind}: ${bodyWays(detail, flags)}`, options.width - 2).map((l) => `  ${l}`));
   }
-  const required = flags.filter((f) => f.field.required);
-  const example = [`school api ${name}`, ...positional.map(placeholder), ...required.map((f) => `--${f.flag} ${exampleValue(f.field)}`)];
-  if (!required.length) {
-    const first = flags.find((f) => f.field.location === 'body') ?? flags[0];
-    if (first) example.push(`--${first.flag} ${exampleValue(first.field)}`);
-  }
+  const example = [`school api ${name}`, ...exampleArguments(entry, detail, flags, options.accepts)];
   out.push('', 'Example:', `  ${example.join(' ')}`, `  ${example.join(' ')} --dry-run`);
   out.push(
     '',
     'Flags of every operation:',
-    '  --dry-run, --no-validate, --anonymous, --input <file|->, --content-type <type>,',
-    '  --format json|table, --columns <a,b,c>, --jq <expr>, --paginate, --slurp, -i/--include,',
-    '  --timeout <s>, --retry <n>, --refresh',
+    '  --dry-run, --no-validate, --anonymous, --input <file|->,',
+    '  --content-type <type>, --format json|table, --columns <a,b,c>, --jq <expr>,',
+    '  --paginate, --slurp, -i/--include, --timeout <s>, --retry <n>, --refresh',
     '  (school api --help says what each does)',
   );
   return `${out.join('\n')}\n`;

@@ -15,15 +15,16 @@ import { underBase } from '../../http/request-url.js';
 import { printable } from '../../util/printable.js';
 import { bodyWithoutMark } from '../../util/text-file.js';
 import { fileErrorReason, readAll } from '../call/fields.js';
-import { type OperationFlag, type ParsedLine, flagValues, setPath } from './flags.js';
-import { line, pathParams, placeholder } from './help.js';
+import { type OperationFlag, pathArguments } from '../../api/operation-flags.js';
+import { type ParsedLine, flagValues, setPath } from './flags.js';
+import { line, placeholder } from './help.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: string | true | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
 
-/** The path parameters in the order the path names them. */
+/** The path parameters in the order the command takes them: the order the path names them. */
 function orderedPathParams(entry: IndexEntry, detail: DetailLine): FieldSpec[] {
-  return pathParams(detail).sort((a, b) => entry.path.indexOf(`{${a.name}}`) - entry.path.indexOf(`{${b.name}}`));
+  return pathArguments(entry.path, detail.fields);
 }
 
 export interface ApiRequest {
@@ -132,7 +133,9 @@ export async function buildRequest(deps: Deps, { baseUrl, entry, detail, flags, 
   }
   if (validate) {
     for (const f of detail.fields) {
-      if (f.location !== 'path' && f.location !== 'body' && f.required && !values.some((v) => v.flag.field === f)) {
+      // A required header the client sets itself (Accept, Content-Type) has no flag: the client sends it.
+      const settable = flags.some((fl) => fl.field === f);
+      if (f.location !== 'path' && f.location !== 'body' && f.required && settable && !values.some((v) => v.flag.field === f)) {
         violations.push(`${nameOfPlace(flags, f.location, [f.name])} is required`);
       }
     }

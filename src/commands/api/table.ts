@@ -24,9 +24,10 @@ function cell(value: unknown): string {
 
 /**
  * An answer as a table. `pages` holds one answer, or every page of a paginated listing; the
- * columns are the ones asked for, else those of the response schema, else the fields of the rows.
+ * columns are the ones asked for (`asked`), else those of the response schema, else the fields of
+ * the rows; of the last two, a column empty in every row is left out.
  */
-export function renderTable(pages: unknown[], options: { columns?: string[]; listKey?: string }): string {
+export function renderTable(pages: unknown[], options: { columns?: string[]; listKey?: string; asked?: boolean }): string {
   const rows: unknown[] = [];
   for (const page of pages) {
     const found = rowsOf(page, options.listKey);
@@ -42,7 +43,14 @@ export function renderTable(pages: unknown[], options: { columns?: string[]; lis
     columns = [...seen].slice(0, 8);
   }
   if (!columns.length) columns = ['value'];
-  const table = [columns.map((c) => cell(c).toUpperCase()), ...rows.map((row) => columns!.map((c) => cell(isObject(row) ? row[c] : c === 'value' ? row : undefined)))];
+  const cells = rows.map((row) => columns!.map((c) => cell(isObject(row) ? row[c] : c === 'value' ? row : undefined)));
+  // A column nothing fills says nothing: left out, unless asked for by name (--columns).
+  const kept = columns.map((_, i) => options.asked === true || cells.length === 0 || cells.some((r) => r[i] !== ''));
+  if (kept.some(Boolean)) {
+    columns = columns.filter((_, i) => kept[i]);
+    for (const [n, r] of cells.entries()) cells[n] = r.filter((_, i) => kept[i]);
+  }
+  const table = [columns.map((c) => cell(c).toUpperCase()), ...cells];
   const widths = columns.map((_, i) => Math.max(...table.map((r) => r[i].length)));
   return `${table
     .map((r) =>

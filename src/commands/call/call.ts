@@ -1,8 +1,7 @@
 // fs.promises, not node:fs/promises: the promise API loads a dozen modules, so only where it is used.
 import { promises as fs } from 'node:fs';
-import { type OpenApiDoc, listOperations } from '../../api/openapi.js';
 import type { Deps } from '../../deps.js';
-import { CliError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { ABSOLUTE_URL } from '../../http/request-url.js';
 import { ApiClient } from '../../session/api-client.js';
 import { loadApiDescription } from '../../session/api-description.js';
@@ -50,26 +49,28 @@ async function listRun(deps: Deps, opts: CallOptions, baseUrl: string, target: T
   // The description cache `school api` uses: fresh, revalidated, or the stale copy with a note.
   const loaded = await loadApiDescription(deps, baseUrl, { target });
   if (loaded.note) deps.io.err.write(`${loaded.note}\n`);
-  const doc = await loaded.document();
-  if (doc === undefined) throw new CliError(`The cached API description of ${printable(baseUrl)} is gone: run 'school api --refresh'.`, { code: 'openapi_unavailable' });
-  const ops = listOperations(doc as OpenApiDoc);
-  if (opts.jq !== undefined) {
-    // --jq implies the JSON form.
-    const filter = await (await import('../../run/jq.js')).compileJq(opts.jq, deps.io.outIsTTY ? await terminalJson(deps.io) : undefined);
-    deps.io.out.write(filter.apply(JSON.stringify(ops), 'The list'));
-    return;
-  }
-  if (opts.json) {
+  const [{ listingRows }, { RESERVED }] = await Promise.all([import('../../api/listing.js'), import('../api/flags.js')]);
+  const ops = loaded.index.operations;
+  if (opts.jq !== undefined || opts.json) {
+    // The rows of `school api --json`: one listing for scripts, whichever command prints it.
+    const rows = listingRows(ops, await loaded.details(), RESERVED);
+    if (opts.jq !== undefined) {
+      // --jq implies the JSON form.
+      const filter = await (await import('../../run/jq.js')).compileJq(opts.jq, deps.io.outIsTTY ? await terminalJson(deps.io) : undefined);
+      deps.io.out.write(filter.apply(JSON.stringify(rows), 'The list'));
+      return;
+    }
     // JSON escapes every control character itself; the listing below is for a terminal.
-    deps.io.out.write(`${terminalSafeJson(ops, 2)}\n`);
+    deps.io.out.write(`${terminalSafeJson(rows, 2)}\n`);
     return;
   }
-  const scopesOf = (o: (typeof ops)[number]) => `${o.scopes.length ? o.scopes.map(printable).join(' ') : '-'}${o.anonymous && o.scopes.length ? ' (or anonymous)' : ''}`;
-  const shown = ops.map((o) => ({ ...o, path: printable(o.path), summary: o.summary === undefined ? undefined : printable(o.summary) }));
+  const rows = listingRows(ops, [], RESERVED);
+  const scopesOf = (o: (typeof rows)[number]) => `${o.scopes.length ? o.scopes.map(printable).join(' ') : '-'}${o.anonymous && o.scopes.length ? ' (or anonymous)' : ''}`;
+  const shown = rows.map((o) => ({ ...o, path: printable(o.path), summary: printable(o.summary || (o.operation_id ?? '')) }));
   const pathWidth = Math.max(...shown.map((o) => o.path.length), 4);
   const scopeWidth = Math.max(...shown.map((o) => scopesOf(o).length), 5);
   for (const op of shown) {
-    const line = `${op.method.padEnd(7)} ${op.path.padEnd(pathWidth)}  ${scopesOf(op).padEnd(scopeWidth)}  ${op.summary ?? ''}${op.paginated ? ' (paginated)' : ''}`;
+    const line = `${op.method.padEnd(7)} ${op.path.padEnd(pathWidth)}  ${scopesOf(op).padEnd(scopeWidth)}  ${op.summary}${op.paginated ? ' (paginated)' : ''}`;
     deps.io.out.write(`${line.trimEnd()}\n`);
   }
 }

@@ -13,7 +13,7 @@ import { readsAsScopeName } from '../../util/plain-name.js';
 export const SKILL_MARKER = '<!-- Written by school skill: school skill --install replaces this file. Keep changes in a copy under another name. -->';
 
 /** The most operations listed; beyond that the skill says how to list the rest (`school api`). */
-const MAX_LISTED = 300;
+export const MAX_LISTED = 300;
 
 // Controls, bidi and invisible format characters: none reaches the file (a model or a terminal could act on them).
 const UNSAFE =
@@ -53,6 +53,9 @@ function scopesCell(op: IndexEntry): string {
   return `${all.join(' or ')}${op.anonymous ? ' (anonymous: less)' : ''}`;
 }
 
+/** An example line in a code span of a table cell: printable, short, and nothing that ends the span or the cell. */
+const safeExample = (value: string | undefined): value is string => value !== undefined && value.length <= 300 && !/[`|\\<>\u0000-\u001f\u007f-\u009f\u2028-\u202e]/.test(value);
+
 /** A name the CLI made (command, scope, method, path): shown in a code span only when it is plainly safe. */
 const plain = (value: string) => /^[A-Za-z0-9_.:/{}-]{1,200}$/.test(value);
 
@@ -60,6 +63,8 @@ export interface SkillInput {
   /** The base URL the description is of. */
   baseUrl: string;
   operations: readonly IndexEntry[];
+  /** Example lines by command name, as the operation's help shows them (`school api <operation> …`). */
+  examples?: Readonly<Record<string, string>>;
   /** The `--profile` the commands should carry, when not the default one. */
   profile?: string;
 }
@@ -98,7 +103,7 @@ export function skillText(input: SkillInput): string {
     '## Finding and calling operations',
     '',
     `- \`school api${profileFlag}\` lists every operation by area; \`school api${profileFlag} --json\` as JSON. \`school api <operation>${profileFlag} --help\` shows its flags, types and an example.`,
-    '- Required path parameters are positional; the rest are flags (`--title Algebra --seats 30`, nested `--address.city Paris`); a whole body from `--input file.json`.',
+    '- Required path parameters are positional, in the order shown; the rest are flags (`--title Algebra --seats 30`, nested `--address.city Paris`); a whole body from `--input file.json`. Each example below is one the checks accept: change its values to what the person asked for.',
     '- `--paginate` follows every page; `--jq <expression>` filters the JSON; `--format table` prints a table.',
     `- For a path the description lacks: \`school call${profileFlag} /api/…\` (the same login, \`-X POST -f key=value\` for a write).`,
     '',
@@ -109,9 +114,11 @@ export function skillText(input: SkillInput): string {
   for (const area of areas) {
     const inArea = listed.filter((op) => op.area === area);
     if (!inArea.length) continue;
-    lines.push(`### ${area}`, '', '| command | request | scopes | what it does |', '| --- | --- | --- | --- |');
+    lines.push(`### ${area}`, '', '| example | request | scopes | what it does |', '| --- | --- | --- | --- |');
     for (const op of inArea) {
-      lines.push(`| \`school api ${op.command}${profileFlag}\` | \`${op.method} ${op.path}\` | ${scopesCell(op)} | ${quoted("Server's description", op.summary) ?? ''} |`);
+      const example = input.examples?.[op.command];
+      const command = example !== undefined && safeExample(example) ? example : `school api ${op.command}`;
+      lines.push(`| \`${command}${profileFlag}\` | \`${op.method} ${op.path}\` | ${scopesCell(op)} | ${quoted("Server's description", op.summary) ?? ''} |`);
     }
     lines.push('');
   }

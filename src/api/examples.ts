@@ -1,0 +1,331 @@
+/**
+ * Example values made from a schema, for help's example line and the skill's: a value the
+ * operation's checks accept (its enum, default, example, format, bounds), so an example a person
+ * copies is sent rather than refused. Pure, and bounded: a schema from a server may loop or nest
+ * without end. Each candidate is a guess; the caller keeps the first its checks accept.
+ */
+import type { JsonSchema } from './operation-detail.js';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** How deep a schema is followed for an example: deeper parts take the simplest value of their type. */
+const MAX_DEPTH = 8;
+/** How many candidates one schema yields at most. */
+const MAX_CANDIDATES = 8;
+
+/** Strings tried against a `pattern` with no example of its own; the first it matches is used. */
+const PATTERN_TRIES = ['text', 'example', 'abc', 'a', 'A', 'ABC', '1', '123', 'a1', 'abc-123', 'abc_123', 'en', 'EN', 'en-US', '2030-01-01'];
+
+const FORMATS: Record<string, string> = {
+  'date-time': '2030-01-01T09:00:00Z',
+  date: '2030-01-01',
+  time: '09:00:00Z',
+  email: 'ada@example.edu',
+  'idn-email': 'ada@example.edu',
+  uri: 'https://example.edu/',
+  url: 'https://example.edu/',
+  'uri-reference': 'https://example.edu/',
+  iri: 'https://example.edu/',
+  uuid: '123e4567-e89b-12d3-a456-426614174000',
+  ipv4: '192.0.2.1',
+  ipv6: '2001:db8::1',
+  hostname: 'example.edu',
+  'idn-hostname': 'example.edu',
+  byte: 'dGV4dA==',
+  duration: 'P1D',
+};
+
+/** A value an example can show: a string of a line, or a structure of a few lines once written as JSON. */
+function showable(value: unknown): boolean {
+  if (value === undefined) return false;
+  const text = JSON.stringify(value);
+  return text !== undefined && text.length <= (typeof value === 'object' && value !== null ? 4000 : 200);
+}
+
+interface Context {
+  root: JsonSchema;
+  /** A word the value is for (a parameter's or field's name), for a friendlier string. */
+  hint: string;
+  /** The string to try first where the schema says nothing more of it. */
+  word?: string;
+}
+
+function follow(ctx: Context, node: unknown, seen: Set<string>): Record<string, unknown> | undefined {
+  let current = node;
+  while (isObject(current) && typeof current.$ref === 'string') {
+    const ref = current.$ref;
+    if (seen.has(ref) || !ref.startsWith('#/$defs/')) return undefined;
+    seen.add(ref);
+    const defs = ctx.root.$defs;
+    current = isObject(defs) ? defs[ref.slice('#/$defs/'.length)] : undefined;
+  }
+  if (current === true) return {};
+  return isObject(current) ? current : undefined;
+}
+
+/** `allOf` members merged into one schema: properties and required joined, the first word on anything else. */
+function merged(ctx: Context, schema: Record<string, unknown>, seen: Set<string>, depth: number): Record<string, unknown> {
+  if (!Array.isArray(schema.allOf) || depth > MAX_DEPTH) return schema;
+  const out: Record<string, unknown> = { ...schema };
+  delete out.allOf;
+  const properties: Record<string, unknown> = isObject(schema.properties) ? { ...schema.properties } : {};
+  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+  for (const member of schema.allOf) {
+    const part = follow(ctx, member, new Set(seen));
+    if (!part) continue;
+    const flat = merged(ctx, part, seen, depth + 1);
+    for (const [k, v] of Object.entries(flat)) if (!(k in out) && k !== 'properties' && k !== 'required') out[k] = v;
+    if (isObject(flat.properties)) Object.assign(properties, flat.properties);
+    if (Array.isArray(flat.required)) for (const r of flat.required) required.add(r);
+  }
+  if (Object.keys(properties).length) out.properties = properties;
+  if (required.size) out.required = [...required];
+  return out;
+}
+
+function typesOf(schema: Record<string, unknown>): string[] {
+  if (typeof schema.type === 'string') return [schema.type];
+  if (Array.isArray(schema.type)) return schema.type.filter((t): t is string => typeof t === 'string');
+  if (isObject(schema.properties)) return ['object'];
+  if (schema.items !== undefined) return ['array'];
+  if (schema.minimum !== undefined || schema.maximum !== undefined) return ['number'];
+  return [];
+}
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+function numberIn(schema: Record<string, unknown>, integer: boolean, hint: string): number {
+  let low = num(schema.minimum) ?? (num(schema.exclusiveMinimum) !== undefined ? num(schema.exclusiveMinimum)! + (integer ? 1 : 0.5) : undefined);
+  const high = num(schema.maximum) ?? (num(schema.exclusiveMaximum) !== undefined ? num(schema.exclusiveMaximum)! - (integer ? 1 : 0.5) : undefined);
+  const wanted = integer ? (/seat|count|size|limit|capacity|per.?page/i.test(hint) ? 30 : 1) : 1.5;
+  if (integer && low !== undefined) low = Math.ceil(low);
+  let value = Math.max(low ?? wanted, Math.min(high ?? wanted, wanted));
+  if (high !== undefined && value > high) value = high;
+  const step = num(schema.multipleOf);
+  if (step && step > 0) value = Math.ceil((low ?? value) / step) * step;
+  return integer ? Math.round(value) : value;
+}
+
+function stringFor(schema: Record<string, unknown>, hint: string, word?: string): string | undefined {
+  const format = typeof schema.format === 'string' ? FORMATS[schema.format] : undefined;
+  const min = num(schema.minLength) ?? 0;
+  const max = num(schema.maxLength) ?? Number.POSITIVE_INFINITY;
+  const fits = (s: string) => [...s].length >= min && [...s].length <= max;
+  const friendly = word ?? (/email/i.test(hint) ? 'ada@example.edu' : /title|name/i.test(hint) ? 'Algebra' : 'text');
+  if (typeof schema.pattern === 'string') {
+    let re: RegExp;
+    try {
+      re = new RegExp(schema.pattern, 'u');
+    } catch {
+      return undefined;
+    }
+    return [format, friendly, ...PATTERN_TRIES, patternSample(schema.pattern), patternSample(schema.pattern, min), patternSample(schema.pattern, min, true)].find(
+      (s): s is string => s !== undefined && re.test(s) && fits(s),
+    );
+  }
+  const base = format ?? friendly;
+  if (fits(base)) return base;
+  if ([...base].length > max) return base.slice(0, Math.max(max, 0));
+  return base.padEnd(min, 'x');
+}
+
+/** Characters tried for a class (`[a-z0-9-]`, `[^/]`, `\\d`): the first it matches is used. */
+const CLASS_TRIES = 'a1A_-.x0Z9 :/@';
+
+/** A class like `[a-z0-9-]`, `[^/]` or `\\d`: one character it matches, preferring a letter or digit. */
+function classChar(source: string): string | undefined {
+  let re: RegExp;
+  try {
+    re = new RegExp(`^${source}$`, 'u');
+  } catch {
+    return undefined;
+  }
+  return [...CLASS_TRIES].find((c) => re.test(c));
+}
+
+/**
+ * A string a simple regular expression matches: anchors, literals, classes, groups (the first
+ * alternative), and quantifiers at their least (one for `+`). Undefined for what it cannot read;
+ * the caller tests the result against the pattern either way.
+ */
+function patternSample(pattern: string, minLength = 0, generous = false): string | undefined {
+  let out = '';
+  let i = 0;
+  // Where the last piece that may repeat without end stands, to grow the sample to minLength there.
+  let growable: { at: number; piece: string } | undefined;
+  const atom = (): string | undefined => {
+    const c = pattern[i];
+    if (c === '\\') {
+      const next = pattern[i + 1];
+      i += 2;
+      return next === undefined ? undefined : /[dwsDWS]/.test(next) ? classChar(`\\${next}`) : next;
+    }
+    if (c === '[') {
+      const end = pattern.indexOf(']', i + 2);
+      if (end < 0) return undefined;
+      const body = pattern.slice(i, end + 1);
+      i = end + 1;
+      return classChar(body);
+    }
+    if (c === '(') {
+      let depth = 0;
+      let j = i;
+      for (; j < pattern.length; j++) {
+        if (pattern[j] === '\\') j++;
+        else if (pattern[j] === '(') depth++;
+        else if (pattern[j] === ')' && --depth === 0) break;
+      }
+      const inner = pattern.slice(i + 1, j).replace(/^\?(?::|<[A-Za-z]\w*>)/, '');
+      i = j + 1;
+      // The first alternative at the group's own level.
+      let level = 0;
+      let cut = inner.length;
+      for (let k = 0; k < inner.length; k++) {
+        if (inner[k] === '\\') k++;
+        else if (inner[k] === '(' || inner[k] === '[') level++;
+        else if (inner[k] === ')' || inner[k] === ']') level--;
+        else if (inner[k] === '|' && level === 0) {
+          cut = k;
+          break;
+        }
+      }
+      return patternSample(inner.slice(0, cut), 0, generous);
+    }
+    if (c === '.') {
+      i++;
+      return 'a';
+    }
+    if ('*+?{|)'.includes(c)) return undefined;
+    i++;
+    return c;
+  };
+  if (pattern.startsWith('^')) i = 1;
+  let guard = 0;
+  while (i < pattern.length && guard++ < 200) {
+    if (pattern[i] === '$' && (i === pattern.length - 1 || pattern[i + 1] === '|')) break;
+    if (pattern[i] === '|') break; // the first alternative of the whole pattern
+    const piece = atom();
+    if (piece === undefined) return undefined;
+    let times = 1;
+    let unbounded = false;
+    const q = pattern[i];
+    if (q === '*' || q === '?') {
+      // Generous: each optional part once, for a sample that must be long.
+      times = generous ? 1 : 0;
+      unbounded = q === '*';
+      i++;
+    } else if (q === '+') {
+      unbounded = true;
+      i++;
+    } else if (q === '{') {
+      const m = /^\{(\d+)(?:,(\d*))?\}/.exec(pattern.slice(i));
+      if (!m) return undefined;
+      times = Number(m[1]);
+      unbounded = m[2] === '';
+      i += m[0].length;
+    }
+    if (pattern[i] === '?' || pattern[i] === '+') i++; // lazy or possessive
+    if (times > 100) return undefined;
+    out += piece.repeat(times);
+    if (unbounded && piece) growable = { at: out.length, piece };
+  }
+  if (out.length < minLength && growable) {
+    const more = Math.ceil((minLength - out.length) / growable.piece.length);
+    if (more > 200) return undefined;
+    out = `${out.slice(0, growable.at)}${growable.piece.repeat(more)}${out.slice(growable.at)}`;
+  }
+  return out;
+}
+
+/** Candidate values for a schema, the likeliest to be accepted first. */
+function candidates(ctx: Context, node: unknown, depth: number, seen: Set<string>): unknown[] {
+  const found = follow(ctx, node, seen);
+  if (!found) return [];
+  const schema = merged(ctx, found, seen, depth);
+  const out: unknown[] = [];
+  const add = (v: unknown) => {
+    if (showable(v) && !out.some((o) => JSON.stringify(o) === JSON.stringify(v))) out.push(v);
+  };
+  if ('const' in schema) add(schema.const);
+  if (Array.isArray(schema.enum)) for (const v of schema.enum.slice(0, 3)) if (v !== null) add(v);
+  if (schema.default !== undefined && schema.default !== null) add(schema.default);
+  if (schema.example !== undefined && schema.example !== null) add(schema.example);
+  if (Array.isArray(schema.examples)) for (const v of schema.examples.slice(0, 2)) if (v !== null) add(v);
+  if (depth > MAX_DEPTH) return out;
+  for (const key of ['oneOf', 'anyOf'] as const) {
+    const branches = schema[key];
+    if (!Array.isArray(branches)) continue;
+    for (const branch of branches.slice(0, 6)) for (const v of candidates(ctx, branch, depth + 1, new Set(seen))) add(v);
+  }
+  const types = typesOf(schema);
+  for (const type of types.filter((t) => t !== 'null')) {
+    if (type === 'string') {
+      const s = stringFor(schema, ctx.hint, ctx.word);
+      if (s !== undefined) add(s);
+    } else if (type === 'integer' || type === 'number') add(numberIn(schema, type === 'integer', ctx.hint));
+    else if (type === 'boolean') add(true);
+    else if (type === 'array') {
+      const item = candidates({ ...ctx }, schema.items ?? {}, depth + 1, new Set(seen))[0] ?? 'text';
+      add(Array.from({ length: Math.max(1, Math.min(num(schema.minItems) ?? 1, 20)) }, () => item));
+    } else if (type === 'object') add(objectFor(ctx, schema, depth, seen));
+  }
+  if (!types.length && !out.length && !schema.oneOf && !schema.anyOf && !schema.not) add(stringFor(schema, ctx.hint, ctx.word) ?? 'text');
+  if (types.includes('null') && !out.length) add(null);
+  return out.slice(0, MAX_CANDIDATES);
+}
+
+function objectFor(ctx: Context, schema: Record<string, unknown>, depth: number, seen: Set<string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const properties = isObject(schema.properties) ? schema.properties : {};
+  const required = Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : [];
+  const set = (name: string, schema: unknown) => {
+    const value = candidates({ root: ctx.root, hint: name }, schema ?? {}, depth + 1, new Set(seen))[0];
+    Object.defineProperty(out, name, { value: value ?? 'text', enumerable: true, writable: true, configurable: true });
+  };
+  for (const name of required.slice(0, 20)) if (name !== '__proto__') set(name, properties[name]);
+  // minProperties beyond the required ones: the first other properties, else names of our own.
+  const least = Math.min(num(schema.minProperties) ?? 0, 10);
+  for (const name of Object.keys(properties)) if (Object.keys(out).length < least && !(name in out) && name !== '__proto__') set(name, properties[name]);
+  const extra = schema.additionalProperties === false ? undefined : isObject(schema.additionalProperties) ? schema.additionalProperties : {};
+  for (let n = 1; extra && Object.keys(out).length < least; n++) set(`key${n}`, extra);
+  return out;
+}
+
+/**
+ * Values a schema likely accepts, best first (at most a few). `root` is the bundled schema the
+ * `$ref`s point into (its `$defs`); `hint` a name that picks friendlier words, `word` the string to
+ * try where the schema asks nothing more of one.
+ */
+export function exampleCandidates(schema: unknown, root: JsonSchema, options: { hint?: string; word?: string } = {}): unknown[] {
+  return candidates({ root, hint: options.hint ?? '', ...(options.word ? { word: options.word } : {}) }, schema, 0, new Set());
+}
+
+/**
+ * The schema of a body field at `path` within a bundled body schema: each step through
+ * `properties`, following `$ref`s and `allOf`, `oneOf` and `anyOf` members; undefined where no
+ * member names the property.
+ */
+export function propertySchema(root: JsonSchema, path: readonly string[]): unknown {
+  const ctx: Context = { root, hint: '' };
+  let node: unknown = root;
+  for (const key of path) {
+    node = propertyOf(ctx, node, key, 0);
+    if (node === undefined) return undefined;
+  }
+  return node;
+}
+
+function propertyOf(ctx: Context, node: unknown, key: string, depth: number): unknown {
+  const schema = follow(ctx, node, new Set());
+  if (!schema || depth > MAX_DEPTH) return undefined;
+  if (isObject(schema.properties) && Object.hasOwn(schema.properties, key)) return schema.properties[key];
+  for (const group of ['allOf', 'oneOf', 'anyOf'] as const) {
+    const members = schema[group];
+    if (!Array.isArray(members)) continue;
+    for (const member of members) {
+      const found = propertyOf(ctx, member, key, depth + 1);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
