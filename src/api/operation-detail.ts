@@ -95,6 +95,9 @@ function orNull(schema: JsonSchema): JsonSchema {
   return out;
 }
 
+/** Keywords whose object value a validator reads as a value, never as a schema. */
+const OBJECT_VALUES: ReadonlySet<string> = new Set(['const', 'default', 'dependentRequired']);
+
 /**
  * A schema that stands alone: every local `$ref` rewritten to `#/$defs/…` and its target copied
  * there (once, so a loop stays a loop the validator follows lazily), OpenAPI 3.0's `nullable` and
@@ -128,6 +131,7 @@ export function bundleSchema(doc: unknown, schema: unknown): JsonSchema {
       return node.nullable === true ? orNull({ $ref: `#/$defs/${key}` }) : { $ref: `#/$defs/${key}` };
     }
     const out: JsonSchema = {};
+    let example: unknown[] | undefined;
     for (const [k, v] of Object.entries(node)) {
       if (DROPPED.has(k) || k === '$ref' || k === '$defs' || k === 'definitions' || k === '__proto__') continue;
       switch (k) {
@@ -180,8 +184,10 @@ export function bundleSchema(doc: unknown, schema: unknown): JsonSchema {
           if (Array.isArray(v)) out.required = v.filter((r) => typeof r === 'string' && !readOnlyProperty(doc, node.properties, r));
           break;
         case 'example':
-          // Kept for example lines (examples.ts) when small; a validator reads no more than an annotation.
-          if (v !== null && (JSON.stringify(v) ?? '').length <= 200) out.example = v;
+          // Kept for example lines (examples.ts) when small, first among `examples`: a validator
+          // walks an unknown keyword's object as a schema (an `id` in it would name a schema), never
+          // the members of an `examples` array.
+          if (v !== null && (JSON.stringify(v) ?? '').length <= 200) example = [v];
           break;
         case 'examples':
           if (Array.isArray(v)) {
@@ -196,10 +202,15 @@ export function bundleSchema(doc: unknown, schema: unknown): JsonSchema {
         case 'discriminator':
           break; // words for people, not checks
         default:
-          // Other keywords (minimum, maxLength, format, const, default, …) as sent; a validator ignores what it does not know.
-          if (!k.startsWith('x-')) out[k] = v;
+          // Other keywords (minimum, maxLength, format, const, default, …) as sent; a validator ignores
+          // what it does not know, but walks an object under a keyword it does not know as a schema:
+          // such objects are left out, but for the values it never reads as schemas.
+          if (k.startsWith('x-')) break;
+          if (isObject(v) && !OBJECT_VALUES.has(k)) break;
+          out[k] = v;
       }
     }
+    if (example) out.examples = [...example, ...(Array.isArray(out.examples) ? out.examples : [])].slice(0, 3);
     // OpenAPI 3.0: booleans for the exclusive bounds; `nullable: true` lets null through (below).
     const nullable = out.nullable === true;
     delete out.nullable;

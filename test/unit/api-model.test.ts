@@ -338,3 +338,15 @@ describe('servers of an operation', () => {
     ]);
   });
 });
+
+describe('an example beside the schema', () => {
+  it('stays an example: an `id` inside two examples names no schema, and the value is still checked', () => {
+    // just-eat.co.uk's and whatsapp's descriptions give object examples holding `id`; a validator
+    // walking them as schemas found the same id twice and refused to check anything.
+    const item = { type: 'object', properties: { id: { type: 'integer' } }, example: { id: 3 } };
+    const schema = bundleSchema({}, { type: 'object', properties: { a: item, b: item }, example: { a: { id: 3 } }, 'x-extra': { id: 3 } });
+    expect(check(schema, { a: { id: 1 }, b: { id: 2 } })).toEqual([]);
+    expect(check(schema, { a: { id: 'one' } }).map((v) => v.path)).toEqual([['a', 'id']]);
+    expect(schema.examples).toEqual([{ a: { id: 3 } }]);
+  });
+});

@@ -18,10 +18,10 @@ async function exampleLines(loaded: LoadedDescription): Promise<Record<string, s
   const [{ exampleArguments }, { operationFlags }, { accepter }] = await Promise.all([import('../api/help.js'), import('../api/flags.js'), import('../api/checks.js')]);
   // One budget for every example's checks: a description cannot make the skill slow.
   const accepts = accepter(5000);
-  const details = await loaded.details();
   const out: Record<string, string> = {};
-  for (const [i, op] of loaded.index.operations.slice(0, MAX_LISTED).entries()) {
-    const detail = details[i];
+  for (const op of loaded.index.operations.slice(0, MAX_LISTED)) {
+    // Examples the checks accept need the schemas they are checked against: each listed operation's own.
+    const detail = await loaded.detail(op);
     if (detail) out[op.command] = [`school api ${op.command}`, ...exampleArguments(op, detail, operationFlags(detail.fields), accepts)].join(' ');
   }
   return out;
