@@ -4,7 +4,6 @@
  * from the operation's detail, since they differ per operation and per server; parsed here
  * rather than by the command parser, which knows flags declared before it runs.
  */
-import { sendableHeader } from '../../api/request-shape.js';
 import type { FieldSpec, FieldType } from '../../api/operation-detail.js';
 import { editDistance } from '../../util/edit-distance.js';
 import { type OperationFlag, flagsOf } from '../../api/operation-flags.js';

@@ -6,7 +6,7 @@ import { type LoadedDescription, loadApiDescription } from '../../session/api-de
 import { printable } from '../../util/printable.js';
 import { commandTarget, defineCommand } from '../command.js';
 import { installSkill } from './install.js';
-import { MAX_LISTED, SKILL_MARKER, skillText } from './skill-text.js';
+import { MAX_LISTED, skillText } from './skill-text.js';
 
 export interface SkillOptions extends GlobalOptions {
   /** `--install <dir>`: write `<dir>/school/SKILL.md` instead of printing it. */
