@@ -579,26 +579,13 @@ async function serversAsTheyAre(req: IncomingMessage, res: ServerResponse, url: 
     }
     if (path === mount || path.startsWith(`${mount}/`)) return new URL(`${path.slice(mount.length) || '/'}${url.search}`, url);
   }
-  if (v.has('metadata-by-challenge-only')) {
-    if (path === prmPath || path.startsWith(`${prmPath}/`)) {
-      notFound(res);
-      return undefined;
-    }
-    if (path === CHALLENGE_METADATA_PATH && req.method === 'GET') {
-      answerResourceMetadata(res, ctx, DATA_SCOPES);
-      return undefined;
-    }
-    if (isApiPath(path) && req.headers.authorization === undefined) {
-      await readAll(req);
-      ctx.emit('challenge', { method: req.method, path });
-      const metadataUrl = `${new URL(ctx.baseUrl).origin}${CHALLENGE_METADATA_PATH}`;
-      answer(res, 401, 'application/json; charset=utf-8', JSON.stringify({ error: 'invalid_request', error_description: 'this API needs an access token' }), {
-        'WWW-Authenticate': `Bearer resource_metadata="${metadataUrl}", scope="${CHALLENGE_SCOPE}"`,
-      });
-      return undefined;
-    }
-  }
-  if (v.has('metadata-by-write-challenge-only')) {
+  // Resource metadata only through a challenge: of any request without a token, or of a write alone.
+  const byChallenge = v.has('metadata-by-challenge-only')
+    ? { writesOnly: false, scope: CHALLENGE_SCOPE, why: 'this API needs an access token' }
+    : v.has('metadata-by-write-challenge-only')
+      ? { writesOnly: true, scope: WRITE_CHALLENGE_SCOPE, why: 'a write needs an access token' }
+      : undefined;
+  if (byChallenge) {
     if (path === prmPath || path.startsWith(`${prmPath}/`)) {
       notFound(res);
       return undefined;
@@ -608,16 +595,16 @@ async function serversAsTheyAre(req: IncomingMessage, res: ServerResponse, url: 
       return undefined;
     }
     const reads = req.method === 'GET' || req.method === 'HEAD';
-    if (path === '/' && reads && req.headers.authorization === undefined) {
+    if (byChallenge.writesOnly && path === '/' && reads && req.headers.authorization === undefined) {
       notFound(res);
       return undefined;
     }
-    if (isApiPath(path) && !reads && req.headers.authorization === undefined) {
+    if (isApiPath(path) && !(byChallenge.writesOnly && reads) && req.headers.authorization === undefined) {
       await readAll(req);
       ctx.emit('challenge', { method: req.method, path });
       const metadataUrl = `${new URL(ctx.baseUrl).origin}${CHALLENGE_METADATA_PATH}`;
-      answer(res, 401, 'application/json; charset=utf-8', JSON.stringify({ error: 'invalid_request', error_description: 'a write needs an access token' }), {
-        'WWW-Authenticate': `Bearer resource_metadata="${metadataUrl}", scope="${WRITE_CHALLENGE_SCOPE}"`,
+      answer(res, 401, 'application/json; charset=utf-8', JSON.stringify({ error: 'invalid_request', error_description: byChallenge.why }), {
+        'WWW-Authenticate': `Bearer resource_metadata="${metadataUrl}", scope="${byChallenge.scope}"`,
       });
       return undefined;
     }
