@@ -159,10 +159,12 @@ async function loadFrom(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
       notes: built.notes,
       operations: built.operations.map((op, i) => ({ ...op, at: built.at[i] })),
     };
-    const saved = await deps.state.saveApiCache(key, { index: { ...draft }, detail: built.detail, ...(json !== undefined ? { json } : {}) });
+    // The detail file's bytes, made once: written as they are, and kept for the operation this command reads.
+    const bytes = built.detail;
+    const saved = await deps.state.saveApiCache(key, { index: { ...draft }, detail: bytes, ...(json !== undefined ? { json } : {}) });
     const index = { ...draft, detailFile: saved?.detailFile ?? '' };
     memoryDoc = doc;
-    memoryDetail = { bytes: Buffer.from(built.detail), index };
+    memoryDetail = { bytes, index };
     return index;
   };
 
