@@ -138,6 +138,9 @@ async function bundleMcp() {
     platform: 'node',
     format: 'cjs',
     target: 'node20',
+    // As the CLI's bundles: import.meta.url (a lazy require of a built-in module) is the bundle's own URL.
+    banner: { js: 'const __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+    define: { 'import.meta.url': '__bundleUrl' },
     legalComments: 'inline',
     minifyWhitespace: true,
     minifySyntax: true,

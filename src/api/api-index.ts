@@ -88,8 +88,8 @@ export interface ApiIndex {
 export interface BuiltIndex {
   operations: Array<Omit<IndexEntry, 'at'>>;
   notes: string[];
-  /** The detail file's text, and each operation's [offset, length] in it. */
-  detail: string;
+  /** The detail file's bytes (UTF-8), and each operation's [offset, length] in it. */
+  detail: Buffer;
   at: Array<[number, number]>;
   /** Where the definitions table lies in the detail file. */
   definitions: [number, number];
@@ -195,7 +195,14 @@ export function buildIndex(doc: unknown): BuiltIndex {
   for (const [pointer, def] of defs) table.push([pointer, ...add(def.text), def.refs.map((r) => defs.get(r)!.id)]);
   const at = opTexts.map(add);
   const definitions = add(JSON.stringify(table));
-  return { operations: model.operations.map(entryOf), notes: model.notes, detail: `${lines.join('\n')}\n`, at, definitions };
+  // Written straight into the file's bytes: no text of the whole file is made only to be encoded.
+  const detail = Buffer.allocUnsafe(offset);
+  let written = 0;
+  for (const text of lines) {
+    written += detail.write(text, written);
+    detail[written++] = 0x0a;
+  }
+  return { operations: model.operations.map(entryOf), notes: model.notes, detail, at, definitions };
 }
 
 /** The definitions table read back, when it is one. */

@@ -7,8 +7,8 @@
  * when its size or time changes. What a command reads at start-up is the compact index
  * (src/api/api-index.ts), not the document.
  */
-// fs.promises, not node:fs/promises: the promise API loads a dozen modules, so only where it is used.
-import { promises as fs } from 'node:fs';
+// The callback API, not fs.promises: the promise API loads a dozen modules, and a cached description needs only a stat.
+import { type Stats, readFile, stat } from 'node:fs';
 import {
   type ApiIndex,
   type DefinitionTable,
@@ -159,10 +159,12 @@ async function loadFrom(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
       notes: built.notes,
       operations: built.operations.map((op, i) => ({ ...op, at: built.at[i] })),
     };
-    const saved = await deps.state.saveApiCache(key, { index: { ...draft }, detail: built.detail, ...(json !== undefined ? { json } : {}) });
+    // The detail file's bytes, made once: written as they are, and kept for the operation this command reads.
+    const bytes = built.detail;
+    const saved = await deps.state.saveApiCache(key, { index: { ...draft }, detail: bytes, ...(json !== undefined ? { json } : {}) });
     const index = { ...draft, detailFile: saved?.detailFile ?? '' };
     memoryDoc = doc;
-    memoryDetail = { bytes: Buffer.from(built.detail), index };
+    memoryDetail = { bytes, index };
     return index;
   };
 
@@ -176,18 +178,18 @@ async function loadFrom(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
 
   if (source?.kind === 'file') {
     const file = source.location;
-    const stat = await fs.stat(file).catch((err: NodeJS.ErrnoException) => {
+    const stats = await statOf(file).catch((err: NodeJS.ErrnoException) => {
       throw new CliError(`Could not read the API description ${printable(file)}: ${err.code === 'ENOENT' ? 'no such file' : errorReason(err)}.`, { code: 'openapi_unavailable' });
     });
-    if (!stat.isFile()) throw new CliError(`The API description ${printable(file)} is not a file.`, { code: 'openapi_unavailable' });
+    if (!stats.isFile()) throw new CliError(`The API description ${printable(file)} is not a file.`, { code: 'openapi_unavailable' });
     // A file is cheap to ask: its size and time say at once whether the cached copy is still it.
-    if (cached && !options.refresh && cached.etag === fileStamp(stat)) return loaded(cached, 'cache');
-    if (stat.size > MAX_BYTES.openapi) throw new CliError(`The API description ${printable(file)} is larger than ${MAX_BYTES.openapi / 1024 / 1024} MiB.`, { code: 'openapi_invalid' });
-    const bytes = await fs.readFile(file).catch((err: unknown) => {
+    if (cached && !options.refresh && cached.etag === fileStamp(stats)) return loaded(cached, 'cache');
+    if (stats.size > MAX_BYTES.openapi) throw new CliError(`The API description ${printable(file)} is larger than ${MAX_BYTES.openapi / 1024 / 1024} MiB.`, { code: 'openapi_invalid' });
+    const bytes = await bytesOf(file).catch((err: unknown) => {
       throw new CliError(`Could not read the API description ${printable(file)}: ${errorReason(err)}.`, { code: 'openapi_unavailable' });
     });
     const parsed = parseDescription(bytes, printable(file));
-    return loaded(await indexDocument(parsed.doc, { fetchedAt: now, maxAgeSeconds: 0, etag: fileStamp(stat) }, parsed.json), 'fetched');
+    return loaded(await indexDocument(parsed.doc, { fetchedAt: now, maxAgeSeconds: 0, etag: fileStamp(stats) }, parsed.json), 'fetched');
   }
 
   // Fetched with no token, whatever the origin: a description is public, and a token goes to the API's origin only.
@@ -222,6 +224,14 @@ async function loadFrom(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
   }
   const parsed = parseDescription(res.body, printable(url));
   return loaded(await indexDocument(parsed.doc, { fetchedAt: now, maxAgeSeconds, ...validators }, parsed.json), 'fetched');
+}
+
+function statOf(file: string): Promise<Stats> {
+  return new Promise((resolve, reject) => stat(file, (err, stats) => (err ? reject(err) : resolve(stats))));
+}
+
+function bytesOf(file: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => readFile(file, (err, bytes) => (err ? reject(err) : resolve(bytes))));
 }
 
 /** `length` bytes at `offset`, as text; undefined when they are not all there. */

@@ -26,7 +26,7 @@ export interface Caches {
    * they are, never re-serialized: a 13 MB description costs one write). The index is written last: a reader sees
    * the old index with its old detail file, or the new one with the new.
    */
-  saveApiCache(key: string, entry: { index: Record<string, unknown>; detail?: string; json?: string | Uint8Array }): Promise<{ detailFile: string } | undefined>;
+  saveApiCache(key: string, entry: { index: Record<string, unknown>; detail?: string | Uint8Array; json?: string | Uint8Array }): Promise<{ detailFile: string } | undefined>;
   /** One operation's detail: `length` bytes at `offset` of the index's detail file; the whole file without them. */
   readApiDetail(key: string, detailFile: string, offset?: number, length?: number): Promise<string | undefined>;
   /**
@@ -172,7 +172,7 @@ export function openCaches(ctx: StoreContext): Caches {
         let detailFile: string | undefined;
         if (entry.detail !== undefined) {
           detailFile = basename(openapiDetailFile(paths.cacheDir, baseUrl, `${Date.now().toString(36)}${process.pid.toString(36)}`));
-          await writeFileAtomic(join(dirname(indexFile), detailFile), entry.detail, 0o600, CACHE_WRITE);
+          await writeFileAtomic(join(dirname(indexFile), detailFile), typeof entry.detail === 'string' ? entry.detail : [entry.detail], 0o600, CACHE_WRITE);
           index = { ...index, detailFile };
         }
         // The document's text as it came: wrapping it costs a concatenation, where JSON.stringify would walk it all.

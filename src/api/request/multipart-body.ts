@@ -6,8 +6,8 @@
  * OpenAPI's default. The boundary is made from the parts, so the same
  * fields give the same bytes from every front-end.
  */
-import { createHash } from 'node:crypto';
 import { UsageError } from '../../errors.js';
+import { requireCommonJs } from '../../util/require.js';
 import type { EncodingShape } from '../request-shape.js';
 import { queryPairs } from './query-param.js';
 import { entriesOf, isObject, scalarText } from './values.js';
@@ -61,6 +61,8 @@ export function multipartBody(value: unknown, encoding: Readonly<Record<string, 
     const items = Array.isArray(field) && !how.contentType ? field : [field];
     for (const item of items) parts.push(partOf(name, item, how));
   }
+  // node:crypto loads a dozen modules: only for a multipart body, not for every command that may build one.
+  const { createHash }: typeof import('node:crypto') = requireCommonJs('node:crypto');
   const hash = createHash('sha256');
   for (const p of parts) hash.update(p.headers).update(p.bytes);
   let boundary = `school-${hash.digest('hex').slice(0, 32)}`;
