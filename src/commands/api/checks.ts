@@ -271,12 +271,16 @@ export function accepter(budgetMs = 1000): (schema: JsonSchema, value: unknown) 
   return (schema, value) => {
     if (left <= 0) return false;
     const started = performance.now();
+    const limit = Math.min(left, 100);
+    let spent = 0;
     try {
-      return check(schema, value, Math.min(left, 100)).length === 0;
-    } catch {
+      return check(schema, value, limit).length === 0;
+    } catch (err) {
+      // A check stopped at its limit spent all of it, whatever the clock read around it.
+      if (err instanceof CheckTookTooLong) spent = limit;
       return false;
     } finally {
-      left -= performance.now() - started;
+      left -= Math.max(spent, performance.now() - started);
     }
   };
 }
