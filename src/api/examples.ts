@@ -16,8 +16,9 @@ const MAX_CANDIDATES = 8;
 /** Strings tried against a `pattern` with no example of its own; the first it matches is used. */
 const PATTERN_TRIES = ['text', 'example', 'abc', 'a', 'A', 'ABC', '1', '123', 'a1', 'abc-123', 'abc_123', 'en', 'EN', 'en-US', '2030-01-01'];
 
-const FORMATS: Record<string, string> = {
-  'date-time': '2030-01-01T09:00:00Z',
+/** A value of each format, the plainest first; a longer form where the schema asks for a length. */
+const FORMATS: Record<string, string | string[]> = {
+  'date-time': ['2030-01-01T09:00:00Z', '2030-01-01T09:00:00+00:00', '2030-01-01T09:00:00.000+00:00'],
   date: '2030-01-01',
   time: '09:00:00Z',
   email: 'ada@example.edu',
@@ -48,6 +49,8 @@ interface Context {
   hint: string;
   /** The string to try first where the schema says nothing more of it. */
   word?: string;
+  /** A form of a oneOf or anyOf: its object sets what tells it from the others (a property of one value) too. */
+  branch?: boolean;
 }
 
 function follow(ctx: Context, node: unknown, seen: Set<string>): Record<string, unknown> | undefined {
@@ -107,10 +110,13 @@ function numberIn(schema: Record<string, unknown>, integer: boolean, hint: strin
 }
 
 function stringFor(schema: Record<string, unknown>, hint: string, word?: string): string | undefined {
-  const format = typeof schema.format === 'string' ? FORMATS[schema.format] : undefined;
   const min = num(schema.minLength) ?? 0;
   const max = num(schema.maxLength) ?? Number.POSITIVE_INFINITY;
   const fits = (s: string) => [...s].length >= min && [...s].length <= max;
+  const known = typeof schema.format === 'string' && Object.hasOwn(FORMATS, schema.format) ? FORMATS[schema.format] : undefined;
+  const forms = known === undefined ? [] : typeof known === 'string' ? [known] : known;
+  // A value of the format that fits the lengths: padding or cutting one would break the format.
+  const format = forms.find(fits) ?? forms[0];
   const friendly = word ?? (/email/i.test(hint) ? 'ada@example.edu' : /title|name/i.test(hint) ? 'Algebra' : 'text');
   if (typeof schema.pattern === 'string') {
     let re: RegExp;
@@ -119,10 +125,13 @@ function stringFor(schema: Record<string, unknown>, hint: string, word?: string)
     } catch {
       return undefined;
     }
-    return [format, friendly, ...PATTERN_TRIES, patternSample(schema.pattern), patternSample(schema.pattern, min), patternSample(schema.pattern, min, true)].find(
-      (s): s is string => s !== undefined && re.test(s) && fits(s),
-    );
+    // A format's value in the case the pattern writes it (`[0-9A-F]` for a uuid), before samples of the pattern alone.
+    const cased = forms.flatMap((f) => [f, f.toUpperCase(), f.toLowerCase()]);
+    const samples = [patternSample(schema.pattern), patternSample(schema.pattern, min), patternSample(schema.pattern, min, true)];
+    return [...cased, friendly, ...PATTERN_TRIES, ...samples].find((s): s is string => s !== undefined && re.test(s) && fits(s));
   }
+  // Only a link stays what its format says once padded (its path grows); another format's value is shown as it is.
+  if (format !== undefined && !fits(format) && !/^(uri|url|iri)/.test(String(schema.format))) return format;
   const base = format ?? friendly;
   if (fits(base)) return base;
   if ([...base].length > max) return base.slice(0, Math.max(max, 0));
@@ -140,7 +149,24 @@ function classChar(source: string): string | undefined {
   } catch {
     return undefined;
   }
-  return [...CLASS_TRIES].find((c) => re.test(c));
+  return [...CLASS_TRIES].find((c) => re.test(c)) ?? PRINTABLE.find((c) => re.test(c));
+}
+
+/** Every printable ASCII character, for a class none of CLASS_TRIES is in (`[is]`). */
+const PRINTABLE = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i));
+
+/** What an escape stands for: a character, a class's character, or nothing (`\\b`, a boundary, takes no place). */
+function escaped(pattern: string, at: number): { text: string | undefined; length: number } {
+  const next = pattern[at + 1];
+  if (next === undefined) return { text: undefined, length: 1 };
+  if (next === 'b' || next === 'B') return { text: '', length: 2 };
+  if (/[dwsDWS]/.test(next)) return { text: classChar(`\\${next}`), length: 2 };
+  const controls: Record<string, string> = { n: '\n', r: '\r', t: '\t', f: '\f', v: '\v' };
+  if (Object.hasOwn(controls, next)) return { text: controls[next], length: 2 };
+  const hex = /^u([0-9a-fA-F]{4})|^x([0-9a-fA-F]{2})/.exec(pattern.slice(at + 1));
+  if (hex) return { text: String.fromCharCode(Number.parseInt(hex[1] ?? hex[2], 16)), length: 1 + hex[0].length };
+  if (/[pPkcu0-9]/.test(next)) return { text: undefined, length: 2 };
+  return { text: next, length: 2 };
 }
 
 /**
@@ -156,9 +182,9 @@ function patternSample(pattern: string, minLength = 0, generous = false): string
   const atom = (): string | undefined => {
     const c = pattern[i];
     if (c === '\\') {
-      const next = pattern[i + 1];
-      i += 2;
-      return next === undefined ? undefined : /[dwsDWS]/.test(next) ? classChar(`\\${next}`) : next;
+      const { text, length } = escaped(pattern, i);
+      i += length;
+      return text;
     }
     if (c === '[') {
       const end = pattern.indexOf(']', i + 2);
@@ -175,8 +201,11 @@ function patternSample(pattern: string, minLength = 0, generous = false): string
         else if (pattern[j] === '(') depth++;
         else if (pattern[j] === ')' && --depth === 0) break;
       }
-      const inner = pattern.slice(i + 1, j).replace(/^\?(?::|<[A-Za-z]\w*>)/, '');
+      const whole = pattern.slice(i + 1, j);
       i = j + 1;
+      // A lookahead or lookbehind takes no place; the sample is tested against the whole pattern after.
+      if (/^\?<?[=!]/.test(whole)) return '';
+      const inner = whole.replace(/^\?(?::|<[A-Za-z]\w*>)/, '');
       // The first alternative at the group's own level.
       let level = 0;
       let cut = inner.length;
@@ -255,7 +284,7 @@ function candidates(ctx: Context, node: unknown, depth: number, seen: Set<string
   for (const key of ['oneOf', 'anyOf'] as const) {
     const branches = schema[key];
     if (!Array.isArray(branches)) continue;
-    for (const branch of branches.slice(0, 6)) for (const v of candidates(ctx, branch, depth + 1, new Set(seen))) add(v);
+    for (const branch of branches.slice(0, 6)) for (const v of candidates({ ...ctx, branch: true }, branch, depth + 1, new Set(seen))) add(v);
   }
   const types = typesOf(schema);
   for (const type of types.filter((t) => t !== 'null')) {
@@ -265,13 +294,91 @@ function candidates(ctx: Context, node: unknown, depth: number, seen: Set<string
     } else if (type === 'integer' || type === 'number') add(numberIn(schema, type === 'integer', ctx.hint));
     else if (type === 'boolean') add(true);
     else if (type === 'array') {
-      const item = candidates({ ...ctx }, schema.items ?? {}, depth + 1, new Set(seen))[0] ?? 'text';
-      add(Array.from({ length: Math.max(1, Math.min(num(schema.minItems) ?? 1, 20)) }, () => item));
+      const items = candidates({ ...ctx }, schema.items ?? {}, depth + 1, new Set(seen));
+      const length = Math.max(1, Math.min(num(schema.minItems) ?? 1, 20));
+      add(schema.uniqueItems === true ? distinctItems(items, length) : Array.from({ length }, () => items[0] ?? 'text'));
     } else if (type === 'object') add(objectFor(ctx, schema, depth, seen));
   }
   if (!types.length && !out.length && !schema.oneOf && !schema.anyOf && !schema.not) add(stringFor(schema, ctx.hint, ctx.word) ?? 'text');
   if (types.includes('null') && !out.length) add(null);
-  return out.slice(0, MAX_CANDIDATES);
+  // What plainly fits first (a description's own example may be of another type than its schema says); the checks decide.
+  const fitting = out.filter((v) => fits(ctx, schema, v, depth, seen));
+  return [...fitting, ...out.filter((v) => !fitting.includes(v))].slice(0, MAX_CANDIDATES);
+}
+
+const sameValue = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
+
+function typeFits(type: string, value: unknown): boolean {
+  if (type === 'integer') return Number.isInteger(value);
+  if (type === 'number') return typeof value === 'number';
+  if (type === 'array') return Array.isArray(value);
+  if (type === 'object') return isObject(value);
+  if (type === 'null') return value === null;
+  return typeof value === type;
+}
+
+/**
+ * Whether a value plainly fits a schema: its type, enum and const, a string's lengths and pattern,
+ * a number's bounds, an array's items and their uniqueness, an object's required and allowed
+ * properties, and how many of a oneOf's forms it fits (exactly one). A quick test to order
+ * candidates, a few levels deep; the operation's own checks have the last word.
+ */
+function fits(ctx: Context, node: unknown, value: unknown, depth: number, seen: Set<string>): boolean {
+  if (depth > MAX_DEPTH + 4) return true;
+  const schema = follow(ctx, node, new Set(seen));
+  if (!schema) return true;
+  if (Array.isArray(schema.allOf) && !schema.allOf.every((m) => fits(ctx, m, value, depth + 1, seen))) return false;
+  if (Array.isArray(schema.anyOf) && !schema.anyOf.some((m) => fits(ctx, m, value, depth + 1, seen))) return false;
+  if (Array.isArray(schema.oneOf) && schema.oneOf.filter((m) => fits(ctx, m, value, depth + 1, seen)).length !== 1) return false;
+  const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type : [];
+  if (types.length && !types.some((t) => typeFits(String(t), value))) return false;
+  if (Array.isArray(schema.enum) && !schema.enum.some((e) => sameValue(e, value))) return false;
+  if ('const' in schema && !sameValue(schema.const, value)) return false;
+  if (typeof value === 'string') {
+    const length = [...value].length;
+    if (length < (num(schema.minLength) ?? 0) || length > (num(schema.maxLength) ?? Number.POSITIVE_INFINITY)) return false;
+    if (typeof schema.pattern === 'string') {
+      try {
+        if (!new RegExp(schema.pattern, 'u').test(value)) return false;
+      } catch {
+        return false;
+      }
+    }
+  } else if (typeof value === 'number') {
+    const [min, max] = [num(schema.minimum), num(schema.maximum)];
+    const [above, below] = [num(schema.exclusiveMinimum), num(schema.exclusiveMaximum)];
+    if ((min !== undefined && value < min) || (max !== undefined && value > max)) return false;
+    if ((above !== undefined && value <= above) || (below !== undefined && value >= below)) return false;
+  } else if (Array.isArray(value)) {
+    if (value.length < (num(schema.minItems) ?? 0) || value.length > (num(schema.maxItems) ?? Number.POSITIVE_INFINITY)) return false;
+    if (schema.uniqueItems === true && new Set(value.map((v) => JSON.stringify(v))).size !== value.length) return false;
+    if (schema.items !== undefined && !value.slice(0, 3).every((v) => fits(ctx, schema.items, v, depth + 1, seen))) return false;
+  } else if (isObject(value)) {
+    const properties = isObject(schema.properties) ? schema.properties : {};
+    if (Array.isArray(schema.required) && !schema.required.every((r) => typeof r !== 'string' || Object.hasOwn(value, r))) return false;
+    for (const [key, v] of Object.entries(value).slice(0, 30)) {
+      if (Object.hasOwn(properties, key)) {
+        if (!fits(ctx, properties[key], v, depth + 1, seen)) return false;
+      } else if (schema.additionalProperties === false) return false;
+      else if (isObject(schema.additionalProperties) && !fits(ctx, schema.additionalProperties, v, depth + 1, seen)) return false;
+    }
+  }
+  return true;
+}
+
+/** `length` items no two alike, for `uniqueItems`: the item candidates in turn, then numbers counted up or words numbered. */
+function distinctItems(items: readonly unknown[], length: number): unknown[] {
+  const out = items.slice(0, length);
+  const first = items[0] ?? 'text';
+  for (let k = 1; out.length < length; k++) {
+    const next = typeof first === 'number' ? first + k : typeof first === 'string' ? `${first}${k}` : undefined;
+    if (next === undefined || out.some((o) => sameValue(o, next))) {
+      if (next === undefined) break;
+      continue;
+    }
+    out.push(next);
+  }
+  return out;
 }
 
 function objectFor(ctx: Context, schema: Record<string, unknown>, depth: number, seen: Set<string>): Record<string, unknown> {
@@ -283,6 +390,14 @@ function objectFor(ctx: Context, schema: Record<string, unknown>, depth: number,
     Object.defineProperty(out, name, { value: value ?? 'text', enumerable: true, writable: true, configurable: true });
   };
   for (const name of required.slice(0, 20)) if (name !== '__proto__') set(name, properties[name]);
+  // A form's own mark (`type: "circle"`, a const or an enum of one), so the value fits that form alone.
+  if (ctx.branch) {
+    for (const [name, property] of Object.entries(properties).slice(0, 50)) {
+      const one = follow(ctx, property, new Set(seen));
+      if (name in out || name === '__proto__' || !one) continue;
+      if ('const' in one || (Array.isArray(one.enum) && one.enum.length === 1)) set(name, property);
+    }
+  }
   // minProperties beyond the required ones: the first other properties, else names of our own.
   const least = Math.min(num(schema.minProperties) ?? 0, 10);
   for (const name of Object.keys(properties)) if (Object.keys(out).length < least && !(name in out) && name !== '__proto__') set(name, properties[name]);

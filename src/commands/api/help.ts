@@ -79,10 +79,16 @@ function wordsFor(field: FieldSpec, value: unknown): string[] | undefined {
   return words;
 }
 
+/** The words for a field's flag, and whether its own schema accepts the value they give (false: the best there was, refused). */
+interface Example {
+  words: string[];
+  accepted: boolean;
+}
+
 /** A value for a field that its checks accept, as words for its flag: from its schema's enum, default, example, format and bounds. */
-function exampleWords(detail: DetailLine, field: FieldSpec, accepts: Accepts): string[] | undefined {
+function exampleWords(detail: DetailLine, field: FieldSpec, accepts: Accepts): Example | undefined {
   // A file field of a multipart body takes a file: `@path` names the person's own.
-  if (field.location === 'body' && field.format === 'binary') return [`@${kebabCase(field.name) || 'file'}.bin`];
+  if (field.location === 'body' && field.format === 'binary') return { words: [`@${kebabCase(field.name) || 'file'}.bin`], accepted: true };
   const found = schemaOf(detail, field);
   const word = field.location === 'path' ? `my-${kebabCase(field.name) || 'value'}` : undefined;
   const tries = found ? exampleCandidates(found.schema, found.root, { hint: field.name, ...(word ? { word } : {}) }) : [];
@@ -93,9 +99,16 @@ function exampleWords(detail: DetailLine, field: FieldSpec, accepts: Accepts): s
     const words = wordsFor(field, v);
     return words ? [{ v, words }] : [];
   });
-  if (!found) return usable[0]?.words;
-  const schema: JsonSchema = { ...(typeof found.schema === 'object' && found.schema ? found.schema : {}), ...(found.root.$defs ? { $defs: found.root.$defs } : {}) };
-  return (usable.find(({ v }) => accepts(schema, v)) ?? usable[0])?.words;
+  if (!found) return usable[0] && { words: usable[0].words, accepted: true };
+  const schema = withDefs(found.schema, found.root);
+  const good = usable.find(({ v }) => accepts(schema, v));
+  if (good) return { words: good.words, accepted: true };
+  return usable[0] && { words: usable[0].words, accepted: false };
+}
+
+/** A part of a bundled schema as a schema of its own: with the `$defs` its references point into. */
+function withDefs(schema: unknown, root: JsonSchema): JsonSchema {
+  return { ...(typeof schema === 'object' && schema ? schema : {}), ...(root.$defs ? { $defs: root.$defs } : {}) };
 }
 
 /** A value of the field's type, for a field whose schema offers nothing better. */
@@ -123,7 +136,8 @@ const samePath = (a: readonly string[], b: readonly string[]) => a.length === b.
  * fields, nested ones included), and when the body is required but needs no field in particular,
  * one field with what its own object needs beside it.
  */
-function bodyFlagsShown(entry: IndexEntry, detail: DetailLine, flags: readonly OperationFlag[], accepts: Accepts): OperationFlag[] {
+function bodyFlagsShown(detail: DetailLine, flags: readonly OperationFlag[], options: { accepts: Accepts; needOne: boolean }): OperationFlag[] {
+  const { accepts } = options;
   const body = flags.filter((f) => f.field.location === 'body');
   const root = detail.bodySchema;
   if (!body.length || !root) return body.filter((f) => f.field.required);
@@ -143,7 +157,9 @@ function bodyFlagsShown(entry: IndexEntry, detail: DetailLine, flags: readonly O
     const path = first.field.path ?? [first.field.name];
     for (let depth = 1; depth < path.length; depth++) {
       const parent = path.slice(0, depth);
-      const around = exampleCandidates(propertySchema(root, parent), root)[0];
+      const schema = propertySchema(root, parent);
+      const made = exampleCandidates(schema, root);
+      const around = made.find((v) => accepts(withDefs(schema, root), v)) ?? made[0];
       for (const leaf of leafPaths(around)) pending.push([...parent, ...leaf]);
     }
   };
@@ -161,8 +177,10 @@ function bodyFlagsShown(entry: IndexEntry, detail: DetailLine, flags: readonly O
     }
   };
   drain();
-  if (shown.size === 0 && entry.body?.required) {
-    cover(body[0]);
+  if (shown.size === 0 && options.needOne) {
+    // The one flag shown to say how they go: the nearest the body's top (a plain value before a JSON one), with what its objects need.
+    const depth = (f: OperationFlag) => (f.field.path?.length ?? 1) * 2 + (f.field.type === 'json' ? 1 : 0);
+    cover(body.reduce((best, f) => (depth(f) < depth(best) ? f : best)));
     drain();
   }
   return body.filter((f) => shown.has(f));
@@ -175,12 +193,23 @@ function bodyFlagsShown(entry: IndexEntry, detail: DetailLine, flags: readonly O
  */
 export function exampleArguments(entry: IndexEntry, detail: DetailLine, flags: readonly OperationFlag[], accepts: Accepts): string[] {
   const words: string[] = [];
-  for (const p of pathParams(entry, detail)) words.push(shellWord(exampleWords(detail, p, accepts)?.[0] ?? placeholder(p)));
-  const bodyShown = bodyFlagsShown(entry, detail, flags, accepts);
+  for (const p of pathParams(entry, detail)) words.push(shellWord(exampleWords(detail, p, accepts)?.words[0] ?? placeholder(p)));
+  const needed = flags.filter((f) => f.field.location !== 'body' && f.field.required);
+  const bodyShown = bodyFlagsShown(detail, flags, { accepts, needOne: Boolean(entry.body?.required) || !needed.length });
   let shown = flags.filter((f) => (f.field.location === 'body' ? bodyShown.includes(f) : f.field.required));
-  if (!shown.length) shown = [flags.find((f) => f.field.location === 'body') ?? flags[0]].filter((f): f is OperationFlag => f !== undefined);
+  const made = new Map(shown.map((f) => [f, exampleWords(detail, f.field, accepts)]));
+  if (!shown.length) {
+    // One flag to show how they go: the first whose value its checks accept.
+    for (const f of flags) {
+      const example = exampleWords(detail, f.field, accepts);
+      if (!example?.accepted) continue;
+      shown = [f];
+      made.set(f, example);
+      break;
+    }
+  }
   for (const f of shown) {
-    const values = exampleWords(detail, f.field, accepts);
+    const values = made.get(f)?.words;
     if (!values) continue;
     // A switch given `true` reads best as the flag alone.
     if (f.field.type === 'boolean' && !f.field.array && values[0] === 'true') words.push(`--${f.flag}`);
