@@ -128,6 +128,8 @@ function stringFor(schema: Record<string, unknown>, hint: string, word?: string)
     // A format's value in the case the pattern writes it (`[0-9A-F]` for a uuid), before samples of the pattern alone.
     const cased = forms.flatMap((f) => [f, f.toUpperCase(), f.toLowerCase()]);
     const samples = [patternSample(schema.pattern), patternSample(schema.pattern, min), patternSample(schema.pattern, min, true)];
+    // A pattern not anchored at its end matches a sample with more after it: the way to a length it asks.
+    for (const sample of samples.slice(1)) if (sample !== undefined && [...sample].length < min) samples.push(sample + 'x'.repeat(min - [...sample].length));
     return [...cased, friendly, ...PATTERN_TRIES, ...samples].find((s): s is string => s !== undefined && re.test(s) && fits(s));
   }
   // Only a link stays what its format says once padded (its path grows); another format's value is shown as it is.
@@ -141,6 +143,9 @@ function stringFor(schema: Record<string, unknown>, hint: string, word?: string)
 /** Characters tried for a class (`[a-z0-9-]`, `[^/]`, `\\d`): the first it matches is used. */
 const CLASS_TRIES = 'a1A_-.x0Z9 :/@';
 
+/** Letters and digits before the other printable characters: a sample reads as a word, and a word starting with a dash would be a flag. */
+const WORDLY = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'];
+
 /** A class like `[a-z0-9-]`, `[^/]` or `\\d`: one character it matches, preferring a letter or digit. */
 function classChar(source: string): string | undefined {
   let re: RegExp;
@@ -149,7 +154,7 @@ function classChar(source: string): string | undefined {
   } catch {
     return undefined;
   }
-  return [...CLASS_TRIES].find((c) => re.test(c)) ?? PRINTABLE.find((c) => re.test(c));
+  return [...CLASS_TRIES].find((c) => re.test(c)) ?? WORDLY.find((c) => re.test(c)) ?? PRINTABLE.find((c) => re.test(c));
 }
 
 /** Every printable ASCII character, for a class none of CLASS_TRIES is in (`[is]`). */
@@ -249,7 +254,8 @@ function patternSample(pattern: string, minLength = 0, generous = false): string
     } else if (q === '{') {
       const m = /^\{(\d+)(?:,(\d*))?\}/.exec(pattern.slice(i));
       if (!m) return undefined;
-      times = Number(m[1]);
+      // Generous: a bounded repetition at its most (a long sample), else at its least.
+      times = generous && m[2] && Number(m[2]) <= 64 ? Number(m[2]) : Number(m[1]);
       unbounded = m[2] === '';
       i += m[0].length;
     }
@@ -306,6 +312,15 @@ function candidates(ctx: Context, node: unknown, depth: number, seen: Set<string
   return [...fitting, ...out.filter((v) => !fitting.includes(v))].slice(0, MAX_CANDIDATES);
 }
 
+/** The plain shape of a value of some formats, for ordering candidates (a description's own example may not have it). */
+const FORMAT_SHAPES: Record<string, RegExp> = {
+  uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+  'date-time': /^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:\d\d)$/,
+  date: /^\d{4}-\d\d-\d\d$/,
+  email: /^[\w.+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/,
+  ipv4: /^(\d{1,3}\.){3}\d{1,3}$/,
+};
+
 const sameValue = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
 
 function typeFits(type: string, value: unknown): boolean {
@@ -337,6 +352,8 @@ function fits(ctx: Context, node: unknown, value: unknown, depth: number, seen: 
   if (typeof value === 'string') {
     const length = [...value].length;
     if (length < (num(schema.minLength) ?? 0) || length > (num(schema.maxLength) ?? Number.POSITIVE_INFINITY)) return false;
+    const shape = typeof schema.format === 'string' && Object.hasOwn(FORMAT_SHAPES, schema.format) ? FORMAT_SHAPES[schema.format] : undefined;
+    if (shape && !shape.test(value)) return false;
     if (typeof schema.pattern === 'string') {
       try {
         if (!new RegExp(schema.pattern, 'u').test(value)) return false;
@@ -413,6 +430,14 @@ function objectFor(ctx: Context, schema: Record<string, unknown>, depth: number,
  */
 export function exampleCandidates(schema: unknown, root: JsonSchema, options: { hint?: string; word?: string } = {}): unknown[] {
   return candidates({ root, hint: options.hint ?? '', ...(options.word ? { word: options.word } : {}) }, schema, 0, new Set());
+}
+
+/** Whether a bundled schema's own `type` (through its `$ref`s) lets its value be an object, as a body made of field flags is. */
+export function allowsObject(root: JsonSchema): boolean {
+  const schema = follow({ root, hint: '' }, root, new Set());
+  if (!schema) return true;
+  const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type : undefined;
+  return !types || types.includes('object');
 }
 
 /**

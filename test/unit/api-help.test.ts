@@ -197,6 +197,148 @@ it("runs the help examples of GitHub's description (its issues and pulls writes)
   expect(await refusedExamples(doc, only)).toEqual([]);
 }, 120_000);
 
+/** A description of one `POST /things` whose JSON body has the given schema (and `components.schemas`, when given). */
+function bodyDoc(schema: unknown, options: { required?: boolean; parameters?: unknown[]; schemas?: Record<string, unknown> } = {}) {
+  return {
+    paths: {
+      '/things': {
+        post: {
+          operationId: 'addThing',
+          ...(options.parameters ? { parameters: options.parameters } : {}),
+          requestBody: { required: options.required ?? true, content: { 'application/json': { schema } } },
+        },
+      },
+    },
+    ...(options.schemas ? { components: { schemas: options.schemas } } : {}),
+  };
+}
+
+/** The example line of `add-thing --help`, after `school api add-thing`. */
+async function exampleOf(doc: unknown): Promise<string> {
+  const help = await helpOf(doc, 'add-thing');
+  return /\nExample:\n {2}school api add-thing ?(.*)\n/.exec(help)?.[1] ?? '(no example)';
+}
+
+describe('help examples the checks accept, whatever the description asks', () => {
+  it('sets the fields an optional object requires when the example sets any field of it', async () => {
+    // GitHub's environments: deployment_branch_policy is optional, and needs both of its fields once given.
+    const doc = bodyDoc(
+      {
+        type: 'object',
+        properties: {
+          policy: { type: ['object', 'null'], required: ['protected', 'custom'], properties: { custom: { type: 'boolean' }, protected: { type: 'boolean' } } },
+        },
+      },
+      { required: false },
+    );
+    expect(await exampleOf(doc)).toBe('--policy.custom --policy.protected');
+    expect(await refusedExamples(doc)).toEqual([]);
+  });
+
+  it("tries values that fit the schema before a description's own example of another type or format", async () => {
+    const doc = bodyDoc({
+      type: 'object',
+      required: ['orders'],
+      properties: {
+        orders: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['shopId', 'orderId'],
+            properties: { shopId: { type: 'integer', example: '1234' }, orderId: { type: 'string', format: 'uuid', example: '0000000000000000' } },
+          },
+        },
+      },
+    });
+    expect(await exampleOf(doc)).toBe('--orders \'{"shopId":1,"orderId":"123e4567-e89b-12d3-a456-426614174000"}\'');
+    expect(await refusedExamples(doc)).toEqual([]);
+  });
+
+  it('meets patterns with classes of rare characters, lookarounds, word boundaries and escaped characters', async () => {
+    const doc = bodyDoc({
+      type: 'object',
+      required: ['arn', 'domain', 'report', 'line'],
+      properties: {
+        arn: { type: 'string', pattern: '^arn:aws:[is]vs:[a-z0-9-]+:[0-9]+:channel/[a-zA-Z0-9-]+$' },
+        domain: { type: 'string', pattern: '^(((?!-)[A-Za-z0-9-]{0,62}[A-Za-z0-9])\\.)+((?!-)[A-Za-z0-9-]{1,62}[A-Za-z0-9])$' },
+        report: { type: 'string', pattern: '\\b[a-f0-9]{8}\\b-[a-f0-9]{4}' },
+        line: { type: 'string', pattern: '^X-{2}BEGIN\\u0020\\x41[A-Z]+$' },
+      },
+    });
+    const example = await exampleOf(doc);
+    expect(example).toContain('--arn arn:aws:ivs:a:1:channel/a');
+    expect(example).toContain('--domain a.a');
+    expect(example).toContain("--line 'X--BEGIN AA'");
+    expect(await refusedExamples(doc)).toEqual([]);
+  });
+
+  it('gives a format its longer form where the schema asks a length (a date-time of at least 25 characters), and a case the pattern asks', async () => {
+    const doc = bodyDoc({
+      type: 'object',
+      required: ['since', 'key'],
+      properties: {
+        since: { type: 'string', format: 'date-time', minLength: 25, maxLength: 25 },
+        key: { type: 'string', format: 'uuid', pattern: '^[{(]?[0-9A-F]{8}[-]?([0-9A-F]{4}[-]?){3}[0-9A-F]{12}[)}]?$', example: 'b14acd0d-75d7-4fc8-8b22-4a3924585cab' },
+      },
+    });
+    expect(await exampleOf(doc)).toBe('--since 2030-01-01T09:00:00+00:00 --key 123E4567-E89B-12D3-A456-426614174000');
+    expect(await refusedExamples(doc)).toEqual([]);
+  });
+
+  it('grows a sample to the length asked where the pattern is not anchored at its end', async () => {
+    const doc = bodyDoc({ type: 'object', required: ['region'], properties: { region: { type: 'string', pattern: '[a-z]{2}(-[a-z]+){1,2}(-[0-9])?', minLength: 10 } } });
+    expect(await refusedExamples(doc)).toEqual([]);
+  });
+
+  it('gives distinct items where the array asks uniqueItems', async () => {
+    const doc = bodyDoc({
+      type: 'object',
+      required: ['group', 'tags'],
+      properties: {
+        group: { type: 'array', minItems: 3, uniqueItems: true, items: { type: 'integer', minimum: 1 } },
+        tags: { type: 'array', minItems: 2, uniqueItems: true, items: { type: 'string', enum: ['red', 'blue', 'green'] } },
+      },
+    });
+    expect(await exampleOf(doc)).toBe('--group 1 --group 2 --group 3 --tags red --tags blue');
+    expect(await refusedExamples(doc)).toEqual([]);
+  });
+
+  it("tells oneOf's forms apart by the property of one value that marks each", async () => {
+    const circle = { type: 'object', properties: { kind: { type: 'string', enum: ['circle'] }, radius: { type: 'number' } } };
+    const square = { type: 'object', properties: { kind: { type: 'string', const: 'square' }, side: { type: 'number' } } };
+    const doc = bodyDoc({ type: 'object', required: ['shape'], properties: { shape: { oneOf: [circle, square] } } });
+    expect(await exampleOf(doc)).toBe('--shape \'{"kind":"circle"}\'');
+    expect(await refusedExamples(doc)).toEqual([]);
+  });
+
+  it('leaves out an optional field no value of which its checks accept, and shows one they do', async () => {
+    // Linode's label: at least 3 characters, yet its pattern allows 2 at most.
+    const label = { type: 'string', minLength: 3, pattern: '^[a-zA-Z]((?!--|__|..)[a-zA-Z0-9-_.])+$', example: 'firewall123' };
+    const doc = bodyDoc({ type: 'object', properties: { label, status: { type: 'string', enum: ['enabled', 'disabled'] } } }, { required: false });
+    expect(await exampleOf(doc)).toBe('--status enabled');
+    const query = {
+      paths: {
+        '/things': {
+          get: {
+            operationId: 'addThing',
+            parameters: [
+              { name: 'label', in: 'query', schema: label },
+              { name: 'page', in: 'query', schema: { type: 'integer' } },
+            ],
+          },
+        },
+      },
+    };
+    expect(await exampleOf(query)).toBe('--page 1');
+    expect(await refusedExamples(doc)).toEqual([]);
+  });
+
+  it('gives a body that is not an object from a file, not from field flags', async () => {
+    const doc = bodyDoc({ type: 'array', items: { type: 'integer' }, properties: { empty: { type: 'boolean' } } });
+    expect(await exampleOf(doc)).toBe('--input body.json');
+  });
+});
+
 it('prints a text body of a dry run as text, line by line, controls still made visible', async () => {
   const doc = { paths: { '/notes': { post: { operationId: 'addNote', requestBody: { content: { 'text/plain': { schema: { type: 'string' } } } } } } } };
   const dir = mkdtempSync(join(tmpdir(), 'school-text-'));

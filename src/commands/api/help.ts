@@ -1,5 +1,5 @@
 import type { DetailLine, IndexEntry } from '../../api/api-index.js';
-import { exampleCandidates, propertySchema } from '../../api/examples.js';
+import { allowsObject, exampleCandidates, propertySchema } from '../../api/examples.js';
 import { shellWord as quotedWord } from '../../util/login-command.js';
 import type { FieldSpec, JsonSchema } from '../../api/operation-detail.js';
 import { kebabCase } from '../../api/operations.js';
@@ -82,13 +82,15 @@ function wordsFor(field: FieldSpec, value: unknown): string[] | undefined {
 /** The words for a field's flag, and whether its own schema accepts the value they give (false: the best there was, refused). */
 interface Example {
   words: string[];
+  /** The value the words give, as the flag reads them. */
+  value: unknown;
   accepted: boolean;
 }
 
 /** A value for a field that its checks accept, as words for its flag: from its schema's enum, default, example, format and bounds. */
 function exampleWords(detail: DetailLine, field: FieldSpec, accepts: Accepts): Example | undefined {
   // A file field of a multipart body takes a file: `@path` names the person's own.
-  if (field.location === 'body' && field.format === 'binary') return { words: [`@${kebabCase(field.name) || 'file'}.bin`], accepted: true };
+  if (field.location === 'body' && field.format === 'binary') return { words: [`@${kebabCase(field.name) || 'file'}.bin`], value: undefined, accepted: true };
   const found = schemaOf(detail, field);
   const word = field.location === 'path' ? `my-${kebabCase(field.name) || 'value'}` : undefined;
   const tries = found ? exampleCandidates(found.schema, found.root, { hint: field.name, ...(word ? { word } : {}) }) : [];
@@ -99,11 +101,11 @@ function exampleWords(detail: DetailLine, field: FieldSpec, accepts: Accepts): E
     const words = wordsFor(field, v);
     return words ? [{ v, words }] : [];
   });
-  if (!found) return usable[0] && { words: usable[0].words, accepted: true };
+  if (!found) return usable[0] && { words: usable[0].words, value: usable[0].v, accepted: true };
   const schema = withDefs(found.schema, found.root);
   const good = usable.find(({ v }) => accepts(schema, v));
-  if (good) return { words: good.words, accepted: true };
-  return usable[0] && { words: usable[0].words, accepted: false };
+  if (good) return { words: good.words, value: good.v, accepted: true };
+  return usable[0] && { words: usable[0].words, value: usable[0].v, accepted: false };
 }
 
 /** A part of a bundled schema as a schema of its own: with the `$defs` its references point into. */
@@ -121,6 +123,20 @@ function fallbackValue(field: FieldSpec, word: string | undefined): unknown {
   return word ?? 'text';
 }
 
+/** Sets a value at a path of a body being made, making the objects on the way (as the flags do). */
+function placeAt(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let at = target;
+  for (const [i, key] of path.entries()) {
+    if (i === path.length - 1) {
+      Object.defineProperty(at, key, { value, enumerable: true, writable: true, configurable: true });
+      return;
+    }
+    const next = Object.hasOwn(at, key) ? at[key] : undefined;
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) Object.defineProperty(at, key, { value: {}, enumerable: true, writable: true, configurable: true });
+    at = at[key] as Record<string, unknown>;
+  }
+}
+
 /** The paths of the leaves of a value made for a body: where flags would set it. */
 function leafPaths(value: unknown, path: string[] = [], out: string[][] = []): string[][] {
   if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length && path.length < 8) {
@@ -136,7 +152,7 @@ const samePath = (a: readonly string[], b: readonly string[]) => a.length === b.
  * fields, nested ones included), and when the body is required but needs no field in particular,
  * one field with what its own object needs beside it.
  */
-function bodyFlagsShown(detail: DetailLine, flags: readonly OperationFlag[], options: { accepts: Accepts; needOne: boolean }): OperationFlag[] {
+function bodyFlagsShown(detail: DetailLine, flags: readonly OperationFlag[], options: { accepts: Accepts; needOne: boolean; example: (f: OperationFlag) => Example | undefined }): OperationFlag[] {
   const { accepts } = options;
   const body = flags.filter((f) => f.field.location === 'body');
   const root = detail.bodySchema;
@@ -180,7 +196,9 @@ function bodyFlagsShown(detail: DetailLine, flags: readonly OperationFlag[], opt
   if (shown.size === 0 && options.needOne) {
     // The one flag shown to say how they go: the nearest the body's top (a plain value before a JSON one), with what its objects need.
     const depth = (f: OperationFlag) => (f.field.path?.length ?? 1) * 2 + (f.field.type === 'json' ? 1 : 0);
-    cover(body.reduce((best, f) => (depth(f) < depth(best) ? f : best)));
+    const nearest = [...body].sort((a, b) => depth(a) - depth(b));
+    // Of the nearest few, the first whose value its checks accept (a description may ask what no value meets).
+    cover(nearest.slice(0, 12).find((f) => options.example(f)?.accepted) ?? nearest[0]);
     drain();
   }
   return body.filter((f) => shown.has(f));
@@ -194,29 +212,39 @@ function bodyFlagsShown(detail: DetailLine, flags: readonly OperationFlag[], opt
 export function exampleArguments(entry: IndexEntry, detail: DetailLine, flags: readonly OperationFlag[], accepts: Accepts): string[] {
   const words: string[] = [];
   for (const p of pathParams(entry, detail)) words.push(shellWord(exampleWords(detail, p, accepts)?.words[0] ?? placeholder(p)));
+  const made = new Map<OperationFlag, Example | undefined>();
+  const example = (f: OperationFlag) => {
+    if (!made.has(f)) made.set(f, exampleWords(detail, f.field, accepts));
+    return made.get(f);
+  };
   const needed = flags.filter((f) => f.field.location !== 'body' && f.field.required);
-  const bodyShown = bodyFlagsShown(detail, flags, { accepts, needOne: Boolean(entry.body?.required) || !needed.length });
-  let shown = flags.filter((f) => (f.field.location === 'body' ? bodyShown.includes(f) : f.field.required));
-  const made = new Map(shown.map((f) => [f, exampleWords(detail, f.field, accepts)]));
+  const bodyShown = bodyFlagsShown(detail, flags, { accepts, needOne: Boolean(entry.body?.required) || !needed.length, example });
+  // A body that is not an object (an array, say) is not made of field flags: it comes from a file.
+  const byFile = Boolean(entry.body && detail.bodySchema && !allowsObject(detail.bodySchema));
+  let shown = flags.filter((f) => (f.field.location === 'body' ? bodyShown.includes(f) && !byFile : f.field.required));
+  // A body the checks refuse as a whole: the optional fields whose own value is refused are left out (no value of
+  // theirs was found that the description's checks accept; an example a person copies should not fail on them).
+  const root = detail.bodySchema;
+  const inBody = shown.filter((f) => f.field.location === 'body');
+  if (root && detail.bodyIsObject && inBody.length) {
+    const body: Record<string, unknown> = {};
+    for (const f of inBody) if (example(f)?.value !== undefined) placeAt(body, f.field.path ?? [f.field.name], example(f)?.value);
+    if (!accepts(root, body)) shown = shown.filter((f) => f.field.location !== 'body' || f.field.required || example(f)?.accepted !== false);
+  }
   if (!shown.length) {
     // One flag to show how they go: the first whose value its checks accept.
-    for (const f of flags) {
-      const example = exampleWords(detail, f.field, accepts);
-      if (!example?.accepted) continue;
-      shown = [f];
-      made.set(f, example);
-      break;
-    }
+    const first = flags.slice(0, 30).find((f) => example(f)?.accepted && !(byFile && f.field.location === 'body'));
+    if (first) shown = [first];
   }
   for (const f of shown) {
-    const values = made.get(f)?.words;
+    const values = example(f)?.words;
     if (!values) continue;
     // A switch given `true` reads best as the flag alone.
     if (f.field.type === 'boolean' && !f.field.array && values[0] === 'true') words.push(`--${f.flag}`);
     else for (const v of values) words.push(`--${f.flag}`, shellWord(v));
   }
   // A body only a file can give (no field flags for it): the example says where it goes.
-  if (entry.body?.required && !flags.some((f) => f.field.location === 'body')) words.push('--input', 'body.json');
+  if ((entry.body?.required && !flags.some((f) => f.field.location === 'body')) || byFile) words.push('--input', 'body.json');
   return words;
 }
 
