@@ -333,6 +333,36 @@ describe('help examples the checks accept, whatever the description asks', () =>
     expect(await refusedExamples(doc)).toEqual([]);
   });
 
+  it('gives each flag its value from the body the checks accepted whole (an anyOf narrowing a field the properties declare)', async () => {
+    // Webflow's executions: status is any string by its property, one of a few by the anyOf's forms.
+    const doc = bodyDoc(
+      {
+        type: 'object',
+        additionalProperties: false,
+        properties: { status: { type: 'string' }, output: { type: 'object' } },
+        anyOf: [{ properties: { status: { enum: ['succeeded'] } } }, { properties: { status: { enum: ['failed', 'retry'] } } }],
+      },
+      { required: false },
+    );
+    expect(await exampleOf(doc)).toBe('--status succeeded');
+    expect(await refusedExamples(doc)).toEqual([]);
+  });
+
+  it('picks the one flag shown so that the body it makes passes (a field additionalProperties refuses beside an allOf is passed over)', async () => {
+    // Azure's data factories: additionalProperties (objects only) sees not the allOf's location, a string.
+    const doc = bodyDoc(
+      {
+        type: 'object',
+        additionalProperties: { type: 'object' },
+        allOf: [{ properties: { location: { type: 'string' } } }],
+        properties: { identity: { type: 'object', properties: { type: { type: 'string', enum: ['SystemAssigned'] } } } },
+      },
+      { required: false },
+    );
+    expect(await exampleOf(doc)).toBe('--identity.type SystemAssigned');
+    expect(await refusedExamples(doc)).toEqual([]);
+  });
+
   it('gives a body that is not an object from a file, not from field flags', async () => {
     const doc = bodyDoc({ type: 'array', items: { type: 'integer' }, properties: { empty: { type: 'boolean' } } });
     expect(await exampleOf(doc)).toBe('--input body.json');

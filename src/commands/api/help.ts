@@ -152,7 +152,17 @@ const samePath = (a: readonly string[], b: readonly string[]) => a.length === b.
  * fields, nested ones included), and when the body is required but needs no field in particular,
  * one field with what its own object needs beside it.
  */
-function bodyFlagsShown(detail: DetailLine, flags: readonly OperationFlag[], options: { accepts: Accepts; needOne: boolean; example: (f: OperationFlag) => Example | undefined }): OperationFlag[] {
+function bodyFlagsShown(
+  detail: DetailLine,
+  flags: readonly OperationFlag[],
+  options: {
+    accepts: Accepts;
+    needOne: boolean;
+    example: (f: OperationFlag) => Example | undefined;
+    /** Told the value a flag takes from a body the checks accepted whole. */
+    fromSample: (f: OperationFlag, value: unknown) => void;
+  },
+): OperationFlag[] {
   const { accepts } = options;
   const body = flags.filter((f) => f.field.location === 'body');
   const root = detail.bodySchema;
@@ -162,7 +172,8 @@ function bodyFlagsShown(detail: DetailLine, flags: readonly OperationFlag[], opt
   const flagOver = (path: readonly string[]) => flagAt(path) ?? body.find((f) => (f.field.path ?? []).every((p, i) => p === path[i]));
   // A body the checks accept; else the one made from the schema's own structure (its required fields), made last.
   const candidates = exampleCandidates(root, root);
-  const sample = candidates.find((v) => accepts(root, v)) ?? candidates[candidates.length - 1];
+  const passing = candidates.find((v) => accepts(root, v));
+  const sample = passing ?? candidates[candidates.length - 1];
   const shown = new Set<OperationFlag>(body.filter((f) => f.field.required));
   // Each place the body needs filled: its flag; or, for an object no flag sets whole, the first of
   // its fields with what each object on the way to it needs beside it (an object comes whole).
@@ -180,6 +191,8 @@ function bodyFlagsShown(detail: DetailLine, flags: readonly OperationFlag[], opt
     }
   };
   let n = 0;
+  // The places of the accepted body: their flags take its values, which the checks accepted together.
+  const start = pending.length;
   const drain = () => {
     for (; n < pending.length && n < 200; n++) {
       const path = pending[n];
@@ -188,6 +201,7 @@ function bodyFlagsShown(detail: DetailLine, flags: readonly OperationFlag[], opt
       covered.add(key);
       const f = flagOver(path);
       const inside = f ? undefined : body.find((b) => path.every((p, i) => (b.field.path ?? [])[i] === p));
+      if (f && passing !== undefined && n < start) options.fromSample(f, valueAt(passing, f.field.path ?? [f.field.name]));
       if (f) shown.add(f);
       else if (inside) cover(inside);
     }
@@ -197,11 +211,40 @@ function bodyFlagsShown(detail: DetailLine, flags: readonly OperationFlag[], opt
     // The one flag shown to say how they go: the nearest the body's top (a plain value before a JSON one), with what its objects need.
     const depth = (f: OperationFlag) => (f.field.path?.length ?? 1) * 2 + (f.field.type === 'json' ? 1 : 0);
     const nearest = [...body].sort((a, b) => depth(a) - depth(b));
-    // Of the nearest few, the first whose value its checks accept (a description may ask what no value meets).
-    cover(nearest.slice(0, 12).find((f) => options.example(f)?.accepted) ?? nearest[0]);
+    // Of the nearest few, the first that makes a body the checks accept (a description may ask what no value meets,
+    // or refuse a field its own properties name, as `additionalProperties` beside an `allOf` does); else the nearest.
+    const before = { pending: pending.length, n, covered: [...covered] };
+    for (const f of nearest.slice(0, 8)) {
+      cover(f);
+      drain();
+      if (accepts(root, bodyOf([...shown], options.example))) return body.filter((b) => shown.has(b));
+      shown.clear();
+      pending.length = before.pending;
+      n = before.n;
+      covered.clear();
+      for (const key of before.covered) covered.add(key);
+    }
+    cover(nearest[0]);
     drain();
   }
   return body.filter((f) => shown.has(f));
+}
+
+/** The value at a path of a value made for a body. */
+function valueAt(value: unknown, path: readonly string[]): unknown {
+  let at = value;
+  for (const key of path) at = typeof at === 'object' && at !== null && Object.hasOwn(at, key) ? (at as Record<string, unknown>)[key] : undefined;
+  return at;
+}
+
+/** The body the flags' example values make, as the flags would set it. */
+function bodyOf(flags: readonly OperationFlag[], example: (f: OperationFlag) => Example | undefined): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const f of flags) {
+    const value = example(f)?.value;
+    if (f.field.location === 'body' && value !== undefined) placeAt(body, f.field.path ?? [f.field.name], value);
+  }
+  return body;
 }
 
 /**
@@ -218,7 +261,14 @@ export function exampleArguments(entry: IndexEntry, detail: DetailLine, flags: r
     return made.get(f);
   };
   const needed = flags.filter((f) => f.field.location !== 'body' && f.field.required);
-  const bodyShown = bodyFlagsShown(detail, flags, { accepts, needOne: Boolean(entry.body?.required) || !needed.length, example });
+  const fromSample = (f: OperationFlag, value: unknown) => {
+    // A file field takes the person's own file, whatever the sample holds.
+    if (f.field.format === 'binary') return;
+    const shaped = f.field.array && !Array.isArray(value) ? [value] : value;
+    const sampled = value === undefined ? undefined : wordsFor(f.field, shaped);
+    if (sampled && !made.has(f)) made.set(f, { words: sampled, value: shaped, accepted: true });
+  };
+  const bodyShown = bodyFlagsShown(detail, flags, { accepts, needOne: Boolean(entry.body?.required) || !needed.length, example, fromSample });
   // A body that is not an object (an array, say) is not made of field flags: it comes from a file.
   const byFile = Boolean(entry.body && detail.bodySchema && !allowsObject(detail.bodySchema));
   let shown = flags.filter((f) => (f.field.location === 'body' ? bodyShown.includes(f) && !byFile : f.field.required));
@@ -227,9 +277,7 @@ export function exampleArguments(entry: IndexEntry, detail: DetailLine, flags: r
   const root = detail.bodySchema;
   const inBody = shown.filter((f) => f.field.location === 'body');
   if (root && detail.bodyIsObject && inBody.length) {
-    const body: Record<string, unknown> = {};
-    for (const f of inBody) if (example(f)?.value !== undefined) placeAt(body, f.field.path ?? [f.field.name], example(f)?.value);
-    if (!accepts(root, body)) shown = shown.filter((f) => f.field.location !== 'body' || f.field.required || example(f)?.accepted !== false);
+    if (!accepts(root, bodyOf(inBody, example))) shown = shown.filter((f) => f.field.location !== 'body' || f.field.required || example(f)?.accepted !== false);
   }
   if (!shown.length) {
     // One flag to show how they go: the first whose value its checks accept.
