@@ -110,8 +110,16 @@ function exampleWords(detail: DetailLine, field: FieldSpec, accepts: Accepts): E
 
 /** A part of a bundled schema as a schema of its own: with the `$defs` its references point into. */
 function withDefs(schema: unknown, root: JsonSchema): JsonSchema {
-  return { ...(typeof schema === 'object' && schema ? schema : {}), ...(root.$defs ? { $defs: root.$defs } : {}) };
+  if (typeof schema !== 'object' || schema === null) return { ...(root.$defs ? { $defs: root.$defs } : {}) };
+  // The same part gives the same schema, so that a check of it is asked once (see remembered).
+  let made = madeWithDefs.get(root);
+  if (!made) madeWithDefs.set(root, (made = new WeakMap()));
+  let out = made.get(schema);
+  if (!out) made.set(schema, (out = { ...schema, ...(root.$defs ? { $defs: root.$defs } : {}) }));
+  return out;
 }
+
+const madeWithDefs = new WeakMap<JsonSchema, WeakMap<object, JsonSchema>>();
 
 /** A value of the field's type, for a field whose schema offers nothing better. */
 function fallbackValue(field: FieldSpec, word: string | undefined): unknown {
@@ -184,9 +192,8 @@ function bodyFlagsShown(
     const path = first.field.path ?? [first.field.name];
     for (let depth = 1; depth < path.length; depth++) {
       const parent = path.slice(0, depth);
-      const schema = propertySchema(root, parent);
-      const made = exampleCandidates(schema, root);
-      const around = made.find((v) => accepts(withDefs(schema, root), v)) ?? made[0];
+      // The first candidate: the one that plainly fits its schema, when one does (a check each would cost more than it finds).
+      const around = exampleCandidates(propertySchema(root, parent), root)[0];
       for (const leaf of leafPaths(around)) pending.push([...parent, ...leaf]);
     }
   };
@@ -230,6 +237,21 @@ function bodyFlagsShown(
   return body.filter((f) => shown.has(f));
 }
 
+/** A check that answers a question asked before from memory: each check runs in a timed context, which costs. */
+function remembered(accepts: Accepts): Accepts {
+  const ids = new WeakMap<object, number>();
+  const answers = new Map<string, boolean>();
+  let count = 0;
+  return (schema, value) => {
+    let id = ids.get(schema);
+    if (id === undefined) ids.set(schema, (id = ++count));
+    const key = `${id}\u0000${JSON.stringify(value)}`;
+    let answer = answers.get(key);
+    if (answer === undefined) answers.set(key, (answer = accepts(schema, value)));
+    return answer;
+  };
+}
+
 /** The value at a path of a value made for a body. */
 function valueAt(value: unknown, path: readonly string[]): unknown {
   let at = value;
@@ -252,7 +274,8 @@ function bodyOf(flags: readonly OperationFlag[], example: (f: OperationFlag) => 
  * in the order taken, each flag the request needs with a value its checks accept (or, when it
  * needs none, one flag to show how they go). Help and the skill show it.
  */
-export function exampleArguments(entry: IndexEntry, detail: DetailLine, flags: readonly OperationFlag[], accepts: Accepts): string[] {
+export function exampleArguments(entry: IndexEntry, detail: DetailLine, flags: readonly OperationFlag[], checks: Accepts): string[] {
+  const accepts = remembered(checks);
   const words: string[] = [];
   for (const p of pathParams(entry, detail)) words.push(shellWord(exampleWords(detail, p, accepts)?.words[0] ?? placeholder(p)));
   const made = new Map<OperationFlag, Example | undefined>();
@@ -261,12 +284,16 @@ export function exampleArguments(entry: IndexEntry, detail: DetailLine, flags: r
     return made.get(f);
   };
   const needed = flags.filter((f) => f.field.location !== 'body' && f.field.required);
+  // Flags whose values come from a body the checks accepted whole: together they need no check again.
+  const sampled = new Set<OperationFlag>();
   const fromSample = (f: OperationFlag, value: unknown) => {
     // A file field takes the person's own file, whatever the sample holds.
     if (f.field.format === 'binary') return;
     const shaped = f.field.array && !Array.isArray(value) ? [value] : value;
-    const sampled = value === undefined ? undefined : wordsFor(f.field, shaped);
-    if (sampled && !made.has(f)) made.set(f, { words: sampled, value: shaped, accepted: true });
+    const words = value === undefined ? undefined : wordsFor(f.field, shaped);
+    if (!words || made.has(f)) return;
+    made.set(f, { words, value: shaped, accepted: true });
+    sampled.add(f);
   };
   const bodyShown = bodyFlagsShown(detail, flags, { accepts, needOne: Boolean(entry.body?.required) || !needed.length, example, fromSample });
   // A body that is not an object (an array, say) is not made of field flags: it comes from a file.
@@ -276,12 +303,12 @@ export function exampleArguments(entry: IndexEntry, detail: DetailLine, flags: r
   // theirs was found that the description's checks accept; an example a person copies should not fail on them).
   const root = detail.bodySchema;
   const inBody = shown.filter((f) => f.field.location === 'body');
-  if (root && detail.bodyIsObject && inBody.length) {
+  if (root && detail.bodyIsObject && inBody.length && !inBody.every((f) => sampled.has(f))) {
     if (!accepts(root, bodyOf(inBody, example))) shown = shown.filter((f) => f.field.location !== 'body' || f.field.required || example(f)?.accepted !== false);
   }
   if (!shown.length) {
     // One flag to show how they go: the first whose value its checks accept.
-    const first = flags.slice(0, 30).find((f) => example(f)?.accepted && !(byFile && f.field.location === 'body'));
+    const first = flags.slice(0, 8).find((f) => example(f)?.accepted && !(byFile && f.field.location === 'body'));
     if (first) shown = [first];
   }
   for (const f of shown) {
