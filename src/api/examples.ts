@@ -14,7 +14,7 @@ const MAX_DEPTH = 8;
 const MAX_CANDIDATES = 8;
 
 /** Strings tried against a `pattern` with no example of its own; the first it matches is used. */
-const PATTERN_TRIES = ['text', 'example', 'abc', 'a', 'A', 'ABC', '1', '123', 'a1', 'abc-123', 'abc_123', 'en', 'EN', 'en-US', '2030-01-01'];
+const PATTERN_TRIES = ['text', 'example', 'abc', 'a', 'A', 'ABC', '1', '123', 'a1', 'abc-123', 'abc_123', 'en', 'EN', 'en-US', '2030-01-01', 'Example-2030'];
 
 /** A value of each format, the plainest first; a longer form where the schema asks for a length. */
 const FORMATS: Record<string, string | string[]> = {
@@ -154,7 +154,7 @@ function classChar(source: string): string | undefined {
   } catch {
     return undefined;
   }
-  return [...CLASS_TRIES].find((c) => re.test(c)) ?? WORDLY.find((c) => re.test(c)) ?? PRINTABLE.find((c) => re.test(c));
+  return [...CLASS_TRIES.slice(0, 3), ...WORDLY, ...CLASS_TRIES, ...PRINTABLE].find((c) => re.test(c));
 }
 
 /** Every printable ASCII character, for a class none of CLASS_TRIES is in (`[is]`). */

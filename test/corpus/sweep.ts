@@ -62,10 +62,9 @@ export const BOUNDS = {
 };
 
 /**
- * What the sweep found, by kind. The `held` kinds are kept at zero on every run (reading, bounds,
+ * What the sweep found, by kind. The own kinds are kept at zero on every run (reading, bounds,
  * no crash, unique and whole names, example flags that parse, the MCP catalogue); an example the
- * checks refuse is counted and shown, and held at zero in strict mode (SCHOOL_CORPUS_STRICT=1),
- * which checks every operation's example.
+ * checks refuse is held to the short list of those no example can pass (refused-examples.ts).
  */
 export type FindingKind = 'refused' | 'crash' | 'bounds' | 'names-unique' | 'flags-unique' | 'detail-missing' | 'mcp' | 'names-whole' | 'example-flags' | 'example-checks';
 
@@ -133,18 +132,6 @@ function exampleProblems(detail: DetailLine, flags: readonly OperationFlag[], ar
   return { checks: problems };
 }
 
-/**
- * Which operations' examples are run through the checks: all of them in strict mode; else every
- * operation of a description of up to 150, and 150 spread over a larger one (making every
- * operation's schemas for a check is most of the sweep's time, and the checks' findings belong to
- * the help's examples, which strict mode covers whole).
- */
-function exampleSample(count: number): number[] {
-  const limit = process.env.SCHOOL_CORPUS_STRICT === '1' ? count : 150;
-  if (count <= limit) return Array.from({ length: count }, (_, i) => i);
-  return Array.from({ length: limit }, (_, k) => Math.floor((k * count) / limit));
-}
-
 /** One description through everything `school` does with one. */
 export function sweepDescription(file: string): SweepResult {
   const findings: Finding[] = [];
@@ -197,7 +184,7 @@ export function sweepDescription(file: string): SweepResult {
   result.detailsMs = performance.now() - listingStarted;
   if (result.detailsMs > BOUNDS.listingMs(bytes.length)) found('bounds', `listed in ${Math.round(result.detailsMs)} ms`);
   // Each operation as `school api <operation> --help` and its example see it: one at a time, each bounded alone.
-  const checked = new Set(exampleSample(built.operations.length));
+  // Every operation's example, made from its whole detail (schemas included) and run through the checks.
   for (const [i, op] of built.operations.entries()) {
     const started = performance.now();
     try {
@@ -211,9 +198,8 @@ export function sweepDescription(file: string): SweepResult {
       if (new Set(flagNames).size !== flagNames.length) found('flags-unique', op.command);
       const entry = { ...op, at: built.at[i] } as ApiIndex['operations'][number];
       // The help as `school api <operation> --help` makes it: from the operation's whole detail, schemas included.
-      const detail = checked.has(i) ? detailFrom(range, built.at[i], table, shared) : undefined;
-      if (!checked.has(i)) operationHelp(entry, fields, flags, { width: 80, accepts: accepter() });
-      else if (!detail) found('detail-missing', op.command);
+      const detail = detailFrom(range, built.at[i], table, shared);
+      if (!detail) found('detail-missing', op.command);
       else {
         const detailFlags = operationFlags(detail.fields);
         const argv = exampleArgv(operationHelp(entry, detail, detailFlags, { width: 80, accepts: accepter() }));

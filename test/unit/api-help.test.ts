@@ -257,18 +257,21 @@ describe('help examples the checks accept, whatever the description asks', () =>
   it('meets patterns with classes of rare characters, lookarounds, word boundaries and escaped characters', async () => {
     const doc = bodyDoc({
       type: 'object',
-      required: ['arn', 'domain', 'report', 'line'],
+      required: ['arn', 'domain', 'report', 'line', 'slug'],
       properties: {
         arn: { type: 'string', pattern: '^arn:aws:[is]vs:[a-z0-9-]+:[0-9]+:channel/[a-zA-Z0-9-]+$' },
         domain: { type: 'string', pattern: '^(((?!-)[A-Za-z0-9-]{0,62}[A-Za-z0-9])\\.)+((?!-)[A-Za-z0-9-]{1,62}[A-Za-z0-9])$' },
         report: { type: 'string', pattern: '\\b[a-f0-9]{8}\\b-[a-f0-9]{4}' },
         line: { type: 'string', pattern: '^X-{2}BEGIN\\u0020\\x41[A-Z]+$' },
+        // Vercel's slug: a class of a backslash, `w` and a dash; a dash first would read as a flag.
+        slug: { type: 'string', pattern: '^[\\\\w-]+$' },
       },
     });
     const example = await exampleOf(doc);
     expect(example).toContain('--arn arn:aws:ivs:a:1:channel/a');
     expect(example).toContain('--domain a.a');
     expect(example).toContain("--line 'X--BEGIN AA'");
+    expect(example).toContain('--slug w');
     expect(await refusedExamples(doc)).toEqual([]);
   });
 
