@@ -24,6 +24,26 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /** Bytes checked at once for being ASCII: most stretches of a description are, and the check is much faster than a scan. */
 const ASCII_STRETCH = 64 * 1024;
+/** Where the halving stops and bytes are looked at one by one. */
+const ASCII_SCAN = 64;
+
+/**
+ * The first byte at or after `from` and before `end` that is not ASCII (`end` when there is none):
+ * halves known to be ASCII are skipped whole, so only a few dozen bytes are looked at one by one.
+ * A loop over every byte of a stretch runs before the code is optimized, and costs more than all
+ * the checks of the halves.
+ */
+function firstNonAscii(bytes: Buffer, from: number, end: number): number {
+  let lo = from;
+  let hi = end;
+  while (hi - lo > ASCII_SCAN) {
+    const mid = lo + ((hi - lo) >> 1);
+    if (isAscii(bytes.subarray(lo, mid))) lo = mid;
+    else hi = mid;
+  }
+  while (lo < hi && bytes[lo] < 0x80) lo++;
+  return lo < hi ? lo : end;
+}
 
 /** A run of non-ASCII bytes (UTF-8) as the `\u` escapes of its characters. */
 function escaped(run: Buffer): string {
@@ -52,7 +72,8 @@ export function jsonText(bytes: Buffer): string {
       at = end;
       continue;
     }
-    while (at < end && bytes[at] < 0x80) at++;
+    at = firstNonAscii(bytes, at, end);
+    if (at === end) continue;
     let past = at;
     while (past < bytes.length && bytes[past] >= 0x80) past++;
     parts.push(bytes.toString('latin1', from, at), escaped(bytes.subarray(at, past)));
