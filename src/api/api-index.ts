@@ -5,8 +5,9 @@
  * operation. Made once per fetched description.
  *
  * What it costs is bounded by the document, not by its operations: an operation's line holds its
- * parameters, body and answer as the document has them, and names the definitions they refer to
- * (`$ref`), each written once in the same file however many operations use it. The fields and
+ * body and answer as the document has them, where its parameters lie, and the definitions they
+ * refer to (`$ref`); each parameter and each definition is written once in the same file however
+ * many operations use it. The fields and
  * checkable schemas of an operation are made from its line and its definitions when a command
  * reads it (materialize), so a first run does that work for one operation, not for all of them.
  */
@@ -15,7 +16,7 @@ import { type ModelOperation, readApiModel, resolvePointer } from './operations.
 import { type RequestShape, requestShapeOf } from './request-shape.js';
 
 /** Raised whenever what the index or a detail line holds, or how names are made, changes: an index of another format is made again from the cached document. */
-export const INDEX_FORMAT = 4;
+export const INDEX_FORMAT = 5;
 
 export interface IndexEntry {
   command: string;
@@ -46,18 +47,26 @@ export interface DetailLine extends OperationDetail {
 }
 
 /** One operation's line in the detail file: the parts of the operation its detail is made from, as the document has them. */
-export interface OperationLine {
+export interface StoredLine {
+  method: string;
+  path: string;
+  /** The operation's own servers (see ModelOperation). */
+  servers?: string[];
   description?: string;
   tags: string[];
-  /** What the request builder needs: parameter styles, the body's media types, servers. */
-  request: RequestShape;
-  parameters: ModelOperation['parameters'];
+  /** Where each of its parameters lies in the detail file: one line per parameter, shared by every operation that has it. */
+  parameters: Array<[number, number]>;
   body?: ModelOperation['body'];
   responseSchema?: unknown;
-  /** The definitions its parts refer to directly (`$ref`), by their place in the definitions table. */
+  /** The definitions its parts (its parameters' too) refer to directly (`$ref`), by their place in the definitions table. */
   refs: number[];
   /** Set when its schemas could not be kept (nested too deep): why its values go unchecked. */
   unchecked?: string;
+}
+
+/** An operation's line with its parameters read back: what its detail is made from. */
+export interface OperationLine extends Omit<StoredLine, 'parameters'> {
+  parameters: ModelOperation['parameters'];
 }
 
 /**
@@ -121,12 +130,17 @@ const REF_IN_TEXT = /"\$ref":("(?:[^"\\]|\\.)*")/g;
 function refsIn(text: string): string[] {
   const found = new Set<string>();
   for (const m of text.matchAll(REF_IN_TEXT)) {
-    try {
-      const ref: unknown = JSON.parse(m[1]);
-      if (typeof ref === 'string' && ref.startsWith('#/') && ref.length <= 1000) found.add(ref);
-    } catch {
-      // Not a reference after all.
+    const quoted = m[1];
+    let ref: unknown = quoted.slice(1, -1);
+    // Only a reference with an escape in it needs the JSON reader.
+    if (quoted.includes('\\')) {
+      try {
+        ref = JSON.parse(quoted);
+      } catch {
+        continue; // not a reference after all
+      }
     }
+    if (typeof ref === 'string' && ref.startsWith('#/') && ref.length <= 1000) found.add(ref);
   }
   return [...found];
 }
@@ -143,7 +157,27 @@ function deepSafeJson(value: unknown): string | undefined {
   }
 }
 
-/** The index entries and the detail file of a document: every definition its operations reach (once), their lines, and the table. */
+/** A parameter's line: its text, the references in it, and whether its schema had to be left out. */
+interface ParameterText {
+  text: string;
+  refs: string[];
+  tooDeep: boolean;
+  at?: [number, number];
+}
+
+/** The parts of an operation its line holds, before the detail file is laid out. */
+interface DraftLine {
+  /** The line's text without its parameters and references, which are known once the file is laid out. */
+  head: string;
+  parameters: ParameterText[];
+  refs: number[];
+}
+
+/**
+ * The index entries and the detail file of a document: every parameter and every definition its
+ * operations reach (each once), the operations' lines, and the table. Lines are JSON text made with
+ * JSON.stringify of the parts as the model holds them; the work is the document's size, once.
+ */
 export function buildIndex(doc: unknown): BuiltIndex {
   const model = readApiModel(doc);
   // Each definition once for the whole document: its text and its own references, by pointer.
@@ -157,27 +191,44 @@ export function buildIndex(doc: unknown): BuiltIndex {
     }
     return def.id;
   };
-  const opTexts: string[] = [];
+  // Each parameter once: the model gives operations sharing a parameter the same object.
+  const parameters = new Map<ModelOperation['parameters'][number], ParameterText>();
+  const parameterText = (p: ModelOperation['parameters'][number]): ParameterText => {
+    let made = parameters.get(p);
+    if (!made) {
+      const whole = deepSafeJson(p);
+      // A schema nested deeper than JSON.stringify goes: the parameter is kept, its values unchecked.
+      const text = whole ?? JSON.stringify({ ...p, schema: undefined });
+      made = { text, refs: refsIn(text), tooDeep: whole === undefined };
+      parameters.set(p, made);
+    }
+    return made;
+  };
+  const drafts: DraftLine[] = [];
   for (const op of model.operations) {
-    const line: Omit<OperationLine, 'refs'> = {
+    const own = op.parameters.map(parameterText);
+    const line: Omit<StoredLine, 'parameters' | 'refs'> = {
+      method: op.method,
+      path: op.path,
+      ...(op.servers ? { servers: op.servers } : {}),
       ...(op.description ? { description: op.description.slice(0, 4000) } : {}),
       tags: op.tags,
-      request: requestShapeOf(op),
-      parameters: op.parameters,
       ...(op.body ? { body: op.body } : {}),
       ...(op.responseSchema !== undefined ? { responseSchema: op.responseSchema } : {}),
     };
     // Schemas nested deeper than JSON.stringify goes: the operation is kept, its values unchecked.
+    const whole = own.some((p) => p.tooDeep) ? undefined : deepSafeJson(line);
     const text =
-      deepSafeJson(line) ??
+      whole ??
       JSON.stringify({
         ...line,
-        parameters: line.parameters.map((p) => ({ ...p, schema: undefined })),
         ...(line.body ? { body: { ...line.body, schema: undefined, media: line.body.media.map((m) => ({ ...m, schema: undefined })) } } : {}),
         responseSchema: undefined,
         unchecked: TOO_DEEP,
       });
-    opTexts.push(`${text.slice(0, -1)},"refs":${JSON.stringify(refsIn(text).map(idOf))}}`);
+    const refs = new Set(refsIn(text).map(idOf));
+    for (const p of own) for (const ref of p.refs) refs.add(idOf(ref));
+    drafts.push({ head: text.slice(0, -1), parameters: own, refs: [...refs] });
   }
   // Every definition reached from another, each visited once (the map grows as it is walked).
   for (const def of defs.values()) for (const ref of def.refs) idOf(ref);
@@ -193,7 +244,8 @@ export function buildIndex(doc: unknown): BuiltIndex {
     return at;
   };
   for (const [pointer, def] of defs) table.push([pointer, ...add(def.text), def.refs.map((r) => defs.get(r)!.id)]);
-  const at = opTexts.map(add);
+  for (const p of parameters.values()) p.at = add(p.text);
+  const at = drafts.map((d) => add(`${d.head},"parameters":${JSON.stringify(d.parameters.map((p) => p.at))},"refs":${JSON.stringify(d.refs)}}`));
   const definitions = add(JSON.stringify(table));
   // Written straight into the file's bytes: no text of the whole file is made only to be encoded.
   const detail = Buffer.allocUnsafe(offset);
@@ -278,15 +330,35 @@ function place(into: DefinitionDoc, pointer: string, value: unknown): void {
 }
 
 /** An operation's line read back from the detail file, when it is one. */
-export function operationLine(text: string | undefined): OperationLine | undefined {
+export function operationLine(text: string | undefined): StoredLine | undefined {
   if (text === undefined) return undefined;
   try {
     const value: unknown = JSON.parse(text);
-    if (!isObject(value) || !Array.isArray(value.parameters) || !Array.isArray(value.refs) || !Array.isArray(value.tags) || !isObject(value.request)) return undefined;
-    return value as unknown as OperationLine;
+    if (!isObject(value) || !Array.isArray(value.parameters) || !Array.isArray(value.refs) || !Array.isArray(value.tags)) return undefined;
+    if (typeof value.method !== 'string' || typeof value.path !== 'string') return undefined;
+    if (!value.parameters.every((at) => isRange(at))) return undefined;
+    return value as unknown as StoredLine;
   } catch {
     return undefined;
   }
+}
+
+const isRange = (at: unknown): at is [number, number] => Array.isArray(at) && at.length === 2 && Number.isSafeInteger(at[0]) && Number.isSafeInteger(at[1]) && at[0] >= 0 && at[1] >= 0;
+
+/** An operation's line with its parameters, given the text of each (as StoredLine.parameters place them); nothing when one cannot be read. */
+export function withParameters(line: StoredLine, texts: ReadonlyArray<string | undefined>): OperationLine | undefined {
+  const parameters: OperationLine['parameters'] = [];
+  for (const text of texts) {
+    if (text === undefined) return undefined;
+    try {
+      const value: unknown = JSON.parse(text);
+      if (!isObject(value) || typeof value.name !== 'string' || typeof value.in !== 'string') return undefined;
+      parameters.push(value as unknown as OperationLine['parameters'][number]);
+    } catch {
+      return undefined;
+    }
+  }
+  return { ...line, parameters };
 }
 
 /** The byte range holding every definition of a list: one read instead of one per definition. */
@@ -341,7 +413,8 @@ export function materialize(
     if (value !== null) place(into, pointer, value);
   }
   const doc = into.doc;
-  const words = { ...(line.description ? { description: line.description } : {}), tags: line.tags, request: line.request, ...(typeof line.unchecked === 'string' ? { unchecked: TOO_DEEP } : {}) };
+  const request = requestShapeOf({ method: line.method, path: line.path, parameters: line.parameters, ...(line.body ? { body: line.body } : {}), ...(line.servers ? { servers: line.servers } : {}) });
+  const words = { ...(line.description ? { description: line.description } : {}), tags: line.tags, request, ...(typeof line.unchecked === 'string' ? { unchecked: TOO_DEEP } : {}) };
   try {
     return { ...operationDetail(doc, line, options), ...words };
   } catch (err) {
@@ -369,6 +442,12 @@ export function detailFrom(
   into?: DefinitionDoc,
   options: { schemas?: boolean } = {},
 ): DetailLine | undefined {
-  const line = operationLine(readRange(...at));
+  const stored = operationLine(readRange(...at));
+  const line =
+    stored &&
+    withParameters(
+      stored,
+      stored.parameters.map((p) => readRange(...p)),
+    );
   return line && materialize(line, reachedDefinitions(line, table), readRange, into, options);
 }

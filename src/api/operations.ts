@@ -189,30 +189,45 @@ function answersOf(resolve: Resolver, op: Record<string, unknown>): { paginated:
 const LOCATIONS: ReadonlySet<string> = new Set(['path', 'query', 'header', 'cookie']);
 
 /**
- * Path-level parameters first; an operation's own parameter of the same name and place replaces
- * it. Objects are made whole, one property after another: an operation has several parameters and
- * a description thousands of operations, so spreads of small objects add up.
+ * The parameters of one document made so far, by the object the document gives: a parameter most
+ * operations share (`#/components/parameters/owner`) is made once, and every operation holds the
+ * same object (the cache writes it once for all of them; see buildIndex).
  */
-function parametersOf(resolve: Resolver, pathLevel: unknown, own: unknown, path: string): ModelParameter[] {
+type MadeParameters = Map<object, ModelParameter | undefined>;
+
+/** A parameter as the model holds it, or nothing for one of unexpected shape. Made whole, one property after another (see parametersOf). */
+function parameterOf(p: unknown): ModelParameter | undefined {
+  if (!isObject(p) || typeof p.name !== 'string' || !p.name || p.name.length > 200) return undefined;
+  if (typeof p.in !== 'string' || !LOCATIONS.has(p.in)) return undefined;
+  const location = p.in as ParameterLocation;
+  const param = paramShapeOf(p, location) as ModelParameter;
+  param.required = p.required === true || location === 'path';
+  const description = textOf(p.description);
+  if (description) param.description = description;
+  param.schema = p.schema ?? (isObject(p.content) ? firstMediaSchema(p.content) : undefined);
+  if (p.deprecated === true) param.deprecated = true;
+  return param;
+}
+
+/**
+ * Path-level parameters first; an operation's own parameter of the same name and place replaces
+ * it. An operation has several parameters and a description thousands of operations, so objects
+ * are made without spreads of small ones, and a shared parameter once (MadeParameters).
+ */
+function parametersOf(resolve: Resolver, made: MadeParameters, lists: { pathLevel: unknown; own: unknown; path: string }): ModelParameter[] {
   const byKey = new Map<string, ModelParameter>();
   let read = 0;
-  for (const list of [pathLevel, own]) {
+  for (const list of [lists.pathLevel, lists.own]) {
     if (!Array.isArray(list)) continue;
     for (const raw of list) {
       if (read++ >= MAX_PARAMETERS) break;
       const p = deref(resolve, raw);
-      if (!isObject(p) || typeof p.name !== 'string' || !p.name || p.name.length > 200) continue;
-      if (typeof p.in !== 'string' || !LOCATIONS.has(p.in)) continue;
-      const location = p.in as ParameterLocation;
+      if (!isObject(p)) continue;
+      let param = made.get(p);
+      if (param === undefined && !made.has(p)) made.set(p, (param = parameterOf(p)));
       // A path parameter the path does not hold cannot be sent.
-      if (location === 'path' && !path.includes(`{${p.name}}`)) continue;
-      const param = paramShapeOf(p, location) as ModelParameter;
-      param.required = p.required === true || location === 'path';
-      const description = textOf(p.description);
-      if (description) param.description = description;
-      param.schema = p.schema ?? (isObject(p.content) ? firstMediaSchema(p.content) : undefined);
-      if (p.deprecated === true) param.deprecated = true;
-      byKey.set(`${location}:${p.name}`, param);
+      if (!param || (param.in === 'path' && !lists.path.includes(`{${param.name}}`))) continue;
+      byKey.set(`${param.in}:${param.name}`, param);
     }
   }
   return [...byKey.values()];
@@ -419,6 +434,7 @@ function assignCommands(found: readonly ModelOperation[], wanted: readonly strin
 export function readApiModel(doc: unknown): ApiModel {
   if (!isObject(doc) || !isObject(doc.paths)) return { operations: [], notes: [] };
   const resolve = resolverOf(doc);
+  const made: MadeParameters = new Map();
   const found: ModelOperation[] = [];
   // The name each operation asks for, beside it: assignCommands gives the names.
   const wanted: string[] = [];
@@ -452,7 +468,7 @@ export function readApiModel(doc: unknown): ApiModel {
       model.area = '';
       model.paginated = answers.paginated;
       model.deprecated = op.deprecated === true;
-      model.parameters = parametersOf(resolve, item.parameters, op.parameters, path);
+      model.parameters = parametersOf(resolve, made, { pathLevel: item.parameters, own: op.parameters, path });
       if (body) model.body = body;
       if (answers.responseSchema !== undefined) model.responseSchema = answers.responseSchema;
       if (servers) model.servers = servers;

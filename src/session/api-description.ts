@@ -24,6 +24,7 @@ import {
   materialize,
   operationLine,
   reachedDefinitions,
+  withParameters,
 } from '../api/api-index.js';
 import { parseDescription } from '../api/description-text.js';
 import { type Deps, nowSeconds } from '../deps.js';
@@ -125,7 +126,8 @@ async function loadFrom(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
         return table && detailFrom((o, l) => rangeOf(bytes, o, l), entry.at, table);
       }
       const read = (o: number, l: number) => deps.state.readApiDetail(key, index.detailFile, o, l);
-      const [line, table] = await Promise.all([read(offset, length).then(operationLine), read(...index.definitions).then(definitionTable)]);
+      const [stored, table] = await Promise.all([read(offset, length).then(operationLine), read(...index.definitions).then(definitionTable)]);
+      const line = stored && withParameters(stored, await Promise.all(stored.parameters.map((p) => read(...p))));
       if (!line || !table) return undefined;
       const defs = reachedDefinitions(line, table);
       // The operation's definitions in one read: the span from the first to the last of them.
