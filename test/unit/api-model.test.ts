@@ -265,6 +265,11 @@ describe('checks against the schema', () => {
     // The same schema, on values it can decide at once.
     expect(check(hostile, { name: 'aaaa' }, 100)).toEqual([]);
     expect(check(hostile, { name: 'b' }, 100)).toEqual([{ path: ['name'], expected: 'must match the pattern "^(a+)+$"' }]);
+    // A description's expression in the keys it allows, and behind a reference, is timed the same.
+    const keyed = { type: 'object', patternProperties: { '^(a+)+$': { type: 'string' } } };
+    expect(() => check(keyed, { [`${'a'.repeat(40)}!`]: 'x' }, 100)).toThrow(CheckTookTooLong);
+    const referred = { $defs: { Name: { type: 'string', pattern: '^(a+)+$' } }, type: 'object', properties: { name: { $ref: '#/$defs/Name' } } };
+    expect(() => check(referred, { name: `${'a'.repeat(40)}!` }, 100)).toThrow(CheckTookTooLong);
   });
 });
 
