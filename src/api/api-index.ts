@@ -86,6 +86,8 @@ export interface ApiIndex {
   maxAgeSeconds: number;
   etag?: string;
   lastModified?: string;
+  /** The file a description named by path was read from: its own copy, which the cache does not duplicate. */
+  documentFile?: string;
   /** The detail file's name, beside the index. */
   detailFile: string;
   /** Byte offset and length of the definitions table in the detail file. */

@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { type GlobalOptions, checkProfileName } from '../../options.js';
 import { isPlainPath, isPlainScope } from '../../util/plain-name.js';
-import { loadApiDescription } from '../../session/api-description.js';
+import { cachedDescriptionDocument, loadApiDescription } from '../../session/api-description.js';
 import { descriptionCacheKey } from '../../session/description-source.js';
 import type { Target } from '../../session/target.js';
 import { BUILTIN_FLAGS, operationFlags } from '../api/flags.js';
@@ -64,7 +64,7 @@ async function run(deps: Deps, opts: CompleteOptions): Promise<void> {
     if (opts.kind === 'profiles') out = Object.keys(profiles).filter(isPlainProfile).sort();
     else if (opts.kind === 'scopes') out = (await deps.state.cachedScopes(baseUrl)).filter(isPlainScope);
     else if (opts.kind === 'paths' && baseUrl) {
-      const doc = await deps.state.cachedApiDescription(descriptionCacheKey(baseUrl, target?.description));
+      const doc = (await cachedDescriptionDocument(deps, descriptionCacheKey(baseUrl, target?.description))) as { paths?: unknown } | undefined;
       const paths = Object.keys(doc?.paths && typeof doc.paths === 'object' ? doc.paths : {});
       out = [...new Set(paths.map(untemplated))].filter((p) => p.length > 1 && isPlainPath(p)).sort();
     } else if (opts.kind.startsWith('api-') && baseUrl) out = await apiCandidates(deps, { ...target, baseUrl } as Target & { baseUrl: string }, opts.kind, opts.argv ?? []);
