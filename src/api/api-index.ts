@@ -125,24 +125,38 @@ function entryOf(op: ModelOperation): Omit<IndexEntry, 'at'> {
 
 /** The most definitions one operation reaches; beyond them, a reference resolves to nothing (any value). */
 const MAX_REACHED = 5000;
-/** A local `$ref` as JSON text has it: found in the text, which is faster than walking the value. */
-const REF_IN_TEXT = /"\$ref":("(?:[^"\\]|\\.)*")/g;
+/** A `$ref` key with a string value, as JSON.stringify writes it. Inside a JSON string every quote is escaped, so this is never part of one. */
+const REF_KEY = '"$ref":"';
 
-/** The local references a JSON text holds, each once. */
+/** Whether the quote at `at` is escaped: an odd number of backslashes before it. */
+function escapedQuote(text: string, at: number): boolean {
+  let slashes = 0;
+  while (text.charCodeAt(at - 1 - slashes) === 92 /* \ */) slashes++;
+  return slashes % 2 === 1;
+}
+
+/**
+ * The local references a JSON text (of JSON.stringify) holds, each once, in the order they come.
+ * Found by searching the text, which is faster than walking the value or matching an expression.
+ */
 function refsIn(text: string): string[] {
   const found = new Set<string>();
-  for (const m of text.matchAll(REF_IN_TEXT)) {
-    const quoted = m[1];
-    let ref: unknown = quoted.slice(1, -1);
+  for (let at = text.indexOf(REF_KEY); at >= 0; ) {
+    const start = at + REF_KEY.length;
+    let end = text.indexOf('"', start);
+    while (end >= 0 && escapedQuote(text, end)) end = text.indexOf('"', end + 1);
+    if (end < 0) break;
+    let ref: unknown = text.slice(start, end);
     // Only a reference with an escape in it needs the JSON reader.
-    if (quoted.includes('\\')) {
+    if ((ref as string).includes('\\')) {
       try {
-        ref = JSON.parse(quoted);
+        ref = JSON.parse(text.slice(start - 1, end + 1));
       } catch {
-        continue; // not a reference after all
+        ref = undefined; // not a reference after all
       }
     }
     if (typeof ref === 'string' && ref.startsWith('#/') && ref.length <= 1000) found.add(ref);
+    at = text.indexOf(REF_KEY, end + 1);
   }
   return [...found];
 }
