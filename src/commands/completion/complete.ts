@@ -4,7 +4,7 @@ import { isPlainPath, isPlainScope } from '../../util/plain-name.js';
 import { loadApiDescription } from '../../session/api-description.js';
 import { descriptionCacheKey } from '../../session/description-source.js';
 import type { Target } from '../../session/target.js';
-import { BUILTIN_FLAGS, operationFlags } from '../api/flags.js';
+import { BUILTIN_FLAGS, operationFlags } from '../api-own-flags.js';
 import { commandTarget, defineCommand } from '../command.js';
 
 export interface CompleteOptions extends GlobalOptions {
