@@ -65,7 +65,7 @@ async function listRun(deps: Deps, opts: CallOptions, baseUrl: string, target: T
   }
   const rows = listingRows(ops, [], RESERVED);
   const scopesOf = (o: (typeof rows)[number]) => `${o.scopes.length ? o.scopes.map(printable).join(' ') : '-'}${o.anonymous && o.scopes.length ? ' (or anonymous)' : ''}`;
-  const shown = rows.map((o) => ({ ...o, path: printable(o.path), summary: printable(o.summary || (o.operation_id ?? '')) }));
+  const shown = rows.map((o) => ({ ...o, path: printable(o.path), summary: printable(o.summary || (o.operationId ?? '')) }));
   const pathWidth = Math.max(...shown.map((o) => o.path.length), 4);
   const scopeWidth = Math.max(...shown.map((o) => scopesOf(o).length), 5);
   for (const op of shown) {
