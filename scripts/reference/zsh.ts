@@ -93,14 +93,20 @@ export function zshScript(): string {
         esac
       done
       if [[ -n $operation ]]; then
-        if [[ $PREFIX == -* ]]; then
+        # The flag whose value is typed: the word before, or the flag of --flag=value.
+        local flag=$words[CURRENT-1] inline=''
+        if [[ $PREFIX == --?*=* ]]; then
+          flag=\${PREFIX%%=*} inline=1
+          compset -P '*='
+        fi
+        if [[ -z $inline && $PREFIX == -* ]]; then
           local -a flags=(\${(f)"$(_school_ask api-flags $operation)"})
           _wanted flags expl flag compadd -a flags && ret=0
         else
-          case $words[CURRENT-1] in
+          case $flag in
 ${valueCases}
             --?*)
-              local -a values=(\${(f)"$(_school_ask api-values $operation \${words[CURRENT-1]#--})"})
+              local -a values=(\${(f)"$(_school_ask api-values $operation \${flag#--})"})
               (( $#values )) && _wanted values expl value compadd -a values && ret=0 ;;
           esac
         fi
