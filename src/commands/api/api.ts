@@ -15,7 +15,8 @@ import { commandTarget, defineCommand } from '../command.js';
 import { retriesAllowed } from '../../run/retry.js';
 import { commandSpec } from '../table.js';
 import { checkValue } from '../values.js';
-import { RESERVED, didYouMean, globalFlagWords, operationFlags, parseApiLine } from './flags.js';
+import { RESERVED, operationFlags } from '../api-own-flags.js';
+import { didYouMean, globalFlagWords, parseApiLine } from './flags.js';
 import { apiHelp, line, operationHelp } from './help.js';
 import { type ApiRequest, buildRequest } from './request.js';
 
