@@ -78,6 +78,11 @@ export interface OperationLine extends Omit<StoredLine, 'parameters'> {
 export type DefinitionTable = Array<[string, number, number, number[]]>;
 
 export interface ApiIndex {
+  /**
+   * The entry of a command name, found without reading every entry (an index read back from its
+   * text has it; see indexFromText); else look in `operations`.
+   */
+  entryNamed?(command: string): IndexEntry | undefined;
   format: number;
   baseUrl: string;
   /** When the document was fetched or last revalidated, in seconds since the epoch. */
@@ -443,7 +448,7 @@ export function materialize(
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** An index read back from the cache, when it is one of this format for this base URL. */
-export function asIndex(value: unknown, baseUrl: string): ApiIndex | undefined {
+function asIndex(value: unknown, baseUrl: string): ApiIndex | undefined {
   if (!isObject(value) || value.format !== INDEX_FORMAT || value.baseUrl !== baseUrl) return undefined;
   if (typeof value.fetchedAt !== 'number' || typeof value.maxAgeSeconds !== 'number' || typeof value.detailFile !== 'string') return undefined;
   if (!Array.isArray(value.operations) || !Array.isArray(value.notes) || !Array.isArray(value.definitions)) return undefined;
@@ -466,4 +471,89 @@ export function detailFrom(
       stored.parameters.map((p) => readRange(...p)),
     );
   return line && materialize(line, reachedDefinitions(line, table), readRange, into, options);
+}
+
+/** A key as JSON.stringify writes it: with quotes, which are escaped inside every JSON string, so never part of one. */
+const OPERATIONS_KEY = '"operations":[';
+const AT_KEY = '"at":[';
+/** The end of an entry: its `at`, the last of its keys (see buildIndex and loadFrom). */
+const AT_VALUE = /^\d{1,15},\d{1,15}\]\}/;
+
+/** Where the text of the entry holding `at` (the place of its `"at":[`) ends; undefined when that is not an entry's end. */
+function entryEnd(text: string, at: number): number | undefined {
+  const m = AT_VALUE.exec(text.slice(at + AT_KEY.length, at + AT_KEY.length + 40));
+  return m ? at + AT_KEY.length + m[0].length : undefined;
+}
+
+/**
+ * An index read back from its JSON text, when it is one of this format for this base URL. A
+ * command reads one operation of thousands: the entries are read when first asked for, and one
+ * entry by its name (entryNamed) is found in the text, so a cached run reads the index's few
+ * fields and one entry, not every entry. What is found is checked; text of another shape is read
+ * whole, as JSON.
+ */
+export function indexFromText(text: string | undefined, baseUrl: string): ApiIndex | undefined {
+  if (text === undefined) return undefined;
+  const wholly = (): ApiIndex | undefined => {
+    try {
+      return asIndex(JSON.parse(text), baseUrl);
+    } catch {
+      return undefined;
+    }
+  };
+  const key = text.indexOf(OPERATIONS_KEY);
+  if (key < 0) return wholly();
+  const from = key + OPERATIONS_KEY.length;
+  let to = from;
+  if (text[from] !== ']') {
+    const last = text.lastIndexOf(AT_KEY);
+    const end = last > from ? entryEnd(text, last) : undefined;
+    if (end === undefined || text[end] !== ']') return wholly();
+    to = end;
+  }
+  let index: ApiIndex | undefined;
+  try {
+    index = asIndex(JSON.parse(`${text.slice(0, from)}${text.slice(to)}`), baseUrl);
+  } catch {
+    return wholly();
+  }
+  if (!index) return undefined;
+  let operations: IndexEntry[] | undefined;
+  const entries = text.slice(from, to);
+  Object.defineProperty(index, 'operations', {
+    enumerable: true,
+    configurable: true,
+    get: () => (operations ??= readEntries(entries)),
+    set: (value: IndexEntry[]) => {
+      operations = value;
+    },
+  });
+  Object.defineProperty(index, 'entryNamed', {
+    enumerable: false,
+    value: (command: string): IndexEntry | undefined => {
+      if (operations) return operations.find((op) => op.command === command);
+      const start = entries.indexOf(`{"command":${JSON.stringify(command)},`);
+      const at = start < 0 ? -1 : entries.indexOf(AT_KEY, start);
+      const end = at < 0 ? undefined : entryEnd(entries, at);
+      if (end === undefined) return index?.operations.find((op) => op.command === command);
+      try {
+        const entry: unknown = JSON.parse(entries.slice(start, end));
+        if (isObject(entry) && entry.command === command && Array.isArray(entry.at)) return entry as unknown as IndexEntry;
+      } catch {
+        // Not an entry after all: looked for among all of them.
+      }
+      return index?.operations.find((op) => op.command === command);
+    },
+  });
+  return index;
+}
+
+/** The entries of an index's text, or none when they cannot be read. */
+function readEntries(text: string): IndexEntry[] {
+  try {
+    const value: unknown = JSON.parse(`[${text}]`);
+    return Array.isArray(value) ? (value as IndexEntry[]) : [];
+  } catch {
+    return [];
+  }
 }

@@ -15,12 +15,12 @@ import {
   type DetailLine,
   type IndexEntry,
   INDEX_FORMAT,
-  asIndex,
   buildIndex,
   definitionDoc,
   definitionTable,
   definitionsSpan,
   detailFrom,
+  indexFromText,
   materialize,
   operationLine,
   reachedDefinitions,
@@ -110,7 +110,7 @@ async function loadFrom(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
   const now = nowSeconds(deps);
   // Every cache entry below is the key's: the base URL, with the source when it is not the default.
   const key = descriptionCacheKey(baseUrl, source);
-  const cached = asIndex(await deps.state.readApiIndex(key).catch(() => undefined), key);
+  const cached = indexFromText(await deps.state.readApiIndex(key).catch(() => undefined), key);
   let memoryDetail: { bytes: Buffer; index: ApiIndex } | undefined;
   let memoryDoc: unknown;
 
@@ -248,7 +248,7 @@ async function documentOf(deps: Pick<Deps, 'state'>, key: string, index: ApiInde
 
 /** The document of a description the cache holds, without asking any server (`school mcp` at start, path completion): see documentOf. */
 export async function cachedDescriptionDocument(deps: Pick<Deps, 'state'>, key: string): Promise<unknown> {
-  const index = asIndex(await deps.state.readApiIndex(key).catch(() => undefined), key);
+  const index = indexFromText(await deps.state.readApiIndex(key).catch(() => undefined), key);
   return documentOf(deps, key, index);
 }
 

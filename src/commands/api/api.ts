@@ -42,7 +42,7 @@ function globalsOf(builtins: Map<string, string | true>): GlobalOptions {
 
 /** The operation a name means: its command name; else an operationId written as it is in the description. */
 function findEntry(index: LoadedDescription['index'], name: string): IndexEntry | undefined {
-  return index.operations.find((op) => op.command === name);
+  return index.entryNamed ? index.entryNamed(name) : index.operations.find((op) => op.command === name);
 }
 
 function unknownOperation(index: LoadedDescription['index'], name: string): UsageError {
