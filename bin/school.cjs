@@ -8,9 +8,14 @@ const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
 const LIBRARY = join(__dirname, '..', 'dist', 'library.cjs');
 const MCP = join(__dirname, '..', 'dist', 'mcp.cjs');
 
-/** The V8 code cache the build made of a bundle (scripts/build.mjs, scripts/code-cache.cjs). */
-function codeCacheOf(bundle) {
-  return `${bundle}.v8-cache`;
+/**
+ * The V8 code cache the build made of a bundle (scripts/build.mjs, scripts/code-cache.cjs). The
+ * CLI has two: one of the start-up every command shares (trained on `school token`), and one of
+ * `school api` (trained on reading a description and building a request), which compiles several
+ * times as many functions; one cache of both would make every other command read the larger one.
+ */
+function codeCacheOf(bundle, flavour) {
+  return flavour ? `${bundle}.${flavour}.v8-cache` : `${bundle}.v8-cache`;
 }
 
 /**
@@ -34,9 +39,9 @@ function runCompiled(bundle, script) {
 }
 
 /** The bundle's code cache, unless the bundle is newer (V8 checks a cache against the source's length only). */
-function freshCodeCache(bundle) {
+function freshCodeCache(bundle, cache = codeCacheOf(bundle)) {
   try {
-    if (statSync(codeCacheOf(bundle)).mtimeMs >= statSync(bundle).mtimeMs) return readFileSync(codeCacheOf(bundle));
+    if (statSync(cache).mtimeMs >= statSync(bundle).mtimeMs) return readFileSync(cache);
   } catch {
     // No cache (a build that could not make one): compiled without it.
   }
@@ -44,9 +49,9 @@ function freshCodeCache(bundle) {
 }
 
 /** Loads a bundle of dist/ from its code cache where Node can; a Node that cannot require() an ES module (before 20.19) requires it plainly. */
-function loadBundle(bundle, source = readFileSync(bundle, 'utf8')) {
+function loadBundle(bundle, source = readFileSync(bundle, 'utf8'), cache = codeCacheOf(bundle)) {
   if (!process.features.require_module) return require(bundle);
-  return runCompiled(bundle, compileBundle(bundle, source, freshCodeCache(bundle)));
+  return runCompiled(bundle, compileBundle(bundle, source, freshCodeCache(bundle, cache) ?? (cache === codeCacheOf(bundle) ? undefined : freshCodeCache(bundle))));
 }
 
 function main() {
@@ -62,7 +67,8 @@ function main() {
     }
     throw err;
   }
-  loadBundle(CLI, source);
+  // A word `api` anywhere on the line picks the cache of `school api`: a wrong guess costs only time.
+  loadBundle(CLI, source, process.argv.includes('api') ? codeCacheOf(CLI, 'api') : codeCacheOf(CLI));
 }
 
 // Set before main() runs: `school mcp` loads its server bundle through this same module.

@@ -178,6 +178,12 @@ _school() {
                 else
                     _school_add_files "$keep" "$cur"
                 fi ;;
+            --content-type)
+                # The media types the operation on the line offers, from the cached API description.
+                if [[ -n $first && ( $cmd == api ) ]]; then
+                    _school_candidates api-media-types "$first"
+                    _school_add "$keep" "$cur" "${_school_list[@]}"
+                fi ;;
             --format)
                 _school_add "$keep" "$cur" json table ;;
         esac

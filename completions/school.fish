@@ -97,6 +97,14 @@ function __school_operation -a name what
     end
 end
 
+# The media types the operation on the line offers (for --content-type), from the cached API
+# description; none before the operation.
+function __school_media_types
+    set -l state (__school_state)
+    contains -- "$state[1]" api; and test -n "$state[3]"; or return
+    __school_complete api-media-types $state[3]
+end
+
 # --scope takes a list separated by commas: complete its last item, leaving out the ones
 # already there.
 function __school_scopes
@@ -187,7 +195,7 @@ complete -c school -n '__school_using api' -l refresh -d 'Fetch the API descript
 complete -c school -n '__school_using api' -l dry-run -d 'Print the request that would be sent (token as [REDACTED]) and send nothing; needs no login'
 complete -c school -n '__school_using api' -l no-validate -d 'Send the request even when it does not match the description'
 complete -c school -n '__school_using api' -l input -r -F -d "The whole body from a file (\"-\" for stdin): JSON (a form's fields as a JSON object), other media types byte for byte; flags override its fields"
-complete -c school -n '__school_using api' -l content-type -x -d "The body's media type, where the operation offers several (the first offered without it)"
+complete -c school -n '__school_using api' -l content-type -x -a '(__school_media_types)' -d "The body's media type, where the operation offers several (the first offered without it)"
 complete -c school -n '__school_using api' -l anonymous -d 'Send no token (for operations that answer anonymous callers)'
 complete -c school -n '__school_using api' -l format -x -a 'json table' -d 'Json (default) or table: an array, or the items of a list, as a table'
 complete -c school -n '__school_using api' -l columns -x -d 'With --format table: the columns, comma-separated'

@@ -150,6 +150,10 @@ Register-ArgumentCompleter -Native -CommandName 'school' -ScriptBlock {
             & $add $keep @('-')
             & $add $keep @(& $fileNames $cur)
         }
+        elseif (($valueOf -ceq '--content-type') -and $first -and ($cmd -ceq 'api')) {
+            # The media types the operation on the line offers, from the cached API description.
+            & $add $keep (& $fromSchool @('api-media-types', $first))
+        }
         elseif ($valueOf -ceq '--format') { & $add $keep @('json', 'table') }
     }
     elseif ($cmd -ceq 'api' -and $first -and -not $dashdash -and $cur.StartsWith('-')) {

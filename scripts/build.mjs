@@ -198,14 +198,21 @@ if (imports.length !== 1) {
 }
 
 // The V8 code caches of the final dist/cli.cjs and dist/library.cjs, each made by one run in a
-// scratch configuration (see scripts/code-cache.cjs): `school token` with nothing configured, and a
-// script opening a stored profile's session and reading its cached token; then dist/mcp.cjs's
+// scratch configuration (see scripts/code-cache.cjs): `school token` with nothing configured, a
+// script opening a stored profile's session and reading its cached token, and `school api` on a
+// small description (dist/cli.cjs.api.v8-cache); then dist/mcp.cjs's
 // (scripts/mcp-code-cache.cjs).
 // A Node that cannot use them (bin/school.cjs then requires the bundles plainly) gets none.
 if (process.features.require_module) {
   const runs = [
     { args: ['cli', 'token'], ok: (r) => r.status === 4 && r.stderr.includes('Not logged in'), what: '`school token`' },
     { args: ['library'], ok: (r) => r.status === 0 && r.stdout === 'a session opened\n', what: 'openSession() and token()' },
+    {
+      args: ['cli-api'],
+      // The dry run printed twice: once from the description read and indexed, once from the cache.
+      ok: (r) => r.status === 0 && r.stdout.split('POST https://school.example/courses/c1/lessons\n').length === 3,
+      what: '`school api create-lesson --dry-run`',
+    },
   ];
   for (const run of runs) {
     const scratch = mkdtempSync(join(tmpdir(), 'school-build-'));

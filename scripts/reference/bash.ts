@@ -13,6 +13,14 @@ function valueLines(complete: Completed): string[] {
       return [`_school_candidates ${complete.kind}`, '_school_add "$keep" "$cur" "${_school_list[@]}" ;;'];
     case 'operations':
       return ['_school_candidates api-operations', '_school_add "$keep" "$cur" "${_school_list[@]}" ;;'];
+    case 'media-types':
+      return [
+        '# The media types the operation on the line offers, from the cached API description.',
+        `if [[ -n $first && ( ${OPERATION_COMMANDS.map((c) => `$cmd == ${c}`).join(' || ')} ) ]]; then`,
+        '    _school_candidates api-media-types "$first"',
+        '    _school_add "$keep" "$cur" "${_school_list[@]}"',
+        'fi ;;',
+      ];
     case 'scopes':
       return [
         '# A list separated by commas: complete its last item, without repeating the others.',

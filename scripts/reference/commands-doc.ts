@@ -49,6 +49,8 @@ function completionText(complete: CompletionKind | undefined): string {
       return `${complete.kind} (cached)`;
     case 'operations':
       return "operations (cached), then each operation's flags and their values";
+    case 'media-types':
+      return "the operation's media types (cached)";
   }
 }
 

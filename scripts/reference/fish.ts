@@ -24,6 +24,8 @@ function valueOptions(flag: FlagSpec): string {
       return " -x -a '(__school_field)'";
     case 'words':
       return ` -x -a ${quoted(complete.words.join(' '))}`;
+    case 'media-types':
+      return " -x -a '(__school_media_types)'";
     default:
       return ' -x';
   }
@@ -157,6 +159,14 @@ function __school_operation -a name what
             string match -q -- '--?*' $tokens[-1]; or return
             __school_complete api-values $state[3] (string replace -r -- '^--' '' $tokens[-1])
     end
+end
+
+# The media types the operation on the line offers (for --content-type), from the cached API
+# description; none before the operation.
+function __school_media_types
+    set -l state (__school_state)
+    contains -- "$state[1]" ${OPERATION_COMMANDS.join(' ')}; and test -n "$state[3]"; or return
+    __school_complete api-media-types $state[3]
 end
 
 # --scope takes a list separated by commas: complete its last item, leaving out the ones

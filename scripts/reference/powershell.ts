@@ -64,6 +64,11 @@ ${complete.stdin ? "            & $add $keep @('-')\n" : ''}            & $add $
         return `if (${test}) { & $add $keep ($commands + $topics) }`;
       case 'operations':
         return `if (${test}) { & $add $keep (& $fromSchool 'api-operations') }`;
+      case 'media-types':
+        return `if ((${test}) -and $first -and (${OPERATION_COMMANDS.map((c) => `$cmd -ceq '${c}'`).join(' -or ')})) {
+            # The media types the operation on the line offers, from the cached API description.
+            & $add $keep (& $fromSchool @('api-media-types', $first))
+        }`;
     }
   });
   const operationBranches = OPERATION_COMMANDS.map(

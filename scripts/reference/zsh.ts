@@ -71,7 +71,8 @@ export function zshScript(): string {
           .filter((f) => f.value && f.complete && f.complete.kind !== 'none')
           .map((f) => {
             const act = action(f.complete);
-            const call = act.startsWith('(') ? `compadd -- ${act.slice(1, -1)}` : act;
+            // The media types are the operation's: asked for with it.
+            const call = f.complete?.kind === 'media-types' ? '_school_media_types $operation' : act.startsWith('(') ? `compadd -- ${act.slice(1, -1)}` : act;
             return `            ${[...(f.short ? [`-${f.short}`] : []), `--${f.name}`].join('|')})\n              ${call} && ret=0 ;;`;
           })
           .join('\n');
@@ -92,14 +93,20 @@ export function zshScript(): string {
         esac
       done
       if [[ -n $operation ]]; then
-        if [[ $PREFIX == -* ]]; then
+        # The flag whose value is typed: the word before, or the flag of --flag=value.
+        local flag=$words[CURRENT-1] inline=''
+        if [[ $PREFIX == --?*=* ]]; then
+          flag=\${PREFIX%%=*} inline=1
+          compset -P '*='
+        fi
+        if [[ -z $inline && $PREFIX == -* ]]; then
           local -a flags=(\${(f)"$(_school_ask api-flags $operation)"})
           _wanted flags expl flag compadd -a flags && ret=0
         else
-          case $words[CURRENT-1] in
+          case $flag in
 ${valueCases}
             --?*)
-              local -a values=(\${(f)"$(_school_ask api-values $operation \${words[CURRENT-1]#--})"})
+              local -a values=(\${(f)"$(_school_ask api-values $operation \${flag#--})"})
               (( $#values )) && _wanted values expl value compadd -a values && ret=0 ;;
           esac
         fi
@@ -181,6 +188,13 @@ _school_operations() {
   local -a operations=(\${(f)"$(_school_ask api-operations)"})
   local expl
   _wanted operations expl operation compadd -a operations
+}
+
+# The media types operation $1 offers (for --content-type), from the cached API description.
+_school_media_types() {
+  local -a types=(\${(f)"$(_school_ask api-media-types $1)"})
+  local expl
+  (( $#types )) && _wanted media-types expl 'media type' compadd -a types
 }
 
 # -F key=@file reads the file: complete the file name after the @.

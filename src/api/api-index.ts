@@ -5,8 +5,9 @@
  * operation. Made once per fetched description.
  *
  * What it costs is bounded by the document, not by its operations: an operation's line holds its
- * parameters, body and answer as the document has them, and names the definitions they refer to
- * (`$ref`), each written once in the same file however many operations use it. The fields and
+ * body and answer as the document has them, where its parameters lie, and the definitions they
+ * refer to (`$ref`); each parameter and each definition is written once in the same file however
+ * many operations use it. The fields and
  * checkable schemas of an operation are made from its line and its definitions when a command
  * reads it (materialize), so a first run does that work for one operation, not for all of them.
  */
@@ -15,7 +16,7 @@ import { type ModelOperation, readApiModel, resolvePointer } from './operations.
 import { type RequestShape, requestShapeOf } from './request-shape.js';
 
 /** Raised whenever what the index or a detail line holds, or how names are made, changes: an index of another format is made again from the cached document. */
-export const INDEX_FORMAT = 4;
+export const INDEX_FORMAT = 5;
 
 export interface IndexEntry {
   command: string;
@@ -46,18 +47,26 @@ export interface DetailLine extends OperationDetail {
 }
 
 /** One operation's line in the detail file: the parts of the operation its detail is made from, as the document has them. */
-export interface OperationLine {
+export interface StoredLine {
+  method: string;
+  path: string;
+  /** The operation's own servers (see ModelOperation). */
+  servers?: string[];
   description?: string;
   tags: string[];
-  /** What the request builder needs: parameter styles, the body's media types, servers. */
-  request: RequestShape;
-  parameters: ModelOperation['parameters'];
+  /** Where each of its parameters lies in the detail file: one line per parameter, shared by every operation that has it. */
+  parameters: Array<[number, number]>;
   body?: ModelOperation['body'];
   responseSchema?: unknown;
-  /** The definitions its parts refer to directly (`$ref`), by their place in the definitions table. */
+  /** The definitions its parts (its parameters' too) refer to directly (`$ref`), by their place in the definitions table. */
   refs: number[];
   /** Set when its schemas could not be kept (nested too deep): why its values go unchecked. */
   unchecked?: string;
+}
+
+/** An operation's line with its parameters read back: what its detail is made from. */
+export interface OperationLine extends Omit<StoredLine, 'parameters'> {
+  parameters: ModelOperation['parameters'];
 }
 
 /**
@@ -69,6 +78,11 @@ export interface OperationLine {
 export type DefinitionTable = Array<[string, number, number, number[]]>;
 
 export interface ApiIndex {
+  /**
+   * The entry of a command name, found without reading every entry (an index read back from its
+   * text has it; see indexFromText); else look in `operations`.
+   */
+  entryNamed?(command: string): IndexEntry | undefined;
   format: number;
   baseUrl: string;
   /** When the document was fetched or last revalidated, in seconds since the epoch. */
@@ -77,6 +91,8 @@ export interface ApiIndex {
   maxAgeSeconds: number;
   etag?: string;
   lastModified?: string;
+  /** The file a description named by path was read from: its own copy, which the cache does not duplicate. */
+  documentFile?: string;
   /** The detail file's name, beside the index. */
   detailFile: string;
   /** Byte offset and length of the definitions table in the detail file. */
@@ -114,19 +130,38 @@ function entryOf(op: ModelOperation): Omit<IndexEntry, 'at'> {
 
 /** The most definitions one operation reaches; beyond them, a reference resolves to nothing (any value). */
 const MAX_REACHED = 5000;
-/** A local `$ref` as JSON text has it: found in the text, which is faster than walking the value. */
-const REF_IN_TEXT = /"\$ref":("(?:[^"\\]|\\.)*")/g;
+/** A `$ref` key with a string value, as JSON.stringify writes it. Inside a JSON string every quote is escaped, so this is never part of one. */
+const REF_KEY = '"$ref":"';
 
-/** The local references a JSON text holds, each once. */
+/** Whether the quote at `at` is escaped: an odd number of backslashes before it. */
+function escapedQuote(text: string, at: number): boolean {
+  let slashes = 0;
+  while (text.charCodeAt(at - 1 - slashes) === 92 /* \ */) slashes++;
+  return slashes % 2 === 1;
+}
+
+/**
+ * The local references a JSON text (of JSON.stringify) holds, each once, in the order they come.
+ * Found by searching the text, which is faster than walking the value or matching an expression.
+ */
 function refsIn(text: string): string[] {
   const found = new Set<string>();
-  for (const m of text.matchAll(REF_IN_TEXT)) {
-    try {
-      const ref: unknown = JSON.parse(m[1]);
-      if (typeof ref === 'string' && ref.startsWith('#/') && ref.length <= 1000) found.add(ref);
-    } catch {
-      // Not a reference after all.
+  for (let at = text.indexOf(REF_KEY); at >= 0; ) {
+    const start = at + REF_KEY.length;
+    let end = text.indexOf('"', start);
+    while (end >= 0 && escapedQuote(text, end)) end = text.indexOf('"', end + 1);
+    if (end < 0) break;
+    let ref: unknown = text.slice(start, end);
+    // Only a reference with an escape in it needs the JSON reader.
+    if ((ref as string).includes('\\')) {
+      try {
+        ref = JSON.parse(text.slice(start - 1, end + 1));
+      } catch {
+        ref = undefined; // not a reference after all
+      }
     }
+    if (typeof ref === 'string' && ref.startsWith('#/') && ref.length <= 1000) found.add(ref);
+    at = text.indexOf(REF_KEY, end + 1);
   }
   return [...found];
 }
@@ -143,7 +178,27 @@ function deepSafeJson(value: unknown): string | undefined {
   }
 }
 
-/** The index entries and the detail file of a document: every definition its operations reach (once), their lines, and the table. */
+/** A parameter's line: its text, the references in it, and whether its schema had to be left out. */
+interface ParameterText {
+  text: string;
+  refs: string[];
+  tooDeep: boolean;
+  at?: [number, number];
+}
+
+/** The parts of an operation its line holds, before the detail file is laid out. */
+interface DraftLine {
+  /** The line's text without its parameters and references, which are known once the file is laid out. */
+  head: string;
+  parameters: ParameterText[];
+  refs: number[];
+}
+
+/**
+ * The index entries and the detail file of a document: every parameter and every definition its
+ * operations reach (each once), the operations' lines, and the table. Lines are JSON text made with
+ * JSON.stringify of the parts as the model holds them; the work is the document's size, once.
+ */
 export function buildIndex(doc: unknown): BuiltIndex {
   const model = readApiModel(doc);
   // Each definition once for the whole document: its text and its own references, by pointer.
@@ -157,27 +212,44 @@ export function buildIndex(doc: unknown): BuiltIndex {
     }
     return def.id;
   };
-  const opTexts: string[] = [];
+  // Each parameter once: the model gives operations sharing a parameter the same object.
+  const parameters = new Map<ModelOperation['parameters'][number], ParameterText>();
+  const parameterText = (p: ModelOperation['parameters'][number]): ParameterText => {
+    let made = parameters.get(p);
+    if (!made) {
+      const whole = deepSafeJson(p);
+      // A schema nested deeper than JSON.stringify goes: the parameter is kept, its values unchecked.
+      const text = whole ?? JSON.stringify({ ...p, schema: undefined });
+      made = { text, refs: refsIn(text), tooDeep: whole === undefined };
+      parameters.set(p, made);
+    }
+    return made;
+  };
+  const drafts: DraftLine[] = [];
   for (const op of model.operations) {
-    const line: Omit<OperationLine, 'refs'> = {
+    const own = op.parameters.map(parameterText);
+    const line: Omit<StoredLine, 'parameters' | 'refs'> = {
+      method: op.method,
+      path: op.path,
+      ...(op.servers ? { servers: op.servers } : {}),
       ...(op.description ? { description: op.description.slice(0, 4000) } : {}),
       tags: op.tags,
-      request: requestShapeOf(op),
-      parameters: op.parameters,
       ...(op.body ? { body: op.body } : {}),
       ...(op.responseSchema !== undefined ? { responseSchema: op.responseSchema } : {}),
     };
     // Schemas nested deeper than JSON.stringify goes: the operation is kept, its values unchecked.
+    const whole = own.some((p) => p.tooDeep) ? undefined : deepSafeJson(line);
     const text =
-      deepSafeJson(line) ??
+      whole ??
       JSON.stringify({
         ...line,
-        parameters: line.parameters.map((p) => ({ ...p, schema: undefined })),
         ...(line.body ? { body: { ...line.body, schema: undefined, media: line.body.media.map((m) => ({ ...m, schema: undefined })) } } : {}),
         responseSchema: undefined,
         unchecked: TOO_DEEP,
       });
-    opTexts.push(`${text.slice(0, -1)},"refs":${JSON.stringify(refsIn(text).map(idOf))}}`);
+    const refs = new Set(refsIn(text).map(idOf));
+    for (const p of own) for (const ref of p.refs) refs.add(idOf(ref));
+    drafts.push({ head: text.slice(0, -1), parameters: own, refs: [...refs] });
   }
   // Every definition reached from another, each visited once (the map grows as it is walked).
   for (const def of defs.values()) for (const ref of def.refs) idOf(ref);
@@ -193,7 +265,8 @@ export function buildIndex(doc: unknown): BuiltIndex {
     return at;
   };
   for (const [pointer, def] of defs) table.push([pointer, ...add(def.text), def.refs.map((r) => defs.get(r)!.id)]);
-  const at = opTexts.map(add);
+  for (const p of parameters.values()) p.at = add(p.text);
+  const at = drafts.map((d) => add(`${d.head},"parameters":${JSON.stringify(d.parameters.map((p) => p.at))},"refs":${JSON.stringify(d.refs)}}`));
   const definitions = add(JSON.stringify(table));
   // Written straight into the file's bytes: no text of the whole file is made only to be encoded.
   const detail = Buffer.allocUnsafe(offset);
@@ -278,15 +351,35 @@ function place(into: DefinitionDoc, pointer: string, value: unknown): void {
 }
 
 /** An operation's line read back from the detail file, when it is one. */
-export function operationLine(text: string | undefined): OperationLine | undefined {
+export function operationLine(text: string | undefined): StoredLine | undefined {
   if (text === undefined) return undefined;
   try {
     const value: unknown = JSON.parse(text);
-    if (!isObject(value) || !Array.isArray(value.parameters) || !Array.isArray(value.refs) || !Array.isArray(value.tags) || !isObject(value.request)) return undefined;
-    return value as unknown as OperationLine;
+    if (!isObject(value) || !Array.isArray(value.parameters) || !Array.isArray(value.refs) || !Array.isArray(value.tags)) return undefined;
+    if (typeof value.method !== 'string' || typeof value.path !== 'string') return undefined;
+    if (!value.parameters.every((at) => isRange(at))) return undefined;
+    return value as unknown as StoredLine;
   } catch {
     return undefined;
   }
+}
+
+const isRange = (at: unknown): at is [number, number] => Array.isArray(at) && at.length === 2 && Number.isSafeInteger(at[0]) && Number.isSafeInteger(at[1]) && at[0] >= 0 && at[1] >= 0;
+
+/** An operation's line with its parameters, given the text of each (as StoredLine.parameters place them); nothing when one cannot be read. */
+export function withParameters(line: StoredLine, texts: ReadonlyArray<string | undefined>): OperationLine | undefined {
+  const parameters: OperationLine['parameters'] = [];
+  for (const text of texts) {
+    if (text === undefined) return undefined;
+    try {
+      const value: unknown = JSON.parse(text);
+      if (!isObject(value) || typeof value.name !== 'string' || typeof value.in !== 'string') return undefined;
+      parameters.push(value as unknown as OperationLine['parameters'][number]);
+    } catch {
+      return undefined;
+    }
+  }
+  return { ...line, parameters };
 }
 
 /** The byte range holding every definition of a list: one read instead of one per definition. */
@@ -341,7 +434,8 @@ export function materialize(
     if (value !== null) place(into, pointer, value);
   }
   const doc = into.doc;
-  const words = { ...(line.description ? { description: line.description } : {}), tags: line.tags, request: line.request, ...(typeof line.unchecked === 'string' ? { unchecked: TOO_DEEP } : {}) };
+  const request = requestShapeOf({ method: line.method, path: line.path, parameters: line.parameters, ...(line.body ? { body: line.body } : {}), ...(line.servers ? { servers: line.servers } : {}) });
+  const words = { ...(line.description ? { description: line.description } : {}), tags: line.tags, request, ...(typeof line.unchecked === 'string' ? { unchecked: TOO_DEEP } : {}) };
   try {
     return { ...operationDetail(doc, line, options), ...words };
   } catch (err) {
@@ -354,7 +448,7 @@ export function materialize(
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** An index read back from the cache, when it is one of this format for this base URL. */
-export function asIndex(value: unknown, baseUrl: string): ApiIndex | undefined {
+function asIndex(value: unknown, baseUrl: string): ApiIndex | undefined {
   if (!isObject(value) || value.format !== INDEX_FORMAT || value.baseUrl !== baseUrl) return undefined;
   if (typeof value.fetchedAt !== 'number' || typeof value.maxAgeSeconds !== 'number' || typeof value.detailFile !== 'string') return undefined;
   if (!Array.isArray(value.operations) || !Array.isArray(value.notes) || !Array.isArray(value.definitions)) return undefined;
@@ -369,6 +463,97 @@ export function detailFrom(
   into?: DefinitionDoc,
   options: { schemas?: boolean } = {},
 ): DetailLine | undefined {
-  const line = operationLine(readRange(...at));
+  const stored = operationLine(readRange(...at));
+  const line =
+    stored &&
+    withParameters(
+      stored,
+      stored.parameters.map((p) => readRange(...p)),
+    );
   return line && materialize(line, reachedDefinitions(line, table), readRange, into, options);
+}
+
+/** A key as JSON.stringify writes it: with quotes, which are escaped inside every JSON string, so never part of one. */
+const OPERATIONS_KEY = '"operations":[';
+const AT_KEY = '"at":[';
+/** The end of an entry: its `at`, the last of its keys (see buildIndex and loadFrom). */
+const AT_VALUE = /^\d{1,15},\d{1,15}\]\}/;
+
+/** Where the text of the entry holding `at` (the place of its `"at":[`) ends; undefined when that is not an entry's end. */
+function entryEnd(text: string, at: number): number | undefined {
+  const m = AT_VALUE.exec(text.slice(at + AT_KEY.length, at + AT_KEY.length + 40));
+  return m ? at + AT_KEY.length + m[0].length : undefined;
+}
+
+/**
+ * An index read back from its JSON text, when it is one of this format for this base URL. A
+ * command reads one operation of thousands: the entries are read when first asked for, and one
+ * entry by its name (entryNamed) is found in the text, so a cached run reads the index's few
+ * fields and one entry, not every entry. What is found is checked; text of another shape is read
+ * whole, as JSON.
+ */
+export function indexFromText(text: string | undefined, baseUrl: string): ApiIndex | undefined {
+  if (text === undefined) return undefined;
+  const wholly = (): ApiIndex | undefined => {
+    try {
+      return asIndex(JSON.parse(text), baseUrl);
+    } catch {
+      return undefined;
+    }
+  };
+  const key = text.indexOf(OPERATIONS_KEY);
+  if (key < 0) return wholly();
+  const from = key + OPERATIONS_KEY.length;
+  let to = from;
+  if (text[from] !== ']') {
+    const last = text.lastIndexOf(AT_KEY);
+    const end = last > from ? entryEnd(text, last) : undefined;
+    if (end === undefined || text[end] !== ']') return wholly();
+    to = end;
+  }
+  let index: ApiIndex | undefined;
+  try {
+    index = asIndex(JSON.parse(`${text.slice(0, from)}${text.slice(to)}`), baseUrl);
+  } catch {
+    return wholly();
+  }
+  if (!index) return undefined;
+  let operations: IndexEntry[] | undefined;
+  const entries = text.slice(from, to);
+  Object.defineProperty(index, 'operations', {
+    enumerable: true,
+    configurable: true,
+    get: () => (operations ??= readEntries(entries)),
+    set: (value: IndexEntry[]) => {
+      operations = value;
+    },
+  });
+  Object.defineProperty(index, 'entryNamed', {
+    enumerable: false,
+    value: (command: string): IndexEntry | undefined => {
+      if (operations) return operations.find((op) => op.command === command);
+      const start = entries.indexOf(`{"command":${JSON.stringify(command)},`);
+      const at = start < 0 ? -1 : entries.indexOf(AT_KEY, start);
+      const end = at < 0 ? undefined : entryEnd(entries, at);
+      if (end === undefined) return index?.operations.find((op) => op.command === command);
+      try {
+        const entry: unknown = JSON.parse(entries.slice(start, end));
+        if (isObject(entry) && entry.command === command && Array.isArray(entry.at)) return entry as unknown as IndexEntry;
+      } catch {
+        // Not an entry after all: looked for among all of them.
+      }
+      return index?.operations.find((op) => op.command === command);
+    },
+  });
+  return index;
+}
+
+/** The entries of an index's text, or none when they cannot be read. */
+function readEntries(text: string): IndexEntry[] {
+  try {
+    const value: unknown = JSON.parse(`[${text}]`);
+    return Array.isArray(value) ? (value as IndexEntry[]) : [];
+  } catch {
+    return [];
+  }
 }

@@ -1,9 +1,10 @@
 /**
  * The one listing of an API's operations, for scripts: `school api --json` and
  * `call --list --json` print these rows, and the text listings of both read them. Made from the
- * cached index and detail lines (keys in snake_case, as every `--json` output), so it names each operation, parameter and body field exactly as
- * `school api` takes them: its command, positional arguments in the order taken, and the flag
- * that sets every other field.
+ * cached index and detail lines (keys in snake_case, as every `--json` output, `operationId`
+ * aside), so it names each operation, parameter and body field exactly as `school api` takes
+ * them: its command, positional arguments in the order taken, and the flag that sets every other
+ * field.
  */
 import type { DetailLine, IndexEntry } from './api-index.js';
 import type { FieldSpec } from './operation-detail.js';
@@ -27,8 +28,12 @@ interface ListedParameter extends ListedField {
 
 export interface ListingRow {
   command: string;
-  /** The description's `operationId`. */
-  operation_id: string | null;
+  /**
+   * The description's `operationId`, under OpenAPI's own name for it (the contract's): a script
+   * matches it against the description as it is spelled there. The one key of school's `--json`
+   * outputs not in snake_case.
+   */
+  operationId: string | null;
   method: string;
   path: string;
   summary: string;
@@ -86,7 +91,7 @@ export function listingRows(operations: readonly IndexEntry[], details: Readonly
       }));
     return {
       command: op.command,
-      operation_id: op.operationId ?? null,
+      operationId: op.operationId ?? null,
       method: op.method,
       path: op.path,
       summary: op.summary ?? '',

@@ -105,14 +105,32 @@ export function resolvePointer(doc: unknown, ref: string): unknown {
   return node;
 }
 
-/** A `$ref` to a parameter, body, response or path item, followed while it leads somewhere new. */
-function deref(doc: unknown, value: unknown): unknown {
+/** How many `$ref`s in a row are followed before the chain is taken for a loop. */
+const MAX_REF_HOPS = 16;
+
+/**
+ * Resolves the local pointers of one document, each pointer once: an operation's parameters,
+ * bodies and answers mostly point at a few shared components (GitHub's 1,223 operations name its
+ * `owner` and `repo` parameters hundreds of times).
+ */
+type Resolver = (ref: string) => unknown;
+
+function resolverOf(doc: unknown): Resolver {
+  const resolved = new Map<string, unknown>();
+  return (ref) => {
+    if (resolved.has(ref)) return resolved.get(ref);
+    const node = resolvePointer(doc, ref);
+    resolved.set(ref, node);
+    return node;
+  };
+}
+
+/** A `$ref` to a parameter, body, response or path item, followed while it leads somewhere: a chain longer than any document needs is a loop. */
+function deref(resolve: Resolver, value: unknown): unknown {
   let node = value;
-  const seen = new Set<string>();
-  while (isObject(node) && typeof node.$ref === 'string') {
-    if (seen.has(node.$ref) || seen.size > 16) return undefined;
-    seen.add(node.$ref);
-    node = resolvePointer(doc, node.$ref);
+  for (let hops = 0; isObject(node) && typeof node.$ref === 'string'; hops++) {
+    if (hops > MAX_REF_HOPS) return undefined;
+    node = resolve(node.$ref);
   }
   return node;
 }
@@ -137,38 +155,80 @@ function securityOf(security: unknown): { scopes: string[]; scopeSets: string[][
   return { scopes: [...scopes].slice(0, 20), scopeSets: scopeSets.slice(0, 20), anonymous };
 }
 
-function isPaginated(doc: unknown, op: Record<string, unknown>): boolean {
-  if (op['x-paginated'] === true) return true;
-  const responses = isObject(op.responses) ? op.responses : {};
-  return Object.entries(responses).some(([status, raw]) => {
-    // Only a success answer is looked up: following the references of every answer costs more than the check.
-    if (!status.startsWith('2')) return false;
-    const response = deref(doc, raw);
-    return isObject(response) && isObject(response.headers) && Object.keys(response.headers).some((h) => h.toLowerCase() === 'link');
-  });
+/**
+ * What an operation's success answers say: whether it answers page by page (`x-paginated`, or a
+ * `Link` header), and the schema of the first JSON answer. Only success answers are looked up:
+ * following the references of every answer costs more than the rest of the operation.
+ */
+function answersOf(resolve: Resolver, op: Record<string, unknown>): { paginated: boolean; responseSchema: unknown } {
+  let paginated = op['x-paginated'] === true;
+  let responseSchema: unknown;
+  let found = false;
+  const responses = op.responses;
+  if (!isObject(responses)) return { paginated, responseSchema };
+  for (const status in responses) {
+    if (!Object.hasOwn(responses, status) || status.charCodeAt(0) !== 50 /* 2 */) continue;
+    const response = deref(resolve, responses[status]);
+    if (!isObject(response)) continue;
+    if (!paginated && isObject(response.headers)) paginated = Object.keys(response.headers).some((h) => h.toLowerCase() === 'link');
+    if (!found && isObject(response.content)) {
+      for (const type in response.content) {
+        const media = (response.content as Record<string, unknown>)[type];
+        if (!isJsonMediaType(type) || !Object.hasOwn(response.content, type)) continue;
+        if (isObject(media)) {
+          responseSchema = media.schema;
+          found = true;
+        }
+        break;
+      }
+    }
+  }
+  return { paginated, responseSchema };
 }
 
 const LOCATIONS: ReadonlySet<string> = new Set(['path', 'query', 'header', 'cookie']);
 
-/** Path-level parameters first; an operation's own parameter of the same name and place replaces it. */
-function parametersOf(doc: unknown, lists: unknown[][], path: string): ModelParameter[] {
+/**
+ * The parameters of one document made so far, by the object the document gives: a parameter most
+ * operations share (`#/components/parameters/owner`) is made once, and every operation holds the
+ * same object (the cache writes it once for all of them; see buildIndex).
+ */
+type MadeParameters = Map<object, ModelParameter | undefined>;
+
+/** A parameter as the model holds it, or nothing for one of unexpected shape. Made whole, one property after another (see parametersOf). */
+function parameterOf(p: unknown): ModelParameter | undefined {
+  if (!isObject(p) || typeof p.name !== 'string' || !p.name || p.name.length > 200) return undefined;
+  if (typeof p.in !== 'string' || !LOCATIONS.has(p.in)) return undefined;
+  const location = p.in as ParameterLocation;
+  const param = paramShapeOf(p, location) as ModelParameter;
+  param.required = p.required === true || location === 'path';
+  const description = textOf(p.description);
+  if (description) param.description = description;
+  param.schema = p.schema ?? (isObject(p.content) ? firstMediaSchema(p.content) : undefined);
+  if (p.deprecated === true) param.deprecated = true;
+  return param;
+}
+
+/**
+ * Path-level parameters first; an operation's own parameter of the same name and place replaces
+ * it. An operation has several parameters and a description thousands of operations, so objects
+ * are made without spreads of small ones, and a shared parameter once (MadeParameters).
+ */
+function parametersOf(resolve: Resolver, made: MadeParameters, lists: { pathLevel: unknown; own: unknown; path: string }): ModelParameter[] {
   const byKey = new Map<string, ModelParameter>();
-  for (const raw of lists.flat().slice(0, MAX_PARAMETERS)) {
-    const p = deref(doc, raw);
-    if (!isObject(p) || typeof p.name !== 'string' || !p.name || p.name.length > 200) continue;
-    if (typeof p.in !== 'string' || !LOCATIONS.has(p.in)) continue;
-    const location = p.in as ParameterLocation;
-    // A path parameter the path does not hold cannot be sent.
-    if (location === 'path' && !path.includes(`{${p.name}}`)) continue;
-    const description = textOf(p.description);
-    byKey.set(`${location}:${p.name}`, {
-      ...paramShapeOf(p, location),
-      in: location,
-      required: p.required === true || location === 'path',
-      ...(description ? { description } : {}),
-      schema: p.schema ?? (isObject(p.content) ? firstMediaSchema(p.content) : undefined),
-      ...(p.deprecated === true ? { deprecated: true } : {}),
-    });
+  let read = 0;
+  for (const list of [lists.pathLevel, lists.own]) {
+    if (!Array.isArray(list)) continue;
+    for (const raw of list) {
+      if (read++ >= MAX_PARAMETERS) break;
+      const p = deref(resolve, raw);
+      if (!isObject(p)) continue;
+      let param = made.get(p);
+      if (param === undefined && !made.has(p)) made.set(p, (param = parameterOf(p)));
+      // A path parameter the path does not hold cannot be sent.
+      if (!param || (param.in === 'path' && !lists.path.includes(`{${param.name}}`))) continue;
+      byKey.set(`${param.in}:${param.name}`, param);
+    }
   }
   return [...byKey.values()];
 }
@@ -185,17 +245,15 @@ function paramShapeOf(p: Record<string, unknown>, location: ParameterLocation): 
   const fallback: ParamStyle = location === 'path' || location === 'header' ? 'simple' : 'form';
   const style = typeof p.style === 'string' && STYLES.has(p.style) ? (p.style as ParamStyle) : fallback;
   const explode = typeof p.explode === 'boolean' ? p.explode : style === 'form';
+  const shape: ParamShape = { name: p.name as string, in: location, style, explode };
+  if (p.allowReserved === true && location === 'query') shape.allowReserved = true;
+  if (p['x-multi-segment'] === true && location === 'path') shape.multiSegment = true;
   // A parameter given by `content` is one value of that media type: JSON is the one we write.
-  const contentType = isObject(p.content) ? Object.keys(p.content)[0] : undefined;
-  return {
-    name: p.name as string,
-    in: location,
-    style,
-    explode,
-    ...(p.allowReserved === true && location === 'query' ? { allowReserved: true } : {}),
-    ...(p['x-multi-segment'] === true && location === 'path' ? { multiSegment: true } : {}),
-    ...(contentType !== undefined && contentType.length <= 200 ? { contentType } : {}),
-  };
+  if (isObject(p.content)) {
+    const contentType = Object.keys(p.content)[0];
+    if (contentType !== undefined && contentType.length <= 200) shape.contentType = contentType;
+  }
+  return shape;
 }
 
 /** The `encoding` of a form or multipart media type: per property, its content type, style, explode, allowReserved. */
@@ -215,14 +273,14 @@ function encodingOf(raw: unknown): Record<string, EncodingShape> | undefined {
   return Object.keys(out).length ? out : undefined;
 }
 
-function bodyOf(doc: unknown, raw: unknown): ModelBody | undefined {
-  const body = deref(doc, raw);
+function bodyOf(resolve: Resolver, raw: unknown): ModelBody | undefined {
+  const body = deref(resolve, raw);
   if (!isObject(body) || !isObject(body.content)) return undefined;
   const media: ModelMedia[] = Object.entries(body.content)
     .filter(([type]) => type.trim().length > 0 && type.length <= 200)
     .slice(0, 20)
     .map(([type, m]) => {
-      const item = deref(doc, m);
+      const item = deref(resolve, m);
       const encoding = isObject(item) ? encodingOf(item.encoding) : undefined;
       return { type: type.trim(), kind: mediaKind(type), schema: isObject(item) ? item.schema : undefined, ...(encoding ? { encoding } : {}) };
     });
@@ -274,18 +332,6 @@ const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\b/i;
 
 function isJsonMediaType(type: string): boolean {
   return JSON_TYPE.test(type.trim());
-}
-
-function responseSchemaOf(doc: unknown, op: Record<string, unknown>): unknown {
-  const responses = isObject(op.responses) ? op.responses : {};
-  for (const [status, raw] of Object.entries(responses)) {
-    if (!/^2/.test(status)) continue;
-    const response = deref(doc, raw);
-    if (!isObject(response) || !isObject(response.content)) continue;
-    const json = Object.entries(response.content).find(([type]) => isJsonMediaType(type));
-    if (json && isObject(json[1])) return json[1].schema;
-  }
-  return undefined;
 }
 
 /**
@@ -345,8 +391,6 @@ function areaOf(scopes: readonly string[], tags: readonly string[], byScope: boo
   return fromTag ?? 'other';
 }
 
-type Unnamed = Omit<ModelOperation, 'command'> & { wanted: string };
-
 /** At most this many operations are named in one note; the rest are counted. */
 const NOTE_EXAMPLES = 5;
 
@@ -361,26 +405,27 @@ function listed(ways: readonly string[]): string {
  * and path name one operation, so those meet only when two paths differ in braces or punctuation
  * alone (`/a/{b}` and `/a/b`); then a number is added, and the note says that too.
  */
-function assignCommands(found: Unnamed[]): { names: string[]; notes: string[] } {
+function assignCommands(found: readonly ModelOperation[], wanted: readonly string[]): { names: string[]; notes: string[] } {
   const count = new Map<string, number>();
-  for (const op of found) count.set(op.wanted, (count.get(op.wanted) ?? 0) + 1);
-  const taken = new Set(found.filter((op) => count.get(op.wanted) === 1).map((op) => op.wanted));
+  for (const name of wanted) count.set(name, (count.get(name) ?? 0) + 1);
+  const taken = new Set(wanted.filter((name) => count.get(name) === 1));
   const notes: string[] = [];
   const clashes = new Map<string, string[]>();
   const numbered: string[] = [];
-  const names = found.map((op) => {
-    if (count.get(op.wanted) === 1) return op.wanted;
+  const names = found.map((op, i) => {
+    const asked = wanted[i];
+    if (count.get(asked) === 1) return asked;
     const route = routeCommand(op.method, op.path);
     let name = route;
-    for (let i = 2; taken.has(name); i++) name = `${route}-${i}`;
+    for (let n = 2; taken.has(name); n++) name = `${route}-${n}`;
     if (name !== route) numbered.push(`${op.method} ${op.path} is ${name}`);
     taken.add(name);
-    const ways = clashes.get(op.wanted) ?? [];
-    if (!clashes.has(op.wanted)) clashes.set(op.wanted, ways);
+    const ways = clashes.get(asked) ?? [];
+    if (!clashes.has(asked)) clashes.set(asked, ways);
     ways.push(`${op.method} ${op.path} is ${name}`);
     return name;
   });
-  for (const [wanted, ways] of clashes) notes.push(`${ways.length} operations are named "${wanted}": ${listed(ways)}.`);
+  for (const [asked, ways] of clashes) notes.push(`${ways.length} operations are named "${asked}": ${listed(ways)}.`);
   if (numbered.length) notes.push(`Names made from the method and path were taken, so a number was added: ${listed(numbered)}.`);
   return { names, notes };
 }
@@ -388,10 +433,14 @@ function assignCommands(found: Unnamed[]): { names: string[]; notes: string[] } 
 /** Every operation of the document, in document order, each with its command name. */
 export function readApiModel(doc: unknown): ApiModel {
   if (!isObject(doc) || !isObject(doc.paths)) return { operations: [], notes: [] };
-  const found: Unnamed[] = [];
+  const resolve = resolverOf(doc);
+  const made: MadeParameters = new Map();
+  const found: ModelOperation[] = [];
+  // The name each operation asks for, beside it: assignCommands gives the names.
+  const wanted: string[] = [];
   const documentServers = new Set((serversOf(doc.servers) ?? []).map(serverKey));
   outer: for (const [path, rawItem] of Object.entries(doc.paths)) {
-    const item = deref(doc, rawItem);
+    const item = deref(resolve, rawItem);
     if (!isObject(item) || !path.startsWith('/') || path.length > 2000) continue;
     for (const method of HTTP_METHODS) {
       if (found.length >= MAX_OPERATIONS) break outer;
@@ -404,33 +453,34 @@ export function readApiModel(doc: unknown): ApiModel {
       const summary = textOf(op.summary);
       const description = textOf(op.description);
       const upper = method.toUpperCase();
-      const responseSchema = responseSchemaOf(doc, op);
-      const body = method === 'get' || method === 'head' ? undefined : bodyOf(doc, op.requestBody);
+      const answers = answersOf(resolve, op);
+      const body = method === 'get' || method === 'head' ? undefined : bodyOf(resolve, op.requestBody);
       const servers = ownServers(serversOf(op.servers) ?? serversOf(item.servers), documentServers);
-      found.push({
-        wanted: cliName || (operationId ? kebabCase(operationId) : '') || routeCommand(upper, path),
-        method: upper,
-        path,
-        ...(operationId ? { operationId } : {}),
-        ...(summary ? { summary } : {}),
-        ...(description && description !== summary ? { description } : {}),
-        tags,
-        ...security,
-        area: '',
-        paginated: isPaginated(doc, op),
-        deprecated: op.deprecated === true,
-        parameters: parametersOf(doc, [listOf(item.parameters), listOf(op.parameters)], path),
-        ...(body ? { body } : {}),
-        ...(responseSchema !== undefined ? { responseSchema } : {}),
-        ...(servers ? { servers } : {}),
-      });
+      // Made whole, property by property, in the order the cache writes them (see parametersOf).
+      const model = { command: '', method: upper, path } as ModelOperation;
+      if (operationId) model.operationId = operationId;
+      if (summary) model.summary = summary;
+      if (description && description !== summary) model.description = description;
+      model.tags = tags;
+      model.scopes = security.scopes;
+      model.scopeSets = security.scopeSets;
+      model.anonymous = security.anonymous;
+      model.area = '';
+      model.paginated = answers.paginated;
+      model.deprecated = op.deprecated === true;
+      model.parameters = parametersOf(resolve, made, { pathLevel: item.parameters, own: op.parameters, path });
+      if (body) model.body = body;
+      if (answers.responseSchema !== undefined) model.responseSchema = answers.responseSchema;
+      if (servers) model.servers = servers;
+      found.push(model);
+      wanted.push(cliName || (operationId ? kebabCase(operationId) : '') || routeCommand(upper, path));
     }
   }
   const byScope = scopesNameAreas(new Set(found.flatMap((op) => op.scopes)));
   for (const op of found) op.area = areaOf(op.scopes, op.tags, byScope);
-  const { names, notes } = assignCommands(found);
-  const operations = found.map(({ wanted: _, ...op }, i) => ({ command: names[i], ...op }));
-  return { operations, notes };
+  const { names, notes } = assignCommands(found, wanted);
+  for (let i = 0; i < found.length; i++) found[i].command = names[i];
+  return { operations: found, notes };
 }
 
 /** Whether the scopes granted let the operation through; the scopes missing from its nearest alternative when not. */

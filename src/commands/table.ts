@@ -30,8 +30,9 @@ export type ValueKind =
 
 /**
  * What the completion scripts offer for a value: profile names, the cached scopes (a comma list),
- * the cached API paths, the API's operations (all four from `school __complete`), file names, fixed words, a typed
- * field whose `@file` is a file, the commands and help topics, or nothing.
+ * the cached API paths, the API's operations, the media types of the operation on the line (all
+ * five from `school __complete`), file names, fixed words, a typed field whose `@file` is a file,
+ * the commands and help topics, or nothing.
  */
 export type CompletionKind =
   | { kind: 'profiles' }
@@ -42,6 +43,8 @@ export type CompletionKind =
    * after it complete as its flags (`api-flags <operation>`) and their values (`api-values <operation> <flag>`).
    */
   | { kind: 'operations' }
+  /** The body media types the operation on the line offers (`school __complete api-media-types <operation>`); none before one. */
+  | { kind: 'media-types' }
   | { kind: 'files'; stdin?: boolean }
   | { kind: 'words'; words: readonly string[] }
   | { kind: 'field' }
@@ -308,6 +311,7 @@ Retries:
         name: 'content-type',
         value: { type: 'string', placeholder: 'type' },
         help: "the body's media type, where the operation offers several (the first offered without it)",
+        complete: { kind: 'media-types' },
       },
       { name: 'anonymous', help: 'send no token (for operations that answer anonymous callers)' },
       {
@@ -414,7 +418,7 @@ only when asked, never a token in the conversation. It is made from the cached A
     hidden: true,
     description: 'completion candidates',
     passthrough: true,
-    args: [{ name: 'kind', required: true, help: 'profiles, scopes, paths, api-operations, api-flags <operation> or api-values <operation> <flag>', complete: { kind: 'none' } }],
+    args: [{ name: 'kind', required: true, help: 'profiles, scopes, paths, api-operations, api-flags <op>, api-values <op> <flag> or api-media-types <op>', complete: { kind: 'none' } }],
     flags: [],
     examples: [],
   },

@@ -14,7 +14,7 @@ import { type SignIn, joinOrStartSignIn } from '../login/two-step.js';
 import { fromOAuthError } from '../oauth/oauth-errors.js';
 import { ApiClient, pagesFromAnswers } from '../session/api-client.js';
 import { problemMessage, readAnswer } from '../session/answer-problem.js';
-import { loadApiDescription } from '../session/api-description.js';
+import { cachedDescriptionDocument, loadApiDescription } from '../session/api-description.js';
 import { descriptionCacheKey } from '../session/description-source.js';
 import { lookUpIdentity } from '../session/identity.js';
 import { serverFor } from '../session/server.js';
@@ -255,7 +255,7 @@ export function createEngine(deps: Deps, inputs: TargetInputs): McpEngine {
     async cachedApiDescription() {
       const url = baseUrl() ?? (await deps.state.rememberedBaseUrl(profile).catch(() => undefined));
       knownBaseUrl ??= url;
-      return url ? deps.state.cachedApiDescription(descriptionCacheKey(url, (await describedAt(url)).description)).catch(() => undefined) : undefined;
+      return url ? cachedDescriptionDocument(deps, descriptionCacheKey(url, (await describedAt(url)).description)).catch(() => undefined) : undefined;
     },
     async fetchApiDescription(signal) {
       const url = baseUrl() ?? (await deps.state.rememberedBaseUrl(profile));

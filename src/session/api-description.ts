@@ -15,15 +15,16 @@ import {
   type DetailLine,
   type IndexEntry,
   INDEX_FORMAT,
-  asIndex,
   buildIndex,
   definitionDoc,
   definitionTable,
   definitionsSpan,
   detailFrom,
+  indexFromText,
   materialize,
   operationLine,
   reachedDefinitions,
+  withParameters,
 } from '../api/api-index.js';
 import { parseDescription } from '../api/description-text.js';
 import { type Deps, nowSeconds } from '../deps.js';
@@ -109,7 +110,7 @@ async function loadFrom(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
   const now = nowSeconds(deps);
   // Every cache entry below is the key's: the base URL, with the source when it is not the default.
   const key = descriptionCacheKey(baseUrl, source);
-  const cached = asIndex(await deps.state.readApiIndex(key).catch(() => undefined), key);
+  const cached = indexFromText(await deps.state.readApiIndex(key).catch(() => undefined), key);
   let memoryDetail: { bytes: Buffer; index: ApiIndex } | undefined;
   let memoryDoc: unknown;
 
@@ -125,7 +126,8 @@ async function loadFrom(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
         return table && detailFrom((o, l) => rangeOf(bytes, o, l), entry.at, table);
       }
       const read = (o: number, l: number) => deps.state.readApiDetail(key, index.detailFile, o, l);
-      const [line, table] = await Promise.all([read(offset, length).then(operationLine), read(...index.definitions).then(definitionTable)]);
+      const [stored, table] = await Promise.all([read(offset, length).then(operationLine), read(...index.definitions).then(definitionTable)]);
+      const line = stored && withParameters(stored, await Promise.all(stored.parameters.map((p) => read(...p))));
       if (!line || !table) return undefined;
       const defs = reachedDefinitions(line, table);
       // The operation's definitions in one read: the span from the first to the last of them.
@@ -143,12 +145,12 @@ async function loadFrom(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
       return index.operations.map(({ at }) => detailFrom((o, l) => rangeOf(bytes, o, l), at, table, shared, { schemas: false }));
     },
     async document() {
-      return memoryDoc ?? (await deps.state.cachedApiDescription(key));
+      return memoryDoc ?? (await documentOf(deps, key, index));
     },
   });
 
   /** A new index for a document, saved with it; kept in memory when the cache cannot be written. */
-  const indexDocument = async (doc: unknown, meta: Pick<ApiIndex, 'fetchedAt' | 'maxAgeSeconds' | 'etag' | 'lastModified'>, json?: string | Uint8Array): Promise<ApiIndex> => {
+  const indexDocument = async (doc: unknown, meta: Pick<ApiIndex, 'fetchedAt' | 'maxAgeSeconds' | 'etag' | 'lastModified' | 'documentFile'>, json?: string | Uint8Array): Promise<ApiIndex> => {
     const built = buildIndex(doc);
     const draft: ApiIndex = {
       format: INDEX_FORMAT,
@@ -169,7 +171,8 @@ async function loadFrom(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
   };
 
   if (cached && !options.refresh && (options.offline || now - cached.fetchedAt < cached.maxAgeSeconds)) return loaded(cached, 'cache');
-  if (options.offline) {
+  // A file is read whether or not requests may be made.
+  if (options.offline && source?.kind !== 'file') {
     // An index of another format (an earlier version of school) is made again from the cached document.
     const doc = await deps.state.cachedApiDescription(key).catch(() => undefined);
     if (doc === undefined) throw new CliError(`No cached API description of ${printable(baseUrl)}.`, { code: 'openapi_unavailable' });
@@ -189,7 +192,8 @@ async function loadFrom(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
       throw new CliError(`Could not read the API description ${printable(file)}: ${errorReason(err)}.`, { code: 'openapi_unavailable' });
     });
     const parsed = parseDescription(bytes, printable(file));
-    return loaded(await indexDocument(parsed.doc, { fetchedAt: now, maxAgeSeconds: 0, etag: fileStamp(stats) }, parsed.json), 'fetched');
+    // The file is the document's copy: the cache keeps none of its own (see documentOf).
+    return loaded(await indexDocument(parsed.doc, { fetchedAt: now, maxAgeSeconds: 0, etag: fileStamp(stats), documentFile: file }), 'fetched');
   }
 
   // Fetched with no token, whatever the origin: a description is public, and a token goes to the API's origin only.
@@ -224,6 +228,28 @@ async function loadFrom(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
   }
   const parsed = parseDescription(res.body, printable(url));
   return loaded(await indexDocument(parsed.doc, { fetchedAt: now, maxAgeSeconds, ...validators }, parsed.json), 'fetched');
+}
+
+/**
+ * The whole document of a cached description: the file it was read from, while that file is
+ * still the one indexed (its size and time), else the copy the cache keeps of a fetched one.
+ */
+async function documentOf(deps: Pick<Deps, 'state'>, key: string, index: ApiIndex | undefined): Promise<unknown> {
+  const file = index?.documentFile;
+  if (typeof file !== 'string') return deps.state.cachedApiDescription(key);
+  try {
+    if (fileStamp(await statOf(file)) !== index?.etag) return undefined;
+    const bytes = await bytesOf(file);
+    return parseDescription(bytes, printable(file)).doc;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The document of a description the cache holds, without asking any server (`school mcp` at start, path completion): see documentOf. */
+export async function cachedDescriptionDocument(deps: Pick<Deps, 'state'>, key: string): Promise<unknown> {
+  const index = indexFromText(await deps.state.readApiIndex(key).catch(() => undefined), key);
+  return documentOf(deps, key, index);
 }
 
 function statOf(file: string): Promise<Stats> {

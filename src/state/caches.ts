@@ -18,8 +18,8 @@ export interface Caches {
    * base URL with its source (src/session/description-source.ts descriptionCacheKey).
    */
   cachedApiDescription(key: string): Promise<OpenApiDoc | undefined>;
-  /** The compact index of a description as saved (its shape is the caller's to check). */
-  readApiIndex(key: string): Promise<unknown>;
+  /** The compact index of a description as saved, its JSON text (its shape is the caller's to check). */
+  readApiIndex(key: string): Promise<string | undefined>;
   /**
    * Saves a description's compact index, and with a new document its detail file (named in the
    * index as `detailFile`) and the document itself, as JSON text or its UTF-8 bytes (written as
@@ -161,7 +161,7 @@ export function openCaches(ctx: StoreContext): Caches {
       return isOpenApiDoc(entry.doc) ? entry.doc : undefined;
     },
     async readApiIndex(key) {
-      return parseJson(await readOwnFile(openapiIndexFile(paths.cacheDir, key)));
+      return readOwnFile(openapiIndexFile(paths.cacheDir, key));
     },
     async saveApiCache(key, entry) {
       const baseUrl = key;

@@ -10,6 +10,16 @@ export const SAFE_SCOPE = /^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$/;
 /** An API path as completion may insert it: `/`, then letters, digits and `_ . - / { } ~ + , @ = :`. */
 const SAFE_PATH = /^\/[A-Za-z0-9_.\-/{}~+,@=:]{0,511}$/;
 
+/**
+ * A media type as completion may insert it: `type/subtype` in RFC 6838's letters, digits and
+ * `. _ + -` (its `! # $ & ^` are for a shell to act on), without parameters or wildcards.
+ */
+const SAFE_MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9._+-]{0,126}$/;
+
+export function isPlainMediaType(type: string): boolean {
+  return typeof type === 'string' && SAFE_MEDIA_TYPE.test(type);
+}
+
 export function isPlainScope(name: string): boolean {
   return typeof name === 'string' && SAFE_SCOPE.test(name);
 }

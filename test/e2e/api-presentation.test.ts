@@ -95,7 +95,7 @@ describe('school api for descriptions shaped as real ones', () => {
     expectSuccess(await runSchool(['api', whole, 'acme', '--dry-run'], e));
     const rows = JSON.parse(expectSuccess(await runSchool(['api', '--json'], e)).stdout);
     expect(rows.map((r: { command: string }) => r.command)).toEqual(['delete-core-v1-namespaced-pod', whole, 'issues-update']);
-    expect(rows[1]).toMatchObject({ operation_id: LONG_ID, area: 'enterprise-admin' });
+    expect(rows[1]).toMatchObject({ operationId: LONG_ID, area: 'enterprise-admin' });
     expect(rows[2]).toMatchObject({
       media_types: ['application/json'],
       parameters: [

@@ -61,13 +61,18 @@ describe('the command line surface', () => {
 });
 
 describe('the installed build', () => {
-  it.each(['CLI', 'LIBRARY', 'MCP'])('starts the %s from a code cache that this Node accepts, made from the bundle beside it', (bundle) => {
+  it.each([
+    ['CLI', undefined],
+    ['CLI', 'api'],
+    ['LIBRARY', undefined],
+    ['MCP', undefined],
+  ])('starts the %s from a code cache (%s) that this Node accepts, made from the bundle beside it', (bundle, flavour) => {
     // V8 silently ignores a cache that does not fit (another Node, another bundle): the CLI would
     // still run, only slower, so this is checked here rather than noticed in the benchmark.
     const probe = `const loader = require(${JSON.stringify(SCHOOL_BIN)});
       const { readFileSync } = require('node:fs');
       const file = loader[${JSON.stringify(bundle)}];
-      const script = loader.compileBundle(file, readFileSync(file, 'utf8'), readFileSync(loader.codeCacheOf(file)));
+      const script = loader.compileBundle(file, readFileSync(file, 'utf8'), readFileSync(loader.codeCacheOf(file, ${JSON.stringify(flavour)})));
       process.stdout.write(String(script.cachedDataRejected));`;
     const run = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8', env: { PATH: process.env.PATH } });
     expect(run.stderr).toBe('');

@@ -37,7 +37,9 @@ const HOSTILE_SCOPES = ['courses:read;touch$IFS/tmp/pwned', 'evil:read', 'a b', 
 const HOSTILE_PATHS = ['/api/ok', '/api/x;touch /tmp/pwned', '/api/$(id)', '/api/\u001b[2J', '/api/a b', "/api/it's", '/api/\u202egnp.exe'];
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 // The school's API description: operations with flags of their own (a query enum with a value no
-// shell may receive, a body field); the other paths get operation names made from method and path.
+// shell may receive, a body field), a body offered in several media types (some no shell may
+// receive); the other paths get operation names made from method and path.
+const COURSE_FIELDS = { type: 'object', properties: { title: { type: 'string' }, seats: { type: 'integer' } } };
 const SCHOOL_OPERATIONS: Record<string, unknown> = {
   '/api/courses': {
     get: {
@@ -47,10 +49,25 @@ const SCHOOL_OPERATIONS: Record<string, unknown> = {
         { name: 'limit', in: 'query', schema: { type: 'integer' } },
       ],
     },
-    post: { operationId: 'createCourse', requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { title: { type: 'string' }, seats: { type: 'integer' } } } } } } },
+    post: {
+      operationId: 'createCourse',
+      requestBody: {
+        content: {
+          'application/json': { schema: COURSE_FIELDS },
+          'application/json; charset=utf-8': { schema: COURSE_FIELDS },
+          'application/merge-patch+json': { schema: COURSE_FIELDS },
+          'application/x-www-form-urlencoded': { schema: COURSE_FIELDS },
+          'text/csv; header=present': { schema: { type: 'string' } },
+          '*/*': {},
+          'x;touch$IFS/tmp/pwned': {},
+          'text/\u001b]52;c;aGk=\u0007csv': {},
+        },
+      },
+    },
   },
   '/api/courses/{id}': { get: { operationId: 'getCourse', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }] } },
 };
+const COURSE_MEDIA_TYPES = ['application/json', 'application/merge-patch+json', 'application/x-www-form-urlencoded', 'text/csv'];
 const SCHOOL_OPERATION_NAMES = ['list-courses', 'create-course', 'get-course', 'get-api-calendar', 'get-api-grades', 'get-api-me'];
 /** What every operation accepts besides its own flags (src/commands/api/flags.ts), and the global flags. */
 const API_BUILTIN_LONG = [
@@ -379,11 +396,22 @@ const CASES: Array<[string, string, string[]]> = [
   ['the flags of an operation after flags of api and their values', 'school api --dry-run --format json list-courses --st', ['--status']],
   ["an operation's enum value after flags of api", 'school api -i --jq . list-courses --status ac', ['active']],
   ["an operation's enum value by prefix", 'school --profile default api list-courses --limit 5 --status ar', ['archived']],
+  // Each media type as --content-type takes it (parameters aside), none a shell or a terminal would act on.
+  ['the media types the operation offers, for --content-type', 'school api create-course --content-type ', COURSE_MEDIA_TYPES],
+  ['media types by prefix', 'school api --dry-run create-course --title T --content-type application/', COURSE_MEDIA_TYPES.filter((t) => t.startsWith('application/'))],
+  ['no media types for an operation without a body', 'school api list-courses --content-type ', []],
+  ['no media types before the operation', 'school api --content-type ', []],
 ];
 
 describe.concurrent.each(['bash', 'bash 3.2', 'zsh', 'fish'] as const)('%s completion', (shell) => {
   it.each(CASES)('completes %s', async (_name, line, want) => {
     expect(sorted(await candidates(shell, line))).toEqual(sorted(want));
+  });
+
+  it('completes --content-type=<value> with the media types of the operation on the line', async () => {
+    // fish shows the whole word; the others the part after '='.
+    const got = await candidates(shell, 'school api create-course --content-type=text');
+    expect(got.map((c) => c.replace(/^--content-type=/, ''))).toEqual(['text/csv']);
   });
 
   it('completes every flag of call, short forms included', async () => {
@@ -465,6 +493,7 @@ describe.concurrent('bash completion, details', () => {
     ['school --profile=wo', 'school --profile=work '],
     [`school --base-url ${LIBRARY} call /api/bo`, `school --base-url ${LIBRARY} call /api/books `],
     ['school call -X PA', 'school call -X PATCH '],
+    ['school api create-course --content-type application/merge', 'school api create-course --content-type application/merge-patch+json '],
   ])('readline turns "%s" into "%s"', async (line, want) => {
     const r = await ptyComplete('bash', line);
     expect(r.registered).toBe('complete -F _school school');
@@ -595,6 +624,11 @@ describe('the PowerShell script, read (no PowerShell runs here)', async () => {
     expect(script).toContain("elseif ($cmd -ceq 'api' -and $nargs -eq 0) { & $add '' (& $fromSchool 'api-operations') }");
     expect(script).toContain("& $add '' (& $fromSchool @('api-flags', $first))");
     expect(script).toContain("& $add '' (& $fromSchool @('api-values', $first, ([string]$words[$words.Count - 1]).Substring(2)))");
+  });
+
+  it('asks for the media types of the operation on the line for --content-type, and none before one', () => {
+    expect(script).toContain("elseif (($valueOf -ceq '--content-type') -and $first -and ($cmd -ceq 'api')) {");
+    expect(script).toContain("& $add $keep (& $fromSchool @('api-media-types', $first))");
     expect(script).toContain('if ($nargs -eq 0) { $first = $w }');
   });
 

@@ -1,6 +1,6 @@
 import { buildIndex, definitionTable, detailFrom } from '../../src/api/api-index.js';
 import { type ListingRow, listingRows } from '../../src/api/listing.js';
-import { RESERVED } from '../../src/commands/api/flags.js';
+import { RESERVED } from '../../src/commands/api-own-flags.js';
 import type { HttpClient, HttpRequest, HttpResponse } from '../../src/http/client.js';
 
 /** A server of one API description at `/openapi.json`, its requests recorded (a fake HttpClient). */

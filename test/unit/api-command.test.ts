@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { FieldSpec } from '../../src/api/operation-detail.js';
 import { runApi } from '../../src/commands/api/api.js';
-import { operationFlags, parseApiLine, setPath, typedValue } from '../../src/commands/api/flags.js';
+import { operationFlags } from '../../src/commands/api-own-flags.js';
+import { parseApiLine, setPath, typedValue } from '../../src/commands/api/flags.js';
 import { renderTable } from '../../src/commands/api/table.js';
 import type { HttpClient, HttpRequest, HttpResponse } from '../../src/http/client.js';
 import { apiLine } from '../../src/fast-path.js';

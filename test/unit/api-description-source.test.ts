@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { jsonText, parseDescription } from '../../src/api/description-text.js';
 import { runApi } from '../../src/commands/api/api.js';
 import type { HttpClient, HttpRequest, HttpResponse } from '../../src/http/client.js';
-import { loadApiDescription } from '../../src/session/api-description.js';
+import { cachedDescriptionDocument, loadApiDescription } from '../../src/session/api-description.js';
 import { descriptionCacheKey, descriptionSource } from '../../src/session/description-source.js';
 import { resolveTarget } from '../../src/session/target.js';
 import { bigDescription } from '../helpers/big-description.js';
@@ -116,11 +116,19 @@ describe('a description named elsewhere', () => {
     expect(await deps.state.rememberedDescription('default')).toEqual({ baseUrl: 'http://127.0.0.1:9', location: file });
     // Without the flag: the profile's description, from the cache.
     const target = await resolveTarget(deps.state, { baseUrl: 'http://127.0.0.1:9', env: {} });
-    expect((await loadApiDescription(deps, 'http://127.0.0.1:9', { target })).how).toBe('cache');
+    const cached = await loadApiDescription(deps, 'http://127.0.0.1:9', { target });
+    expect(cached.how).toBe('cache');
     await expect(runApi(deps, ['update-lesson', 'l-1', '--title', 'A title longer than twenty'])).rejects.toThrow('--title must be at most 20 characters long');
+    // The file is the document's copy: the cache keeps the index and the detail file, and reads the document from the file.
+    const key = descriptionCacheKey('http://127.0.0.1:9', target.description);
+    expect(readdirSync(join(deps.state.paths.cacheDir, 'openapi')).filter((f) => !/\.(index\.json|detail\.jsonl)$/.test(f))).toEqual([]);
+    expect(Object.keys(((await cachedDescriptionDocument(deps, key)) as { paths: object }).paths)).toEqual(['/api/lessons/{id}']);
+    expect(await cached.document()).toEqual(await cachedDescriptionDocument(deps, key));
     // The file changes: read again.
     writeFileSync(file, YAML_DESCRIPTION.replace('getLesson', 'fetchLesson'));
     utimesSync(file, new Date(), new Date(Date.now() + 5000));
+    // Not the document indexed any more: no document until it is read again.
+    expect(await cachedDescriptionDocument(deps, key)).toBeUndefined();
     const again = await loadApiDescription(deps, 'http://127.0.0.1:9', { target });
     expect(again.how).toBe('fetched');
     expect(again.index.operations.map((op) => op.command)).toEqual(['fetch-lesson', 'update-lesson']);

@@ -437,14 +437,14 @@ describe('school api (the listing)', () => {
     expect(marks.map((m) => m.trim().split(/\s{2,}/)[0])).toEqual(['[a:read b:write]', '(or anonymous)', '[anonymous]', '[-]', '(paginated)', '(deprecated)']);
   });
 
-  it('--json gives one row per operation with its operation_id, media types, and the flag or position of every field', async () => {
+  it("--json gives one row per operation with its operationId (the contract's key, OpenAPI's name), media types, and the flag or position of every field", async () => {
     const deps = fakeDeps({ http: describedServer(doc).http, env: { SCHOOL_BASE_URL: BASE } });
     await runApi(deps, ['--json']);
     const rows = JSON.parse(deps.io.stdout());
     expect(rows).toEqual(listingOf(doc));
     expect(rows[1]).toMatchObject({
       command: 'add-pet-to-the-store-with-a-very-long-operation-name-that-goes-on-and-on-forever-and-ever',
-      operation_id: 'addPetToTheStoreWithAVeryLongOperationNameThatGoesOnAndOnForeverAndEver',
+      operationId: 'addPetToTheStoreWithAVeryLongOperationNameThatGoesOnAndOnForeverAndEver',
       area: 'pets',
       media_types: ['application/json'],
       body_required: true,
@@ -454,6 +454,7 @@ describe('school api (the listing)', () => {
         { name: 'format', required: false, type: 'string', flag: '--body-format' },
       ],
     });
+    expect(rows[1]).not.toHaveProperty('operation_id');
     expect(rows[2].parameters).toEqual([
       { name: 'petId', in: 'path', required: true, type: 'integer', position: 2 },
       { name: 'storeId', in: 'path', required: true, type: 'string', position: 1 },

@@ -1,7 +1,7 @@
 import { requestShapeOf } from '../../src/api/request-shape.js';
 import { describe, expect, it } from 'vitest';
 import { typedValue } from '../../src/commands/api/flags.js';
-import { buildIndex, definitionDoc, definitionTable, detailFrom } from '../../src/api/api-index.js';
+import { INDEX_FORMAT, buildIndex, definitionDoc, definitionTable, detailFrom, indexFromText } from '../../src/api/api-index.js';
 import { bundleSchema, operationDetail } from '../../src/api/operation-detail.js';
 import { kebabCase, scopesNameAreas, missingScopes, readApiModel, routeCommand } from '../../src/api/operations.js';
 import { readOperations } from '../../src/mcp/tools.js';
@@ -265,10 +265,58 @@ describe('checks against the schema', () => {
     // The same schema, on values it can decide at once.
     expect(check(hostile, { name: 'aaaa' }, 100)).toEqual([]);
     expect(check(hostile, { name: 'b' }, 100)).toEqual([{ path: ['name'], expected: 'must match the pattern "^(a+)+$"' }]);
+    // A description's expression in the keys it allows, and behind a reference, is timed the same.
+    const keyed = { type: 'object', patternProperties: { '^(a+)+$': { type: 'string' } } };
+    expect(() => check(keyed, { [`${'a'.repeat(40)}!`]: 'x' }, 100)).toThrow(CheckTookTooLong);
+    const referred = { $defs: { Name: { type: 'string', pattern: '^(a+)+$' } }, type: 'object', properties: { name: { $ref: '#/$defs/Name' } } };
+    expect(() => check(referred, { name: `${'a'.repeat(40)}!` }, 100)).toThrow(CheckTookTooLong);
   });
 });
 
 describe('the compact index', () => {
+  it('is read back from its text with one entry found by name, the same entries as reading it whole, whatever the summaries hold', () => {
+    const doc = bigDescription(50);
+    // Summaries that look like the text around an entry: inside a JSON string, its quotes are escaped.
+    const tricky = ['"at":[1,2]}]', '{"command":"list-things7","method":"GET"', '"operations":[]', ']}]}'];
+    Object.values(doc.paths as Record<string, Record<string, { summary?: string }>>).forEach((item, i) => {
+      for (const op of Object.values(item)) op.summary = `${tricky[i % tricky.length]} ${i}`;
+    });
+    const built = buildIndex(doc);
+    const saved = {
+      format: INDEX_FORMAT,
+      baseUrl: 'https://school.example',
+      fetchedAt: 1,
+      maxAgeSeconds: 60,
+      detailFile: 'x.detail.jsonl',
+      definitions: built.definitions,
+      notes: ['a "note" ]}]'],
+      operations: built.operations.map((op, i) => ({ ...op, at: built.at[i] })),
+    };
+    // As the cache writes it, and as a revalidation leaves it (its validators after the entries).
+    for (const text of [JSON.stringify(saved), JSON.stringify({ ...saved, etag: '"v2" "at":[3,4]}]' })]) {
+      const whole = JSON.parse(text);
+      const index = indexFromText(text, 'https://school.example')!;
+      for (const op of whole.operations) expect(index.entryNamed!(op.command)).toEqual(op);
+      expect(index.entryNamed!('no-such-operation')).toBeUndefined();
+      expect(index.notes).toEqual(whole.notes);
+      expect((index as { etag?: string }).etag).toBe(whole.etag);
+      expect(index.operations).toEqual(whole.operations);
+      expect(JSON.parse(JSON.stringify(index))).toEqual(whole);
+    }
+    // One entry found without reading the others: found even when another one is damaged.
+    const text = JSON.stringify(saved);
+    const lastEntry = text.lastIndexOf('{"command":');
+    const damaged = `${text.slice(0, lastEntry)}${text.slice(lastEntry).replace('"method":"', '"method":')}`;
+    const first = saved.operations[0];
+    expect(indexFromText(damaged, 'https://school.example')!.entryNamed!(first.command)).toEqual(first);
+    // Another base URL, another format, a damaged text: no index.
+    expect(indexFromText(JSON.stringify(saved), 'https://other.example')).toBeUndefined();
+    expect(indexFromText(JSON.stringify({ ...saved, format: INDEX_FORMAT - 1 }), 'https://school.example')).toBeUndefined();
+    expect(indexFromText(JSON.stringify(saved).slice(0, -40), 'https://school.example')).toBeUndefined();
+    // An index of no operations.
+    expect(indexFromText(JSON.stringify({ ...saved, operations: [] }), 'https://school.example')!.operations).toEqual([]);
+  });
+
   it('holds every operation with the place of its detail, and the detail lines parse back', () => {
     const doc = bigDescription(500);
     const built = buildIndex(doc);

@@ -60,7 +60,7 @@ describe('openapi operations', () => {
         '/api/courses': { get: { summary: 'List courses', security: [{}, { oauth2: ['courses:read'] }] }, post: { security: [{ oauth2: ['courses:write'] }] } },
       },
     });
-    const row = { operation_id: null, area: 'courses', paginated: false, deprecated: false, media_types: [], body_required: false, parameters: [], body_fields: [] };
+    const row = { operationId: null, area: 'courses', paginated: false, deprecated: false, media_types: [], body_required: false, parameters: [], body_fields: [] };
     expect(ops).toEqual([
       { ...row, command: 'get-api-courses', method: 'GET', path: '/api/courses', scopes: ['courses:read'], anonymous: true, summary: 'List courses' },
       { ...row, command: 'post-api-courses', method: 'POST', path: '/api/courses', scopes: ['courses:write'], anonymous: false, summary: '' },

@@ -15,7 +15,8 @@ import { commandTarget, defineCommand } from '../command.js';
 import { retriesAllowed } from '../../run/retry.js';
 import { commandSpec } from '../table.js';
 import { checkValue } from '../values.js';
-import { RESERVED, didYouMean, globalFlagWords, operationFlags, parseApiLine } from './flags.js';
+import { RESERVED, operationFlags } from '../api-own-flags.js';
+import { didYouMean, globalFlagWords, parseApiLine } from './flags.js';
 import { apiHelp, line, operationHelp } from './help.js';
 import { type ApiRequest, buildRequest } from './request.js';
 
@@ -41,7 +42,7 @@ function globalsOf(builtins: Map<string, string | true>): GlobalOptions {
 
 /** The operation a name means: its command name; else an operationId written as it is in the description. */
 function findEntry(index: LoadedDescription['index'], name: string): IndexEntry | undefined {
-  return index.operations.find((op) => op.command === name);
+  return index.entryNamed ? index.entryNamed(name) : index.operations.find((op) => op.command === name);
 }
 
 function unknownOperation(index: LoadedDescription['index'], name: string): UsageError {

@@ -1,40 +1,18 @@
 /**
- * The command line of `school api`: its own flags, and the flags each operation gets from its
- * description (a parameter or a body property each, typed from its schema). Made at run time
- * from the operation's detail, since they differ per operation and per server; parsed here
- * rather than by the command parser, which knows flags declared before it runs.
+ * The command line of `school api`: its own flags (named in ../api-own-flags.ts), and the flags
+ * each operation gets from its description (a parameter or a body property each, typed from its
+ * schema). Made at run time from the operation's detail, since they differ per operation and per
+ * server; parsed here rather than by the command parser, which knows flags declared before it runs.
  */
 import type { FieldSpec, FieldType } from '../../api/operation-detail.js';
 import { editDistance } from '../../util/edit-distance.js';
-import { type OperationFlag, flagsOf } from '../../api/operation-flags.js';
+import type { OperationFlag } from '../../api/operation-flags.js';
 import { UsageError } from '../../errors.js';
-import { flagHelp } from '../syntax.js';
-import { GLOBAL_FLAGS, commandSpec, optionKey } from '../table.js';
+import { BUILTIN_FLAGS } from '../api-own-flags.js';
+import { GLOBAL_FLAGS, optionKey } from '../table.js';
 import { printable } from '../../util/printable.js';
 
-/**
- * `school api`'s own flags: a value each, or none (a switch). Global flags included. Read from the
- * command table (its api row and the global flags), so they are declared once; `-h, --help` is the
- * command's own, since it shows the operation's help.
- */
-export const BUILTIN_FLAGS: Readonly<Record<string, { value: boolean; short?: string; help: string }>> = Object.fromEntries([
-  ...commandSpec('api').flags.map((f) => [f.name, { value: Boolean(f.value), ...(f.short ? { short: f.short } : {}), help: flagHelp(f) }] as const),
-  ['help', { value: false, short: 'h', help: 'show the operation, its flags and an example' }] as const,
-  ...GLOBAL_FLAGS.map((f) => [f.name, { value: Boolean(f.value), help: f.help }] as const),
-]);
-
-/** The names an operation's flag may not take: `school api`'s own. */
-export const RESERVED: ReadonlySet<string> = new Set(Object.keys(BUILTIN_FLAGS));
-
 const SHORT: Record<string, string> = Object.fromEntries(Object.entries(BUILTIN_FLAGS).flatMap(([name, f]) => (f.short ? [[f.short, name]] : [])));
-
-/**
- * The flags of an operation's fields (see src/api/operation-flags.ts), none taking a name of
- * `school api`'s own.
- */
-export function operationFlags(fields: readonly FieldSpec[]): OperationFlag[] {
-  return flagsOf(fields, RESERVED);
-}
 
 export interface ParsedLine {
   /** The operation's name, when one was given. */

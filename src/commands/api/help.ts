@@ -6,7 +6,7 @@ import { kebabCase } from '../../api/operations.js';
 import { plainText, textBlocks, wrapWords } from '../../util/plain-text.js';
 import { isPrintable, printable } from '../../util/printable.js';
 import { type OperationFlag, pathArguments } from '../../api/operation-flags.js';
-import { BUILTIN_FLAGS } from './flags.js';
+import { BUILTIN_FLAGS } from '../api-own-flags.js';
 
 /** Server text for one line of help: markup reduced to its words, controls made visible, runs of space shrunk, cut to a length. */
 export function line(text: string | undefined, max = 200): string {

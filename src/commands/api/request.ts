@@ -3,8 +3,6 @@
  * flags, --input, files given as @path), checked against the description, then built by the one
  * request builder (api/request-builder.ts). No parameter is encoded and no body written here.
  */
-// fs.promises, not node:fs/promises: the promise API loads a dozen modules, so only where it is used.
-import { promises as fs } from 'node:fs';
 import { basename } from 'node:path';
 import type { DetailLine, IndexEntry } from '../../api/api-index.js';
 import type { FieldSpec, FieldType } from '../../api/operation-detail.js';
@@ -14,7 +12,7 @@ import { UsageError, messageOf } from '../../errors.js';
 import { underBase } from '../../http/request-url.js';
 import { printable } from '../../util/printable.js';
 import { bodyWithoutMark } from '../../util/text-file.js';
-import { fileErrorReason, readAll } from '../call/fields.js';
+import { readNamedFile } from '../input-file.js';
 import { type OperationFlag, pathArguments } from '../../api/operation-flags.js';
 import { type ParsedLine, flagValues, setPath } from './flags.js';
 import { line, placeholder } from './help.js';
@@ -56,20 +54,11 @@ function nameOfPlace(flags: readonly OperationFlag[], location: Exclude<FieldSpe
   return where ? `the body's field ${where}` : 'the body';
 }
 
-/** A file's bytes (`-`: standard input), exactly as they are: a body of a raw media type, or a file field, is sent so. */
-async function readInput(deps: Deps, input: string): Promise<Buffer> {
-  try {
-    return input === '-' ? await readAll(deps.io.in) : await fs.readFile(input);
-  } catch (err) {
-    throw new UsageError(`Cannot read ${input}: ${fileErrorReason(err)}.`);
-  }
-}
-
 /** A file field of a multipart body: `@path` (`@-` standard input) read into its bytes, named as the file is. */
 async function filePart(deps: Deps, flag: string, value: unknown): Promise<unknown> {
   if (typeof value !== 'string' || !value.startsWith('@')) throw new UsageError(`--${flag} is a file: give it as @path, or @- for standard input.`);
   const source = value.slice(1);
-  const bytes = await readInput(deps, source);
+  const bytes = await readNamedFile(source, deps.io.in);
   return new FilePart(bytes, source === '-' ? 'stdin' : basename(source));
 }
 
@@ -151,7 +140,7 @@ export async function buildRequest(deps: Deps, { baseUrl, entry, detail, flags, 
   let bytes: Buffer | undefined;
   if (typeof input === 'string') {
     if (!media) throw new UsageError(`'${commandPath}' takes no request body (${entry.method} ${line(entry.path)}): --input has nothing to fill.`);
-    const read = await readInput(deps, input);
+    const read = await readNamedFile(input, deps.io.in);
     if (media.kind === 'raw') {
       if (bodyFlags.length) throw new UsageError(`The ${media.type} body of '${commandPath}' is sent as --input has it: flags cannot set its fields.`);
       bytes = read;

@@ -1,5 +1,3 @@
-// fs.promises, not node:fs/promises: the promise API loads a dozen modules, so only where it is used.
-import { promises as fs } from 'node:fs';
 import type { Deps } from '../../deps.js';
 import { UsageError } from '../../errors.js';
 import { ABSOLUTE_URL } from '../../http/request-url.js';
@@ -9,7 +7,8 @@ import type { GlobalOptions } from '../../options.js';
 import { type Session, resolveSession } from '../../session/session.js';
 import type { Target } from '../../session/target.js';
 import { commandTarget, defineCommand } from '../command.js';
-import { buildFields, fileErrorReason, parseHeader, readAll, toQuery } from './fields.js';
+import { readNamedFile } from '../input-file.js';
+import { buildFields, parseHeader, toQuery } from './fields.js';
 import type { JqFilter } from '../../run/jq.js';
 import { terminalJson } from '../../run/output.js';
 import { performCall } from '../../run/request.js';
@@ -49,7 +48,7 @@ async function listRun(deps: Deps, opts: CallOptions, baseUrl: string, target: T
   // The description cache `school api` uses: fresh, revalidated, or the stale copy with a note.
   const loaded = await loadApiDescription(deps, baseUrl, { target });
   if (loaded.note) deps.io.err.write(`${loaded.note}\n`);
-  const [{ listingRows }, { RESERVED }] = await Promise.all([import('../../api/listing.js'), import('../api/flags.js')]);
+  const [{ listingRows }, { RESERVED }] = await Promise.all([import('../../api/listing.js'), import('../api-own-flags.js')]);
   const ops = loaded.index.operations;
   if (opts.jq !== undefined || opts.json) {
     // The rows of `school api --json`: one listing for scripts, whichever command prints it.
@@ -66,7 +65,7 @@ async function listRun(deps: Deps, opts: CallOptions, baseUrl: string, target: T
   }
   const rows = listingRows(ops, [], RESERVED);
   const scopesOf = (o: (typeof rows)[number]) => `${o.scopes.length ? o.scopes.map(printable).join(' ') : '-'}${o.anonymous && o.scopes.length ? ' (or anonymous)' : ''}`;
-  const shown = rows.map((o) => ({ ...o, path: printable(o.path), summary: printable(o.summary || (o.operation_id ?? '')) }));
+  const shown = rows.map((o) => ({ ...o, path: printable(o.path), summary: printable(o.summary || (o.operationId ?? '')) }));
   const pathWidth = Math.max(...shown.map((o) => o.path.length), 4);
   const scopeWidth = Math.max(...shown.map((o) => scopesOf(o).length), 5);
   for (const op of shown) {
@@ -129,11 +128,7 @@ async function run(deps: Deps, opts: CallOptions): Promise<void> {
     }
   }
   if (opts.input !== undefined) {
-    try {
-      body = bodyWithoutMark(opts.input === '-' ? await readAll(deps.io.in) : await fs.readFile(opts.input));
-    } catch (err) {
-      throw new UsageError(`Cannot read ${opts.input}: ${fileErrorReason(err)}.`);
-    }
+    body = bodyWithoutMark(await readNamedFile(opts.input, deps.io.in));
     // A JSON file is sent as JSON unless the user said otherwise: servers answer 415 to a bare body.
     if (headers['content-type'] === undefined && parsesAsJson(body.toString('utf8'))) headers['content-type'] = 'application/json';
   }

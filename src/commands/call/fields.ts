@@ -1,21 +1,9 @@
-// fs.promises, not node:fs/promises: the promise API loads a dozen modules, so only where it is used.
-import { promises as fs } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { UsageError, errnoCode, messageOf } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { decodeTextFile } from '../../util/text-file.js';
-
-/** "ENOENT", or the message: why a file the user named could not be read. */
-export function fileErrorReason(err: unknown): string {
-  return errnoCode(err) ?? messageOf(err);
-}
+import { readNamedFile } from '../input-file.js';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [k: string]: JsonValue };
-
-export async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const c of stream) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c as string));
-  return Buffer.concat(chunks);
-}
 
 function splitField(field: string, flag: string): [string, string] {
   const eq = field.indexOf('=');
@@ -30,12 +18,7 @@ async function typedValue(raw: string, stdin: Readable): Promise<JsonValue> {
   if (raw === 'null') return null;
   if (/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(raw)) return Number(raw);
   if (raw.startsWith('@')) {
-    const file = raw.slice(1);
-    try {
-      return decodeTextFile(file === '-' ? await readAll(stdin) : await fs.readFile(file));
-    } catch (err) {
-      throw new UsageError(`Cannot read ${file}: ${fileErrorReason(err)}.`);
-    }
+    return decodeTextFile(await readNamedFile(raw.slice(1), stdin));
   }
   return raw;
 }

@@ -15,7 +15,7 @@ export interface SkillOptions extends GlobalOptions {
 
 /** Each listed operation's example line, as `school api <operation> --help` shows it, by command name. */
 async function exampleLines(loaded: LoadedDescription): Promise<Record<string, string>> {
-  const [{ exampleArguments }, { operationFlags }, { accepter }] = await Promise.all([import('../api/help.js'), import('../api/flags.js'), import('../api/checks.js')]);
+  const [{ exampleArguments }, { operationFlags }, { accepter }] = await Promise.all([import('../api/help.js'), import('../api-own-flags.js'), import('../api/checks.js')]);
   // One budget for every example's checks: a description cannot make the skill slow.
   const accepts = accepter(5000);
   const out: Record<string, string> = {};
