@@ -157,8 +157,8 @@ const samePath = (a: readonly string[], b: readonly string[]) => a.length === b.
 
 /**
  * The body flags an example gives: those setting what a body of the schema needs (its required
- * fields, nested ones included), and when the body is required but needs no field in particular,
- * one field with what its own object needs beside it.
+ * fields, nested ones included), and when the example needs one but the body asks for none, one
+ * field near the body's top with what its objects need beside it, chosen so the body passes.
  */
 function bodyFlagsShown(
   detail: DetailLine,
@@ -237,7 +237,7 @@ function bodyFlagsShown(
   return body.filter((f) => shown.has(f));
 }
 
-/** A check that answers a question asked before from memory: each check runs in a timed context, which costs. */
+/** A check that answers a question asked before from memory: each check makes a validator of its schema, which costs. */
 function remembered(accepts: Accepts): Accepts {
   const ids = new WeakMap<object, number>();
   const answers = new Map<string, boolean>();
