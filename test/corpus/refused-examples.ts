@@ -152,6 +152,10 @@ export const REFUSED_EXAMPLES: ReadonlyArray<{ reason: string; examples: readonl
     examples: ['shutterstock.com.json get-keywords'],
   },
   {
+    reason: 'Each of its oneOf forms requires a field (`name`) that is not among the fields the forms share, and only those get flags: no flag sets it, only an --input file can.',
+    examples: ['vercel.com.json create-or-transfer-domain', 'vercel.com.json create-record'],
+  },
+  {
     reason:
       'Not made yet: the example maker finds no value these checks accept (patterns with lookarounds over the whole value, oneOf forms whose fields have no flags, forms a plain value does not tell apart).',
     examples: [
@@ -177,8 +181,6 @@ export const REFUSED_EXAMPLES: ReadonlyArray<{ reason: string; examples: readonl
       'shipengine.com.json compare-bulk-rates',
       'shipengine.com.json estimate-rates',
       'urlbox.io.json render-sync',
-      'vercel.com.json create-or-transfer-domain',
-      'vercel.com.json create-record',
       'windows.net/graphrbac.json users-create',
       'wiremock.org/admin.json post-admin-settings',
       'xero.com/xero_assets.json create-asset-type',
