@@ -110,6 +110,22 @@ function fillTemplate(template: string, shape: RequestShape, params: Readonly<Re
     .join('/');
 }
 
+/**
+ * The query a path key carries itself (`/export?filename={filename}`, as some descriptions write
+ * it), its `{name}` of a path parameter filled with the value, encoded as a query value is: never
+ * sent as the braces.
+ */
+function fillQueryTemplate(fixed: string, shape: RequestShape, params: Readonly<Record<string, unknown>>, argName: (p: ParamShape) => string): string {
+  const byName = new Map(shape.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p]));
+  return fixed.replace(/\{([^{}]+)\}/g, (whole, name: string) => {
+    const param = byName.get(name);
+    if (!param) return whole;
+    const value = params[`path:${name}`];
+    if (value === undefined || value === null) throw new UsageError(`Missing ${argName(param)}: the operation's path needs it.`);
+    return pathParamText({ ...param, multiSegment: false }, value);
+  });
+}
+
 function splitTemplate(path: string): [string, string] {
   const withoutFragment = path.split('#')[0];
   const at = withoutFragment.indexOf('?');
@@ -176,7 +192,7 @@ export function buildOperationRequest(shape: RequestShape, values: RequestValues
   // operations apart (Box's `…/schema#update`): the query is sent first, the fragment never.
   const [template, fixedQuery] = splitTemplate(shape.path);
   const path = fillTemplate(template, shape, values.params, argName);
-  const query: string[] = fixedQuery ? [fixedQuery] : [];
+  const query: string[] = fixedQuery ? [fillQueryTemplate(fixedQuery, shape, values.params, argName)] : [];
   const headers: Record<string, string> = { accept: ACCEPT };
   const cookies: string[] = [];
   for (const param of shape.parameters) {

@@ -193,6 +193,18 @@ describe('the builder', () => {
     expect(buildOperationRequest(shape, { params: { 'path:id': 'x', 'query:q': 'y' } }, { baseUrl: BASE }).path).toBe('/t/x/schema?kind=all&q=y');
   });
 
+  it("fills the path parameters a path key's own query names (icons8's `?platform={platform}`), encoded", () => {
+    const shape: RequestShape = {
+      method: 'GET',
+      path: '/categories?platform={platform}&file={name}',
+      parameters: [param('platform', 'path', 'simple', false), param('name', 'path', 'simple', false)],
+      media: [],
+    };
+    const built = buildOperationRequest(shape, { params: { 'path:platform': 'ios7', 'path:name': 'a b&c=d/..' } }, { baseUrl: BASE });
+    expect(built.path).toBe('/categories?platform=ios7&file=a%20b%26c%3Dd%2F..');
+    expect(() => buildOperationRequest(shape, { params: { 'path:platform': 'ios7' } }, { baseUrl: BASE })).toThrow('Missing the path parameter name');
+  });
+
   it('lets x-multi-segment hold slashes, none of its segments empty or dots', () => {
     const ref: RequestShape = {
       method: 'GET',
