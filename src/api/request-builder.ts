@@ -111,14 +111,31 @@ function fillTemplate(template: string, shape: RequestShape, params: Readonly<Re
 }
 
 /**
- * The query a path key carries itself (`/export?filename={filename}`, as some descriptions write
- * it), its `{name}` of a path parameter filled with the value, encoded as a query value is: never
- * sent as the braces.
+ * The query a path key carries itself (`/export?filename={filename}`, `/search?query={query}`, as
+ * some descriptions write it), never sent as braces: a path parameter's `{name}` is filled with its
+ * value, encoded as a query value is; a pair that names a query parameter (`query={query}`), or
+ * whose name is one given a value (`?view=fileinfo` with `--view`), is left to that parameter,
+ * written once by its own style.
  */
 function fillQueryTemplate(fixed: string, shape: RequestShape, params: Readonly<Record<string, unknown>>, argName: (p: ParamShape) => string): string {
-  const byName = new Map(shape.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p]));
-  return fixed.replace(/\{([^{}]+)\}/g, (whole, name: string) => {
-    const param = byName.get(name);
+  const pathParams = new Map(shape.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p]));
+  const queryNames = new Set(shape.parameters.filter((p) => p.in === 'query').map((p) => p.name));
+  const given = (name: string) => queryNames.has(name) && params[`query:${name}`] !== undefined;
+  const decoded = (text: string) => {
+    try {
+      return decodeURIComponent(text.replace(/\+/g, ' '));
+    } catch {
+      return text;
+    }
+  };
+  const pairs = fixed.split('&').filter((pair) => {
+    const at = pair.indexOf('=');
+    const name = decoded(at < 0 ? pair : pair.slice(0, at));
+    const placeholder = at < 0 ? undefined : /^\{([^{}]+)\}$/.exec(pair.slice(at + 1))?.[1];
+    return !given(name) && !(placeholder !== undefined && queryNames.has(placeholder) && !pathParams.has(placeholder));
+  });
+  return pairs.join('&').replace(/\{([^{}]+)\}/g, (whole, name: string) => {
+    const param = pathParams.get(name);
     if (!param) return whole;
     const value = params[`path:${name}`];
     if (value === undefined || value === null) throw new UsageError(`Missing ${argName(param)}: the operation's path needs it.`);
@@ -192,7 +209,8 @@ export function buildOperationRequest(shape: RequestShape, values: RequestValues
   // operations apart (Box's `…/schema#update`): the query is sent first, the fragment never.
   const [template, fixedQuery] = splitTemplate(shape.path);
   const path = fillTemplate(template, shape, values.params, argName);
-  const query: string[] = fixedQuery ? [fillQueryTemplate(fixedQuery, shape, values.params, argName)] : [];
+  const ownQuery = fixedQuery && fillQueryTemplate(fixedQuery, shape, values.params, argName);
+  const query: string[] = ownQuery ? [ownQuery] : [];
   const headers: Record<string, string> = { accept: ACCEPT };
   const cookies: string[] = [];
   for (const param of shape.parameters) {

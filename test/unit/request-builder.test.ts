@@ -203,6 +203,14 @@ describe('the builder', () => {
     const built = buildOperationRequest(shape, { params: { 'path:platform': 'ios7', 'path:name': 'a b&c=d/..' } }, { baseUrl: BASE });
     expect(built.path).toBe('/categories?platform=ios7&file=a%20b%26c%3Dd%2F..');
     expect(() => buildOperationRequest(shape, { params: { 'path:platform': 'ios7' } }, { baseUrl: BASE })).toThrow('Missing the path parameter name');
+    // A pair naming a query parameter is that parameter's, written once (and left out when it has no value).
+    const search: RequestShape = { method: 'GET', path: '/search/articles?query={query}&v=2', parameters: [param('query', 'query', 'form', true)], media: [] };
+    expect(buildOperationRequest(search, { params: { 'query:query': 'a&b' } }, { baseUrl: BASE }).path).toBe('/search/articles?v=2&query=a%26b');
+    expect(buildOperationRequest(search, { params: {} }, { baseUrl: BASE }).path).toBe('/search/articles?v=2');
+    // A fixed pair of a parameter given a value gives way to it; kept when none is given.
+    const view: RequestShape = { method: 'GET', path: '/build/{file}?view=fileinfo', parameters: [param('file', 'path', 'simple', false), param('view', 'query', 'form', true)], media: [] };
+    expect(buildOperationRequest(view, { params: { 'path:file': 'f', 'query:view': ['fileinfo_ext'] } }, { baseUrl: BASE }).path).toBe('/build/f?view=fileinfo_ext');
+    expect(buildOperationRequest(view, { params: { 'path:file': 'f' } }, { baseUrl: BASE }).path).toBe('/build/f?view=fileinfo');
   });
 
   it('lets x-multi-segment hold slashes, none of its segments empty or dots', () => {
