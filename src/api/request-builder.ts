@@ -69,6 +69,13 @@ export function chooseMedia(shape: Pick<RequestShape, 'media'>, asked: string | 
 
 const DOT_SEGMENT = new Set(['', '.', '..']);
 
+/**
+ * A segment a server reads as empty, `.` or `..`: also written with its dots percent-encoded
+ * (`%2e%2E`, `.%2e`), which WHATWG URL parsing and RFC 3986's normalization (§6.2.2.2) decode
+ * to dots before removing dot segments.
+ */
+const isDotSegment = (segment: string) => DOT_SEGMENT.has(segment.replace(/%2e/gi, '.'));
+
 function shownSegment(segment: string): string {
   return segment === '' ? 'empty' : `'${segment}'`;
 }
@@ -94,11 +101,11 @@ function fillTemplate(template: string, shape: RequestShape, params: Readonly<Re
       });
       if (!used.length) {
         // The description's own path climbing (`/courses/{id}/..`) would act on another resource than it names.
-        if (segment === '.' || segment === '..') throw new UsageError(`The description's path ${shape.path.slice(0, 200)} holds a '${segment}' segment: not sent.`);
+        if (segment !== '' && isDotSegment(segment)) throw new UsageError(`The description's path ${shape.path.slice(0, 200)} holds a '${segment}' segment: not sent.`);
         return filled;
       }
       for (const part of filled.split('/')) {
-        if (DOT_SEGMENT.has(part)) {
+        if (isDotSegment(part)) {
           const named = used.map(argName).join(' and ');
           const value = used.length === 1 ? params[`path:${used[0].name}`] : undefined;
           const what = typeof value === 'string' && DOT_SEGMENT.has(value) ? shownSegment(value) : `a value making the path segment ${shownSegment(part)}`;

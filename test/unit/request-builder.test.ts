@@ -184,6 +184,15 @@ describe('the builder', () => {
   it("refuses a description's path that holds a '.' or '..' segment of its own", () => {
     const climbing: RequestShape = { method: 'DELETE', path: '/api/courses/{id}/..', parameters: [param('id', 'path', 'simple', false)], media: [] };
     expect(() => buildOperationRequest(climbing, { params: { 'path:id': 'c1' } }, { baseUrl: BASE })).toThrow("The description's path /api/courses/{id}/.. holds a '..' segment");
+    // The same with its dots percent-encoded, which URL-normalizing servers decode before removing dot segments.
+    for (const path of ['/api/courses/{id}/%2e%2E', '/api/courses/{id}/.%2e/x', '/api/courses/{id}/%2E']) {
+      const encoded: RequestShape = { method: 'DELETE', path, parameters: [param('id', 'path', 'simple', false)], media: [] };
+      expect(() => buildOperationRequest(encoded, { params: { 'path:id': 'c1' } }, { baseUrl: BASE }), path).toThrow(/holds a '[.%2eE]+' segment: not sent/);
+    }
+    // A value completing the description's encoded dot to a dot segment.
+    const suffixed: RequestShape = { method: 'DELETE', path: '/api/courses/{id}%2e', parameters: [param('id', 'path', 'simple', false)], media: [] };
+    expect(() => buildOperationRequest(suffixed, { params: { 'path:id': '.' } }, { baseUrl: BASE })).toThrow(/^the path parameter id cannot be '\.': a path segment that is empty/);
+    expect(buildOperationRequest(suffixed, { params: { 'path:id': 'c1' } }, { baseUrl: BASE }).path).toBe('/api/courses/c1%2e');
     const trailing: RequestShape = { method: 'GET', path: '/api/courses/', parameters: [], media: [] };
     expect(buildOperationRequest(trailing, { params: {} }, { baseUrl: BASE }).path).toBe('/api/courses/');
   });
