@@ -66,6 +66,19 @@ describe('school api flags', () => {
     );
     expect([...first.builtins.keys()]).toEqual(['base-url', 'json', 'dry-run']);
     expect(parseApiLine(['--page', '2', 'list-courses'], undefined, 'school api').operation).toBe('list-courses');
+    // A value beginning with a dash (a descending sort key, a negative number) is a value in both readings; a short flag of school api is not.
+    const dashed = ['list-leagues', '--sort', '-modified_at', '--offset', '-5', '--open', '-i'];
+    expect(parseApiLine(dashed, undefined, 'school api').values).toEqual(
+      new Map([
+        ['sort', ['-modified_at']],
+        ['offset', ['-5']],
+        ['open', ['true']],
+      ]),
+    );
+    const sorted = operationFlags([field('query', 'sort', { array: true }), field('query', 'offset', { type: 'integer' }), field('query', 'open', { type: 'boolean' })]);
+    const second = parseApiLine(dashed, sorted, 'school api list-leagues');
+    expect(second.values.get('sort')).toEqual(['-modified_at']);
+    expect(second.builtins.get('include')).toBe(true);
     // One property of an object-valued parameter, read alike before and after its flags are known.
     const filter = operationFlags([field('query', 'filter', { type: 'json' })]);
     expect(parseApiLine(['op', '--filter.status', 'open', '--filter.kind=a'], filter, 'x').values).toEqual(

@@ -140,8 +140,10 @@ export function parseApiLine(argv: readonly string[], flags: readonly OperationF
       continue;
     }
     if (flags === undefined && arg.startsWith('--')) {
-      // The first reading, before the operation's flags are known: an operation's flag, its value next.
-      const value = inline ?? (i + 1 < argv.length && !argv[i + 1].startsWith('-') ? argv[++i] : 'true');
+      // The first reading, before the operation's flags are known: an operation's flag, its value next
+      // unless that is a flag (a value may begin with a dash: `--sort -modified_at`, `--offset -5`).
+      const next = argv[i + 1];
+      const value = inline ?? (next !== undefined && !next.startsWith('--') && longName(next) === undefined ? argv[++i] : 'true');
       add(arg.slice(2).split('=')[0], value);
       continue;
     }
