@@ -204,8 +204,11 @@ export function typedValue(flag: string, field: FieldSpec, raw: string): unknown
   return value;
 }
 
-/** The type of a property of an object-valued parameter, where its schema says (see flagValues). */
-export type PropertyType = (flag: OperationFlag, path: readonly string[]) => FieldType | undefined;
+/**
+ * The type of a property of an object-valued parameter, where its schema says (see flagValues):
+ * a simple type, or (`array`) an array of items of that type.
+ */
+export type PropertyType = (flag: OperationFlag, path: readonly string[]) => { type: FieldType; array: boolean } | undefined;
 
 /**
  * Each operation flag given, typed: an array for a repeated (array) flag; an object-valued
@@ -225,15 +228,30 @@ export function flagValues(line: ParsedLine, flags: readonly OperationFlag[], pr
       if (value === undefined) value = {};
       if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`--${f.flag} is not an object, so its properties cannot be set one by one.`);
       for (const [name, given] of dotted) {
-        if (given.length > 1) throw new UsageError(`--${name} was given ${given.length} times; it takes one value.`);
         const path = name.slice(f.flag.length + 1).split('.');
-        const type = propertyType(f, path) ?? 'json';
-        setPath(value as Record<string, unknown>, path, typedValue(name, { ...f.field, type, enum: undefined }, given[0]));
+        const property = propertyType(f, path);
+        // An array property (`filter[name]` of names) takes its items one per flag: `--filter.name a --filter.name b`.
+        if (given.length > 1 && !property?.array) throw new UsageError(`--${name} was given ${given.length} times; it takes one value.`);
+        // The whole array as JSON (`--filter.name '["a","b"]'`) is taken too.
+        const whole = property?.array && given.length === 1 ? jsonArray(given[0]) : undefined;
+        const typed = whole ?? given.map((raw) => typedValue(name, { ...f.field, type: property?.type ?? 'json', enum: undefined }, raw));
+        setPath(value as Record<string, unknown>, path, property?.array ? typed : typed[0]);
       }
     }
     out.push({ flag: f, value });
   }
   return out;
+}
+
+/** The array a value's JSON text is, if it is one. */
+function jsonArray(raw: string): unknown[] | undefined {
+  if (!raw.trimStart().startsWith('[')) return undefined;
+  try {
+    const value: unknown = JSON.parse(raw);
+    return Array.isArray(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Sets a value at a path of a JSON object, making the objects on the way. */
