@@ -238,6 +238,18 @@ describe('checks against the schema', () => {
     expect(check(body, { milestone: 3, assignee: { name: 'x' }, state: 'open', due: '2030-01-01' })).toEqual([]);
     expect(check(body, { milestone: true })).toEqual([{ path: ['milestone'], expected: 'must be one of: a string, an integer, or null (got true)' }]);
     expect(check(body, { label: 5 })).toEqual([{ path: ['label'], expected: 'must be one of: an object with name, one of "bug", "docs", or an array of strings (got 5)' }]);
+    // A value of the type of one form only is checked as that form: what is wrong inside it is said.
+    expect(check(body, { label: { name: 7 } })).toEqual([{ path: ['label', 'name'], expected: 'must be of type string (got 7)' }]);
+    expect(check(body, { label: 'feature' })).toEqual([{ path: ['label'], expected: 'must be one of "bug", "docs" (got "feature")' }]);
+    const page = {
+      oneOf: [
+        { type: 'integer', minimum: 1 },
+        { type: 'object', properties: { size: { type: 'integer', maximum: 100 } } },
+      ],
+    };
+    expect(check(page, { size: 500 })).toEqual([{ path: ['size'], expected: 'must be at most 100 (got 500)' }]);
+    expect(check(page, 0)).toEqual([{ path: [], expected: 'must be at least 1 (got 0)' }]);
+    expect(check(page, 'x')).toEqual([{ path: [], expected: 'must be one of: an integer or an object (got "x")' }]);
     // A flag of a field that may be null takes the word null.
     const fields = Object.fromEntries(detail.fields.map((f) => [f.name, f]));
     expect(fields.milestone).toMatchObject({ type: 'json', nullable: true });

@@ -137,6 +137,33 @@ function formsOf(root: JsonSchema, branches: readonly unknown[]): string[] {
   return [...new Set(branches.slice(0, 12).flatMap((b) => formWords(root, b, 0)))].slice(0, 8);
 }
 
+const jsonTypeOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v);
+
+/** Whether a form of a oneOf or anyOf takes values of the type this one has (a form that says no type takes any). */
+function takesTypeOf(root: JsonSchema, form: unknown, value: unknown, depth = 0): boolean {
+  const schema = followRef(root, form);
+  if (!isObject(schema)) return schema !== false;
+  const type = jsonTypeOf(value);
+  if ('const' in schema) return jsonTypeOf(schema.const) === type;
+  if (Array.isArray(schema.enum)) return schema.enum.some((v) => jsonTypeOf(v) === type);
+  const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type : undefined;
+  if (types) return types.some((t) => t === type || (t === 'number' && type === 'integer'));
+  // Forms of its own (a nullable oneOf is `anyOf: [{oneOf: …}, {type: null}]`): it takes what one of them takes.
+  const nested = [...(Array.isArray(schema.oneOf) ? schema.oneOf : []), ...(Array.isArray(schema.anyOf) ? schema.anyOf : [])];
+  if (nested.length && depth < 4) return nested.some((n) => takesTypeOf(root, n, value, depth + 1));
+  if (Array.isArray(schema.allOf) && schema.allOf.length && depth < 4) return schema.allOf.every((n) => takesTypeOf(root, n, value, depth + 1));
+  return isObject(schema.properties) ? type === 'object' : true;
+}
+
+/** The index of the one form of a failed oneOf or anyOf that takes the value's type, if one only does. */
+function onlyFormOfItsType(root: JsonSchema, unit: OutputUnit, value: unknown): number | undefined {
+  const forms = keywordValue(root, unit.keywordLocation).value;
+  if (!Array.isArray(forms)) return undefined;
+  const instance = instanceAt(value, unit.instanceLocation);
+  const taking = forms.flatMap((form, i) => (takesTypeOf(root, form, instance) ? [i] : []));
+  return taking.length === 1 ? taking[0] : undefined;
+}
+
 export interface Violation {
   /** The instance path within the checked value (`address/city`), empty for the value itself. */
   path: string[];
@@ -246,8 +273,22 @@ export function check(schema: JsonSchema, value: unknown, limitMs: number = CHEC
   const out: Violation[] = [];
   const all = result.errors as OutputUnit[];
   // A oneOf or anyOf that failed says what it allows; the failures of each of its forms inside it say less.
-  const composites = all.filter((u) => u.keyword === 'oneOf' || u.keyword === 'anyOf').map((u) => `${u.keywordLocation}/`);
-  const units = all.filter((u) => !composites.some((c) => u.keywordLocation.startsWith(c)));
+  // Unless the value has the type of one form only (an object where the forms are an integer or an
+  // object): then that form's own failures say what is wrong ("size must be at most 100").
+  const narrowed = new Map<OutputUnit, string>();
+  for (const u of all) {
+    if (u.keyword !== 'oneOf' && u.keyword !== 'anyOf') continue;
+    const form = onlyFormOfItsType(schema, u, value);
+    const prefix = `${u.keywordLocation}/${form}/`;
+    if (form !== undefined && all.some((inner) => inner.keywordLocation.startsWith(prefix) && describe(inner, schema, value))) narrowed.set(u, prefix);
+  }
+  const composites = all.filter((u) => (u.keyword === 'oneOf' || u.keyword === 'anyOf') && !narrowed.has(u)).map((u) => `${u.keywordLocation}/`);
+  const otherForms = [...narrowed].map(
+    ([u, prefix]) =>
+      (loc: string) =>
+        loc.startsWith(`${u.keywordLocation}/`) && !loc.startsWith(prefix),
+  );
+  const units = all.filter((u) => !narrowed.has(u) && !composites.some((c) => u.keywordLocation.startsWith(c)) && !otherForms.some((other) => other(u.keywordLocation)));
   // The deepest places first: "seats must be at least 1" says more than "the body does not match".
   const ordered = [...units].sort((a, b) => pointerSegments(b.instanceLocation).length - pointerSegments(a.instanceLocation).length);
   for (const unit of ordered) {
