@@ -76,6 +76,13 @@ const DOT_SEGMENT = new Set(['', '.', '..']);
  */
 const isDotSegment = (segment: string) => DOT_SEGMENT.has(segment.replace(/%2e/gi, '.'));
 
+/**
+ * The description's own text of a path (`/café/{id}`, `/a b`), written as a request target may
+ * hold it: what RFC 3986 allows in a segment stays (a `%XX` escape included), anything else
+ * (a space, non-ASCII, `%` without its two hex digits) is percent-encoded.
+ */
+const fixedText = (text: string) => text.replace(/%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~!$&'()*+,;=:@%/]+/gu, (run) => encodeURIComponent(run));
+
 function shownSegment(segment: string): string {
   return segment === '' ? 'empty' : `'${segment}'`;
 }
@@ -215,7 +222,7 @@ export function buildOperationRequest(shape: RequestShape, values: RequestValues
   // A path key may carry a query of its own (`/search?kind=all`) and a fragment that tells two
   // operations apart (Box's `…/schema#update`): the query is sent first, the fragment never.
   const [template, fixedQuery] = splitTemplate(shape.path);
-  const path = fillTemplate(template, shape, values.params, argName);
+  const path = fillTemplate(template.replace(/[^{}]+(?=\{|$)/g, fixedText), shape, values.params, argName);
   const ownQuery = fixedQuery && fillQueryTemplate(fixedQuery, shape, values.params, argName);
   const query: string[] = ownQuery ? [ownQuery] : [];
   const headers: Record<string, string> = { accept: ACCEPT };

@@ -197,6 +197,12 @@ describe('the builder', () => {
     expect(buildOperationRequest(trailing, { params: {} }, { baseUrl: BASE }).path).toBe('/api/courses/');
   });
 
+  it("writes the description's own path text as a request target holds it", () => {
+    // A space or non-ASCII encoded, an escape kept, every character RFC 3986 allows in a segment as it is.
+    const accented: RequestShape = { method: 'GET', path: "/café/a b/{id}/x%2Fy/100%/ok:@!$'()*+,;=-._~", parameters: [param('id', 'path', 'simple', false)], media: [] };
+    expect(buildOperationRequest(accented, { params: { 'path:id': 'é' } }, { baseUrl: BASE }).path).toBe("/caf%C3%A9/a%20b/%C3%A9/x%2Fy/100%25/ok:@!$'()*+,;=-._~");
+  });
+
   it("sends a path key's own query first, and never its fragment", () => {
     const shape: RequestShape = { method: 'PUT', path: '/t/{id}/schema?kind=all#update', parameters: [param('id', 'path', 'simple', false), param('q', 'query', 'form', true)], media: [] };
     expect(buildOperationRequest(shape, { params: { 'path:id': 'x', 'query:q': 'y' } }, { baseUrl: BASE }).path).toBe('/t/x/schema?kind=all&q=y');
