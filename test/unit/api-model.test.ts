@@ -183,6 +183,44 @@ describe('operation detail', () => {
   });
 });
 
+describe('operation detail: a body of several object forms', () => {
+  const common = { type: 'object', properties: { region: { type: 'string' }, size: { type: 'string' } }, required: ['size'] };
+  const docOf = (schema: unknown) => ({
+    components: { schemas: { Common: common } },
+    paths: { '/v2/droplets': { post: { operationId: 'createDroplet', requestBody: { content: { 'application/json': { schema } } } } } },
+  });
+  const bodyFieldsOf = (schema: unknown) => {
+    const doc = docOf(schema);
+    return operationDetail(doc, readApiModel(doc).operations[0]).fields.map((f) => [f.name, f.required]);
+  };
+
+  it("gives every form's fields, required where every form requires them, when the fields each requires tell the forms apart", () => {
+    const single = { allOf: [{ type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }, { $ref: '#/components/schemas/Common' }] };
+    const multiple = { allOf: [{ type: 'object', properties: { names: { type: 'array', items: { type: 'string' } } }, required: ['names'] }, { $ref: '#/components/schemas/Common' }] };
+    expect(bodyFieldsOf({ oneOf: [single, multiple] })).toEqual([
+      ['name', false],
+      ['region', false],
+      ['size', true],
+      ['names', false],
+    ]);
+    expect(bodyFieldsOf({ anyOf: [single, multiple] })).toHaveLength(4);
+  });
+
+  it('gives none where they do not (a value would fit several forms, or a form requires nothing)', () => {
+    const a = { type: 'object', properties: { x: { type: 'string' } } };
+    const b = { type: 'object', properties: { y: { type: 'string' } } };
+    expect(bodyFieldsOf({ oneOf: [a, b] })).toEqual([]);
+    expect(
+      bodyFieldsOf({
+        oneOf: [
+          { ...a, required: ['x'] },
+          { ...b, properties: { x: { type: 'string' }, y: { type: 'string' } }, required: ['x', 'y'] },
+        ],
+      }),
+    ).toEqual([]);
+  });
+});
+
 describe('checks against the schema', () => {
   const doc = bigDescription(5);
   const schema = operationDetail(doc, readApiModel(doc).operations.find((o) => o.command === 'create-thing0')!).bodySchema!;
