@@ -283,12 +283,9 @@ export function check(schema: JsonSchema, value: unknown, limitMs: number = CHEC
     if (form !== undefined && all.some((inner) => inner.keywordLocation.startsWith(prefix) && describe(inner, schema, value))) narrowed.set(u, prefix);
   }
   const composites = all.filter((u) => (u.keyword === 'oneOf' || u.keyword === 'anyOf') && !narrowed.has(u)).map((u) => `${u.keywordLocation}/`);
-  const otherForms = [...narrowed].map(
-    ([u, prefix]) =>
-      (loc: string) =>
-        loc.startsWith(`${u.keywordLocation}/`) && !loc.startsWith(prefix),
-  );
-  const units = all.filter((u) => !narrowed.has(u) && !composites.some((c) => u.keywordLocation.startsWith(c)) && !otherForms.some((other) => other(u.keywordLocation)));
+  // Inside a narrowed oneOf or anyOf, the failures of its other forms.
+  const inOtherForm = (loc: string) => [...narrowed].some(([u, prefix]) => loc.startsWith(`${u.keywordLocation}/`) && !loc.startsWith(prefix));
+  const units = all.filter((u) => !narrowed.has(u) && !composites.some((c) => u.keywordLocation.startsWith(c)) && !inOtherForm(u.keywordLocation));
   // The deepest places first: "seats must be at least 1" says more than "the body does not match".
   const ordered = [...units].sort((a, b) => pointerSegments(b.instanceLocation).length - pointerSegments(a.instanceLocation).length);
   for (const unit of ordered) {

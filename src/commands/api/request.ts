@@ -51,15 +51,14 @@ function jsonType(value: unknown): string {
 function nameOfPlace(flags: readonly OperationFlag[], location: Exclude<FieldSpec['location'], 'path'>, path: string[]): string {
   const exact = flags.find((f) => f.field.location === location && (location === 'body' ? f.field.path?.join('\u0000') === path.join('\u0000') : f.field.name === path[0]));
   // A property of an object-valued parameter is named as its dotted flag sets it (`--filter.name`).
-  if (exact)
-    return `--${exact.flag}${
-      location === 'body'
-        ? ''
-        : path
-            .slice(1)
-            .map((p) => `.${printable(p)}`)
-            .join('')
-    }`;
+  const property =
+    location === 'body'
+      ? ''
+      : path
+          .slice(1)
+          .map((p) => `.${printable(p)}`)
+          .join('');
+  if (exact) return `--${exact.flag}${property}`;
   const where = path.map((p) => printable(p)).join('.');
   if (location !== 'body') return `the ${location} parameter ${where}`;
   return where ? `the body's field ${where}` : 'the body';
