@@ -288,6 +288,12 @@ describe('checks against the schema', () => {
     expect(check(page, { size: 500 })).toEqual([{ path: ['size'], expected: 'must be at most 100 (got 500)' }]);
     expect(check(page, 0)).toEqual([{ path: [], expected: 'must be at least 1 (got 0)' }]);
     expect(check(page, 'x')).toEqual([{ path: [], expected: 'must be one of: an integer or an object (got "x")' }]);
+    // Object forms told apart by a constant property (a discriminator): the one the value names is checked.
+    const card = { properties: { object: { const: 'card' }, cvc: { type: 'integer' } }, required: ['object', 'cvc'] };
+    const bank = { properties: { object: { const: 'bank' }, iban: { type: 'string' } }, required: ['object', 'iban'] };
+    const source = { anyOf: [card, bank] };
+    expect(check(source, { object: 'card', cvc: '12x' })).toEqual([{ path: ['cvc'], expected: 'must be of type integer (got "12x")' }]);
+    expect(check(source, { object: 'cheque' })).toEqual([{ path: [], expected: 'must be one of: an object with object, cvc or an object with object, iban (got {"object":"cheque"})' }]);
     // A flag of a field that may be null takes the word null.
     const fields = Object.fromEntries(detail.fields.map((f) => [f.name, f]));
     expect(fields.milestone).toMatchObject({ type: 'json', nullable: true });

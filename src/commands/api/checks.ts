@@ -95,6 +95,12 @@ function followRef(root: JsonSchema, node: unknown): unknown {
   return current;
 }
 
+/** An object form in words: "an object with id, name" (the fields it requires), or "an object". */
+function objectWords(schema: Record<string, unknown>): string {
+  const required = Array.isArray(schema.required) ? schema.required.slice(0, 3).map((r) => printable(String(r))) : [];
+  return required.length ? `an object with ${required.join(', ')}` : 'an object';
+}
+
 /** What one form of a oneOf or anyOf takes, in words: "an integer", "one of \"a\", \"b\"", "an object with id". */
 function formWords(root: JsonSchema, node: unknown, depth: number): string[] {
   const schema = followRef(root, node);
@@ -111,11 +117,7 @@ function formWords(root: JsonSchema, node: unknown, depth: number): string[] {
   for (const type of types) {
     let word = TYPE_WORDS[type] ?? printable(type);
     if (type === 'string' && typeof schema.format === 'string') word = `a ${printable(schema.format).slice(0, 30)} string`;
-    if (type === 'object' && Array.isArray(schema.required) && schema.required.length)
-      word = `an object with ${schema.required
-        .slice(0, 3)
-        .map((r) => printable(String(r)))
-        .join(', ')}`;
+    if (type === 'object') word = objectWords(schema);
     if (type === 'array') {
       const item = depth < 2 ? formWords(root, schema.items, depth + 1) : [];
       if (item.length === 1)
@@ -128,7 +130,7 @@ function formWords(root: JsonSchema, node: unknown, depth: number): string[] {
   }
   if (!types.length && nested.length && depth < 2) for (const n of nested) words.push(...formWords(root, n, depth + 1));
   if (!words.length && Array.isArray(schema.allOf) && depth < 2) for (const n of schema.allOf) words.push(...formWords(root, n, depth + 1));
-  if (!words.length && isObject(schema.properties)) words.push('an object');
+  if (!words.length && isObject(schema.properties)) words.push(objectWords(schema));
   return words;
 }
 
@@ -147,12 +149,25 @@ function takesTypeOf(root: JsonSchema, form: unknown, value: unknown, depth = 0)
   if ('const' in schema) return jsonTypeOf(schema.const) === type;
   if (Array.isArray(schema.enum)) return schema.enum.some((v) => jsonTypeOf(v) === type);
   const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type : undefined;
-  if (types) return types.some((t) => t === type || (t === 'number' && type === 'integer'));
+  if (types && !types.some((t) => t === type || (t === 'number' && type === 'integer'))) return false;
+  // An object form whose property is a constant (`object: card`, a discriminator) takes no object holding another value there.
+  if (type === 'object' && isObject(schema.properties) && contradictsConstant(root, schema.properties, value as Record<string, unknown>)) return false;
+  if (types) return true;
   // Forms of its own (a nullable oneOf is `anyOf: [{oneOf: …}, {type: null}]`): it takes what one of them takes.
   const nested = [...(Array.isArray(schema.oneOf) ? schema.oneOf : []), ...(Array.isArray(schema.anyOf) ? schema.anyOf : [])];
   if (nested.length && depth < 4) return nested.some((n) => takesTypeOf(root, n, value, depth + 1));
   if (Array.isArray(schema.allOf) && schema.allOf.length && depth < 4) return schema.allOf.every((n) => takesTypeOf(root, n, value, depth + 1));
   return isObject(schema.properties) ? type === 'object' : true;
+}
+
+function contradictsConstant(root: JsonSchema, properties: Record<string, unknown>, value: Record<string, unknown>): boolean {
+  return Object.entries(properties).some(([name, sub]) => {
+    if (!Object.hasOwn(value, name)) return false;
+    const property = followRef(root, sub);
+    if (!isObject(property)) return false;
+    const only = 'const' in property ? [property.const] : Array.isArray(property.enum) && property.enum.length === 1 ? property.enum : undefined;
+    return only !== undefined && JSON.stringify(only[0]) !== JSON.stringify(value[name]);
+  });
 }
 
 /** The index of the one form of a failed oneOf or anyOf that takes the value's type, if one only does. */
