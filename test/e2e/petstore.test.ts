@@ -2,15 +2,18 @@
 // lock file), in OpenAPI 3.0 and 3.1, JSON and YAML, through the built binary against a server of the
 // test's own that records every request as it arrived: the listing, help whose examples are sent as
 // shown, query arrays, a form body, a multipart upload from @path (3.0) and an octet-stream one (3.1),
-// the api_key header, path arguments and the checks that keep a request from being sent.
+// the api_key header, path arguments and the checks that keep a request from being sent; and the
+// same bytes on the wire from `school mcp`'s tools of its operations.
 import { createServer } from 'node:http';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shellWords } from '../helpers/described-server.js';
-import { type RunResult, expectSuccess, runSchool, userEnv } from './harness.js';
+import { type RunResult, SCHOOL_BIN, expectSuccess, runSchool, userEnv } from './harness.js';
 
 const EXAMPLES = dirname(createRequire(import.meta.url).resolve('@readme/oas-examples/package.json'));
 const PETSTORE = {
@@ -213,3 +216,50 @@ for (const [version, description] of Object.entries(PETSTORE)) {
     });
   });
 }
+
+describe('the Petstore through school api and school mcp: the same bytes on the wire', () => {
+  /** What identifies a request: all but the headers of the connection and of the program. */
+  const wire = (r: Received) => {
+    const { 'user-agent': _, host: _h, connection: _c, 'content-length': _l, ...headers } = r.headers;
+    return { method: r.method, target: r.target, headers, body: r.body.toString('latin1') };
+  };
+
+  it('for query arrays, a form body, a multipart upload, a header and a JSON body', async () => {
+    const env = userEnv({ SCHOOL_BASE_URL: url, SCHOOL_API_DESCRIPTION: PETSTORE['3.0'], SCHOOL_TOKEN: 'e2e-token-0123456789' });
+    // A tool takes a file's bytes alone and names the part after its field: the file is named so too.
+    const cases: Array<{ argv: string[]; tool: string; args: Record<string, unknown> }> = [
+      { argv: ['find-pets-by-status', '--status', 'available', '--status', 'sold'], tool: 'findPetsByStatus', args: { status: ['available', 'sold'] } },
+      { argv: ['update-pet-with-form', '7', '--name', 'Rex & Co', '--status', 'sold'], tool: 'updatePetWithForm', args: { petId: 7, body: { name: 'Rex & Co', status: 'sold' } } },
+      {
+        argv: ['upload-file', '7', '--additional-metadata', 'front', '--file', `@${file('file', IMAGE)}`],
+        tool: 'uploadFile',
+        args: { petId: 7, body: { additionalMetadata: 'front', file: IMAGE.toString('base64') } },
+      },
+      { argv: ['delete-pet', '7', '--api-key', 'special-key'], tool: 'deletePet', args: { petId: 7, api_key: 'special-key' } },
+      { argv: ['place-order', '--pet-id', '3', '--quantity', '2', '--status', 'placed'], tool: 'placeOrder', args: { body: { petId: 3, quantity: 2, status: 'placed' } } },
+    ];
+    const fromApi: Received[] = [];
+    for (const c of cases) {
+      const before = received.length;
+      expectSuccess(await runSchool(['api', ...c.argv], env));
+      fromApi.push(...received.slice(before));
+    }
+    const transport = new StdioClientTransport({ command: process.execPath, args: [SCHOOL_BIN, 'mcp', '--allow-write'], env: env as Record<string, string>, stderr: 'pipe' });
+    const client = new Client({ name: 'e2e-host', version: '1.0.0' }, { capabilities: {} });
+    await client.connect(transport);
+    const fromMcp: Received[] = [];
+    try {
+      for (const c of cases) {
+        const before = received.length;
+        const res = (await client.callTool({ name: c.tool, arguments: c.args })) as { isError?: boolean; content: Array<{ text: string }> };
+        expect(res.isError, `${c.tool}: ${res.content[0]?.text}`).toBeFalsy();
+        fromMcp.push(...received.slice(before));
+      }
+    } finally {
+      await client.close();
+    }
+    expect(fromApi).toHaveLength(cases.length);
+    expect(fromMcp.map(wire)).toEqual(fromApi.map(wire));
+    expect(fromApi[1].body.toString()).toBe('name=Rex%20%26%20Co&status=sold');
+  });
+});
