@@ -222,7 +222,7 @@ export function flagValues(line: ParsedLine, flags: readonly OperationFlag[], pr
     const dotted = [...line.values].filter(([name]) => name.startsWith(`${f.flag}.`) && f.field.location !== 'body');
     if (!raws && !dotted.length) continue;
     if (raws && !f.field.array && raws.length > 1) throw new UsageError(`--${f.flag} was given ${raws.length} times; it takes one value.`);
-    const typed = (raws ?? []).map((raw) => typedValue(f.flag, f.field, raw));
+    const typed = (raws ?? []).flatMap((raw) => enumItems(f.field, raw) ?? [raw]).map((raw) => typedValue(f.flag, f.field, raw));
     let value: unknown = f.field.array ? typed : typed[0];
     if (dotted.length) {
       if (value === undefined) value = {};
@@ -241,6 +241,17 @@ export function flagValues(line: ParsedLine, flags: readonly OperationFlag[], pr
     out.push({ flag: f, value });
   }
   return out;
+}
+
+/**
+ * A repeatable flag of allowed values given them joined with commas, as the API's own documents
+ * write them (`--type album,track`): its items, where each is an allowed value and the whole is not.
+ */
+function enumItems(field: FieldSpec, raw: string): string[] | undefined {
+  if (!field.array || !field.enum || !raw.includes(',')) return undefined;
+  const allowed = new Set(field.enum.map(String));
+  const items = raw.split(',');
+  return !allowed.has(raw) && items.every((item) => allowed.has(item)) ? items : undefined;
 }
 
 /** The array a value's JSON text is, if it is one. */
