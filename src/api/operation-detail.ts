@@ -362,14 +362,59 @@ function fieldFrom(doc: unknown, location: FieldLocation, name: string, raw: unk
   };
 }
 
+/** How many forms of a oneOf or anyOf give their properties to the flags of an object. */
+const MAX_FORMS = 20;
+
+/**
+ * An object's properties, and those it requires: its own, or where it has none and is one of
+ * several object forms (`oneOf`/`anyOf`, DigitalOcean's droplet of a `name` or of `names`), every
+ * form's, the first form naming one giving its schema, required where every form requires it.
+ * The checks still hold the value to exactly the forms.
+ */
+function objectProperties(doc: unknown, flat: { schema: Record<string, unknown>; seen: Set<string> }): { properties: Record<string, unknown>; required: Set<unknown>; seen: Set<string> } | undefined {
+  if (isObject(flat.schema.properties)) return { properties: flat.schema.properties, required: new Set(Array.isArray(flat.schema.required) ? flat.schema.required : []), seen: flat.seen };
+  const forms = Array.isArray(flat.schema.oneOf) ? flat.schema.oneOf : Array.isArray(flat.schema.anyOf) ? flat.schema.anyOf : undefined;
+  if (!forms?.length) return undefined;
+  const properties: Record<string, unknown> = {};
+  const seen = new Set(flat.seen);
+  let required: Set<unknown> | undefined;
+  for (const form of forms.slice(0, MAX_FORMS)) {
+    const part = flatten(doc, form, flat.seen);
+    const own = part && isObject(part.schema.properties) ? part.schema.properties : undefined;
+    // A form that is not an object of properties (a string, a bare array): no field is required by every form.
+    if (!part || !own) {
+      required = new Set();
+      continue;
+    }
+    for (const [name, sub] of Object.entries(own)) if (!Object.hasOwn(properties, name)) Object.defineProperty(properties, name, { value: sub, enumerable: true, writable: true, configurable: true });
+    for (const ref of part.seen) seen.add(ref);
+    const formRequired = new Set(Array.isArray(part.schema.required) ? part.schema.required : []);
+    required = required === undefined ? formRequired : new Set([...required].filter((r) => formRequired.has(r)));
+  }
+  // The forms' fields are offered only where the fields each form requires tell it from the others
+  // (no form's required fields all required by another): then the fields given say which form is meant.
+  if (!formsTellApart(doc, forms.slice(0, MAX_FORMS), flat.seen)) return undefined;
+  return Object.keys(properties).length ? { properties, required: required ?? new Set(), seen } : undefined;
+}
+
+/** Whether each form requires a field some other form does not: then the fields given say which form a value is. */
+function formsTellApart(doc: unknown, forms: readonly unknown[], seen: ReadonlySet<string>): boolean {
+  const requiredOf = forms.map((form) => {
+    const part = flatten(doc, form, seen);
+    return new Set(part && Array.isArray(part.schema.required) ? part.schema.required : []);
+  });
+  return requiredOf.every((mine, i) => mine.size > 0 && requiredOf.every((other, j) => i === j || [...mine].some((r) => !other.has(r))));
+}
+
 /** The body's properties as fields: nested objects with properties become dotted names, to a depth. */
 function bodyFields(doc: unknown, schema: unknown): FieldSpec[] {
   const fields: FieldSpec[] = [];
   const walk = (node: unknown, path: string[], parentRequired: boolean, seen: ReadonlySet<string>) => {
-    const flat = flatten(doc, node, seen);
-    if (!flat || !isObject(flat.schema.properties)) return;
-    const required = new Set(Array.isArray(flat.schema.required) ? flat.schema.required : []);
-    for (const [name, sub] of Object.entries(flat.schema.properties)) {
+    const flattened = flatten(doc, node, seen);
+    const flat = flattened && objectProperties(doc, flattened);
+    if (!flat) return;
+    const required = flat.required;
+    for (const [name, sub] of Object.entries(flat.properties)) {
       if (fields.length >= MAX_FIELDS) return;
       if (name === '__proto__' || !name) continue;
       const here = [...path, name];
@@ -452,7 +497,11 @@ export function operationDetail(doc: unknown, op: Pick<ModelOperation, 'paramete
   if (op.body && op.body.schema !== undefined && fieldMedia(op.body.media)) {
     if (schemas) bodySchema = bundleSchema(doc, op.body.schema);
     const flat = flatten(doc, op.body.schema)?.schema ?? {};
-    bodyIsObject = isObject(flat.properties) || typesOf(flat).includes('object');
+    const objectOf = (d: unknown, schema: unknown) => {
+      const whole = flatten(d, schema);
+      return whole && objectProperties(d, whole);
+    };
+    bodyIsObject = isObject(flat.properties) || typesOf(flat).includes('object') || objectOf(doc, op.body.schema) !== undefined;
     if (bodyIsObject) fields.push(...bodyFields(doc, op.body.schema));
   }
   const mediaSchemas: Record<string, JsonSchema> = {};

@@ -69,6 +69,20 @@ export function chooseMedia(shape: Pick<RequestShape, 'media'>, asked: string | 
 
 const DOT_SEGMENT = new Set(['', '.', '..']);
 
+/**
+ * A segment a server reads as empty, `.` or `..`: also written with its dots percent-encoded
+ * (`%2e%2E`, `.%2e`), which WHATWG URL parsing and RFC 3986's normalization (§6.2.2.2) decode
+ * to dots before removing dot segments.
+ */
+const isDotSegment = (segment: string) => DOT_SEGMENT.has(segment.replace(/%2e/gi, '.'));
+
+/**
+ * The description's own text of a path (`/café/{id}`, `/a b`), written as a request target may
+ * hold it: what RFC 3986 allows in a segment stays (a `%XX` escape included), anything else
+ * (a space, non-ASCII, `%` without its two hex digits) is percent-encoded.
+ */
+const fixedText = (text: string) => text.replace(/%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~!$&'()*+,;=:@%/]+/gu, (run) => encodeURIComponent(run));
+
 function shownSegment(segment: string): string {
   return segment === '' ? 'empty' : `'${segment}'`;
 }
@@ -94,11 +108,11 @@ function fillTemplate(template: string, shape: RequestShape, params: Readonly<Re
       });
       if (!used.length) {
         // The description's own path climbing (`/courses/{id}/..`) would act on another resource than it names.
-        if (segment === '.' || segment === '..') throw new UsageError(`The description's path ${shape.path.slice(0, 200)} holds a '${segment}' segment: not sent.`);
+        if (segment !== '' && isDotSegment(segment)) throw new UsageError(`The description's path ${shape.path.slice(0, 200)} holds a '${segment}' segment: not sent.`);
         return filled;
       }
       for (const part of filled.split('/')) {
-        if (DOT_SEGMENT.has(part)) {
+        if (isDotSegment(part)) {
           const named = used.map(argName).join(' and ');
           const value = used.length === 1 ? params[`path:${used[0].name}`] : undefined;
           const what = typeof value === 'string' && DOT_SEGMENT.has(value) ? shownSegment(value) : `a value making the path segment ${shownSegment(part)}`;
@@ -108,6 +122,39 @@ function fillTemplate(template: string, shape: RequestShape, params: Readonly<Re
       return filled;
     })
     .join('/');
+}
+
+/**
+ * The query a path key carries itself (`/export?filename={filename}`, `/search?query={query}`, as
+ * some descriptions write it), never sent as braces: a path parameter's `{name}` is filled with its
+ * value, encoded as a query value is; a pair that names a query parameter (`query={query}`), or
+ * whose name is one given a value (`?view=fileinfo` with `--view`), is left to that parameter,
+ * written once by its own style.
+ */
+function fillQueryTemplate(fixed: string, shape: RequestShape, params: Readonly<Record<string, unknown>>, argName: (p: ParamShape) => string): string {
+  const pathParams = new Map(shape.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p]));
+  const queryNames = new Set(shape.parameters.filter((p) => p.in === 'query').map((p) => p.name));
+  const given = (name: string) => queryNames.has(name) && params[`query:${name}`] !== undefined;
+  const decoded = (text: string) => {
+    try {
+      return decodeURIComponent(text.replace(/\+/g, ' '));
+    } catch {
+      return text;
+    }
+  };
+  const pairs = fixed.split('&').filter((pair) => {
+    const at = pair.indexOf('=');
+    const name = decoded(at < 0 ? pair : pair.slice(0, at));
+    const placeholder = at < 0 ? undefined : /^\{([^{}]+)\}$/.exec(pair.slice(at + 1))?.[1];
+    return !given(name) && !(placeholder !== undefined && queryNames.has(placeholder) && !pathParams.has(placeholder));
+  });
+  return pairs.join('&').replace(/\{([^{}]+)\}/g, (whole, name: string) => {
+    const param = pathParams.get(name);
+    if (!param) return whole;
+    const value = params[`path:${name}`];
+    if (value === undefined || value === null) throw new UsageError(`Missing ${argName(param)}: the operation's path needs it.`);
+    return pathParamText({ ...param, multiSegment: false }, value);
+  });
 }
 
 function splitTemplate(path: string): [string, string] {
@@ -175,8 +222,9 @@ export function buildOperationRequest(shape: RequestShape, values: RequestValues
   // A path key may carry a query of its own (`/search?kind=all`) and a fragment that tells two
   // operations apart (Box's `…/schema#update`): the query is sent first, the fragment never.
   const [template, fixedQuery] = splitTemplate(shape.path);
-  const path = fillTemplate(template, shape, values.params, argName);
-  const query: string[] = fixedQuery ? [fixedQuery] : [];
+  const path = fillTemplate(template.replace(/[^{}]+(?=\{|$)/g, fixedText), shape, values.params, argName);
+  const ownQuery = fixedQuery && fillQueryTemplate(fixedQuery, shape, values.params, argName);
+  const query: string[] = ownQuery ? [ownQuery] : [];
   const headers: Record<string, string> = { accept: ACCEPT };
   const cookies: string[] = [];
   for (const param of shape.parameters) {

@@ -214,3 +214,41 @@ describe("a path segment of '..' is refused from every front-end, against the sa
     }
   });
 });
+
+describe("a description's own path with its dots percent-encoded is refused from every front-end", () => {
+  // `/lessons/%2e%2E` is `/lessons/..` to a server that normalizes URLs (WHATWG, RFC 3986 §6.2.2.2):
+  // the DELETE would act on the course.
+  const description = {
+    openapi: '3.0.3',
+    info: { title: 'Encoded dots', version: '1' },
+    paths: {
+      '/api/courses/{id}/lessons/%2e%2E': {
+        delete: { operationId: 'dropLessons', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 204: { description: 'Deleted' } } },
+      },
+    },
+  };
+  let api: Awaited<ReturnType<typeof describedApi>>;
+  let env: ReturnType<typeof userEnv>;
+  beforeAll(async () => {
+    api = await describedApi();
+    env = userEnv({ SCHOOL_BASE_URL: api.url, SCHOOL_API_DESCRIPTION: file('encoded-dots.json', JSON.stringify(description)) });
+  });
+  afterAll(() => api.close());
+
+  it('school api and school mcp send nothing', async () => {
+    const res = await runSchool(['api', 'drop-lessons', 'c1', '--anonymous'], env);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain("holds a '%2e%2E' segment: not sent.");
+    const transport = new StdioClientTransport({ command: process.execPath, args: [SCHOOL_BIN, 'mcp', '--allow-write'], env: env as Record<string, string>, stderr: 'pipe' });
+    const client = new Client({ name: 'e2e-host', version: '1.0.0' }, { capabilities: {} });
+    await client.connect(transport);
+    try {
+      const called = (await client.callTool({ name: 'dropLessons', arguments: { id: 'c1' } })) as { isError?: boolean; content: Array<{ text: string }> };
+      expect(called.isError).toBe(true);
+      expect(called.content[0].text).toContain("holds a '%2e%2E' segment");
+    } finally {
+      await client.close();
+    }
+    expect(api.received).toHaveLength(0);
+  });
+});

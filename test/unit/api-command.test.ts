@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { FieldSpec } from '../../src/api/operation-detail.js';
 import { runApi } from '../../src/commands/api/api.js';
 import { operationFlags } from '../../src/commands/api-own-flags.js';
-import { parseApiLine, setPath, typedValue } from '../../src/commands/api/flags.js';
+import { flagValues, parseApiLine, setPath, typedValue } from '../../src/commands/api/flags.js';
 import { renderTable } from '../../src/commands/api/table.js';
 import type { HttpClient, HttpRequest, HttpResponse } from '../../src/http/client.js';
 import { apiLine } from '../../src/fast-path.js';
@@ -67,6 +67,25 @@ describe('school api flags', () => {
     );
     expect([...first.builtins.keys()]).toEqual(['base-url', 'json', 'dry-run']);
     expect(parseApiLine(['--page', '2', 'list-courses'], undefined, 'school api').operation).toBe('list-courses');
+    // A value beginning with a dash (a descending sort key, a negative number) is a value in both readings; a short flag of school api is not.
+    const dashed = ['list-leagues', '--sort', '-modified_at', '--offset', '-5', '--open', '-i'];
+    expect(parseApiLine(dashed, undefined, 'school api').values).toEqual(
+      new Map([
+        ['sort', ['-modified_at']],
+        ['offset', ['-5']],
+        ['open', ['true']],
+      ]),
+    );
+    const sorted = operationFlags([field('query', 'sort', { array: true }), field('query', 'offset', { type: 'integer' }), field('query', 'open', { type: 'boolean' })]);
+    const second = parseApiLine(dashed, sorted, 'school api list-leagues');
+    expect(second.values.get('sort')).toEqual(['-modified_at']);
+    expect(second.builtins.get('include')).toBe(true);
+    // A repeatable flag of allowed values takes them joined with commas too, as the API's documents write them.
+    const types = operationFlags([field('query', 'type', { array: true, enum: ['album', 'track', 'a,b'] })]);
+    const joined = (value: string) => flagValues(parseApiLine(['search', '--type', value, '--type', 'album'], types, 'x'), types)[0].value;
+    expect(joined('track,album')).toEqual(['track', 'album', 'album']);
+    expect(joined('a,b')).toEqual(['a,b', 'album']);
+    expect(() => joined('album,show')).toThrow('--type expects one of album, track, a,b, not "album,show".');
     // One property of an object-valued parameter, read alike before and after its flags are known.
     const filter = operationFlags([field('query', 'filter', { type: 'json' })]);
     expect(parseApiLine(['op', '--filter.status', 'open', '--filter.kind=a'], filter, 'x').values).toEqual(

@@ -183,6 +183,44 @@ describe('operation detail', () => {
   });
 });
 
+describe('operation detail: a body of several object forms', () => {
+  const common = { type: 'object', properties: { region: { type: 'string' }, size: { type: 'string' } }, required: ['size'] };
+  const docOf = (schema: unknown) => ({
+    components: { schemas: { Common: common } },
+    paths: { '/v2/droplets': { post: { operationId: 'createDroplet', requestBody: { content: { 'application/json': { schema } } } } } },
+  });
+  const bodyFieldsOf = (schema: unknown) => {
+    const doc = docOf(schema);
+    return operationDetail(doc, readApiModel(doc).operations[0]).fields.map((f) => [f.name, f.required]);
+  };
+
+  it("gives every form's fields, required where every form requires them, when the fields each requires tell the forms apart", () => {
+    const single = { allOf: [{ type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }, { $ref: '#/components/schemas/Common' }] };
+    const multiple = { allOf: [{ type: 'object', properties: { names: { type: 'array', items: { type: 'string' } } }, required: ['names'] }, { $ref: '#/components/schemas/Common' }] };
+    expect(bodyFieldsOf({ oneOf: [single, multiple] })).toEqual([
+      ['name', false],
+      ['region', false],
+      ['size', true],
+      ['names', false],
+    ]);
+    expect(bodyFieldsOf({ anyOf: [single, multiple] })).toHaveLength(4);
+  });
+
+  it('gives none where they do not (a value would fit several forms, or a form requires nothing)', () => {
+    const a = { type: 'object', properties: { x: { type: 'string' } } };
+    const b = { type: 'object', properties: { y: { type: 'string' } } };
+    expect(bodyFieldsOf({ oneOf: [a, b] })).toEqual([]);
+    expect(
+      bodyFieldsOf({
+        oneOf: [
+          { ...a, required: ['x'] },
+          { ...b, properties: { x: { type: 'string' }, y: { type: 'string' } }, required: ['x', 'y'] },
+        ],
+      }),
+    ).toEqual([]);
+  });
+});
+
 describe('checks against the schema', () => {
   const doc = bigDescription(5);
   const schema = operationDetail(doc, readApiModel(doc).operations.find((o) => o.command === 'create-thing0')!).bodySchema!;
@@ -238,6 +276,24 @@ describe('checks against the schema', () => {
     expect(check(body, { milestone: 3, assignee: { name: 'x' }, state: 'open', due: '2030-01-01' })).toEqual([]);
     expect(check(body, { milestone: true })).toEqual([{ path: ['milestone'], expected: 'must be one of: a string, an integer, or null (got true)' }]);
     expect(check(body, { label: 5 })).toEqual([{ path: ['label'], expected: 'must be one of: an object with name, one of "bug", "docs", or an array of strings (got 5)' }]);
+    // A value of the type of one form only is checked as that form: what is wrong inside it is said.
+    expect(check(body, { label: { name: 7 } })).toEqual([{ path: ['label', 'name'], expected: 'must be of type string (got 7)' }]);
+    expect(check(body, { label: 'feature' })).toEqual([{ path: ['label'], expected: 'must be one of "bug", "docs" (got "feature")' }]);
+    const page = {
+      oneOf: [
+        { type: 'integer', minimum: 1 },
+        { type: 'object', properties: { size: { type: 'integer', maximum: 100 } } },
+      ],
+    };
+    expect(check(page, { size: 500 })).toEqual([{ path: ['size'], expected: 'must be at most 100 (got 500)' }]);
+    expect(check(page, 0)).toEqual([{ path: [], expected: 'must be at least 1 (got 0)' }]);
+    expect(check(page, 'x')).toEqual([{ path: [], expected: 'must be one of: an integer or an object (got "x")' }]);
+    // Object forms told apart by a constant property (a discriminator): the one the value names is checked.
+    const card = { properties: { object: { const: 'card' }, cvc: { type: 'integer' } }, required: ['object', 'cvc'] };
+    const bank = { properties: { object: { const: 'bank' }, iban: { type: 'string' } }, required: ['object', 'iban'] };
+    const source = { anyOf: [card, bank] };
+    expect(check(source, { object: 'card', cvc: '12x' })).toEqual([{ path: ['cvc'], expected: 'must be of type integer (got "12x")' }]);
+    expect(check(source, { object: 'cheque' })).toEqual([{ path: [], expected: 'must be one of: an object with object, cvc or an object with object, iban (got {"object":"cheque"})' }]);
     // A flag of a field that may be null takes the word null.
     const fields = Object.fromEntries(detail.fields.map((f) => [f.name, f]));
     expect(fields.milestone).toMatchObject({ type: 'json', nullable: true });

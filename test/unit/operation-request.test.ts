@@ -12,7 +12,7 @@ import { REQUEST_SHAPES as DOC } from '../helpers/request-shapes.js';
 const BASE = 'http://127.0.0.1:9';
 
 /** The description served, and every other request recorded and answered 200. */
-function server() {
+function server(doc: unknown = DOC) {
   const sent: HttpRequest[] = [];
   const http: HttpClient = {
     async request(req) {
@@ -23,7 +23,7 @@ function server() {
         statusText: 'OK',
         headers: { 'content-type': 'application/json' },
         rawHeaders: [],
-        body: Buffer.from(description ? JSON.stringify(DOC) : '{}'),
+        body: Buffer.from(description ? JSON.stringify(doc) : '{}'),
         url: String(req.url),
         httpVersion: '1.1',
       };
@@ -32,8 +32,8 @@ function server() {
   return { http, sent };
 }
 
-async function dryRun(argv: string[]): Promise<{ method: string; url: string; headers: Record<string, string>; body?: unknown }> {
-  const deps = fakeDeps({ http: server().http, env: { SCHOOL_BASE_URL: BASE } });
+async function dryRun(argv: string[], doc: unknown = DOC): Promise<{ method: string; url: string; headers: Record<string, string>; body?: unknown }> {
+  const deps = fakeDeps({ http: server(doc).http, env: { SCHOOL_BASE_URL: BASE } });
   await runApi(deps, [...argv, '--dry-run', '--json']);
   return JSON.parse(deps.io.stdout());
 }
@@ -67,6 +67,37 @@ describe('school api builds what the description says', () => {
     expect(whole.url).toBe(`${BASE}/api/courses/c1/lessons/l1?filter[status]=open`);
     // The schema's integer is checked: a dotted flag is typed as its property.
     await expect(dryRun(['delete-lesson', 'c1', 'l1', '--filter.created.gt', 'soon'])).rejects.toThrow('--filter.created.gt expects an integer, not "soon".');
+  });
+
+  it('takes an array property of an object parameter one item per dotted flag, typed, and names it in a refusal', async () => {
+    const doc = {
+      openapi: '3.0.3',
+      info: { title: 'Filters', version: '1' },
+      paths: {
+        '/leagues': {
+          get: {
+            operationId: 'listLeagues',
+            parameters: [
+              {
+                name: 'filter',
+                in: 'query',
+                style: 'deepObject',
+                explode: true,
+                schema: { type: 'object', properties: { id: { type: 'array', items: { type: 'integer' } }, name: { type: 'array', items: { type: 'string' } } } },
+              },
+            ],
+            responses: { 200: { description: 'OK' } },
+          },
+        },
+      },
+    };
+    const req = await dryRun(['list-leagues', '--filter.id', '3', '--filter.id', '4', '--filter.name', 'LCK'], doc);
+    expect(req.url).toBe(`${BASE}/leagues?filter[id][0]=3&filter[id][1]=4&filter[name][0]=LCK`);
+    // The whole array as JSON, as before.
+    expect((await dryRun(['list-leagues', '--filter.name', '["LCK","LEC"]'], doc)).url).toBe(`${BASE}/leagues?filter[name][0]=LCK&filter[name][1]=LEC`);
+    await expect(dryRun(['list-leagues', '--filter.id', 'x'], doc)).rejects.toThrow('--filter.id expects an integer, not "x".');
+    // A refusal of a property names the dotted flag that sets it, not the parameter.
+    await expect(dryRun(['list-leagues', '--filter', '{"name":"LCK"}'], doc)).rejects.toThrow('Not sent: --filter.name must be of type array (got "LCK").');
   });
 
   it("refuses a path argument that is empty, '.' or '..', naming it (exit 2), and lets x-multi-segment hold slashes", async () => {

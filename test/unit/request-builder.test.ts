@@ -184,13 +184,48 @@ describe('the builder', () => {
   it("refuses a description's path that holds a '.' or '..' segment of its own", () => {
     const climbing: RequestShape = { method: 'DELETE', path: '/api/courses/{id}/..', parameters: [param('id', 'path', 'simple', false)], media: [] };
     expect(() => buildOperationRequest(climbing, { params: { 'path:id': 'c1' } }, { baseUrl: BASE })).toThrow("The description's path /api/courses/{id}/.. holds a '..' segment");
+    // The same with its dots percent-encoded, which URL-normalizing servers decode before removing dot segments.
+    for (const path of ['/api/courses/{id}/%2e%2E', '/api/courses/{id}/.%2e/x', '/api/courses/{id}/%2E']) {
+      const encoded: RequestShape = { method: 'DELETE', path, parameters: [param('id', 'path', 'simple', false)], media: [] };
+      expect(() => buildOperationRequest(encoded, { params: { 'path:id': 'c1' } }, { baseUrl: BASE }), path).toThrow(/holds a '[.%2eE]+' segment: not sent/);
+    }
+    // A value completing the description's encoded dot to a dot segment.
+    const suffixed: RequestShape = { method: 'DELETE', path: '/api/courses/{id}%2e', parameters: [param('id', 'path', 'simple', false)], media: [] };
+    expect(() => buildOperationRequest(suffixed, { params: { 'path:id': '.' } }, { baseUrl: BASE })).toThrow(/^the path parameter id cannot be '\.': a path segment that is empty/);
+    expect(buildOperationRequest(suffixed, { params: { 'path:id': 'c1' } }, { baseUrl: BASE }).path).toBe('/api/courses/c1%2e');
     const trailing: RequestShape = { method: 'GET', path: '/api/courses/', parameters: [], media: [] };
     expect(buildOperationRequest(trailing, { params: {} }, { baseUrl: BASE }).path).toBe('/api/courses/');
+  });
+
+  it("writes the description's own path text as a request target holds it", () => {
+    // A space or non-ASCII encoded, an escape kept, every character RFC 3986 allows in a segment as it is.
+    const accented: RequestShape = { method: 'GET', path: "/café/a b/{id}/x%2Fy/100%/ok:@!$'()*+,;=-._~", parameters: [param('id', 'path', 'simple', false)], media: [] };
+    expect(buildOperationRequest(accented, { params: { 'path:id': 'é' } }, { baseUrl: BASE }).path).toBe("/caf%C3%A9/a%20b/%C3%A9/x%2Fy/100%25/ok:@!$'()*+,;=-._~");
   });
 
   it("sends a path key's own query first, and never its fragment", () => {
     const shape: RequestShape = { method: 'PUT', path: '/t/{id}/schema?kind=all#update', parameters: [param('id', 'path', 'simple', false), param('q', 'query', 'form', true)], media: [] };
     expect(buildOperationRequest(shape, { params: { 'path:id': 'x', 'query:q': 'y' } }, { baseUrl: BASE }).path).toBe('/t/x/schema?kind=all&q=y');
+  });
+
+  it("fills the path parameters a path key's own query names (icons8's `?platform={platform}`), encoded", () => {
+    const shape: RequestShape = {
+      method: 'GET',
+      path: '/categories?platform={platform}&file={name}',
+      parameters: [param('platform', 'path', 'simple', false), param('name', 'path', 'simple', false)],
+      media: [],
+    };
+    const built = buildOperationRequest(shape, { params: { 'path:platform': 'ios7', 'path:name': 'a b&c=d/..' } }, { baseUrl: BASE });
+    expect(built.path).toBe('/categories?platform=ios7&file=a%20b%26c%3Dd%2F..');
+    expect(() => buildOperationRequest(shape, { params: { 'path:platform': 'ios7' } }, { baseUrl: BASE })).toThrow('Missing the path parameter name');
+    // A pair naming a query parameter is that parameter's, written once (and left out when it has no value).
+    const search: RequestShape = { method: 'GET', path: '/search/articles?query={query}&v=2', parameters: [param('query', 'query', 'form', true)], media: [] };
+    expect(buildOperationRequest(search, { params: { 'query:query': 'a&b' } }, { baseUrl: BASE }).path).toBe('/search/articles?v=2&query=a%26b');
+    expect(buildOperationRequest(search, { params: {} }, { baseUrl: BASE }).path).toBe('/search/articles?v=2');
+    // A fixed pair of a parameter given a value gives way to it; kept when none is given.
+    const view: RequestShape = { method: 'GET', path: '/build/{file}?view=fileinfo', parameters: [param('file', 'path', 'simple', false), param('view', 'query', 'form', true)], media: [] };
+    expect(buildOperationRequest(view, { params: { 'path:file': 'f', 'query:view': ['fileinfo_ext'] } }, { baseUrl: BASE }).path).toBe('/build/f?view=fileinfo_ext');
+    expect(buildOperationRequest(view, { params: { 'path:file': 'f' } }, { baseUrl: BASE }).path).toBe('/build/f?view=fileinfo');
   });
 
   it('lets x-multi-segment hold slashes, none of its segments empty or dots', () => {

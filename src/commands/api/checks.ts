@@ -95,6 +95,12 @@ function followRef(root: JsonSchema, node: unknown): unknown {
   return current;
 }
 
+/** An object form in words: "an object with id, name" (the fields it requires), or "an object". */
+function objectWords(schema: Record<string, unknown>): string {
+  const required = Array.isArray(schema.required) ? schema.required.slice(0, 3).map((r) => printable(String(r))) : [];
+  return required.length ? `an object with ${required.join(', ')}` : 'an object';
+}
+
 /** What one form of a oneOf or anyOf takes, in words: "an integer", "one of \"a\", \"b\"", "an object with id". */
 function formWords(root: JsonSchema, node: unknown, depth: number): string[] {
   const schema = followRef(root, node);
@@ -111,11 +117,7 @@ function formWords(root: JsonSchema, node: unknown, depth: number): string[] {
   for (const type of types) {
     let word = TYPE_WORDS[type] ?? printable(type);
     if (type === 'string' && typeof schema.format === 'string') word = `a ${printable(schema.format).slice(0, 30)} string`;
-    if (type === 'object' && Array.isArray(schema.required) && schema.required.length)
-      word = `an object with ${schema.required
-        .slice(0, 3)
-        .map((r) => printable(String(r)))
-        .join(', ')}`;
+    if (type === 'object') word = objectWords(schema);
     if (type === 'array') {
       const item = depth < 2 ? formWords(root, schema.items, depth + 1) : [];
       if (item.length === 1)
@@ -128,13 +130,53 @@ function formWords(root: JsonSchema, node: unknown, depth: number): string[] {
   }
   if (!types.length && nested.length && depth < 2) for (const n of nested) words.push(...formWords(root, n, depth + 1));
   if (!words.length && Array.isArray(schema.allOf) && depth < 2) for (const n of schema.allOf) words.push(...formWords(root, n, depth + 1));
-  if (!words.length && isObject(schema.properties)) words.push('an object');
+  if (!words.length && isObject(schema.properties)) words.push(objectWords(schema));
   return words;
 }
 
 /** The forms a oneOf or anyOf allows, each said once. */
 function formsOf(root: JsonSchema, branches: readonly unknown[]): string[] {
   return [...new Set(branches.slice(0, 12).flatMap((b) => formWords(root, b, 0)))].slice(0, 8);
+}
+
+const jsonTypeOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v);
+
+/** Whether a form of a oneOf or anyOf takes values of the type this one has (a form that says no type takes any). */
+function takesTypeOf(root: JsonSchema, form: unknown, value: unknown, depth = 0): boolean {
+  const schema = followRef(root, form);
+  if (!isObject(schema)) return schema !== false;
+  const type = jsonTypeOf(value);
+  if ('const' in schema) return jsonTypeOf(schema.const) === type;
+  if (Array.isArray(schema.enum)) return schema.enum.some((v) => jsonTypeOf(v) === type);
+  const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type : undefined;
+  if (types && !types.some((t) => t === type || (t === 'number' && type === 'integer'))) return false;
+  // An object form whose property is a constant (`object: card`, a discriminator) takes no object holding another value there.
+  if (type === 'object' && isObject(schema.properties) && contradictsConstant(root, schema.properties, value as Record<string, unknown>)) return false;
+  if (types) return true;
+  // Forms of its own (a nullable oneOf is `anyOf: [{oneOf: …}, {type: null}]`): it takes what one of them takes.
+  const nested = [...(Array.isArray(schema.oneOf) ? schema.oneOf : []), ...(Array.isArray(schema.anyOf) ? schema.anyOf : [])];
+  if (nested.length && depth < 4) return nested.some((n) => takesTypeOf(root, n, value, depth + 1));
+  if (Array.isArray(schema.allOf) && schema.allOf.length && depth < 4) return schema.allOf.every((n) => takesTypeOf(root, n, value, depth + 1));
+  return isObject(schema.properties) ? type === 'object' : true;
+}
+
+function contradictsConstant(root: JsonSchema, properties: Record<string, unknown>, value: Record<string, unknown>): boolean {
+  return Object.entries(properties).some(([name, sub]) => {
+    if (!Object.hasOwn(value, name)) return false;
+    const property = followRef(root, sub);
+    if (!isObject(property)) return false;
+    const only = 'const' in property ? [property.const] : Array.isArray(property.enum) && property.enum.length === 1 ? property.enum : undefined;
+    return only !== undefined && JSON.stringify(only[0]) !== JSON.stringify(value[name]);
+  });
+}
+
+/** The index of the one form of a failed oneOf or anyOf that takes the value's type, if one only does. */
+function onlyFormOfItsType(root: JsonSchema, unit: OutputUnit, value: unknown): number | undefined {
+  const forms = keywordValue(root, unit.keywordLocation).value;
+  if (!Array.isArray(forms)) return undefined;
+  const instance = instanceAt(value, unit.instanceLocation);
+  const taking = forms.flatMap((form, i) => (takesTypeOf(root, form, instance) ? [i] : []));
+  return taking.length === 1 ? taking[0] : undefined;
 }
 
 export interface Violation {
@@ -273,8 +315,19 @@ export function check(schema: JsonSchema, value: unknown, limitMs: number = CHEC
   const out: Violation[] = [];
   const all = result.errors as OutputUnit[];
   // A oneOf or anyOf that failed says what it allows; the failures of each of its forms inside it say less.
-  const composites = all.filter((u) => u.keyword === 'oneOf' || u.keyword === 'anyOf').map((u) => `${u.keywordLocation}/`);
-  const units = all.filter((u) => !composites.some((c) => u.keywordLocation.startsWith(c)));
+  // Unless the value has the type of one form only (an object where the forms are an integer or an
+  // object): then that form's own failures say what is wrong ("size must be at most 100").
+  const narrowed = new Map<OutputUnit, string>();
+  for (const u of all) {
+    if (u.keyword !== 'oneOf' && u.keyword !== 'anyOf') continue;
+    const form = onlyFormOfItsType(schema, u, value);
+    const prefix = `${u.keywordLocation}/${form}/`;
+    if (form !== undefined && all.some((inner) => inner.keywordLocation.startsWith(prefix) && describe(inner, schema, value))) narrowed.set(u, prefix);
+  }
+  const composites = all.filter((u) => (u.keyword === 'oneOf' || u.keyword === 'anyOf') && !narrowed.has(u)).map((u) => `${u.keywordLocation}/`);
+  // Inside a narrowed oneOf or anyOf, the failures of its other forms.
+  const inOtherForm = (loc: string) => [...narrowed].some(([u, prefix]) => loc.startsWith(`${u.keywordLocation}/`) && !loc.startsWith(prefix));
+  const units = all.filter((u) => !narrowed.has(u) && !composites.some((c) => u.keywordLocation.startsWith(c)) && !inOtherForm(u.keywordLocation));
   // The deepest places first: "seats must be at least 1" says more than "the body does not match".
   const ordered = [...units].sort((a, b) => pointerSegments(b.instanceLocation).length - pointerSegments(a.instanceLocation).length);
   for (const unit of ordered) {

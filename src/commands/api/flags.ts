@@ -118,8 +118,10 @@ export function parseApiLine(argv: readonly string[], flags: readonly OperationF
       continue;
     }
     if (flags === undefined && arg.startsWith('--')) {
-      // The first reading, before the operation's flags are known: an operation's flag, its value next.
-      const value = inline ?? (i + 1 < argv.length && !argv[i + 1].startsWith('-') ? argv[++i] : 'true');
+      // The first reading, before the operation's flags are known: an operation's flag, its value next
+      // unless that is a flag (a value may begin with a dash: `--sort -modified_at`, `--offset -5`).
+      const next = argv[i + 1];
+      const value = inline ?? (next !== undefined && !next.startsWith('--') && longName(next) === undefined ? argv[++i] : 'true');
       add(arg.slice(2).split('=')[0], value);
       continue;
     }
@@ -180,8 +182,11 @@ export function typedValue(flag: string, field: FieldSpec, raw: string): unknown
   return value;
 }
 
-/** The type of a property of an object-valued parameter, where its schema says (see flagValues). */
-export type PropertyType = (flag: OperationFlag, path: readonly string[]) => FieldType | undefined;
+/**
+ * The type of a property of an object-valued parameter, where its schema says (see flagValues):
+ * a simple type, or (`array`) an array of items of that type.
+ */
+export type PropertyType = (flag: OperationFlag, path: readonly string[]) => { type: FieldType; array: boolean } | undefined;
 
 /**
  * Each operation flag given, typed: an array for a repeated (array) flag; an object-valued
@@ -195,21 +200,47 @@ export function flagValues(line: ParsedLine, flags: readonly OperationFlag[], pr
     const dotted = [...line.values].filter(([name]) => name.startsWith(`${f.flag}.`) && f.field.location !== 'body');
     if (!raws && !dotted.length) continue;
     if (raws && !f.field.array && raws.length > 1) throw new UsageError(`--${f.flag} was given ${raws.length} times; it takes one value.`);
-    const typed = (raws ?? []).map((raw) => typedValue(f.flag, f.field, raw));
+    const typed = (raws ?? []).flatMap((raw) => enumItems(f.field, raw) ?? [raw]).map((raw) => typedValue(f.flag, f.field, raw));
     let value: unknown = f.field.array ? typed : typed[0];
     if (dotted.length) {
       if (value === undefined) value = {};
       if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`--${f.flag} is not an object, so its properties cannot be set one by one.`);
       for (const [name, given] of dotted) {
-        if (given.length > 1) throw new UsageError(`--${name} was given ${given.length} times; it takes one value.`);
         const path = name.slice(f.flag.length + 1).split('.');
-        const type = propertyType(f, path) ?? 'json';
-        setPath(value as Record<string, unknown>, path, typedValue(name, { ...f.field, type, enum: undefined }, given[0]));
+        const property = propertyType(f, path);
+        // An array property (`filter[name]` of names) takes its items one per flag: `--filter.name a --filter.name b`.
+        if (given.length > 1 && !property?.array) throw new UsageError(`--${name} was given ${given.length} times; it takes one value.`);
+        // The whole array as JSON (`--filter.name '["a","b"]'`) is taken too.
+        const whole = property?.array && given.length === 1 ? jsonArray(given[0]) : undefined;
+        const typed = whole ?? given.map((raw) => typedValue(name, { ...f.field, type: property?.type ?? 'json', enum: undefined }, raw));
+        setPath(value as Record<string, unknown>, path, property?.array ? typed : typed[0]);
       }
     }
     out.push({ flag: f, value });
   }
   return out;
+}
+
+/**
+ * A repeatable flag of allowed values given them joined with commas, as the API's own documents
+ * write them (`--type album,track`): its items, where each is an allowed value and the whole is not.
+ */
+function enumItems(field: FieldSpec, raw: string): string[] | undefined {
+  if (!field.array || !field.enum || !raw.includes(',')) return undefined;
+  const allowed = new Set(field.enum.map(String));
+  const items = raw.split(',');
+  return !allowed.has(raw) && items.every((item) => allowed.has(item)) ? items : undefined;
+}
+
+/** The array a value's JSON text is, if it is one. */
+function jsonArray(raw: string): unknown[] | undefined {
+  if (!raw.trimStart().startsWith('[')) return undefined;
+  try {
+    const value: unknown = JSON.parse(raw);
+    return Array.isArray(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Sets a value at a path of a JSON object, making the objects on the way. */

@@ -48,7 +48,15 @@ function jsonType(value: unknown): string {
 /** The flag that sets a body path, or a phrase naming the place. */
 function nameOfPlace(flags: readonly OperationFlag[], location: Exclude<FieldSpec['location'], 'path'>, path: string[]): string {
   const exact = flags.find((f) => f.field.location === location && (location === 'body' ? f.field.path?.join('\u0000') === path.join('\u0000') : f.field.name === path[0]));
-  if (exact) return `--${exact.flag}`;
+  // A property of an object-valued parameter is named as its dotted flag sets it (`--filter.name`).
+  const property =
+    location === 'body'
+      ? ''
+      : path
+          .slice(1)
+          .map((p) => `.${printable(p)}`)
+          .join('');
+  if (exact) return `--${exact.flag}${property}`;
   const where = path.map((p) => printable(p)).join('.');
   if (location !== 'body') return `the ${location} parameter ${where}`;
   return where ? `the body's field ${where}` : 'the body';
@@ -62,8 +70,11 @@ async function filePart(deps: Deps, flag: string, value: unknown): Promise<unkno
   return new FilePart(bytes, source === '-' ? 'stdin' : basename(source));
 }
 
-/** The simple type a parameter's schema gives one of its properties (`created.gt`: integer), if it gives one. */
-function propertyType(schema: Record<string, unknown> | undefined, path: readonly string[]): FieldType | undefined {
+/**
+ * The simple type a parameter's schema gives one of its properties (`created.gt`: integer), or
+ * the type of its items where it is an array of them (`filter.name`: strings), if it gives one.
+ */
+function propertyType(schema: Record<string, unknown> | undefined, path: readonly string[]): { type: FieldType; array: boolean } | undefined {
   const defs = isObject(schema?.$defs) ? schema.$defs : {};
   const follow = (node: unknown): Record<string, unknown> | undefined => {
     for (let hops = 0; isObject(node) && typeof node.$ref === 'string' && hops < 8; hops++) node = defs[node.$ref.replace('#/$defs/', '')];
@@ -74,8 +85,17 @@ function propertyType(schema: Record<string, unknown> | undefined, path: readonl
     const props = isObject(node?.properties) ? node.properties : undefined;
     node = follow(props && Object.hasOwn(props, key) ? props[key] : node?.additionalProperties);
   }
+  const simple = (at: Record<string, unknown> | undefined): FieldType | undefined => {
+    const types = at ? (Array.isArray(at.type) ? at.type : [at.type]).filter((t) => t !== 'null') : [];
+    return types.length === 1 && ['string', 'integer', 'number', 'boolean'].includes(types[0] as string) ? (types[0] as FieldType) : undefined;
+  };
   const types = node ? (Array.isArray(node.type) ? node.type : [node.type]).filter((t) => t !== 'null') : [];
-  return types.length === 1 && ['string', 'integer', 'number', 'boolean'].includes(types[0] as string) ? (types[0] as FieldType) : undefined;
+  if (types.length === 1 && types[0] === 'array') {
+    const items = simple(follow(node?.items));
+    return items ? { type: items, array: true } : undefined;
+  }
+  const type = simple(node);
+  return type ? { type, array: false } : undefined;
 }
 
 export interface BuildInput {

@@ -41,16 +41,21 @@ function quoted(label: string, value: string | undefined, max?: number): string 
   return text ? `${label}: “${text}”` : undefined;
 }
 
-/** The scopes cell: names as code; a scope that reads as a sentence, quoted as the server's text. */
+/**
+ * The scopes cell: each alternative the operation accepts, its scopes all needed (`write:pets` and
+ * `read:pets`), alternatives joined by "or"; names as code, a scope that reads as a sentence quoted
+ * as the server's text (those alternatives last).
+ */
 function scopesCell(op: IndexEntry): string {
-  const names = op.scopes.filter((s) => readsAsScopeName(s)).map((s) => `\`${s}\``);
-  const others = op.scopes
-    .filter((s) => !readsAsScopeName(s))
-    .map((s) => quoted("Server's scope", s, 80))
-    .filter(Boolean);
-  const all = [...names, ...others];
-  if (!all.length) return 'none';
-  return `${all.join(' or ')}${op.anonymous ? ' (anonymous: less)' : ''}`;
+  const word = (s: string) => (readsAsScopeName(s) ? `\`${s}\`` : quoted("Server's scope", s, 80));
+  const alternatives = op.scopeSets
+    .filter((set) => set.length)
+    .map((set) => ({ text: set.map(word).filter(Boolean).join(' and '), server: set.some((s) => !readsAsScopeName(s)) }))
+    .filter((a) => a.text)
+    .sort((a, b) => Number(a.server) - Number(b.server))
+    .map((a) => a.text);
+  if (!alternatives.length) return 'none';
+  return `${alternatives.join(' or ')}${op.anonymous ? ' (anonymous: less)' : ''}`;
 }
 
 /** An example line in a code span of a table cell: printable, short, and nothing that ends the span or the cell. */
