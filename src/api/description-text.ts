@@ -5,6 +5,7 @@
  * document nesting deeper than any description needs is refused with one line.
  */
 import { isAscii } from 'node:buffer';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { CliError } from '../errors.js';
 import { requireCommonJs } from '../util/require.js';
 
@@ -54,13 +55,52 @@ function escaped(run: Buffer): string {
   return text;
 }
 
+/** Room left after a description file's bytes, for its escapes to be written in place: twice the non-ASCII bytes of most descriptions (GitHub's have 140). */
+const ESCAPE_ROOM = 64 * 1024;
+
+/** Bytes read with room after them (readDescriptionFile): theirs to rewrite in place. */
+const withRoom = new WeakSet<Buffer>();
+
+/**
+ * A description file's bytes, read into memory with room after them, so jsonText writes its
+ * escapes in place rather than into a copy of thirteen megabytes (a copy is mostly the cost of
+ * the fresh memory it takes). The bytes are the caller's, who must not rely on them after.
+ */
+export function readDescriptionFile(file: string): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const whole = Buffer.allocUnsafeSlow(size + ESCAPE_ROOM);
+    let read = 0;
+    for (let n = 1; n > 0 && read < whole.length; read += n) n = readSync(fd, whole, read, whole.length - read, null);
+    // A file that grew while read fills its room: read whole, with no room left.
+    if (read > size) return Buffer.concat([whole.subarray(0, read), readRest(fd)]);
+    const bytes = whole.subarray(0, read);
+    withRoom.add(bytes);
+    return bytes;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readRest(fd: number): Buffer {
+  const parts: Buffer[] = [];
+  for (;;) {
+    const part = Buffer.allocUnsafe(64 * 1024);
+    const n = readSync(fd, part, 0, part.length, null);
+    if (n <= 0) return Buffer.concat(parts);
+    parts.push(part.subarray(0, n));
+  }
+}
+
 /**
  * The bytes as a string, quickly: JSON is ASCII outside its strings, and decoding ASCII as Latin-1
  * makes a one-byte string, several times faster to decode and to parse than UTF-8's two-byte one.
  * The few runs of other bytes (inside strings) become `\u` escapes, which JSON reads as the same text.
  * They are found stretch by stretch, each checked whole for being ASCII first: a scan of every byte
  * (or a regular expression over the text) costs more than the parse saves. The escapes are written
- * into one copy of the bytes, decoded once: pieces decoded apart and joined cost twice the copying.
+ * into the bytes themselves where they were read with room (readDescriptionFile), else into one
+ * copy; the text is then decoded once.
  */
 export function jsonText(bytes: Buffer): string {
   const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
@@ -84,6 +124,10 @@ export function jsonText(bytes: Buffer): string {
   }
   // A text with nothing to replace is decoded once, as it is.
   if (!runs.length) return bytes.toString('latin1', start);
+  if (withRoom.has(bytes) && bytes.byteOffset + bytes.length + grows <= bytes.buffer.byteLength) {
+    withRoom.delete(bytes);
+    return escapedInPlace(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length + grows), runs, { start, grows, length: bytes.length });
+  }
   const out = Buffer.allocUnsafe(bytes.length - start + grows);
   let written = 0;
   let from = start;
@@ -94,6 +138,24 @@ export function jsonText(bytes: Buffer): string {
   }
   written += bytes.copy(out, written, from);
   return out.toString('latin1', 0, written);
+}
+
+/**
+ * The escapes written into the bytes where they lie, the last run first: what follows a run moves
+ * right by what the runs up to it grow (once, within memory already read), and its escape goes
+ * where the runs before it put it.
+ */
+function escapedInPlace(view: Buffer, runs: ReadonlyArray<{ from: number; to: number; text: string }>, at: { start: number; grows: number; length: number }): string {
+  let shift = at.grows;
+  let end = at.length;
+  for (let k = runs.length - 1; k >= 0; k--) {
+    const run = runs[k];
+    view.copyWithin(run.to + shift, run.to, end);
+    shift -= run.text.length - (run.to - run.from);
+    view.write(run.text, run.from + shift, 'latin1');
+    end = run.from;
+  }
+  return view.toString('latin1', at.start, at.length + at.grows);
 }
 
 function depthOf(value: unknown, limit: number): number {
@@ -124,7 +186,10 @@ function reasonOf(err: unknown): string {
 
 /** A JSON or YAML document, checked to be OpenAPI 3; `where` names it in errors (a URL or a path, made printable by the caller). */
 export function parseDescription(bytes: Buffer, where: string): ParsedDescription {
+  const hadRoom = withRoom.has(bytes);
   const text = jsonText(bytes);
+  // Escapes written into the bytes (readDescriptionFile) leave them changed: the text is the document's JSON then.
+  const rewritten = hadRoom && !withRoom.has(bytes);
   const looksJson = /^\s*[{[]/.test(text);
   let doc: unknown;
   let format: ParsedDescription['format'] | undefined;
@@ -166,5 +231,5 @@ export function parseDescription(bytes: Buffer, where: string): ParsedDescriptio
     throw new CliError(`The API description ${where} is not an OpenAPI document (it has no "paths").`, { code: 'openapi_invalid' });
   }
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-  return { doc, json: format === 'json' ? bytes.subarray(bom) : JSON.stringify(doc), format };
+  return { doc, json: format === 'json' ? (rewritten ? text : bytes.subarray(bom)) : JSON.stringify(doc), format };
 }

@@ -8,7 +8,7 @@
  * (src/api/api-index.ts), not the document.
  */
 // The callback API, not fs.promises: the promise API loads a dozen modules, and a cached description needs only a stat.
-import { type Stats, readFile, stat } from 'node:fs';
+import { type Stats, stat } from 'node:fs';
 import {
   type ApiIndex,
   type DefinitionTable,
@@ -26,7 +26,7 @@ import {
   reachedDefinitions,
   withParameters,
 } from '../api/api-index.js';
-import { parseDescription } from '../api/description-text.js';
+import { parseDescription, readDescriptionFile } from '../api/description-text.js';
 import { type Deps, nowSeconds } from '../deps.js';
 import { CliError, errorReason } from '../errors.js';
 import { MAX_BYTES } from '../http/client.js';
@@ -256,8 +256,9 @@ function statOf(file: string): Promise<Stats> {
   return new Promise((resolve, reject) => stat(file, (err, stats) => (err ? reject(err) : resolve(stats))));
 }
 
+/** A description file's bytes, read with room for its escapes (readDescriptionFile). */
 function bytesOf(file: string): Promise<Buffer> {
-  return new Promise((resolve, reject) => readFile(file, (err, bytes) => (err ? reject(err) : resolve(bytes))));
+  return new Promise((resolve) => resolve(readDescriptionFile(file)));
 }
 
 /** `length` bytes at `offset`, as text; undefined when they are not all there. */

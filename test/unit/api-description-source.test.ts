@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { jsonText, parseDescription } from '../../src/api/description-text.js';
+import { jsonText, parseDescription, readDescriptionFile } from '../../src/api/description-text.js';
 import { runApi } from '../../src/commands/api/api.js';
 import type { HttpClient, HttpRequest, HttpResponse } from '../../src/http/client.js';
 import { cachedDescriptionDocument, loadApiDescription } from '../../src/session/api-description.js';
@@ -100,6 +100,25 @@ describe('the text of a description', () => {
     expect(JSON.parse(jsonText(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)])))).toEqual(doc);
     expect(jsonText(Buffer.from('{"a":"plain"}'))).toBe('{"a":"plain"}');
     expect(parseDescription(Buffer.from(text), 'x').doc).toEqual(doc);
+  });
+
+  it('reads a file with its escapes written in place, and one with more than its room through a copy, as JSON.parse of its UTF-8 reads both', () => {
+    const dir = scratch();
+    const words = ['é', '’', '🏫', '学校', 'naïve', '\u00e9 escaped already'];
+    for (const [name, count] of [
+      ['few.json', 300],
+      ['many.json', 40_000],
+    ] as const) {
+      const paths: Record<string, unknown> = {};
+      for (let i = 0; i < count; i++) paths[`/p${i}`] = { get: { summary: `${words[i % words.length]} ${'x'.repeat(i % 300)}`, responses: { 200: { description: 'OK' } } } };
+      const doc = { openapi: '3.1.0', info: { title: 'Écoles', version: '1' }, paths };
+      const file = join(dir, name);
+      writeFileSync(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(doc, null, 2))]));
+      const parsed = parseDescription(readDescriptionFile(file), 'x');
+      expect(parsed.doc).toEqual(doc);
+      // What it gives as the document's JSON is the same document, whether or not its bytes were rewritten.
+      expect(JSON.parse(typeof parsed.json === 'string' ? parsed.json : parsed.json.toString('utf8'))).toEqual(doc);
+    }
   });
 });
 
