@@ -69,6 +69,13 @@ export function chooseMedia(shape: Pick<RequestShape, 'media'>, asked: string | 
 
 const DOT_SEGMENT = new Set(['', '.', '..']);
 
+/**
+ * A segment as a server that normalizes URLs reads it: `%2e` is a dot to WHATWG's URL parser and
+ * to RFC 3986 §6.2.2.2 (an encoded unreserved character is that character), so `%2e%2e` climbs
+ * like `..`. Only the description's own text can hold it: a value's `%` is sent as `%25`.
+ */
+const asRead = (segment: string) => segment.replace(/%2e/gi, '.');
+
 function shownSegment(segment: string): string {
   return segment === '' ? 'empty' : `'${segment}'`;
 }
@@ -94,14 +101,16 @@ function fillTemplate(template: string, shape: RequestShape, params: Readonly<Re
       });
       if (!used.length) {
         // The description's own path climbing (`/courses/{id}/..`) would act on another resource than it names.
-        if (segment === '.' || segment === '..') throw new UsageError(`The description's path ${shape.path.slice(0, 200)} holds a '${segment}' segment: not sent.`);
+        const read = asRead(segment);
+        if (read === '.' || read === '..') throw new UsageError(`The description's path ${shape.path.slice(0, 200)} holds a '${read}' segment: not sent.`);
         return filled;
       }
-      for (const part of filled.split('/')) {
+      for (const raw of filled.split('/')) {
+        const part = asRead(raw);
         if (DOT_SEGMENT.has(part)) {
           const named = used.map(argName).join(' and ');
           const value = used.length === 1 ? params[`path:${used[0].name}`] : undefined;
-          const what = typeof value === 'string' && DOT_SEGMENT.has(value) ? shownSegment(value) : `a value making the path segment ${shownSegment(part)}`;
+          const what = value === part ? shownSegment(part) : `a value making the path segment ${shownSegment(part)}`;
           throw new UsageError(`${named} cannot be ${what}: a path segment that is empty, '.' or '..' names another resource. Nothing was sent.`);
         }
       }

@@ -12,7 +12,7 @@ import { type BuiltRequest, FilePart, buildOperationRequest } from '../api/reque
 import { UsageError } from '../errors.js';
 import { AuditLog, auditPath } from './audit.js';
 import type { ApiAnswer, ApiRequest, McpEngine, Outcome, StartupNote } from './engine.js';
-import { MAX_RESULT_BYTES, type SignInLink, type ToolResult, answerResult, jsonResult, problemResult, safeText, textResult } from './results.js';
+import { MAX_RESULT_BYTES, type SignInLink, type ToolResult, answerResult, jsonResult, problemResult, safeLine, safeText, textResult } from './results.js';
 import { type CallContext, type LinkedRefusal, signInFlows } from './sign-in.js';
 import { type ApiOperation, type Catalogue, READ_METHODS, buildCatalogue, searchOperations } from './tools.js';
 
@@ -383,7 +383,8 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
     } catch (err) {
       if (err instanceof Refusal) {
         refused = err.reason;
-        return textResult(err.message, true);
+        // A refusal may quote the description (its path, a parameter's name): never raw text of the server's.
+        return textResult(safeLine(err.message), true);
       }
       refused = 'error';
       return textResult(`The request failed: ${safeText(engine.describeError(err))}`, true);

@@ -184,6 +184,15 @@ describe('the builder', () => {
   it("refuses a description's path that holds a '.' or '..' segment of its own", () => {
     const climbing: RequestShape = { method: 'DELETE', path: '/api/courses/{id}/..', parameters: [param('id', 'path', 'simple', false)], media: [] };
     expect(() => buildOperationRequest(climbing, { params: { 'path:id': 'c1' } }, { baseUrl: BASE })).toThrow("The description's path /api/courses/{id}/.. holds a '..' segment");
+    // Encoded dots are dots to a server that normalizes URLs (WHATWG, RFC 3986 §6.2.2.2): they climb too.
+    for (const path of ['/api/courses/{id}/%2e%2e', '/api/courses/%2E./{id}', '/api/courses/{id}/%2e']) {
+      const encoded: RequestShape = { method: 'DELETE', path, parameters: [param('id', 'path', 'simple', false)], media: [] };
+      expect(() => buildOperationRequest(encoded, { params: { 'path:id': 'c1' } }, { baseUrl: BASE })).toThrow(/^The description's path .* holds a '\.\.?' segment: not sent\.$/);
+    }
+    // An encoded dot of the description's and a value's dot make '..' together.
+    const joined: RequestShape = { method: 'DELETE', path: '/api/f/%2e{a}', parameters: [param('a', 'path', 'simple', false)], media: [] };
+    expect(() => buildOperationRequest(joined, { params: { 'path:a': '.' } }, { baseUrl: BASE })).toThrow(/path segment '\.\.'/);
+    expect(buildOperationRequest(joined, { params: { 'path:a': 'x' } }, { baseUrl: BASE }).path).toBe('/api/f/%2ex');
     const trailing: RequestShape = { method: 'GET', path: '/api/courses/', parameters: [], media: [] };
     expect(buildOperationRequest(trailing, { params: {} }, { baseUrl: BASE }).path).toBe('/api/courses/');
   });
