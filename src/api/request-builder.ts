@@ -76,6 +76,16 @@ const DOT_SEGMENT = new Set(['', '.', '..']);
  */
 const asRead = (segment: string) => segment.replace(/%2e/gi, '.');
 
+/**
+ * The description's own text of a path (outside the parameters) as a URL carries it: what a URL
+ * may not hold raw (a space, a control, a character beyond ASCII, `"<>\`{}`, as WHATWG's URL
+ * parser encodes them) percent-encoded as UTF-8, and `\` too, which servers that normalize read
+ * as `/`, so `\..\` would climb. What is already percent-encoded stays as it is.
+ */
+function literalText(text: string): string {
+  return text.replace(/[\u0000-\u0020\u007f-\u{10ffff}"<>\\`{}]/gu, (ch) => [...Buffer.from(ch)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
+}
+
 function shownSegment(segment: string): string {
   return segment === '' ? 'empty' : `'${segment}'`;
 }
@@ -91,9 +101,10 @@ function fillTemplate(template: string, shape: RequestShape, params: Readonly<Re
   return segments
     .map((segment) => {
       const used: ParamShape[] = [];
-      const filled = segment.replace(/\{([^{}]+)\}/g, (whole, name: string) => {
-        const param = byName.get(name);
-        if (!param) return whole;
+      // Placeholders, runs of the description's own text, and a lone `{`: every character is one of them.
+      const filled = segment.replace(/\{([^{}]+)\}|[^{]+|\{/g, (whole, name: string | undefined) => {
+        const param = name === undefined ? undefined : byName.get(name);
+        if (!param) return literalText(whole);
         const value = params[`path:${name}`];
         if (value === undefined || value === null) throw new UsageError(`Missing ${argName(param)}: the operation's path needs it.`);
         used.push(param);
@@ -101,7 +112,8 @@ function fillTemplate(template: string, shape: RequestShape, params: Readonly<Re
       });
       if (!used.length) {
         // The description's own path climbing (`/courses/{id}/..`) would act on another resource than it names.
-        const read = asRead(segment);
+        // Servers that read path parameters (Tomcat, Jetty) drop what follows a `;`: `..;x` is `..` to them.
+        const read = asRead(segment).split(';')[0];
         if (read === '.' || read === '..') throw new UsageError(`The description's path ${shape.path.slice(0, 200)} holds a '${read}' segment: not sent.`);
         return filled;
       }
@@ -185,7 +197,7 @@ export function buildOperationRequest(shape: RequestShape, values: RequestValues
   // operations apart (Box's `…/schema#update`): the query is sent first, the fragment never.
   const [template, fixedQuery] = splitTemplate(shape.path);
   const path = fillTemplate(template, shape, values.params, argName);
-  const query: string[] = fixedQuery ? [fixedQuery] : [];
+  const query: string[] = fixedQuery ? [literalText(fixedQuery)] : [];
   const headers: Record<string, string> = { accept: ACCEPT };
   const cookies: string[] = [];
   for (const param of shape.parameters) {

@@ -193,8 +193,25 @@ describe('the builder', () => {
     const joined: RequestShape = { method: 'DELETE', path: '/api/f/%2e{a}', parameters: [param('a', 'path', 'simple', false)], media: [] };
     expect(() => buildOperationRequest(joined, { params: { 'path:a': '.' } }, { baseUrl: BASE })).toThrow(/path segment '\.\.'/);
     expect(buildOperationRequest(joined, { params: { 'path:a': 'x' } }, { baseUrl: BASE }).path).toBe('/api/f/%2ex');
+    // `..;` is `..` to servers that drop a segment's parameters (Tomcat, Jetty).
+    const semi: RequestShape = { method: 'DELETE', path: '/api/courses/..;x/all', parameters: [], media: [] };
+    expect(() => buildOperationRequest(semi, { params: {} }, { baseUrl: BASE })).toThrow("holds a '..' segment: not sent.");
     const trailing: RequestShape = { method: 'GET', path: '/api/courses/', parameters: [], media: [] };
     expect(buildOperationRequest(trailing, { params: {} }, { baseUrl: BASE }).path).toBe('/api/courses/');
+  });
+
+  it("sends the description's own path text as a URL carries it: UTF-8 encoded, a backslash never a separator", () => {
+    const shape = (path: string): RequestShape => ({ method: 'DELETE', path, parameters: [param('id', 'path', 'simple', false)], media: [] });
+    const sent = (path: string) => buildOperationRequest(shape(path), { params: { 'path:id': 'é' } }, { baseUrl: BASE }).path;
+    // As WHATWG's URL parser (and so a reference client over fetch) sends them.
+    expect(sent('/café/{id}')).toBe('/caf%C3%A9/%C3%A9');
+    expect(sent('/a b/{id}/{other}')).toBe('/a%20b/%C3%A9/%7Bother%7D');
+    expect(sent('/q/{id}?a=b c&x=%0d')).toBe('/q/%C3%A9?a=b%20c&x=%0d');
+    // A line break is never sent raw; a backslash, which servers that normalize read as `/`, cannot climb.
+    expect(sent('/h\r\nX-Evil: 1/{id}')).toBe('/h%0D%0AX-Evil:%201/%C3%A9');
+    expect(sent('/back\\..\\{id}')).toBe('/back%5C..%5C%C3%A9');
+    // What the description already encoded stays as it is.
+    expect(sent('/x%20y/{id}')).toBe('/x%20y/%C3%A9');
   });
 
   it("sends a path key's own query first, and never its fragment", () => {
