@@ -346,7 +346,14 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
         }
         const query = typeof args.query === 'string' ? args.query : undefined;
         const found = searchOperations(cat.operations, query, options.allowWrite);
-        const shown = found.slice(0, MAX_FOUND_OPERATIONS);
+        // At most 50, and no more than a tool result holds: each one's schemas can be large.
+        const shown: typeof found = [];
+        let size = 0;
+        for (const entry of found.slice(0, MAX_FOUND_OPERATIONS)) {
+          size += JSON.stringify(entry).length;
+          if (shown.length && size > MAX_RESULT_BYTES) break;
+          shown.push(entry);
+        }
         return jsonResult({ operations: shown, ...(found.length > shown.length ? { more: found.length - shown.length, hint: 'More operations match: add words to the query to narrow it.' } : {}) });
       }
       if (name === 'school_whoami') {

@@ -628,6 +628,25 @@ describe('a hostile API description', () => {
     await done;
   });
 
+  it('answers school_operations within the size of a tool result, however large the schemas found', async () => {
+    const properties = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`p${i}`, { type: 'string', description: 'x'.repeat(300) }]));
+    const paths = Object.fromEntries(
+      Array.from({ length: 60 }, (_, i) => [`/op${i}`, { post: { operationId: `op${i}`, requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Big' } } } } } }]),
+    );
+    const doc = { paths, components: { schemas: { Big: { type: 'object', properties } } } };
+    const { engine } = fakeEngine({ cachedApiDescription: async () => doc, fetchApiDescription: async () => doc });
+    const { client, done } = await start(engine, { allowWrite: true });
+    const res = await client.callTool('school_operations', {});
+    const text = res.content[0].text;
+    expect(text.length).toBeLessThan(MAX_RESULT_BYTES + 48_000);
+    const answer = JSON.parse(text) as { operations: unknown[]; more: number; hint: string };
+    expect(answer.operations.length).toBeGreaterThan(0);
+    expect(answer.operations.length + answer.more).toBe(60);
+    expect(answer.hint).toContain('add words to the query');
+    client.close();
+    await done;
+  });
+
   it('tells the host when a fresh copy changes the tools', async () => {
     const { engine } = fakeEngine({ fetchApiDescription: async () => ({ paths: { '/new': { get: { operationId: 'brandNew' } } } }) });
     const { client, done } = await start(engine);
