@@ -14,7 +14,7 @@ import { AuditLog, auditPath } from './audit.js';
 import type { ApiAnswer, ApiRequest, McpEngine, Outcome, StartupNote } from './engine.js';
 import { MAX_RESULT_BYTES, type SignInLink, type ToolResult, answerResult, jsonResult, problemResult, safeLine, safeText, textResult } from './results.js';
 import { type CallContext, type LinkedRefusal, signInFlows } from './sign-in.js';
-import { type ApiOperation, type Catalogue, READ_METHODS, buildCatalogue, searchOperations } from './tools.js';
+import { type ApiOperation, CALL_METHODS, type Catalogue, READ_METHODS, buildCatalogue, searchOperations } from './tools.js';
 
 /** How long calls under way when stdin closes may take to be answered. */
 const DRAIN_TIMEOUT_MS = 60_000;
@@ -174,7 +174,7 @@ export function planOperation(op: ApiOperation, args: Record<string, unknown>, b
 /** The request `school_call` makes: a path of the API, never another origin. */
 export function planCall(args: Record<string, unknown>): Planned {
   const method = (typeof args.method === 'string' && args.method ? args.method : 'GET').toUpperCase();
-  if (!/^[A-Z]{1,16}$/.test(method)) throw new Refusal(`Invalid method ${JSON.stringify(method.slice(0, 20))}.`);
+  if (!CALL_METHODS.includes(method)) throw new Refusal(`Invalid method ${JSON.stringify(safeLine(method.slice(0, 20)))}: school_call takes ${CALL_METHODS.join(', ')}.`);
   const rawPath = typeof args.path === 'string' ? args.path.trim() : '';
   if (!rawPath.startsWith('/') || rawPath.startsWith('//') || /^\/?[\\]/.test(rawPath) || /[\s\u0000-\u001f]/.test(rawPath)) {
     throw new Refusal('The path must be a path of the API starting with "/", e.g. /api/courses; another origin is never called.');

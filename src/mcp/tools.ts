@@ -217,8 +217,11 @@ function operationTool(op: ApiOperation): Tool {
 }
 
 /** `school_call`: any path of the API, for operations the document lacks. */
+/** The methods `school_call` takes, as its input schema says: no TRACE (it echoes the token back), no CONNECT. */
+export const CALL_METHODS: readonly string[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
 function callTool(allowWrite: boolean): Tool {
-  const methods = allowWrite ? ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] : ['GET', 'HEAD'];
+  const methods = allowWrite ? [...CALL_METHODS] : ['GET', 'HEAD'];
   return {
     name: 'school_call',
     title: 'Call the school API',

@@ -246,6 +246,21 @@ describe('tool results', () => {
     expect(lines.filter((l) => l.refused === 'invalid_request')).toHaveLength(3);
   });
 
+  it('school_call takes the methods its input schema names, and no other: TRACE would echo the token back', async () => {
+    const { engine, sent } = fakeEngine();
+    const { client, done } = await start(engine, { allowWrite: true });
+    for (const method of ['TRACE', 'CONNECT', 'OPTIONS', 'PROPFIND']) {
+      const res = await client.callTool('school_call', { path: '/api/courses', method });
+      expect(res.isError).toBe(true);
+      expect(res.content[0].text).toBe(`Invalid method "${method}": school_call takes GET, HEAD, POST, PUT, PATCH, DELETE.`);
+    }
+    expect(sent).toEqual([]);
+    await client.callTool('school_call', { path: '/api/courses', method: 'delete' });
+    expect(sent.map((r) => r.method)).toEqual(['DELETE']);
+    client.close();
+    await done;
+  });
+
   it('school_call refuses a path that leaves the API', async () => {
     const { engine, sent } = fakeEngine();
     const { client, done } = await start(engine);
