@@ -70,18 +70,22 @@ export function chooseMedia(shape: Pick<RequestShape, 'media'>, asked: string | 
 const DOT_SEGMENT = new Set(['', '.', '..']);
 
 /**
- * A segment a server reads as empty, `.` or `..`: also written with its dots percent-encoded
- * (`%2e%2E`, `.%2e`), which WHATWG URL parsing and RFC 3986's normalization (§6.2.2.2) decode
- * to dots before removing dot segments.
+ * A segment as a server that normalizes URLs reads it: `%2e` is a dot to WHATWG's URL parser and
+ * to RFC 3986 §6.2.2.2 (an encoded unreserved character is that character), so `%2e%2e` climbs
+ * like `..`. Only the description's own text can hold it: a value's `%` is sent as `%25`.
  */
-const isDotSegment = (segment: string) => DOT_SEGMENT.has(segment.replace(/%2e/gi, '.'));
+const asRead = (segment: string) => segment.replace(/%2e/gi, '.');
 
 /**
- * The description's own text of a path (`/café/{id}`, `/a b`), written as a request target may
- * hold it: what RFC 3986 allows in a segment stays (a `%XX` escape included), anything else
- * (a space, non-ASCII, `%` without its two hex digits) is percent-encoded.
+ * The description's own text of a path (outside the parameters) as a URL carries it: what a URL
+ * may not hold raw (a space, a control, a character beyond ASCII, `"<>\`{}`, as WHATWG's URL
+ * parser encodes them) percent-encoded as UTF-8, and `\` too, which servers that normalize read
+ * as `/`, so `\..\` would climb. What is already percent-encoded stays as it is.
  */
-const fixedText = (text: string) => text.replace(/%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~!$&'()*+,;=:@%/]+/gu, (run) => encodeURIComponent(run));
+function literalText(text: string): string {
+  // A `%` that starts no escape is one too (`100%`): sent as `%25`, never read as the start of one.
+  return text.replace(/%(?![0-9A-Fa-f]{2})|[\u0000-\u0020\u007f-\u{10ffff}"<>\\`{}]/gu, (ch) => [...Buffer.from(ch)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
+}
 
 function shownSegment(segment: string): string {
   return segment === '' ? 'empty' : `'${segment}'`;
@@ -98,9 +102,10 @@ function fillTemplate(template: string, shape: RequestShape, params: Readonly<Re
   return segments
     .map((segment) => {
       const used: ParamShape[] = [];
-      const filled = segment.replace(/\{([^{}]+)\}/g, (whole, name: string) => {
-        const param = byName.get(name);
-        if (!param) return whole;
+      // Placeholders, runs of the description's own text, and a lone `{`: every character is one of them.
+      const filled = segment.replace(/\{([^{}]+)\}|[^{]+|\{/g, (whole, name: string | undefined) => {
+        const param = name === undefined ? undefined : byName.get(name);
+        if (!param) return literalText(whole);
         const value = params[`path:${name}`];
         if (value === undefined || value === null) throw new UsageError(`Missing ${argName(param)}: the operation's path needs it.`);
         used.push(param);
@@ -108,14 +113,17 @@ function fillTemplate(template: string, shape: RequestShape, params: Readonly<Re
       });
       if (!used.length) {
         // The description's own path climbing (`/courses/{id}/..`) would act on another resource than it names.
-        if (segment !== '' && isDotSegment(segment)) throw new UsageError(`The description's path ${shape.path.slice(0, 200)} holds a '${segment}' segment: not sent.`);
+        // Servers that read path parameters (Tomcat, Jetty) drop what follows a `;`: `..;x` is `..` to them.
+        const read = asRead(segment).split(';')[0];
+        if (read === '.' || read === '..') throw new UsageError(`The description's path ${shape.path.slice(0, 200)} holds a '${read}' segment: not sent.`);
         return filled;
       }
-      for (const part of filled.split('/')) {
-        if (isDotSegment(part)) {
+      for (const raw of filled.split('/')) {
+        const part = asRead(raw);
+        if (DOT_SEGMENT.has(part)) {
           const named = used.map(argName).join(' and ');
           const value = used.length === 1 ? params[`path:${used[0].name}`] : undefined;
-          const what = typeof value === 'string' && DOT_SEGMENT.has(value) ? shownSegment(value) : `a value making the path segment ${shownSegment(part)}`;
+          const what = value === part ? shownSegment(part) : `a value making the path segment ${shownSegment(part)}`;
           throw new UsageError(`${named} cannot be ${what}: a path segment that is empty, '.' or '..' names another resource. Nothing was sent.`);
         }
       }
@@ -222,8 +230,9 @@ export function buildOperationRequest(shape: RequestShape, values: RequestValues
   // A path key may carry a query of its own (`/search?kind=all`) and a fragment that tells two
   // operations apart (Box's `…/schema#update`): the query is sent first, the fragment never.
   const [template, fixedQuery] = splitTemplate(shape.path);
-  const path = fillTemplate(template.replace(/[^{}]+(?=\{|$)/g, fixedText), shape, values.params, argName);
-  const ownQuery = fixedQuery && fillQueryTemplate(fixedQuery, shape, values.params, argName);
+  const path = fillTemplate(template, shape, values.params, argName);
+  // Placeholders filled first: the description's own text of the query is then written as a URL carries it.
+  const ownQuery = fixedQuery && literalText(fillQueryTemplate(fixedQuery, shape, values.params, argName));
   const query: string[] = ownQuery ? [ownQuery] : [];
   const headers: Record<string, string> = { accept: ACCEPT };
   const cookies: string[] = [];

@@ -21,6 +21,15 @@ export function safeText(text: string): string {
   return text.replace(/\r\n/g, '\n').replace(UNSAFE, (ch) => `\\u{${(ch.codePointAt(0) ?? 0).toString(16)}}`);
 }
 
+/**
+ * A message of ours that may quote the description (a refusal naming its path): one line, every
+ * character `safeText` escapes escaped, and line breaks too, so no text of the server's starts a
+ * line of its own that reads as another message.
+ */
+export function safeLine(text: string): string {
+  return safeText(text).replace(/[\n\t]/g, (ch) => `\\u{${(ch.codePointAt(0) ?? 0).toString(16)}}`);
+}
+
 /** JSON text whose strings carry those characters as JSON escapes: the same value, nothing to act on. */
 function safeJson(value: unknown): string {
   return JSON.stringify(value).replace(UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);

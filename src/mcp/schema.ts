@@ -13,7 +13,9 @@ export type JsonSchema = Record<string, unknown>;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** How deep a schema may nest, and how many schema nodes one tool's input may hold. */
-const SCHEMA_LIMITS = { depth: 12, nodes: 1500, text: 500, enumValues: 200 } as const;
+const SCHEMA_LIMITS = { depth: 12, nodes: 1500, text: 500, enumValues: 200, chars: 32_000 } as const;
+/** What a schema node costs of the characters budget beyond its texts: its keys and punctuation. */
+const NODE_CHARS = 24;
 
 const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
 const NUMBER_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'multipleOf', 'minProperties', 'maxProperties'] as const;
@@ -70,13 +72,25 @@ function smallValue(value: unknown): unknown {
   return undefined;
 }
 
-/** One tool's budget, shared by every schema of its input. */
+/**
+ * One tool's budget, shared by every schema of its input: schema nodes, and characters (names,
+ * descriptions, patterns, values), so that what a tool's input costs a host is bounded whatever
+ * the description holds (one schema of 5,000 described properties is not 5,000 descriptions).
+ */
 export interface SchemaBudget {
   nodes: number;
+  chars: number;
 }
 
 export function newBudget(): SchemaBudget {
-  return { nodes: SCHEMA_LIMITS.nodes };
+  return { nodes: SCHEMA_LIMITS.nodes, chars: SCHEMA_LIMITS.chars };
+}
+
+/** Takes `cost` characters from the budget when it has them; a text it cannot pay for is left out. */
+export function spend(budget: SchemaBudget, cost: number): boolean {
+  if (cost > budget.chars) return false;
+  budget.chars -= cost;
+  return true;
 }
 
 /**
@@ -91,7 +105,7 @@ function convert(doc: unknown, input: unknown, budget: SchemaBudget, refs: strin
   if (input === true || input === undefined) return {};
   if (input === false) return { not: {} };
   if (!isObject(input)) return {};
-  if (depth > SCHEMA_LIMITS.depth || budget.nodes <= 0) return {};
+  if (depth > SCHEMA_LIMITS.depth || budget.nodes <= 0 || !spend(budget, NODE_CHARS)) return {};
   budget.nodes -= 1;
   let schema: Record<string, unknown> = input;
   let seen = refs;
@@ -115,13 +129,13 @@ function convert(doc: unknown, input: unknown, budget: SchemaBudget, refs: strin
   else if (types.length > 1) out.anyOf = types.map((t) => ({ type: t }));
   // Titles are left out: a description says the same, and is marked as the server's.
   const description = serverWords("Server's description", schema.description);
-  if (description !== undefined) out.description = description;
+  if (description !== undefined && spend(budget, description.length)) out.description = description;
   if (typeof schema.format === 'string' && /^[A-Za-z0-9_.-]{1,40}$/.test(schema.format)) out.format = schema.format;
   // A pattern no host could check, or one that could hang the host checking it, is no pattern;
   // the description says one was left out, so a model knows the server may still refuse a value.
   if (typeof schema.pattern === 'string') {
     const verdict = schema.pattern.length <= SCHEMA_LIMITS.text && !UNSAFE_IN_VALUE.test(schema.pattern) ? patternVerdict(schema.pattern) : 'unreadable';
-    if (verdict === 'kept') out.pattern = schema.pattern;
+    if (verdict === 'kept' && spend(budget, schema.pattern.length)) out.pattern = schema.pattern;
     else if (verdict === 'slow') addNote(out, "The server's pattern for this value is left out: checking it could take a host too long.");
     else addNote(out, "The server's pattern for this value is left out: it is not one a host can check.");
   }
@@ -136,7 +150,7 @@ function convert(doc: unknown, input: unknown, budget: SchemaBudget, refs: strin
       .slice(0, SCHEMA_LIMITS.enumValues)
       .map(smallValue)
       .filter((v) => v !== undefined);
-    if (values.length) out.enum = values;
+    if (values.length && spend(budget, JSON.stringify(values).length)) out.enum = values;
   }
   if ('const' in schema) {
     const value = smallValue(schema.const);
@@ -149,16 +163,22 @@ function convert(doc: unknown, input: unknown, budget: SchemaBudget, refs: strin
   if (isObject(schema.properties)) {
     const properties: Record<string, JsonSchema> = {};
     let left = 0;
-    for (const [name, value] of Object.entries(schema.properties)) {
-      if (budget.nodes <= 0) break;
+    const entries = Object.entries(schema.properties);
+    let shown = 0;
+    for (const [name, value] of entries) {
+      if (budget.nodes <= 0 || budget.chars < NODE_CHARS + name.length) break;
+      shown += 1;
       // A name no host accepts, or one long enough to carry a message of its own, is left out.
       if (!PROPERTY_NAME.test(name) || name === '__proto__') {
         left += 1;
         continue;
       }
+      spend(budget, name.length);
       properties[name] = next(value);
     }
     out.properties = properties;
+    // Past the budget the rest is left out, and the model told: the server may still take them.
+    if (shown < entries.length) addNote(out, `${entries.length - shown} more properties are left out here: the schema is too large to show whole.`);
     if (left) {
       addNote(out, `${left} ${left === 1 ? 'property whose name' : 'properties whose names'} a host cannot take ${left === 1 ? 'is' : 'are'} left out here.`);
     }

@@ -12,9 +12,9 @@ import { type BuiltRequest, FilePart, buildOperationRequest } from '../api/reque
 import { UsageError } from '../errors.js';
 import { AuditLog, auditPath } from './audit.js';
 import type { ApiAnswer, ApiRequest, McpEngine, Outcome, StartupNote } from './engine.js';
-import { MAX_RESULT_BYTES, type SignInLink, type ToolResult, answerResult, jsonResult, problemResult, safeText, textResult } from './results.js';
+import { MAX_RESULT_BYTES, type SignInLink, type ToolResult, answerResult, jsonResult, problemResult, safeLine, safeText, textResult } from './results.js';
 import { type CallContext, type LinkedRefusal, signInFlows } from './sign-in.js';
-import { type ApiOperation, type Catalogue, READ_METHODS, buildCatalogue, searchOperations } from './tools.js';
+import { type ApiOperation, CALL_METHODS, type Catalogue, READ_METHODS, buildCatalogue, searchOperations } from './tools.js';
 
 /** How long calls under way when stdin closes may take to be answered. */
 const DRAIN_TIMEOUT_MS = 60_000;
@@ -174,7 +174,7 @@ export function planOperation(op: ApiOperation, args: Record<string, unknown>, b
 /** The request `school_call` makes: a path of the API, never another origin. */
 export function planCall(args: Record<string, unknown>): Planned {
   const method = (typeof args.method === 'string' && args.method ? args.method : 'GET').toUpperCase();
-  if (!/^[A-Z]{1,16}$/.test(method)) throw new Refusal(`Invalid method ${JSON.stringify(method.slice(0, 20))}.`);
+  if (!CALL_METHODS.includes(method)) throw new Refusal(`Invalid method ${JSON.stringify(safeLine(method.slice(0, 20)))}: school_call takes ${CALL_METHODS.join(', ')}.`);
   const rawPath = typeof args.path === 'string' ? args.path.trim() : '';
   if (!rawPath.startsWith('/') || rawPath.startsWith('//') || /^\/?[\\]/.test(rawPath) || /[\s\u0000-\u001f]/.test(rawPath)) {
     throw new Refusal('The path must be a path of the API starting with "/", e.g. /api/courses; another origin is never called.');
@@ -346,7 +346,14 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
         }
         const query = typeof args.query === 'string' ? args.query : undefined;
         const found = searchOperations(cat.operations, query, options.allowWrite);
-        const shown = found.slice(0, MAX_FOUND_OPERATIONS);
+        // At most 50, and no more than a tool result holds: each one's schemas can be large.
+        const shown: typeof found = [];
+        let size = 0;
+        for (const entry of found.slice(0, MAX_FOUND_OPERATIONS)) {
+          size += JSON.stringify(entry).length;
+          if (shown.length && size > MAX_RESULT_BYTES) break;
+          shown.push(entry);
+        }
         return jsonResult({ operations: shown, ...(found.length > shown.length ? { more: found.length - shown.length, hint: 'More operations match: add words to the query to narrow it.' } : {}) });
       }
       if (name === 'school_whoami') {
@@ -383,7 +390,8 @@ export async function serveMcp(engine: McpEngine, options: ServeOptions): Promis
     } catch (err) {
       if (err instanceof Refusal) {
         refused = err.reason;
-        return textResult(err.message, true);
+        // A refusal may quote the description (its path, a parameter's name): never raw text of the server's.
+        return textResult(safeLine(err.message), true);
       }
       refused = 'error';
       return textResult(`The request failed: ${safeText(engine.describeError(err))}`, true);

@@ -2,7 +2,7 @@ import { type ModelOperation, type ModelParameter, readApiModel, resolvePointer,
 import { type RequestShape, fieldMedia, requestShapeOf, sendableHeader } from '../api/request-shape.js';
 import { assignNames, wholeToolName } from './names.js';
 import { createHash } from 'node:crypto';
-import { type JsonSchema, PROPERTY_NAME, cleanText, newBudget, serverList, serverWords, toolSchema } from './schema.js';
+import { type JsonSchema, PROPERTY_NAME, type SchemaBudget, cleanText, newBudget, serverList, serverWords, spend, toolSchema } from './schema.js';
 
 /**
  * The tools `school mcp` offers, made from the API description (`/openapi.json`). Every part of
@@ -57,8 +57,7 @@ interface Tool {
 }
 
 /** The operation's parameters as tool input properties (but the headers the client sets: those are ours). */
-function parametersOf(doc: unknown, params: readonly ModelParameter[]): ApiParameter[] {
-  const budget = newBudget();
+function parametersOf(doc: unknown, params: readonly ModelParameter[], budget: SchemaBudget): ApiParameter[] {
   const out: ApiParameter[] = [];
   for (const p of params) {
     if (p.in === 'header' && !sendableHeader(p.name)) continue;
@@ -67,7 +66,7 @@ function parametersOf(doc: unknown, params: readonly ModelParameter[]): ApiParam
     // Path and query values travel as text: a parameter without a type is a string.
     if (param.schema.type === undefined && param.schema.anyOf === undefined && param.schema.enum === undefined) param.schema.type = 'string';
     const description = serverWords("Server's description", p.description);
-    if (description) param.description = description;
+    if (description && spend(budget, description.length)) param.description = description;
     out.push(param);
   }
   // Hosts accept property names of [A-Za-z0-9_.-], at most 64; `body` is the request body's; a
@@ -102,11 +101,11 @@ const deref = (doc: unknown, node: unknown): unknown => {
  * offers) as an object of its schema, a multipart file field (`format: binary`) as its bytes in
  * base64; an operation that takes only another media type gets text, sent as it is.
  */
-function bodyOf(doc: unknown, op: ModelOperation): ApiOperation['body'] {
+function bodyOf(doc: unknown, op: ModelOperation, budget: SchemaBudget): ApiOperation['body'] {
   if (!op.body) return undefined;
   const media = fieldMedia(op.body.media);
   if (!media) return { schema: { type: 'string', description: `The request body as ${cleanText(op.body.contentType, 100)}, sent as it is.` }, required: op.body.required };
-  const schema = toolSchema(doc, media.schema);
+  const schema = toolSchema(doc, media.schema, budget);
   if (media.kind !== 'multipart') return { schema, required: op.body.required };
   const files: string[] = [];
   const declared = deref(doc, media.schema);
@@ -129,6 +128,8 @@ export function readOperations(doc: unknown): ApiOperation[] {
     const summary = cleanText(op.summary, 120);
     const description = cleanText(op.description, 600);
     const reading = op.method === 'GET' || op.method === 'HEAD';
+    // One budget for the whole input of the tool: its parameters and its body.
+    const budget = newBudget();
     return {
       method: op.method,
       path: op.path,
@@ -138,8 +139,8 @@ export function readOperations(doc: unknown): ApiOperation[] {
       scopes: op.scopes,
       anonymous: op.anonymous,
       paginated: op.method === 'GET' && op.paginated,
-      parameters: parametersOf(doc, op.parameters),
-      ...(reading ? {} : { body: bodyOf(doc, op) }),
+      parameters: parametersOf(doc, op.parameters, budget),
+      ...(reading ? {} : { body: bodyOf(doc, op, budget) }),
       request: requestShapeOf(op),
     };
   });
@@ -216,8 +217,11 @@ function operationTool(op: ApiOperation): Tool {
 }
 
 /** `school_call`: any path of the API, for operations the document lacks. */
+/** The methods `school_call` takes, as its input schema says: no TRACE (it echoes the token back), no CONNECT. */
+export const CALL_METHODS: readonly string[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
 function callTool(allowWrite: boolean): Tool {
-  const methods = allowWrite ? ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] : ['GET', 'HEAD'];
+  const methods = allowWrite ? [...CALL_METHODS] : ['GET', 'HEAD'];
   return {
     name: 'school_call',
     title: 'Call the school API',

@@ -305,6 +305,40 @@ describe('the catalogue', () => {
   });
 });
 
+describe('what a large schema costs a host', () => {
+  // One schema of 5,000 described properties, which 40 operations take as their body (a 2 MB description).
+  const properties = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`p${i}`, { type: 'string', description: `Field ${i}: ${'x'.repeat(300)}` }]));
+  const paths = Object.fromEntries(
+    Array.from({ length: MAX_OPERATION_TOOLS }, (_, i) => [
+      `/op${i}`,
+      {
+        post: {
+          operationId: `op${i}`,
+          parameters: [{ name: 'q', in: 'query', description: 'y'.repeat(400), schema: { type: 'string' } }],
+          requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Big' } } } },
+        },
+      },
+    ]),
+  );
+  const doc = { paths, components: { schemas: { Big: { type: 'object', properties } } } };
+
+  it("bounds each tool's input, parameters and body together, and says what was left out", () => {
+    const { tools } = buildCatalogue(doc, { allowWrite: true });
+    const sizes = tools.map((t) => JSON.stringify(t).length);
+    expect(Math.max(...sizes)).toBeLessThan(48_000);
+    const input = tools[0].inputSchema as unknown as { properties: { q: { description?: string }; body: { properties: object; description: string } } };
+    expect(input.properties.q.description).toContain('y'.repeat(100));
+    expect(Object.keys(input.properties.body.properties).length).toBeGreaterThan(50);
+    expect(input.properties.body.description).toMatch(/\d+ more properties are left out here: the schema is too large to show whole\.$/);
+  });
+
+  it('keeps every operation found by school_operations within the same bounds', () => {
+    const found = searchOperations(readOperations(doc), undefined);
+    expect(found).toHaveLength(MAX_OPERATION_TOOLS);
+    expect(Math.max(...found.map((f) => JSON.stringify(f).length))).toBeLessThan(48_000);
+  });
+});
+
 describe('school mcp --toolsets', () => {
   it('takes scope areas, comma- or space-separated, and refuses anything else', async () => {
     const { commandSpec } = await import('../../src/commands/table.js');

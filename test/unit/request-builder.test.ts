@@ -184,20 +184,37 @@ describe('the builder', () => {
   it("refuses a description's path that holds a '.' or '..' segment of its own", () => {
     const climbing: RequestShape = { method: 'DELETE', path: '/api/courses/{id}/..', parameters: [param('id', 'path', 'simple', false)], media: [] };
     expect(() => buildOperationRequest(climbing, { params: { 'path:id': 'c1' } }, { baseUrl: BASE })).toThrow("The description's path /api/courses/{id}/.. holds a '..' segment");
-    // The same with its dots percent-encoded, which URL-normalizing servers decode before removing dot segments.
-    for (const path of ['/api/courses/{id}/%2e%2E', '/api/courses/{id}/.%2e/x', '/api/courses/{id}/%2E']) {
+    // Encoded dots are dots to a server that normalizes URLs (WHATWG, RFC 3986 §6.2.2.2): they climb too.
+    for (const path of ['/api/courses/{id}/%2e%2e', '/api/courses/%2E./{id}', '/api/courses/{id}/%2e']) {
       const encoded: RequestShape = { method: 'DELETE', path, parameters: [param('id', 'path', 'simple', false)], media: [] };
-      expect(() => buildOperationRequest(encoded, { params: { 'path:id': 'c1' } }, { baseUrl: BASE }), path).toThrow(/holds a '[.%2eE]+' segment: not sent/);
+      expect(() => buildOperationRequest(encoded, { params: { 'path:id': 'c1' } }, { baseUrl: BASE })).toThrow(/^The description's path .* holds a '\.\.?' segment: not sent\.$/);
     }
-    // A value completing the description's encoded dot to a dot segment.
-    const suffixed: RequestShape = { method: 'DELETE', path: '/api/courses/{id}%2e', parameters: [param('id', 'path', 'simple', false)], media: [] };
-    expect(() => buildOperationRequest(suffixed, { params: { 'path:id': '.' } }, { baseUrl: BASE })).toThrow(/^the path parameter id cannot be '\.': a path segment that is empty/);
-    expect(buildOperationRequest(suffixed, { params: { 'path:id': 'c1' } }, { baseUrl: BASE }).path).toBe('/api/courses/c1%2e');
+    // An encoded dot of the description's and a value's dot make '..' together.
+    const joined: RequestShape = { method: 'DELETE', path: '/api/f/%2e{a}', parameters: [param('a', 'path', 'simple', false)], media: [] };
+    expect(() => buildOperationRequest(joined, { params: { 'path:a': '.' } }, { baseUrl: BASE })).toThrow(/path segment '\.\.'/);
+    expect(buildOperationRequest(joined, { params: { 'path:a': 'x' } }, { baseUrl: BASE }).path).toBe('/api/f/%2ex');
+    // `..;` is `..` to servers that drop a segment's parameters (Tomcat, Jetty).
+    const semi: RequestShape = { method: 'DELETE', path: '/api/courses/..;x/all', parameters: [], media: [] };
+    expect(() => buildOperationRequest(semi, { params: {} }, { baseUrl: BASE })).toThrow("holds a '..' segment: not sent.");
     const trailing: RequestShape = { method: 'GET', path: '/api/courses/', parameters: [], media: [] };
     expect(buildOperationRequest(trailing, { params: {} }, { baseUrl: BASE }).path).toBe('/api/courses/');
   });
 
-  it("writes the description's own path text as a request target holds it", () => {
+  it("sends the description's own path text as a URL carries it: UTF-8 encoded, a backslash never a separator", () => {
+    const shape = (path: string): RequestShape => ({ method: 'DELETE', path, parameters: [param('id', 'path', 'simple', false)], media: [] });
+    const sent = (path: string) => buildOperationRequest(shape(path), { params: { 'path:id': 'é' } }, { baseUrl: BASE }).path;
+    // As WHATWG's URL parser (and so a reference client over fetch) sends them.
+    expect(sent('/café/{id}')).toBe('/caf%C3%A9/%C3%A9');
+    expect(sent('/a b/{id}/{other}')).toBe('/a%20b/%C3%A9/%7Bother%7D');
+    expect(sent('/q/{id}?a=b c&x=%0d')).toBe('/q/%C3%A9?a=b%20c&x=%0d');
+    // A line break is never sent raw; a backslash, which servers that normalize read as `/`, cannot climb.
+    expect(sent('/h\r\nX-Evil: 1/{id}')).toBe('/h%0D%0AX-Evil:%201/%C3%A9');
+    expect(sent('/back\\..\\{id}')).toBe('/back%5C..%5C%C3%A9');
+    // What the description already encoded stays as it is.
+    expect(sent('/x%20y/{id}')).toBe('/x%20y/%C3%A9');
+  });
+
+  it("writes a stray percent sign of the description's path as one, and keeps what RFC 3986 allows in a segment", () => {
     // A space or non-ASCII encoded, an escape kept, every character RFC 3986 allows in a segment as it is.
     const accented: RequestShape = { method: 'GET', path: "/café/a b/{id}/x%2Fy/100%/ok:@!$'()*+,;=-._~", parameters: [param('id', 'path', 'simple', false)], media: [] };
     expect(buildOperationRequest(accented, { params: { 'path:id': 'é' } }, { baseUrl: BASE }).path).toBe("/caf%C3%A9/a%20b/%C3%A9/x%2Fy/100%25/ok:@!$'()*+,;=-._~");
