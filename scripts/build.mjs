@@ -191,6 +191,15 @@ await bundle({ __SCHOOL_HELP__: JSON.stringify(rendered.stdout) });
 
 // The CLI compiled from a code cache has no import(): every import() left in the bundle must be
 // importPackage's fallback for a Node that cannot require() an ES module (src/util/require.ts).
+// The CLI's source is read at every start: all ASCII, it is a one-byte string, half the memory and
+// faster to read and compile than the two-byte string a single other character makes of it all.
+// esbuild escapes other characters in strings, not in regular expressions: write those as \u escapes.
+const nonAscii = [...readFileSync(outfile)].findIndex((byte) => byte > 0x7f);
+if (nonAscii >= 0) {
+  const around = readFileSync(outfile).subarray(Math.max(0, nonAscii - 40), nonAscii + 10).toString('utf8');
+  console.error(`build: dist/cli.cjs holds a character outside ASCII, near: ${JSON.stringify(around)}; write it as a \\u escape in the source.`);
+  process.exit(1);
+}
 const imports = readFileSync(outfile, 'utf8').match(/\bimport\(/g) ?? [];
 if (imports.length !== 1) {
   console.error(`build: dist/cli.cjs has ${imports.length} import() calls, not only importPackage's; load packages with importPackage and built-in modules with requireCommonJs.`);

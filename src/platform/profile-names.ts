@@ -1,7 +1,7 @@
 import { UsageError } from '../errors.js';
 
 /** Names Windows keeps for devices, whatever the extension (`con.json` is the console too). */
-const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\..*)?$/i;
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3]|conin\$|conout\$)(\..*)?$/i;
 
 /**
  * A profile's name becomes file names (its pending login, `pending/<name>.json`) and keychain

@@ -47,7 +47,7 @@ function inlineMarkdown(line: string): string {
 
 type Block = { kind: 'text'; text: string } | { kind: 'item'; marker: string; text: string } | { kind: 'code'; lines: string[] };
 
-const ITEM = /^\s*(?:([-*+•])|(\d{1,3}[.)]))\s+(.*)$/;
+const ITEM = /^\s*(?:([-*+\u2022])|(\d{1,3}[.)]))\s+(.*)$/;
 
 /** The blocks of a description: paragraphs, list items, and code kept line for line. */
 export function textBlocks(raw: string): Block[] {
