@@ -196,7 +196,9 @@ await bundle({ __SCHOOL_HELP__: JSON.stringify(rendered.stdout) });
 // esbuild escapes other characters in strings, not in regular expressions: write those as \u escapes.
 const nonAscii = [...readFileSync(outfile)].findIndex((byte) => byte > 0x7f);
 if (nonAscii >= 0) {
-  const around = readFileSync(outfile).subarray(Math.max(0, nonAscii - 40), nonAscii + 10).toString('utf8');
+  const around = readFileSync(outfile)
+    .subarray(Math.max(0, nonAscii - 40), nonAscii + 10)
+    .toString('utf8');
   console.error(`build: dist/cli.cjs holds a character outside ASCII, near: ${JSON.stringify(around)}; write it as a \\u escape in the source.`);
   process.exit(1);
 }

@@ -7,6 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REQUEST_SHAPES } from '../helpers/request-shapes.js';
 import { SCHOOL_BIN, expectSuccess, runSchool, userEnv, useSandbox } from './harness.js';
+import { type FrontEndCase, requestsFromEachFrontEnd } from './front-ends.js';
 
 interface Received {
   method: string;
@@ -135,7 +136,7 @@ describe('school api and school mcp put the same bytes on the wire for the same 
   };
 
   it('for path, query, header, cookie, form, merge-patch and multipart requests', async () => {
-    const cases: Array<{ argv: string[]; tool: string; args: Record<string, unknown> }> = [
+    const cases: FrontEndCase[] = [
       {
         argv: ['delete-lesson', 'c 1', 'l/1', '--filter.status', 'open', '--opt-fields', 'a', '--opt-fields', 'b', '--x-trace', 't-1', '--tz', 'UTC'],
         tool: 'deleteLesson',
@@ -151,26 +152,7 @@ describe('school api and school mcp put the same bytes on the wire for the same 
       // A tool takes a file's bytes alone and names the part after its field: the file is named so too.
       { argv: ['attach', '--note', 'hi', '--file', `@${file('file', 'x,y\n')}`], tool: 'attach', args: { body: { note: 'hi', file: Buffer.from('x,y\n').toString('base64') } } },
     ];
-    const fromApi: Received[] = [];
-    for (const c of cases) {
-      const before = api.received.length;
-      expectSuccess(await runSchool(['api', ...c.argv], env));
-      fromApi.push(...api.received.slice(before));
-    }
-    const transport = new StdioClientTransport({ command: process.execPath, args: [SCHOOL_BIN, 'mcp', '--allow-write'], env: env as Record<string, string>, stderr: 'pipe' });
-    const client = new Client({ name: 'e2e-host', version: '1.0.0' }, { capabilities: {} });
-    await client.connect(transport);
-    const fromMcp: Received[] = [];
-    try {
-      for (const c of cases) {
-        const before = api.received.length;
-        const res = (await client.callTool({ name: c.tool, arguments: c.args })) as { isError?: boolean; content: Array<{ text: string }> };
-        expect(res.isError, `${c.tool}: ${res.content[0]?.text}`).toBeFalsy();
-        fromMcp.push(...api.received.slice(before));
-      }
-    } finally {
-      await client.close();
-    }
+    const { fromApi, fromMcp } = await requestsFromEachFrontEnd(cases, () => api.received, env);
     expect(fromApi).toHaveLength(cases.length);
     expect(fromMcp.map(wire)).toEqual(fromApi.map(wire));
     expect(fromApi.every((r) => r.headers.authorization === 'Bearer e2e-token-0123456789')).toBe(true);
@@ -238,14 +220,14 @@ describe("a description's own path with its dots percent-encoded is refused from
   it('school api and school mcp send nothing', async () => {
     const res = await runSchool(['api', 'drop-lessons', 'c1', '--anonymous'], env);
     expect(res.code).toBe(2);
-    expect(res.stderr).toContain("holds a '%2e%2E' segment: not sent.");
+    expect(res.stderr).toContain("holds a '..' segment: not sent.");
     const transport = new StdioClientTransport({ command: process.execPath, args: [SCHOOL_BIN, 'mcp', '--allow-write'], env: env as Record<string, string>, stderr: 'pipe' });
     const client = new Client({ name: 'e2e-host', version: '1.0.0' }, { capabilities: {} });
     await client.connect(transport);
     try {
       const called = (await client.callTool({ name: 'dropLessons', arguments: { id: 'c1' } })) as { isError?: boolean; content: Array<{ text: string }> };
       expect(called.isError).toBe(true);
-      expect(called.content[0].text).toContain("holds a '%2e%2E' segment");
+      expect(called.content[0].text).toContain("holds a '..' segment");
     } finally {
       await client.close();
     }

@@ -9,11 +9,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shellWords } from '../helpers/described-server.js';
-import { type RunResult, SCHOOL_BIN, expectSuccess, runSchool, userEnv } from './harness.js';
+import { type RunResult, expectSuccess, runSchool, userEnv } from './harness.js';
+import { type FrontEndCase, requestsFromEachFrontEnd } from './front-ends.js';
 
 const EXAMPLES = dirname(createRequire(import.meta.url).resolve('@readme/oas-examples/package.json'));
 const PETSTORE = {
@@ -227,7 +226,7 @@ describe('the Petstore through school api and school mcp: the same bytes on the 
   it('for query arrays, a form body, a multipart upload, a header and a JSON body', async () => {
     const env = userEnv({ SCHOOL_BASE_URL: url, SCHOOL_API_DESCRIPTION: PETSTORE['3.0'], SCHOOL_TOKEN: 'e2e-token-0123456789' });
     // A tool takes a file's bytes alone and names the part after its field: the file is named so too.
-    const cases: Array<{ argv: string[]; tool: string; args: Record<string, unknown> }> = [
+    const cases: FrontEndCase[] = [
       { argv: ['find-pets-by-status', '--status', 'available', '--status', 'sold'], tool: 'findPetsByStatus', args: { status: ['available', 'sold'] } },
       { argv: ['update-pet-with-form', '7', '--name', 'Rex & Co', '--status', 'sold'], tool: 'updatePetWithForm', args: { petId: 7, body: { name: 'Rex & Co', status: 'sold' } } },
       {
@@ -238,26 +237,7 @@ describe('the Petstore through school api and school mcp: the same bytes on the 
       { argv: ['delete-pet', '7', '--api-key', 'special-key'], tool: 'deletePet', args: { petId: 7, api_key: 'special-key' } },
       { argv: ['place-order', '--pet-id', '3', '--quantity', '2', '--status', 'placed'], tool: 'placeOrder', args: { body: { petId: 3, quantity: 2, status: 'placed' } } },
     ];
-    const fromApi: Received[] = [];
-    for (const c of cases) {
-      const before = received.length;
-      expectSuccess(await runSchool(['api', ...c.argv], env));
-      fromApi.push(...received.slice(before));
-    }
-    const transport = new StdioClientTransport({ command: process.execPath, args: [SCHOOL_BIN, 'mcp', '--allow-write'], env: env as Record<string, string>, stderr: 'pipe' });
-    const client = new Client({ name: 'e2e-host', version: '1.0.0' }, { capabilities: {} });
-    await client.connect(transport);
-    const fromMcp: Received[] = [];
-    try {
-      for (const c of cases) {
-        const before = received.length;
-        const res = (await client.callTool({ name: c.tool, arguments: c.args })) as { isError?: boolean; content: Array<{ text: string }> };
-        expect(res.isError, `${c.tool}: ${res.content[0]?.text}`).toBeFalsy();
-        fromMcp.push(...received.slice(before));
-      }
-    } finally {
-      await client.close();
-    }
+    const { fromApi, fromMcp } = await requestsFromEachFrontEnd(cases, () => received, env);
     expect(fromApi).toHaveLength(cases.length);
     expect(fromMcp.map(wire)).toEqual(fromApi.map(wire));
     expect(fromApi[1].body.toString()).toBe('name=Rex%20%26%20Co&status=sold');
