@@ -75,7 +75,7 @@ describe('school api against the sandbox, without a login', () => {
     expect(help).toMatch(/--title <string> +\(body, required/);
     expect(help).toMatch(/--seats <integer> +\(body, .*1 to 500/);
     expect(help).toMatch(/--visibility <public\|private>/);
-    expect(help).toMatch(/Example:\n {2}school api create-course --title Algebra/);
+    expect(help).toMatch(/Example:\n {2}school api create-course --title 'Difference Engines' --visibility public --lecturer 'Ada Lovelace' --seats 30\n/);
     const get = expectSuccess(await runSchool(['api', 'get-course', '--help'], env)).stdout;
     expect(get).toMatch(/school api get-course <id> \[flags\]/);
   });
