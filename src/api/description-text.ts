@@ -158,6 +158,96 @@ function escapedInPlace(view: Buffer, runs: ReadonlyArray<{ from: number; to: nu
   return view.toString('latin1', at.start, at.length + at.grows);
 }
 
+/** Below this size a description is parsed whole: looking for parts to leave out costs more than it saves. */
+const PRUNE_FROM_BYTES = 1024 * 1024;
+
+/**
+ * The parts of a document no command reads: its webhooks (3.1's, and GitHub's `x-webhooks`), and
+ * the Example Objects of its components (referred to from `examples` maps of media and
+ * parameters, which no command follows; a schema's own `examples` stay). A fifth of GitHub's
+ * description.
+ */
+const UNREAD_TOP: ReadonlySet<string> = new Set(['webhooks', 'x-webhooks']);
+const UNREAD_IN_COMPONENTS: ReadonlySet<string> = new Set(['examples']);
+
+/** A pretty-printed document's line end and indent, as its first member shows them. */
+interface Layout {
+  eol: string;
+  indent: string;
+}
+
+/**
+ * The members of an object in pretty-printed JSON between `from` and `to`: each one's name and
+ * where its line starts. A member's line is a line end, `depth` indents and a quote; every line
+ * inside a member is indented deeper, and no string holds a line break, so a search for that
+ * short run finds exactly the members.
+ */
+function membersOf(bytes: Buffer, layout: Layout, depth: number, from: number, to: number): Array<{ name: string; at: number }> {
+  const head = Buffer.from(`${layout.eol}${layout.indent.repeat(depth)}"`);
+  const out: Array<{ name: string; at: number }> = [];
+  for (let at = bytes.indexOf(head, from); at >= 0 && at < to; at = bytes.indexOf(head, at + head.length)) {
+    const start = at + head.length;
+    const end = bytes.indexOf(0x22, start);
+    // The names looked for are plain words: a longer one, or one with an escape, is none of them.
+    if (end > start && end - start <= 32) out.push({ name: bytes.toString('latin1', start, end), at });
+  }
+  return out;
+}
+
+/**
+ * Where a member's object value lies, from after its `{` to the line that closes it (the first
+ * line after it of the member's own indent). Only when the member reads `"name": {` and the
+ * closing line is followed by a sibling or by the end of its parent, as pretty-printing writes
+ * them; else nothing.
+ */
+function memberBody(bytes: Buffer, layout: Layout, depth: number, member: { name: string; at: number }): [number, number] | undefined {
+  const pad = layout.indent.repeat(depth);
+  const head = `${layout.eol}${pad}${JSON.stringify(member.name)}: {`;
+  if (bytes.toString('latin1', member.at, member.at + head.length) !== head) return undefined;
+  const open = member.at + head.length;
+  const closing = `${layout.eol}${pad}}`;
+  const close = bytes.indexOf(closing, open, 'latin1');
+  if (close < 0) return undefined;
+  const next = close + closing.length;
+  const after = bytes.toString('latin1', next, next + layout.eol.length + pad.length + 2);
+  return after.startsWith(`,${layout.eol}${pad}"`) || after.startsWith(`${layout.eol}${layout.indent.repeat(depth - 1)}}`) ? [open, close] : undefined;
+}
+
+/**
+ * A large pretty-printed document's bytes without the insides of the parts no command reads
+ * (UNREAD_TOP, UNREAD_IN_COMPONENTS): each is left an empty object, moved up within the same
+ * memory, so a fifth less is decoded and parsed. The layout comes from the document's first member
+ * (its line end and indent); a document laid out otherwise (compact, braces on lines of their own)
+ * is kept whole, as are small ones. The same bytes when nothing is left out.
+ */
+function withoutUnreadParts(bytes: Buffer): Buffer {
+  if (bytes.length < PRUNE_FROM_BYTES) return bytes;
+  const first = /^(?:\uFEFF)?\s*\{(\r?\n)([ \t]{1,8})"/.exec(bytes.toString('utf8', 0, 64));
+  if (!first) return bytes;
+  const layout = { eol: first[1], indent: first[2] };
+  const cuts: Array<[number, number]> = [];
+  for (const member of membersOf(bytes, layout, 1, 0, bytes.length)) {
+    const unread = UNREAD_TOP.has(member.name);
+    if (!unread && member.name !== 'components') continue;
+    const body = memberBody(bytes, layout, 1, member);
+    if (!body) continue;
+    if (unread) cuts.push(body);
+    else
+      for (const inner of membersOf(bytes, layout, 2, body[0], body[1]))
+        if (UNREAD_IN_COMPONENTS.has(inner.name)) {
+          const innerBody = memberBody(bytes, layout, 2, inner);
+          if (innerBody && innerBody[1] <= body[1]) cuts.push(innerBody);
+        }
+  }
+  if (!cuts.length) return bytes;
+  let written = cuts[0][0];
+  cuts.forEach(([, close], i) => {
+    const end = i + 1 < cuts.length ? cuts[i + 1][0] : bytes.length;
+    written += bytes.copy(bytes, written, close, end);
+  });
+  return bytes.subarray(0, written);
+}
+
 function depthOf(value: unknown, limit: number): number {
   // Iterative: a walk by recursion would overflow the stack on the very documents it is meant to refuse.
   let max = 0;
@@ -185,11 +275,14 @@ function reasonOf(err: unknown): string {
 }
 
 /** A JSON or YAML document, checked to be OpenAPI 3; `where` names it in errors (a URL or a path, made printable by the caller). */
-export function parseDescription(bytes: Buffer, where: string): ParsedDescription {
+export function parseDescription(bytes: Buffer, where: string, options: { reread?: () => Buffer } = {}): ParsedDescription {
   const hadRoom = withRoom.has(bytes);
-  const text = jsonText(bytes);
+  // Bytes read with room are the parser's to rewrite: first the parts no command reads left out.
+  const kept = hadRoom ? withoutUnreadParts(bytes) : bytes;
+  if (kept !== bytes) withRoom.add(kept);
+  const text = jsonText(kept);
   // Escapes written into the bytes (readDescriptionFile) leave them changed: the text is the document's JSON then.
-  const rewritten = hadRoom && !withRoom.has(bytes);
+  const rewritten = hadRoom && (kept !== bytes || !withRoom.has(kept));
   const looksJson = /^\s*[{[]/.test(text);
   let doc: unknown;
   let format: ParsedDescription['format'] | undefined;
@@ -200,6 +293,12 @@ export function parseDescription(bytes: Buffer, where: string): ParsedDescriptio
       doc = JSON.parse(text);
       format = 'json';
     } catch (err) {
+      // What was left does not parse: the document is read again, and parsed whole as it is.
+      if (kept !== bytes && options.reread) {
+        const again = options.reread();
+        withRoom.delete(again);
+        return parseDescription(again, where);
+      }
       jsonError = err;
     }
   }

@@ -191,7 +191,7 @@ async function loadFrom(deps: Pick<Deps, 'http' | 'state' | 'clock' | 'signal'>,
     const bytes = await bytesOf(file).catch((err: unknown) => {
       throw new CliError(`Could not read the API description ${printable(file)}: ${errorReason(err)}.`, { code: 'openapi_unavailable' });
     });
-    const parsed = parseDescription(bytes, printable(file));
+    const parsed = parseDescription(bytes, printable(file), { reread: () => readDescriptionFile(file) });
     // The file is the document's copy: the cache keeps none of its own (see documentOf).
     return loaded(await indexDocument(parsed.doc, { fetchedAt: now, maxAgeSeconds: 0, etag: fileStamp(stats), documentFile: file }), 'fetched');
   }
@@ -240,7 +240,7 @@ async function documentOf(deps: Pick<Deps, 'state'>, key: string, index: ApiInde
   try {
     if (fileStamp(await statOf(file)) !== index?.etag) return undefined;
     const bytes = await bytesOf(file);
-    return parseDescription(bytes, printable(file)).doc;
+    return parseDescription(bytes, printable(file), { reread: () => readDescriptionFile(file) }).doc;
   } catch {
     return undefined;
   }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -100,6 +100,50 @@ describe('the text of a description', () => {
     expect(JSON.parse(jsonText(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)])))).toEqual(doc);
     expect(jsonText(Buffer.from('{"a":"plain"}'))).toBe('{"a":"plain"}');
     expect(parseDescription(Buffer.from(text), 'x').doc).toEqual(doc);
+  });
+
+  it('leaves out of a large pretty-printed file its webhooks and example objects, which no command reads, and nothing else', () => {
+    const dir = scratch();
+    const doc = {
+      openapi: '3.1.0',
+      info: { title: 'Écoles', version: '1', description: 'x'.repeat(1_200_000) },
+      paths: {
+        '/a': {
+          // Members of the same names deeper down are the operation's own, and stay.
+          'x-webhooks': { kept: true },
+          post: {
+            requestBody: { content: { 'application/json': { schema: { type: 'object', examples: [{ a: 'é' }] }, examples: { one: { $ref: '#/components/examples/one' } } } } },
+            responses: { 200: { description: 'OK' } },
+          },
+        },
+      },
+      webhooks: { ping: { post: { summary: '"webhooks": {\n  } ’' } } },
+      'x-webhooks': { push: { post: { summary: 'push 🏫' } } },
+      components: { schemas: { S: { type: 'string', examples: ['kept ’'] } }, examples: { one: { value: { a: '学校' } } }, parameters: {} },
+    };
+    const emptied = { ...doc, webhooks: {}, 'x-webhooks': {}, components: { ...doc.components, examples: {} } };
+    for (const [eol, indent] of [
+      ['\n', '  '],
+      ['\r\n', '\t'],
+      ['\n', '    '],
+    ]) {
+      const file = join(dir, 'pretty.json');
+      writeFileSync(file, JSON.stringify(doc, null, indent).replace(/\n/g, eol));
+      expect(parseDescription(readDescriptionFile(file), 'x').doc).toEqual(emptied);
+      // Bytes not read with room are not rewritten, and are read whole.
+      expect(parseDescription(readFileSync(file), 'x').doc).toEqual(doc);
+    }
+    // Compact, or small: read whole.
+    const compact = join(dir, 'compact.json');
+    writeFileSync(compact, JSON.stringify(doc));
+    expect(parseDescription(readDescriptionFile(compact), 'x').doc).toEqual(doc);
+    // Indented unevenly, so that what is left would not parse: read again, and parsed whole.
+    const odd = join(dir, 'odd.json');
+    const uneven = JSON.stringify(doc, null, 2).replace('"x-webhooks": {\n    "push": {', '"x-webhooks": {\n    "a": {\n  },\n  "push": {');
+    writeFileSync(odd, uneven);
+    const whole = JSON.parse(uneven);
+    expect(whole['x-webhooks'].a).toEqual({});
+    expect(parseDescription(readDescriptionFile(odd), 'x', { reread: () => readDescriptionFile(odd) }).doc).toEqual(whole);
   });
 
   it('reads a file with its escapes written in place, and one with more than its room through a copy, as JSON.parse of its UTF-8 reads both', () => {
