@@ -46,6 +46,9 @@ function firstNonAscii(bytes: Buffer, from: number, end: number): number {
   return lo < hi ? lo : end;
 }
 
+/** The length of a UTF-8 byte order mark the bytes start with: 3, or 0 without one. */
+const bomLength = (bytes: Buffer): number => (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0);
+
 /** A run of non-ASCII bytes (UTF-8) as the `\u` escapes of its characters. */
 function escaped(run: Buffer): string {
   let text = '';
@@ -103,7 +106,7 @@ function readRest(fd: number): Buffer {
  * copy; the text is then decoded once.
  */
 export function jsonText(bytes: Buffer): string {
-  const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  const start = bomLength(bytes);
   const runs: Array<{ from: number; to: number; text: string }> = [];
   let grows = 0;
   let at = start;
@@ -276,8 +279,11 @@ function reasonOf(err: unknown): string {
 
 /** A JSON or YAML document, checked to be OpenAPI 3; `where` names it in errors (a URL or a path, made printable by the caller). */
 export function parseDescription(bytes: Buffer, where: string, options: { reread?: () => Buffer } = {}): ParsedDescription {
+  // Bytes read with room are the parser's to rewrite, when it can read them again: what is rewritten
+  // no longer holds the document, should it not be JSON after all (a YAML flow mapping starts with `{`).
+  if (!options.reread) withRoom.delete(bytes);
   const hadRoom = withRoom.has(bytes);
-  // Bytes read with room are the parser's to rewrite: first the parts no command reads left out.
+  // First the parts no command reads left out.
   const kept = hadRoom ? withoutUnreadParts(bytes) : bytes;
   if (kept !== bytes) withRoom.add(kept);
   const text = jsonText(kept);
@@ -293,11 +299,10 @@ export function parseDescription(bytes: Buffer, where: string, options: { reread
       doc = JSON.parse(text);
       format = 'json';
     } catch (err) {
-      // What was left does not parse: the document is read again, and parsed whole as it is.
-      if (kept !== bytes && options.reread) {
-        const again = options.reread();
-        withRoom.delete(again);
-        return parseDescription(again, where);
+      // Rewritten bytes that do not parse as JSON: the document is read again, and parsed whole as it is.
+      if (rewritten && options.reread) {
+        // Parsed without a way back: not rewritten again.
+        return parseDescription(options.reread(), where);
       }
       jsonError = err;
     }
@@ -329,6 +334,6 @@ export function parseDescription(bytes: Buffer, where: string, options: { reread
   if (!isObject(doc.paths) && (version === undefined || doc.paths !== undefined)) {
     throw new CliError(`The API description ${where} is not an OpenAPI document (it has no "paths").`, { code: 'openapi_invalid' });
   }
-  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  const bom = bomLength(bytes);
   return { doc, json: format === 'json' ? (rewritten ? text : bytes.subarray(bom)) : JSON.stringify(doc), format };
 }

@@ -129,14 +129,14 @@ describe('the text of a description', () => {
     ]) {
       const file = join(dir, 'pretty.json');
       writeFileSync(file, JSON.stringify(doc, null, indent).replace(/\n/g, eol));
-      expect(parseDescription(readDescriptionFile(file), 'x').doc).toEqual(emptied);
+      expect(parseDescription(readDescriptionFile(file), 'x', { reread: () => readDescriptionFile(file) }).doc).toEqual(emptied);
       // Bytes not read with room are not rewritten, and are read whole.
       expect(parseDescription(readFileSync(file), 'x').doc).toEqual(doc);
     }
     // Compact, or small: read whole.
     const compact = join(dir, 'compact.json');
     writeFileSync(compact, JSON.stringify(doc));
-    expect(parseDescription(readDescriptionFile(compact), 'x').doc).toEqual(doc);
+    expect(parseDescription(readDescriptionFile(compact), 'x', { reread: () => readDescriptionFile(compact) }).doc).toEqual(doc);
     // Indented unevenly, so that what is left would not parse: read again, and parsed whole.
     const odd = join(dir, 'odd.json');
     const uneven = JSON.stringify(doc, null, 2).replace('"x-webhooks": {\n    "push": {', '"x-webhooks": {\n    "a": {\n  },\n  "push": {');
@@ -144,6 +144,16 @@ describe('the text of a description', () => {
     const whole = JSON.parse(uneven);
     expect(whole['x-webhooks'].a).toEqual({});
     expect(parseDescription(readDescriptionFile(odd), 'x', { reread: () => readDescriptionFile(odd) }).doc).toEqual(whole);
+  });
+
+  it('reads a YAML flow mapping from a file as YAML, non-ASCII text and all, though it starts as JSON does', () => {
+    const file = join(scratch(), 'flow.yaml');
+    writeFileSync(file, "{openapi: 3.0.3, info: {title: 'Écoles — 学校', version: '1'}, paths: {}}\n");
+    const parsed = parseDescription(readDescriptionFile(file), 'x', { reread: () => readDescriptionFile(file) });
+    expect(parsed.format).toBe('yaml');
+    expect(parsed.doc).toEqual({ openapi: '3.0.3', info: { title: 'Écoles — 学校', version: '1' }, paths: {} });
+    // Without a way to read it again, bytes read with room are not rewritten: the same document.
+    expect(parseDescription(readDescriptionFile(file), 'x').doc).toEqual(parsed.doc);
   });
 
   it('reads a file with its escapes written in place, and one with more than its room through a copy, as JSON.parse of its UTF-8 reads both', () => {
@@ -158,7 +168,7 @@ describe('the text of a description', () => {
       const doc = { openapi: '3.1.0', info: { title: 'Écoles', version: '1' }, paths };
       const file = join(dir, name);
       writeFileSync(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(doc, null, 2))]));
-      const parsed = parseDescription(readDescriptionFile(file), 'x');
+      const parsed = parseDescription(readDescriptionFile(file), 'x', { reread: () => readDescriptionFile(file) });
       expect(parsed.doc).toEqual(doc);
       // What it gives as the document's JSON is the same document, whether or not its bytes were rewritten.
       expect(JSON.parse(typeof parsed.json === 'string' ? parsed.json : parsed.json.toString('utf8'))).toEqual(doc);
