@@ -289,6 +289,9 @@ export function definitionTable(text: string | undefined): DefinitionTable | und
   }
 }
 
+/** Whether an offset and a length read back from the cache name a place in a file. */
+const isPlace = (offset: unknown, length: unknown): boolean => Number.isSafeInteger(offset) && Number.isSafeInteger(length) && (offset as number) >= 0 && (length as number) >= 0;
+
 /** Every definition an operation reaches, however deep: followed breadth first through the table, each once. */
 export function reachedDefinitions(line: OperationLine, table: DefinitionTable): Array<[string, number, number]> {
   const reached = new Set<number>(line.refs.filter((id) => Number.isSafeInteger(id)));
@@ -300,7 +303,7 @@ export function reachedDefinitions(line: OperationLine, table: DefinitionTable):
   const out: Array<[string, number, number]> = [];
   for (const id of reached) {
     const def = table[id];
-    if (Array.isArray(def) && typeof def[0] === 'string' && Number.isSafeInteger(def[1]) && Number.isSafeInteger(def[2]) && def[1] >= 0 && def[2] >= 0) out.push([def[0], def[1], def[2]]);
+    if (Array.isArray(def) && typeof def[0] === 'string' && isPlace(def[1], def[2])) out.push([def[0], def[1], def[2]]);
   }
   return out;
 }
@@ -364,7 +367,7 @@ export function operationLine(text: string | undefined): StoredLine | undefined 
   }
 }
 
-const isRange = (at: unknown): at is [number, number] => Array.isArray(at) && at.length === 2 && Number.isSafeInteger(at[0]) && Number.isSafeInteger(at[1]) && at[0] >= 0 && at[1] >= 0;
+const isRange = (at: unknown): at is [number, number] => Array.isArray(at) && at.length === 2 && isPlace(at[0], at[1]);
 
 /** An operation's line with its parameters, given the text of each (as StoredLine.parameters place them); nothing when one cannot be read. */
 export function withParameters(line: StoredLine, texts: ReadonlyArray<string | undefined>): OperationLine | undefined {
@@ -518,34 +521,32 @@ export function indexFromText(text: string | undefined, baseUrl: string): ApiInd
     return wholly();
   }
   if (!index) return undefined;
+  const read: ApiIndex = index;
   let operations: IndexEntry[] | undefined;
   const entries = text.slice(from, to);
-  Object.defineProperty(index, 'operations', {
+  Object.defineProperty(read, 'operations', {
     enumerable: true,
     configurable: true,
     get: () => (operations ??= readEntries(entries)),
-    set: (value: IndexEntry[]) => {
-      operations = value;
-    },
   });
-  Object.defineProperty(index, 'entryNamed', {
+  Object.defineProperty(read, 'entryNamed', {
     enumerable: false,
     value: (command: string): IndexEntry | undefined => {
       if (operations) return operations.find((op) => op.command === command);
       const start = entries.indexOf(`{"command":${JSON.stringify(command)},`);
       const at = start < 0 ? -1 : entries.indexOf(AT_KEY, start);
       const end = at < 0 ? undefined : entryEnd(entries, at);
-      if (end === undefined) return index?.operations.find((op) => op.command === command);
+      if (end === undefined) return read.operations.find((op) => op.command === command);
       try {
         const entry: unknown = JSON.parse(entries.slice(start, end));
         if (isObject(entry) && entry.command === command && Array.isArray(entry.at)) return entry as unknown as IndexEntry;
       } catch {
         // Not an entry after all: looked for among all of them.
       }
-      return index?.operations.find((op) => op.command === command);
+      return read.operations.find((op) => op.command === command);
     },
   });
-  return index;
+  return read;
 }
 
 /** The entries of an index's text, or none when they cannot be read. */
