@@ -51,7 +51,8 @@ function freshCodeCache(bundle, cache = codeCacheOf(bundle)) {
 /** Loads a bundle of dist/ from its code cache where Node can; a Node that cannot require() an ES module (before 20.19) requires it plainly. */
 function loadBundle(bundle, source = readFileSync(bundle, 'utf8'), cache = codeCacheOf(bundle)) {
   if (!process.features.require_module) return require(bundle);
-  return runCompiled(bundle, compileBundle(bundle, source, freshCodeCache(bundle, cache) ?? (cache === codeCacheOf(bundle) ? undefined : freshCodeCache(bundle))));
+  // Without the cache asked for (a build that made only the shared one), the shared one.
+  return runCompiled(bundle, compileBundle(bundle, source, freshCodeCache(bundle, cache) ?? freshCodeCache(bundle)));
 }
 
 function main() {
