@@ -5,6 +5,7 @@
  * (loaded here only, and only when there is something to check).
  */
 import type { JsonSchema } from '../../api/operation-detail.js';
+import { jsonType } from '../../util/json.js';
 import { printable } from '../../util/printable.js';
 import { requireCommonJs } from '../../util/require.js';
 
@@ -139,15 +140,13 @@ function formsOf(root: JsonSchema, branches: readonly unknown[]): string[] {
   return [...new Set(branches.slice(0, 12).flatMap((b) => formWords(root, b, 0)))].slice(0, 8);
 }
 
-const jsonTypeOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v);
-
 /** Whether a form of a oneOf or anyOf takes values of the type this one has (a form that says no type takes any). */
 function takesTypeOf(root: JsonSchema, form: unknown, value: unknown, depth = 0): boolean {
   const schema = followRef(root, form);
   if (!isObject(schema)) return schema !== false;
-  const type = jsonTypeOf(value);
-  if ('const' in schema) return jsonTypeOf(schema.const) === type;
-  if (Array.isArray(schema.enum)) return schema.enum.some((v) => jsonTypeOf(v) === type);
+  const type = jsonType(value);
+  if ('const' in schema) return jsonType(schema.const) === type;
+  if (Array.isArray(schema.enum)) return schema.enum.some((v) => jsonType(v) === type);
   const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type : undefined;
   if (types && !types.some((t) => t === type || (t === 'number' && type === 'integer'))) return false;
   // An object form whose property is a constant (`object: card`, a discriminator) takes no object holding another value there.

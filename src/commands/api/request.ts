@@ -10,6 +10,7 @@ import { FilePart, buildOperationRequest, chooseMedia } from '../../api/request-
 import type { Deps } from '../../deps.js';
 import { UsageError, messageOf } from '../../errors.js';
 import { underBase } from '../../http/request-url.js';
+import { jsonType } from '../../util/json.js';
 import { printable } from '../../util/printable.js';
 import { bodyWithoutMark } from '../../util/text-file.js';
 import { readNamedFile } from '../input-file.js';
@@ -36,13 +37,6 @@ export interface ApiRequest {
   body?: Buffer;
   /** The JSON value the body is made from, for --dry-run to show. */
   json?: unknown;
-}
-
-/** The JSON Schema type of a value, as a flag parsed it. */
-function jsonType(value: unknown): string {
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
-  if (Array.isArray(value)) return 'array';
-  return value === null ? 'null' : typeof value;
 }
 
 /** The flag that sets a body path, or a phrase naming the place. */
