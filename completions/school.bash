@@ -76,6 +76,19 @@ _school_add_files() {
     done < <(compgen -f -- "$2")
 }
 
+# A flag's value that is a file name ($2, after $1 on the same word): readline quotes and marks
+# file names itself when told they are file names (bash 4 and later: bash 3.2 has no compopt).
+_school_file_value() {
+    if [[ -z $1 ]] && compopt -o filenames 2>/dev/null; then
+        local f
+        while IFS= read -r f; do
+            COMPREPLY+=("$f")
+        done < <(compgen -f -- "$2")
+    else
+        _school_add_files "$1" "$2"
+    fi
+}
+
 _school() {
     # The line is split here rather than taken from COMP_WORDS, which breaks words at ':' and
     # '=': a scope such as courses:read or a URL with a port must stay one word.
@@ -140,16 +153,7 @@ _school() {
                 _school_candidates profiles
                 _school_add "$keep" "$cur" "${_school_list[@]}" ;;
             --description | --install)
-                # Readline quotes and marks file names itself when told they are file names.
-                # (bash 4 and later: bash 3.2 has no compopt).
-                if [[ -z $keep ]] && compopt -o filenames 2>/dev/null; then
-                    local f
-                    while IFS= read -r f; do
-                        COMPREPLY+=("$f")
-                    done < <(compgen -f -- "$cur")
-                else
-                    _school_add_files "$keep" "$cur"
-                fi ;;
+                _school_file_value "$keep" "$cur" ;;
             --scope | --add-scope)
                 # A list separated by commas: complete its last item, without repeating the others.
                 local chosen=${cur%"${cur##*,}"} s
@@ -168,16 +172,7 @@ _school() {
                 fi ;;
             --input)
                 _school_add "$keep" "$cur" -
-                # Readline quotes and marks file names itself when told they are file names.
-                # (bash 4 and later: bash 3.2 has no compopt).
-                if [[ -z $keep ]] && compopt -o filenames 2>/dev/null; then
-                    local f
-                    while IFS= read -r f; do
-                        COMPREPLY+=("$f")
-                    done < <(compgen -f -- "$cur")
-                else
-                    _school_add_files "$keep" "$cur"
-                fi ;;
+                _school_file_value "$keep" "$cur" ;;
             --content-type)
                 # The media types the operation on the line offers, from the cached API description.
                 if [[ -n $first && ( $cmd == api ) ]]; then

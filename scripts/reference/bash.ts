@@ -37,19 +37,7 @@ function valueLines(complete: Completed): string[] {
     case 'topics':
       return ['_school_add "$keep" "$cur" "${commands[@]}" ;;'];
     case 'files':
-      return [
-        ...(complete.stdin ? ['_school_add "$keep" "$cur" -'] : []),
-        '# Readline quotes and marks file names itself when told they are file names.',
-        '# (bash 4 and later: bash 3.2 has no compopt).',
-        'if [[ -z $keep ]] && compopt -o filenames 2>/dev/null; then',
-        '    local f',
-        '    while IFS= read -r f; do',
-        '        COMPREPLY+=("$f")',
-        '    done < <(compgen -f -- "$cur")',
-        'else',
-        '    _school_add_files "$keep" "$cur"',
-        'fi ;;',
-      ];
+      return [...(complete.stdin ? ['_school_add "$keep" "$cur" -'] : []), '_school_file_value "$keep" "$cur" ;;'];
     case 'field':
       return ['# key=@file reads the file: complete the file name after the @.', 'if [[ $cur == *=@* ]]; then', '    _school_add_files "$keep${cur%%=@*}=@" "${cur#*=@}"', 'fi ;;'];
   }
@@ -155,6 +143,19 @@ _school_add_files() {
             COMPREPLY+=("$keep$f")
         fi
     done < <(compgen -f -- "$2")
+}
+
+# A flag's value that is a file name ($2, after $1 on the same word): readline quotes and marks
+# file names itself when told they are file names (bash 4 and later: bash 3.2 has no compopt).
+_school_file_value() {
+    if [[ -z $1 ]] && compopt -o filenames 2>/dev/null; then
+        local f
+        while IFS= read -r f; do
+            COMPREPLY+=("$f")
+        done < <(compgen -f -- "$2")
+    else
+        _school_add_files "$1" "$2"
+    fi
 }
 
 _school() {
