@@ -4,7 +4,22 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '@school/sandbox';
 import { driveLogin } from '@school/sandbox/browser-driver';
-import { type Env, expectSuccess, expire, filesContaining, keychainEntry, keychainSecret, profileAccount, userEnv, withoutKeychain, runAsAgent, useSandbox, SCHOOL_BIN, spawnNode } from './harness.js';
+import {
+  type Env,
+  expectSuccess,
+  expire,
+  filesContaining,
+  keychainEntry,
+  keychainSecret,
+  profileAccount,
+  userEnv,
+  withoutKeychain,
+  runAsAgent,
+  useSandbox,
+  SCHOOL_BIN,
+  spawnNode,
+  processAlive,
+} from './harness.js';
 
 // Driven the way an agent's shell tool runs a command: stdin from /dev/null, stdout and stderr
 // piped, no TTY, every --json output read with JSON.parse.
@@ -17,15 +32,6 @@ const sandbox = useSandbox();
 
 function pendingRecord(env: { SCHOOL_CONFIG_DIR: string }, profile = 'default'): { listenerPid: number; redirectUri: string; state: string } {
   return JSON.parse(readFileSync(join(env.SCHOOL_CONFIG_DIR, 'state', 'pending', `${profile}.json`), 'utf8'));
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function portOpen(port: number): Promise<boolean> {
@@ -72,8 +78,8 @@ describe('two-step login for agents', () => {
     expectSuccess(token);
     expect(token.stdout).toMatch(/^\S{20,}\n$/);
     // The listener is gone and took its port with it; only the outcome was read.
-    for (let i = 0; i < 40 && alive(listenerPid); i++) await sleep(50);
-    expect(alive(listenerPid)).toBe(false);
+    for (let i = 0; i < 40 && processAlive(listenerPid); i++) await sleep(50);
+    expect(processAlive(listenerPid)).toBe(false);
     expect(await portOpen(Number(new URL(redirectUri).port))).toBe(false);
     expect(readdirSync(join(env.SCHOOL_CONFIG_DIR, 'state', 'pending')).filter((n) => n.endsWith('.json'))).toEqual([]);
     expect(filesContaining(env.HOME, token.stdout.trim())).toEqual([]);
@@ -90,7 +96,7 @@ describe('two-step login for agents', () => {
     const forgedUrl = `${redirectUri}?code=forged&state=not-${state}`;
     const forged = await spawnNode(['-e', `fetch(${JSON.stringify(forgedUrl)}).then(async (r) => console.log(r.status, await r.text()))`], env).done;
     expect(forged.stdout).toMatch(/^400 This sign-in response is not the one this login is waiting for/);
-    expect(alive(listenerPid)).toBe(true);
+    expect(processAlive(listenerPid)).toBe(true);
     const pending = await agentRun(['login', '--wait', '--timeout', '1', '--json'], env);
     expect(pending.code).toBe(4);
     expect(pending.stderr).not.toMatch(/security check/);
@@ -132,15 +138,15 @@ describe('two-step login for agents', () => {
     const port = Number(new URL(redirectUri).port);
     const verifierAccount = `pending:default@${env.SCHOOL_CONFIG_DIR}`;
     expect(await keychainSecret(verifierAccount)).toMatch(/\S{43,}/);
-    expect(alive(listenerPid)).toBe(true);
+    expect(processAlive(listenerPid)).toBe(true);
     expect(await portOpen(port)).toBe(true);
     const waited = await agentRun(['login', '--wait'], env);
     expect(waited.code).toBe(4);
     expect(waited.stderr).toMatch(/No sign-in response arrived within 2 seconds; the pending login was abandoned/);
     // A first login saved no profile: the command to start again names the server.
     expect(waited.stderr).toContain(`school login --base-url ${sandbox.baseUrl} --no-wait`);
-    for (let i = 0; i < 40 && alive(listenerPid); i++) await sleep(50);
-    expect(alive(listenerPid)).toBe(false);
+    for (let i = 0; i < 40 && processAlive(listenerPid); i++) await sleep(50);
+    expect(processAlive(listenerPid)).toBe(false);
     expect(await portOpen(port)).toBe(false);
     expect(existsSync(join(env.SCHOOL_CONFIG_DIR, 'state', 'pending', 'default.json'))).toBe(false);
     expect(await keychainSecret(verifierAccount)).toBeNull();
@@ -163,7 +169,7 @@ describe('two-step login for agents', () => {
     const firstPid = pendingRecord(env).listenerPid;
     const second = await noWaitLogin(env);
     expect(second.res.stderr).toMatch(/earlier pending login was replaced/);
-    expect(alive(firstPid)).toBe(false);
+    expect(processAlive(firstPid)).toBe(false);
     expect(pendingRecord(env).listenerPid).not.toBe(firstPid);
     expect(second.out.url).not.toBe(first.out.url);
     await driveLogin(second.out.url);

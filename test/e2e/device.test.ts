@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Sandbox, SandboxVariant } from '@school/sandbox';
 import { driveLogin } from '@school/sandbox/browser-driver';
-import { type Env, expectSessionAfterLogin, eventsOf, pollUntil, runSchool, startSchool, userEnv, withVariants } from './harness.js';
+import { type Env, expectSessionAfterLogin, eventsOf, pollUntil, runSchool, startSchool, userEnv, withVariants, processAlive } from './harness.js';
 
 const devicePolls = (sb: Sandbox) => eventsOf(sb, 'token').filter((e) => e.grant_type === 'urn:ietf:params:oauth:grant-type:device_code');
 const VERIFICATION_LINE = /^(http:\/\/127\.0\.0\.1:\d+\/device)$/m;
@@ -19,15 +19,6 @@ const SHORT_INTERVAL: SandboxVariant[] = ['device-authorization', 'device-interv
 function pendingPoller(env: { SCHOOL_CONFIG_DIR: string }): number {
   const record = JSON.parse(readFileSync(join(env.SCHOOL_CONFIG_DIR, 'state', 'pending', 'default.json'), 'utf8')) as { listenerPid: number };
   return record.listenerPid;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function login(sb: Sandbox, env: Env, extra: string[] = []) {
@@ -101,12 +92,12 @@ describe('login --device (RFC 8628)', () => {
       expect(started.code, started.stderr).toBe(0);
       const codes = JSON.parse(started.stdout) as Record<string, string>;
       const poller = pendingPoller(env);
-      expect(alive(poller)).toBe(true);
+      expect(processAlive(poller)).toBe(true);
       const logout = await runSchool(['logout'], env);
       expect(logout.code, logout.stderr).toBe(0);
       expect(logout.stderr).toContain('Cancelled the pending login.');
       // The poller is gone (waited for, up to a deadline): nothing can poll for the cancelled login.
-      await pollUntil(() => !alive(poller), 10_000, 'the poller to stop after the logout');
+      await pollUntil(() => !processAlive(poller), 10_000, 'the poller to stop after the logout');
       // The person approves the code only after the logout: no poll ever gets the tokens.
       await driveLogin(codes.url!);
       expect(devicePolls(sb).filter((e) => e.ok === true)).toEqual([]);
@@ -116,7 +107,7 @@ describe('login --device (RFC 8628)', () => {
       expect(waited.code).toBe(4);
       expect(waited.stderr).toMatch(/No login is pending/);
       // Nothing polls once the login is gone: no process of its is left to.
-      expect(alive(poller)).toBe(false);
+      expect(processAlive(poller)).toBe(false);
       expect(devicePolls(sb).filter((e) => e.ok === true)).toEqual([]);
     });
   });

@@ -180,6 +180,16 @@ export function filesContaining(dir: string, needle: string): string[] {
   return hits;
 }
 
+/** Whether a process of this machine still runs (signal 0 sends nothing, only asks). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function modeOf(path: string): number {
   return statSync(path).mode & 0o777;
 }

@@ -5,21 +5,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { driveLogin } from '@school/sandbox/browser-driver';
-import { type Env, SCHOOL_BIN, expectSuccess, runAsAgent, spawnNode, useSandbox, userEnv } from './harness.js';
+import { type Env, SCHOOL_BIN, expectSuccess, runAsAgent, spawnNode, useSandbox, userEnv, processAlive } from './harness.js';
 
 const sandbox = useSandbox();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const text = (res: Record<string, unknown>) => ((res.content ?? []) as Array<{ text: string }>).map((c) => c.text).join('\n');
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /**
  * One run of a one-shot host (`claude -p`, `codex exec`): it starts `school mcp`, makes its calls,
@@ -48,8 +39,8 @@ async function oneShotRun(env: Env, args: string[], host: { elicitation?: 'decli
     async stop() {
       process.kill(pid, 'SIGINT');
       await client.close();
-      for (let i = 0; i < 100 && alive(pid); i++) await sleep(50);
-      expect(alive(pid)).toBe(false);
+      for (let i = 0; i < 100 && processAlive(pid); i++) await sleep(50);
+      expect(processAlive(pid)).toBe(false);
     },
   };
 }
@@ -103,7 +94,7 @@ describe('school mcp in a one-shot host: the sign-in it hands out outlives it', 
     const pending = (await statusRows(env))[0].pending_login as { url: string; expires_at: number };
     expect(pending.url).toBe(signIn.url);
     const record = JSON.parse(readFileSync(join(env.SCHOOL_CONFIG_DIR!, 'state', 'pending', 'default.json'), 'utf8')) as { listenerPid: number };
-    expect(alive(record.listenerPid)).toBe(true);
+    expect(processAlive(record.listenerPid)).toBe(true);
     expect(auditLines(env)).toEqual([expect.objectContaining({ tool: 'listCourses', status: null, refused: 'not_logged_in', sign_in: 'started' })]);
 
     // Another one-shot run before the person approved: the same URL, still waiting, no second listener.
@@ -115,8 +106,8 @@ describe('school mcp in a one-shot host: the sign-in it hands out outlives it', 
 
     await approveAfterwardsAndCallAgain(env, signIn.url, args);
     // Its work done, the listener ends.
-    for (let i = 0; i < 100 && alive(record.listenerPid); i++) await sleep(50);
-    expect(alive(record.listenerPid)).toBe(false);
+    for (let i = 0; i < 100 && processAlive(record.listenerPid); i++) await sleep(50);
+    expect(processAlive(record.listenerPid)).toBe(false);
   });
 
   it('a host that declares URL elicitation and declines it (codex exec): the URL in the result all the same, approved after the server stopped', async () => {
