@@ -284,12 +284,22 @@ const PATTERN_KEY = /"pattern(?:Properties)?":/;
  * taken to hold one.
  */
 function holdsPattern(schema: JsonSchema): boolean {
-  try {
-    return PATTERN_KEY.test(JSON.stringify(schema) ?? '');
-  } catch {
-    return true;
+  // Help tries many example values against one schema: each schema is written out once.
+  if (typeof schema !== 'object' || schema === null) return false;
+  let holds = patterned.get(schema);
+  if (holds === undefined) {
+    try {
+      holds = PATTERN_KEY.test(JSON.stringify(schema) ?? '');
+    } catch {
+      holds = true;
+    }
+    patterned.set(schema, holds);
   }
+  return holds;
 }
+
+/** Whether each schema checked so far holds a description's expression (holdsPattern). */
+const patterned = new WeakMap<object, boolean>();
 
 /** A check that holds no description's expression, run as it is; a chain of references deeper than the stack said in words as withinTime says it. */
 function untimed<T>(job: () => T): T {
